@@ -1,0 +1,44 @@
+//! Lambda entry points. Each binary in `src/bin` is a few lines around one of these functions, so
+//! the events in `events/` can be run through exactly what Lambda runs.
+
+use aws_lambda_events::apigw::ApiGatewayCustomAuthorizerRequestTypeRequest;
+use axum::Router;
+use billing_api::app::AppState;
+use billing_api::auth::middleware::api_gateway_context;
+use billing_api::http::routing::finish;
+use billing_api::store::Store;
+use billing_api::auth::authorizer::AuthorizerError;
+use lambda_runtime::{service_fn, Diagnostic, LambdaEvent};
+
+/// An endpoint group as its Lambda serves it: the account context comes from the API Gateway
+/// authorizer, unknown routes are JSON 404s.
+pub fn http_app(routes: Router<AppState>, state: AppState) -> Router {
+    finish(routes.route_layer(axum::middleware::from_fn(api_gateway_context)).with_state(state))
+}
+
+/// Runs an HTTP function: the SDK client is built once per container, outside the handler.
+pub async fn run_http(routes: fn() -> Router<AppState>) -> Result<(), lambda_http::Error> {
+    billing_api::telemetry::init();
+    let state = AppState::new(Store::from_env().await);
+    lambda_http::run(http_app(routes(), state)).await
+}
+
+/// Runs the REQUEST authorizer.
+pub async fn run_authorizer() -> Result<(), lambda_runtime::Error> {
+    billing_api::telemetry::init();
+    let store = Store::from_env().await;
+    let store = &store;
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<ApiGatewayCustomAuthorizerRequestTypeRequest>| async move {
+        billing_api::auth::authorizer::authorize(store, event.payload).await.map_err(diagnostic)
+    }))
+    .await
+}
+
+/// API Gateway answers 401 only when the authorizer fails with the message "Unauthorized".
+pub fn diagnostic(error: AuthorizerError) -> Diagnostic {
+    let error_type = match error {
+        AuthorizerError::Unauthorized => "Unauthorized",
+        AuthorizerError::Failure(_) => "AuthorizerFailure",
+    };
+    Diagnostic { error_type: error_type.to_owned(), error_message: error.to_string() }
+}

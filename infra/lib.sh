@@ -1,0 +1,75 @@
+# Shared by infra/run, infra/test and infra/ops. Sourced, not run.
+# Installs what the local stack needs into project-local folders and starts the moto server.
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="$ROOT/.venv"
+LOCAL_DIR="$ROOT/.local"
+
+say() { printf '%s\n' "$*" >&2; }
+
+need() {
+  command -v "$1" >/dev/null 2>&1 || { say "error: '$1' is needed but not installed ($2)"; exit 1; }
+}
+
+# The moto server in .venv, reinstalled when infra/local/requirements.txt changes.
+ensure_moto_venv() {
+  need python3 "Python 3.11+ with venv"
+  need cargo "the Rust toolchain"
+  local requirements="$ROOT/infra/local/requirements.txt"
+  local marker="$VENV/.installed-$(sha256sum "$requirements" | cut -c1-16)"
+  if [ ! -f "$marker" ]; then
+    say "==> installing the moto server into .venv (once)"
+    [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
+    rm -f "$VENV"/.installed-*
+    touch "$marker"
+  fi
+}
+
+# A free TCP port on 127.0.0.1.
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+moto_answers() {
+  python3 - "$1" <<'PY' >/dev/null 2>&1
+import sys, urllib.request
+urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/moto-api/", timeout=1)
+PY
+}
+
+# Starts the moto server on 127.0.0.1:$1 in the background (pid in MOTO_PID) unless one already
+# answers there, and waits until it is ready.
+start_moto() {
+  local port="$1"
+  MOTO_PID=""
+  if moto_answers "$port"; then
+    say "==> reusing the moto server already on 127.0.0.1:$port"
+    return
+  fi
+  mkdir -p "$LOCAL_DIR"
+  "$VENV/bin/python" "$ROOT/infra/local/moto_server.py" -H 127.0.0.1 -p "$port" >"$LOCAL_DIR/moto-$port.log" 2>&1 &
+  MOTO_PID=$!
+  for _ in $(seq 1 100); do
+    moto_answers "$port" && { say "==> moto server on 127.0.0.1:$port (pid $MOTO_PID)"; return; }
+    kill -0 "$MOTO_PID" 2>/dev/null || { say "error: the moto server did not start; see $LOCAL_DIR/moto-$port.log"; exit 1; }
+    sleep 0.1
+  done
+  say "error: the moto server did not answer on 127.0.0.1:$port"
+  exit 1
+}
+
+stop_moto() {
+  if [ -n "${MOTO_PID:-}" ]; then
+    kill "$MOTO_PID" 2>/dev/null || true
+    wait "$MOTO_PID" 2>/dev/null || true
+  fi
+}
+
+# The AWS SDK settings of the local stack: dummy credentials, endpoint on the moto server.
+local_aws_env() {
+  export AWS_ENDPOINT_URL="http://127.0.0.1:$1"
+  export AWS_ACCESS_KEY_ID="local" AWS_SECRET_ACCESS_KEY="local" AWS_REGION="us-east-1" AWS_DEFAULT_REGION="us-east-1"
+  export AWS_EC2_METADATA_DISABLED=true
+  export TABLE_NAME="${TABLE_NAME:-billing-service}"
+}

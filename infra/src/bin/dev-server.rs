@@ -1,0 +1,57 @@
+//! The local dev server: creates the table, queues and secret when missing, seeds the demo account,
+//! prints the base URL and token, and serves `/v1` on 127.0.0.1 until Ctrl-C.
+
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use billing_api::app::AppState;
+use billing_api::auth::AuthCache;
+use billing_api::store::Store;
+use clap::Parser;
+
+#[derive(Parser, Debug)]
+#[command(about = "Serves the billing API locally against the local stack")]
+struct Args {
+    /// Address to listen on (loopback only by default).
+    #[arg(long, env = "HOST", default_value = "127.0.0.1")]
+    host: String,
+    /// Port to listen on.
+    #[arg(long, env = "PORT", default_value_t = 3000)]
+    port: u16,
+    /// Where the demo account id and plain token are kept between starts (git-ignored).
+    #[arg(long, env = "DEMO_FILE", default_value = ".local/demo.json")]
+    demo_file: PathBuf,
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    billing_api::telemetry::init();
+    let args = Args::parse();
+    let config = billing_api::config::aws().await;
+    let table = billing_api::config::table_name();
+    let resources = infra::local_stack::ensure(&config, &table)
+        .await
+        .context("prepare the local stack (is the moto server running? see infra/run)")?;
+    let store = Store::new(aws_sdk_dynamodb::Client::new(&config), table);
+    let demo = infra::demo::ensure(&store, &args.demo_file).await?;
+
+    let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port))
+        .await
+        .with_context(|| format!("listen on {}:{}", args.host, args.port))?;
+    let base = format!("http://{}", listener.local_addr()?);
+    println!("Billing API (local) is up.");
+    println!("  Base URL:      {base}/v1");
+    println!("  Demo account:  {}", demo.account_id);
+    println!("  Demo token:    {}", demo.token);
+    println!("  Table:         {}", resources.table);
+    println!("  Queues:        {}", resources.queues.keys().cloned().collect::<Vec<_>>().join(", "));
+    println!("  Try:           curl -H 'Authorization: Bearer {}' {base}/v1/tags", demo.token);
+    println!("Press Ctrl-C to stop.");
+
+    let router = infra::dev_server::router(AppState::new(store), AuthCache::default());
+    infra::dev_server::serve(listener, router, async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await?;
+    Ok(())
+}

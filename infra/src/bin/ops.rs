@@ -1,0 +1,143 @@
+//! The ops CLI: accounts and API tokens, against AWS or the local stack (the standard AWS_* and
+//! AWS_ENDPOINT_URL variables choose which; TABLE_NAME names the table). Prints JSON.
+
+use billing_api::accounts::{AccountChanges, AccountId, AccountStatus};
+use billing_api::store::Store;
+use clap::{Parser, Subcommand, ValueEnum};
+use infra::cache_flush::CacheFlusher;
+use infra::ops;
+
+#[derive(Parser, Debug)]
+#[command(about = "Operations that happen outside the API: accounts and API tokens", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Accounts (tenants).
+    #[command(subcommand)]
+    Account(AccountCommand),
+    /// API tokens of an account.
+    #[command(subcommand)]
+    Token(TokenCommand),
+    /// Creates the table, queues and secret when missing (local stack).
+    Setup,
+}
+
+#[derive(Subcommand, Debug)]
+enum AccountCommand {
+    /// Creates an account (active, KYC approved, point of sale off unless told otherwise).
+    Create {
+        #[arg(long)]
+        name: String,
+        #[command(flatten)]
+        settings: Settings,
+    },
+    /// Changes an account; the authorizer cache is flushed so the change applies at once.
+    Update {
+        #[arg(long)]
+        id: AccountId,
+        #[arg(long)]
+        name: Option<String>,
+        #[command(flatten)]
+        settings: Settings,
+    },
+    Show {
+        #[arg(long)]
+        id: AccountId,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+struct Settings {
+    /// active, overdue, locked or canceled.
+    #[arg(long)]
+    status: Option<AccountStatus>,
+    /// Registration verification (KYC).
+    #[arg(long)]
+    kyc: Option<Kyc>,
+    /// Point-of-sale module.
+    #[arg(long)]
+    pos: Option<Switch>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Kyc {
+    Approved,
+    Pending,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Switch {
+    On,
+    Off,
+}
+
+impl Settings {
+    fn changes(&self, name: Option<String>) -> AccountChanges {
+        AccountChanges {
+            name,
+            status: self.status,
+            kyc_approved: self.kyc.map(|k| matches!(k, Kyc::Approved)),
+            pos_enabled: self.pos.map(|p| matches!(p, Switch::On)),
+        }
+    }
+}
+
+#[derive(Subcommand, Debug)]
+enum TokenCommand {
+    /// Creates a token with a descriptive name and prints it once.
+    Create {
+        #[arg(long)]
+        account: AccountId,
+        #[arg(long)]
+        name: String,
+    },
+    /// Lists the account's tokens, masked.
+    List {
+        #[arg(long)]
+        account: AccountId,
+    },
+    /// Revokes a token for good; the others keep working.
+    Revoke {
+        #[arg(long)]
+        account: AccountId,
+        /// The token's id (from `token list`).
+        #[arg(long)]
+        id: i64,
+    },
+}
+
+#[tokio::main]
+async fn main() {
+    let cli = Cli::parse();
+    match run(cli).await {
+        Ok(output) => println!("{}", serde_json::to_string_pretty(&output).expect("JSON output")),
+        Err(error) => {
+            eprintln!("{}", serde_json::json!({ "error": format!("{error:#}") }));
+            std::process::exit(1);
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<serde_json::Value> {
+    let config = billing_api::config::aws().await;
+    let table = billing_api::config::table_name();
+    let store = Store::new(aws_sdk_dynamodb::Client::new(&config), table.clone());
+    let flusher = CacheFlusher::from_env(&config);
+    match cli.command {
+        Command::Setup => Ok(serde_json::to_value(infra::local_stack::ensure(&config, &table).await?)?),
+        Command::Account(AccountCommand::Create { name, settings }) => {
+            ops::create_account(&store, &name, settings.changes(None)).await
+        }
+        Command::Account(AccountCommand::Update { id, name, settings }) => {
+            ops::update_account(&store, &flusher, id, settings.changes(name)).await
+        }
+        Command::Account(AccountCommand::Show { id }) => ops::show_account(&store, id).await,
+        Command::Token(TokenCommand::Create { account, name }) => ops::create_token(&store, account, &name).await,
+        Command::Token(TokenCommand::List { account }) => ops::list_tokens(&store, account).await,
+        Command::Token(TokenCommand::Revoke { account, id }) => ops::revoke_token(&store, &flusher, account, id).await,
+    }
+}

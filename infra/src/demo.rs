@@ -1,0 +1,49 @@
+//! The dev server's demo account and token. The plain token is kept in a git-ignored file so that a
+//! second start reuses the same account and prints the same token, while the store still holds it.
+
+use std::path::Path;
+
+use anyhow::Context as _;
+use billing_api::accounts::{self, AccountChanges, AccountId};
+use billing_api::auth::{authenticate, tokens};
+use billing_api::store::Store;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Demo {
+    pub account_id: AccountId,
+    pub token: String,
+}
+
+pub const DEMO_ACCOUNT_NAME: &str = "Conta de demonstração";
+
+/// Reuses the saved demo token while it still authenticates; otherwise creates the account (if it
+/// is gone) and a new token, and saves them.
+pub async fn ensure(store: &Store, file: &Path) -> anyhow::Result<Demo> {
+    if let Ok(text) = std::fs::read_to_string(file) {
+        if let Ok(saved) = serde_json::from_str::<Demo>(&text) {
+            let header = format!("Bearer {}", saved.token);
+            if authenticate(store, Some(&header)).await.is_ok_and(|c| c.account_id == saved.account_id) {
+                return Ok(saved);
+            }
+        }
+    }
+    let account = accounts::create(store, DEMO_ACCOUNT_NAME, AccountChanges::default()).await?;
+    let (_, token) = tokens::create(store, account.id, "Token de demonstração (dev server)").await?;
+    let demo = Demo { account_id: account.id, token: token.expose().to_owned() };
+    if let Some(dir) = file.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
+    }
+    std::fs::write(file, serde_json::to_string_pretty(&demo)?).with_context(|| format!("write {}", file.display()))?;
+    restrict_permissions(file);
+    Ok(demo)
+}
+
+#[cfg(unix)]
+fn restrict_permissions(file: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o600));
+}
+
+#[cfg(not(unix))]
+fn restrict_permissions(_file: &Path) {}

@@ -1,0 +1,9 @@
+//! Everything around the API that is not the API: the local stack (table, queues and secret on
+//! the moto server), the dev server that serves every router on 127.0.0.1, and the operations the
+//! spec says happen "elsewhere" (accounts, tokens), used by the ops CLI.
+
+pub mod cache_flush;
+pub mod demo;
+pub mod dev_server;
+pub mod local_stack;
+pub mod ops;

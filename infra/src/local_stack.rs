@@ -1,0 +1,133 @@
+//! Creates what `template.yaml` declares, when missing: the table (with `gsi1` and TTL), the
+//! queues with their dead-letter queues, and the webhook master-key secret. Safe to run again.
+
+use std::collections::BTreeMap;
+
+use anyhow::Context as _;
+use aws_config::SdkConfig;
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, BillingMode, GlobalSecondaryIndex, KeySchemaElement, KeyType, Projection, ProjectionType,
+    ScalarAttributeType, TimeToLiveSpecification,
+};
+use aws_sdk_sqs::types::QueueAttributeName;
+use base64::Engine as _;
+use serde::Serialize;
+
+/// Work queues; each gets a `-dlq` after five failed receives.
+pub const QUEUES: [&str; 4] =
+    ["billing-billet-registration", "billing-bulk-expansion", "billing-settlements", "billing-webhook-deliveries"];
+pub const WEBHOOK_KEY_SECRET: &str = "billing-service/webhook-master-key";
+const MAX_RECEIVES: &str = "5";
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LocalResources {
+    pub table: String,
+    pub queues: BTreeMap<String, String>,
+    pub webhook_key_secret: String,
+}
+
+pub async fn ensure(config: &SdkConfig, table: &str) -> anyhow::Result<LocalResources> {
+    ensure_table(&aws_sdk_dynamodb::Client::new(config), table).await?;
+    let queues = ensure_queues(&aws_sdk_sqs::Client::new(config)).await?;
+    let webhook_key_secret = ensure_secret(&aws_sdk_secretsmanager::Client::new(config)).await?;
+    Ok(LocalResources { table: table.to_owned(), queues, webhook_key_secret })
+}
+
+pub async fn ensure_table(db: &aws_sdk_dynamodb::Client, table: &str) -> anyhow::Result<()> {
+    if db.describe_table().table_name(table).send().await.is_ok() {
+        return Ok(());
+    }
+    let string = |name: &str| {
+        AttributeDefinition::builder().attribute_name(name).attribute_type(ScalarAttributeType::S).build()
+    };
+    let key = |name: &str, kind: KeyType| KeySchemaElement::builder().attribute_name(name).key_type(kind).build();
+    let created = db
+        .create_table()
+        .table_name(table)
+        .billing_mode(BillingMode::PayPerRequest)
+        .attribute_definitions(string("pk")?)
+        .attribute_definitions(string("sk")?)
+        .attribute_definitions(string("gsi1pk")?)
+        .attribute_definitions(string("gsi1sk")?)
+        .key_schema(key("pk", KeyType::Hash)?)
+        .key_schema(key("sk", KeyType::Range)?)
+        .global_secondary_indexes(
+            GlobalSecondaryIndex::builder()
+                .index_name("gsi1")
+                .key_schema(key("gsi1pk", KeyType::Hash)?)
+                .key_schema(key("gsi1sk", KeyType::Range)?)
+                .projection(
+                    Projection::builder()
+                        .projection_type(ProjectionType::Include)
+                        .non_key_attributes("list_fields")
+                        .build(),
+                )
+                .build()?,
+        )
+        .send()
+        .await;
+    match created {
+        Ok(_) => {}
+        // Another process created it at the same moment.
+        Err(e) if e.as_service_error().is_some_and(|e| e.is_resource_in_use_exception()) => return Ok(()),
+        Err(e) => return Err(anyhow::Error::new(e).context(format!("create table {table}"))),
+    }
+    db.update_time_to_live()
+        .table_name(table)
+        .time_to_live_specification(TimeToLiveSpecification::builder().attribute_name("expires_at").enabled(true).build()?)
+        .send()
+        .await
+        .context("enable TTL")?;
+    Ok(())
+}
+
+pub async fn ensure_queues(sqs: &aws_sdk_sqs::Client) -> anyhow::Result<BTreeMap<String, String>> {
+    let mut urls = BTreeMap::new();
+    for name in QUEUES {
+        let dlq_name = format!("{name}-dlq");
+        let dlq_url = sqs.create_queue().queue_name(&dlq_name).send().await.context("create DLQ")?.queue_url.unwrap_or_default();
+        let dlq_arn = sqs
+            .get_queue_attributes()
+            .queue_url(&dlq_url)
+            .attribute_names(QueueAttributeName::QueueArn)
+            .send()
+            .await
+            .context("DLQ attributes")?
+            .attributes
+            .and_then(|a| a.get(&QueueAttributeName::QueueArn).cloned())
+            .context("DLQ has no ARN")?;
+        let redrive = serde_json::json!({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": MAX_RECEIVES}).to_string();
+        let url = sqs
+            .create_queue()
+            .queue_name(name)
+            .attributes(QueueAttributeName::RedrivePolicy, redrive)
+            .attributes(QueueAttributeName::VisibilityTimeout, "60")
+            .send()
+            .await
+            .context("create queue")?
+            .queue_url
+            .unwrap_or_default();
+        urls.insert(dlq_name, dlq_url);
+        urls.insert(name.to_owned(), url);
+    }
+    Ok(urls)
+}
+
+pub async fn ensure_secret(secrets: &aws_sdk_secretsmanager::Client) -> anyhow::Result<String> {
+    if let Ok(found) = secrets.describe_secret().secret_id(WEBHOOK_KEY_SECRET).send().await {
+        return Ok(found.arn.unwrap_or_else(|| WEBHOOK_KEY_SECRET.to_owned()));
+    }
+    let key: [u8; 32] = rand::random();
+    let created = secrets
+        .create_secret()
+        .name(WEBHOOK_KEY_SECRET)
+        .description("AES-256-GCM key that encrypts webhook signing secrets at rest")
+        .secret_string(base64::engine::general_purpose::STANDARD.encode(key))
+        .send()
+        .await;
+    match created {
+        Ok(out) => Ok(out.arn.unwrap_or_else(|| WEBHOOK_KEY_SECRET.to_owned())),
+        Err(e) if e.as_service_error().is_some_and(|e| e.is_resource_exists_exception()) => Ok(WEBHOOK_KEY_SECRET.to_owned()),
+        Err(e) => Err(anyhow::Error::new(e).context("create webhook key secret")),
+    }
+}

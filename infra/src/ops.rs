@@ -1,0 +1,49 @@
+//! What the ops CLI does: accounts and API tokens (created "elsewhere" in the spec's words). Each
+//! operation returns the JSON the CLI prints; token operations that change access flush the
+//! authorizer cache.
+
+use anyhow::Context as _;
+use billing_api::accounts::{self, AccountChanges, AccountId};
+use billing_api::auth::tokens;
+use billing_api::store::Store;
+use serde_json::{json, Value};
+
+use crate::cache_flush::CacheFlusher;
+
+pub async fn create_account(store: &Store, name: &str, changes: AccountChanges) -> anyhow::Result<Value> {
+    let account = accounts::create(store, name, changes).await?;
+    Ok(json!({ "account": account }))
+}
+
+pub async fn show_account(store: &Store, id: AccountId) -> anyhow::Result<Value> {
+    let account = accounts::find(store, id).await?.with_context(|| format!("no account {id}"))?;
+    Ok(json!({ "account": account }))
+}
+
+/// A status, KYC or module change takes effect at once: the authorizer cache is flushed.
+pub async fn update_account(store: &Store, flusher: &CacheFlusher, id: AccountId, changes: AccountChanges) -> anyhow::Result<Value> {
+    let account = accounts::update(store, id, changes).await?.with_context(|| format!("no account {id}"))?;
+    let flushed = flusher.flush().await?;
+    Ok(json!({ "account": account, "authorizer_cache": flushed }))
+}
+
+/// The plain token is printed here once; only its digest and last 4 characters are stored.
+pub async fn create_token(store: &Store, account: AccountId, name: &str) -> anyhow::Result<Value> {
+    accounts::find(store, account).await?.with_context(|| format!("no account {account}"))?;
+    let (record, token) = tokens::create(store, account, name).await?;
+    Ok(json!({
+        "token": record,
+        "plain_token": token.expose(),
+        "notice": "Store this token now: it is shown only once and cannot be recovered."
+    }))
+}
+
+pub async fn list_tokens(store: &Store, account: AccountId) -> anyhow::Result<Value> {
+    Ok(json!({ "tokens": tokens::list(store, account).await? }))
+}
+
+pub async fn revoke_token(store: &Store, flusher: &CacheFlusher, account: AccountId, id: i64) -> anyhow::Result<Value> {
+    let record = tokens::revoke(store, account, id).await?.with_context(|| format!("account {account} has no token {id}"))?;
+    let flushed = flusher.flush().await?;
+    Ok(json!({ "token": record, "authorizer_cache": flushed }))
+}

@@ -1,0 +1,22 @@
+//! The state every route shares, and the composition of endpoint groups.
+
+use axum::Router;
+
+use crate::store::Store;
+
+/// Built once per process (per Lambda container) and cloned into each request.
+#[derive(Clone, Debug)]
+pub struct AppState {
+    pub store: Store,
+}
+
+impl AppState {
+    pub fn new(store: Store) -> Self {
+        AppState { store }
+    }
+}
+
+/// Every endpoint group of the API, as the dev server serves them (each Lambda serves one).
+pub fn all_routes() -> Router<AppState> {
+    Router::new().merge(crate::tags::router()).merge(crate::groups::router())
+}

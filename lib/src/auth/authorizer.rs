@@ -1,0 +1,64 @@
+//! The API Gateway REQUEST authorizer. A valid token gets an Allow policy for the whole stage
+//! (the result is cached 15 minutes per token and must fit every route) with the account context;
+//! anything else gets "Unauthorized", which API Gateway answers with 401.
+
+use aws_lambda_events::apigw::ApiGatewayCustomAuthorizerRequestTypeRequest;
+use http::header::AUTHORIZATION;
+use serde_json::{json, Value};
+
+use super::authenticate;
+use crate::http::ApiError;
+use crate::store::Store;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AuthorizerError {
+    /// The exact message API Gateway turns into a 401.
+    #[error("Unauthorized")]
+    Unauthorized,
+    #[error("authorizer failure: {0}")]
+    Failure(String),
+}
+
+pub async fn authorize(store: &Store, event: ApiGatewayCustomAuthorizerRequestTypeRequest) -> Result<Value, AuthorizerError> {
+    let header = event.headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok());
+    let context = match authenticate(store, header).await {
+        Ok(context) => context,
+        Err(ApiError::Unauthorized) => return Err(AuthorizerError::Unauthorized),
+        Err(other) => {
+            tracing::error!(error = ?other, "authorizer lookup failed");
+            return Err(AuthorizerError::Failure("lookup failed".into()));
+        }
+    };
+    let resource = stage_wildcard(event.method_arn.as_deref().unwrap_or_default());
+    Ok(json!({
+        "principalId": format!("account:{}", context.account_id),
+        "policyDocument": {
+            "Version": "2012-10-17",
+            "Statement": [{"Action": "execute-api:Invoke", "Effect": "Allow", "Resource": resource}]
+        },
+        "context": context.to_authorizer_context(),
+    }))
+}
+
+/// `arn:aws:execute-api:region:acct:api/stage/GET/v1/tags` → `arn:aws:execute-api:region:acct:api/stage/*`,
+/// so the cached policy also allows the token's other routes.
+pub fn stage_wildcard(method_arn: &str) -> String {
+    let mut parts = method_arn.splitn(3, '/');
+    match (parts.next(), parts.next()) {
+        (Some(api), Some(stage)) => format!("{api}/{stage}/*"),
+        _ => method_arn.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_policy_covers_the_whole_stage() {
+        assert_eq!(
+            stage_wildcard("arn:aws:execute-api:us-east-1:123456789012:abcdef1234/live/GET/v1/tags"),
+            "arn:aws:execute-api:us-east-1:123456789012:abcdef1234/live/*"
+        );
+    }
+}

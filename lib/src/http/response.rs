@@ -1,0 +1,50 @@
+//! Responses: JSON with `application/json; charset=utf-8`, lists with the pagination headers.
+
+use axum::body::Body;
+use axum::response::Response;
+use http::{header, HeaderValue, StatusCode};
+use serde::Serialize;
+
+use super::pagination::Pagination;
+
+pub const JSON_CONTENT_TYPE: &str = "application/json; charset=utf-8";
+
+pub fn json_response<T: Serialize + ?Sized>(status: StatusCode, body: &T) -> Response {
+    let bytes = serde_json::to_vec(body).expect("response bodies serialize");
+    let mut response = Response::new(Body::from(bytes));
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(JSON_CONTENT_TYPE));
+    response
+}
+
+pub fn ok<T: Serialize + ?Sized>(body: &T) -> Response {
+    json_response(StatusCode::OK, body)
+}
+
+pub fn created<T: Serialize + ?Sized>(body: &T) -> Response {
+    json_response(StatusCode::CREATED, body)
+}
+
+pub fn no_content() -> Response {
+    let mut response = Response::new(Body::empty());
+    *response.status_mut() = StatusCode::NO_CONTENT;
+    response
+}
+
+/// `{<key>: [...]}` with `X-Total-Count`, `X-Page`, `X-Per-Page` and `X-Total-Pages` (§4.1).
+pub fn list<T: Serialize>(key: &str, items: &[T], pagination: Pagination, total: usize) -> Response {
+    let mut body = serde_json::Map::new();
+    body.insert(key.to_owned(), serde_json::to_value(items).expect("list items serialize"));
+    let mut response = ok(&body);
+    let headers = response.headers_mut();
+    let mut set = |name: &'static str, value: usize| {
+        headers.insert(name, HeaderValue::from(value as u64));
+    };
+    set("x-total-count", total);
+    set("x-page", pagination.page);
+    set("x-per-page", pagination.per_page);
+    set("x-total-pages", pagination.total_pages(total));
+    response
+}

@@ -1,0 +1,64 @@
+//! Every key string of the table is built here and nowhere else (docs/data-model.md).
+
+use sha2::{Digest, Sha256};
+
+use crate::accounts::AccountId;
+
+/// Partition of everything an account owns.
+pub fn account(account: AccountId) -> String {
+    format!("A#{account}")
+}
+
+pub const ACCOUNT_SK: &str = "ACCOUNT";
+
+/// Items not owned by an account (the account-id sequence).
+pub const GLOBAL_PK: &str = "GLOBAL";
+
+/// Sequence item of a kind of record (`UpdateItem ADD`): per account, or global for accounts.
+pub fn sequence(kind: &str) -> String {
+    format!("SEQ#{kind}")
+}
+
+/// Lookup item of an API token: its SHA-256 digest, never the token.
+pub fn token(digest: &str) -> String {
+    format!("TOKEN#{digest}")
+}
+
+pub const TOKEN_SK: &str = "TOKEN";
+
+/// Records of one kind, by id, zero-padded so that key order is id order.
+pub fn record(kind: &str, id: i64) -> String {
+    format!("{kind}#{id:010}")
+}
+
+/// `gsi1` partition listing the records of one kind of one account.
+pub fn listing(account: AccountId, kind: &str) -> String {
+    format!("A#{account}#{kind}")
+}
+
+/// Guard item that makes a value unique in an account. The value is hashed so that the key stays
+/// short whatever its length (a 255-character description may be 1 KB of UTF-8).
+pub fn unique(kind: &str, value: &str) -> String {
+    format!("UNIQUE#{kind}#{}", hex::encode(Sha256::digest(value.as_bytes())))
+}
+
+/// Id part of a zero-padded record key.
+pub fn id_of(sk: &str) -> Option<i64> {
+    sk.rsplit('#').next()?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_have_fixed_shapes() {
+        assert_eq!(account(42), "A#42");
+        assert_eq!(record("TAG", 7), "TAG#0000000007");
+        assert_eq!(listing(42, "TAG"), "A#42#TAG");
+        assert_eq!(id_of("TAG#0000000007"), Some(7));
+        assert_eq!(id_of("customers#0000000012"), Some(12));
+        let long = "x".repeat(1000);
+        assert_eq!(unique("GROUP", &long).len(), "UNIQUE#GROUP#".len() + 64);
+    }
+}

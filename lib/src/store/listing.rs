@@ -1,0 +1,118 @@
+//! Lists read the `gsi1` index: one partition per (account, kind), whose entries carry only the
+//! keys and a small `list_fields` map (the INCLUDE projection). A list reads every entry of the
+//! partition (small, many per read unit), filters, counts and orders them in memory, then fetches
+//! the full items of the one page it shows with `BatchGetItem`.
+
+use std::collections::HashMap;
+
+use anyhow::Context as _;
+use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
+
+use super::{Item, Store, StoreResult};
+
+pub const LIST_INDEX: &str = "gsi1";
+
+#[derive(Clone, Debug)]
+pub struct IndexEntry {
+    pub pk: String,
+    pub sk: String,
+    pub index_sk: String,
+    pub fields: HashMap<String, AttributeValue>,
+}
+
+impl IndexEntry {
+    pub fn text(&self, key: &str) -> Option<&str> {
+        match self.fields.get(key) {
+            Some(AttributeValue::S(v)) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// `BatchGetItem` takes at most this many keys.
+const BATCH_GET_LIMIT: usize = 100;
+
+impl Store {
+    /// Every entry of a listing partition, optionally only those whose index sort key starts
+    /// with `prefix`.
+    pub async fn index_entries(&self, partition: String, prefix: Option<&str>) -> StoreResult<Vec<IndexEntry>> {
+        let mut entries = Vec::new();
+        let mut start: Option<HashMap<String, AttributeValue>> = None;
+        loop {
+            let mut query = self
+                .client()
+                .query()
+                .table_name(self.table())
+                .index_name(LIST_INDEX)
+                .expression_attribute_values(":pk", AttributeValue::S(partition.clone()))
+                .set_exclusive_start_key(start.take());
+            query = match prefix {
+                Some(prefix) => query
+                    .key_condition_expression("gsi1pk = :pk AND begins_with(gsi1sk, :prefix)")
+                    .expression_attribute_values(":prefix", AttributeValue::S(prefix.to_owned())),
+                None => query.key_condition_expression("gsi1pk = :pk"),
+            };
+            let output = query.send().await.context("Query on the listing index")?;
+            for mut item in output.items.unwrap_or_default() {
+                let text = |item: &mut Item, key: &str| match item.remove(key) {
+                    Some(AttributeValue::S(v)) => v,
+                    _ => String::new(),
+                };
+                let fields = match item.remove("list_fields") {
+                    Some(AttributeValue::M(map)) => map,
+                    _ => HashMap::new(),
+                };
+                entries.push(IndexEntry {
+                    pk: text(&mut item, "pk"),
+                    sk: text(&mut item, "sk"),
+                    index_sk: text(&mut item, "gsi1sk"),
+                    fields,
+                });
+            }
+            match output.last_evaluated_key {
+                Some(key) if !key.is_empty() => start = Some(key),
+                _ => break,
+            }
+        }
+        Ok(entries)
+    }
+
+    /// The items with these keys, in the order asked; keys with no item are skipped.
+    pub async fn batch_get(&self, keys: &[(String, String)]) -> StoreResult<Vec<Item>> {
+        let mut found: HashMap<(String, String), Item> = HashMap::new();
+        for chunk in keys.chunks(BATCH_GET_LIMIT) {
+            let mut request = KeysAndAttributes::builder();
+            for (pk, sk) in chunk {
+                request = request.keys(HashMap::from([
+                    ("pk".to_owned(), AttributeValue::S(pk.clone())),
+                    ("sk".to_owned(), AttributeValue::S(sk.clone())),
+                ]));
+            }
+            let mut pending = Some(HashMap::from([(self.table().to_owned(), request.build().context("batch keys")?)]));
+            let mut round = 0u32;
+            while let Some(request_items) = pending.take() {
+                let output = self
+                    .client()
+                    .batch_get_item()
+                    .set_request_items(Some(request_items))
+                    .send()
+                    .await
+                    .context("BatchGetItem")?;
+                for item in output.responses.unwrap_or_default().remove(self.table()).unwrap_or_default() {
+                    let key = (
+                        item.get("pk").and_then(|v| v.as_s().ok()).cloned().unwrap_or_default(),
+                        item.get("sk").and_then(|v| v.as_s().ok()).cloned().unwrap_or_default(),
+                    );
+                    found.insert(key, item);
+                }
+                // Keys DynamoDB did not process this time are asked again after a short pause.
+                if let Some(unprocessed) = output.unprocessed_keys.filter(|u| !u.is_empty()) {
+                    round += 1;
+                    tokio::time::sleep(std::time::Duration::from_millis(20 * u64::from(round.min(10)))).await;
+                    pending = Some(unprocessed);
+                }
+            }
+        }
+        Ok(keys.iter().filter_map(|key| found.remove(key)).collect())
+    }
+}

@@ -1,0 +1,112 @@
+//! DynamoDB storage: one table, keys built only in [`keys`], multi-item changes as one
+//! transaction, listing through the `gsi1` index (see docs/data-model.md).
+
+pub mod item;
+pub mod keys;
+pub mod records;
+mod listing;
+mod writes;
+
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use aws_sdk_dynamodb::types::AttributeValue;
+use aws_sdk_dynamodb::Client;
+
+pub use item::{Item, ItemExt};
+pub use listing::IndexEntry;
+pub use writes::{retry_on_conflict, Condition, Write, MAX_TRANSACTION_ITEMS};
+
+use crate::http::ApiError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The condition of these writes (indexes into the list given to [`Store::write`]) failed.
+    #[error("condition failed on writes {0:?}")]
+    ConditionFailed(Vec<usize>),
+    /// Another transaction touched the same items at the same moment; the caller may retry.
+    #[error("transaction conflict")]
+    Conflict,
+    #[error(transparent)]
+    Other(#[from] anyhow::Error),
+}
+
+impl StoreError {
+    pub fn failed_at(&self, index: usize) -> bool {
+        matches!(self, StoreError::ConditionFailed(failed) if failed.contains(&index))
+    }
+}
+
+/// Condition failures mean something different to each operation and are mapped by the caller
+/// first; what reaches this conversion is a lost race or an unexpected failure.
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::Conflict => ApiError::Conflict,
+            other => ApiError::Internal(anyhow::Error::new(other)),
+        }
+    }
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// The table and its client. Cheap to clone; built once per process.
+#[derive(Clone, Debug)]
+pub struct Store {
+    db: Client,
+    table: Arc<str>,
+}
+
+impl Store {
+    pub fn new(db: Client, table: impl Into<Arc<str>>) -> Self {
+        Store { db, table: table.into() }
+    }
+
+    /// The table named by `TABLE_NAME`, with the SDK configured from the environment.
+    pub async fn from_env() -> Self {
+        let config = crate::config::aws().await;
+        Store::new(Client::new(&config), crate::config::table_name())
+    }
+
+    pub fn client(&self) -> &Client {
+        &self.db
+    }
+
+    pub fn table(&self) -> &str {
+        &self.table
+    }
+
+    /// Strongly consistent read of one item.
+    pub async fn get(&self, pk: String, sk: impl Into<String>) -> StoreResult<Option<Item>> {
+        let output = self
+            .db
+            .get_item()
+            .table_name(self.table())
+            .key("pk", AttributeValue::S(pk))
+            .key("sk", AttributeValue::S(sk.into()))
+            .consistent_read(true)
+            .send()
+            .await
+            .context("GetItem")?;
+        Ok(output.item)
+    }
+
+    /// Next value of a sequence item (`UpdateItem ADD`, atomic across processes).
+    pub async fn next_id(&self, pk: String, sk: String) -> StoreResult<i64> {
+        let output = self
+            .db
+            .update_item()
+            .table_name(self.table())
+            .key("pk", AttributeValue::S(pk))
+            .key("sk", AttributeValue::S(sk))
+            .update_expression("ADD #value :one")
+            .expression_attribute_names("#value", "value")
+            .expression_attribute_values(":one", AttributeValue::N("1".into()))
+            .return_values(aws_sdk_dynamodb::types::ReturnValue::AllNew)
+            .send()
+            .await
+            .context("UpdateItem on a sequence")?;
+        let attributes = output.attributes.context("sequence returned no attributes")?;
+        Ok(attributes.int("value")?)
+    }
+}

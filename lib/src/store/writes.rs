@@ -1,0 +1,231 @@
+//! Writes with conditions, sent as one transaction when there are several, so that a failure
+//! saves nothing.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{self, AttributeValue, TransactWriteItem};
+
+use super::{Item, Store, StoreError, StoreResult};
+use crate::http::ApiError;
+
+/// A condition expression with its names and values.
+#[derive(Clone, Debug, Default)]
+pub struct Condition {
+    pub expression: String,
+    pub names: HashMap<String, String>,
+    pub values: HashMap<String, AttributeValue>,
+}
+
+impl Condition {
+    pub fn new(expression: impl Into<String>) -> Self {
+        Condition { expression: expression.into(), ..Default::default() }
+    }
+
+    /// The item must not exist yet.
+    pub fn absent() -> Self {
+        Condition::new("attribute_not_exists(pk)")
+    }
+
+    /// The item must exist.
+    pub fn present() -> Self {
+        Condition::new("attribute_exists(pk)")
+    }
+
+    /// The item must exist with this `version` (optimistic locking).
+    pub fn version(version: i64) -> Self {
+        Condition::new("#version = :version")
+            .name("#version", "version")
+            .value(":version", AttributeValue::N(version.to_string()))
+    }
+
+    pub fn name(mut self, placeholder: &str, name: &str) -> Self {
+        self.names.insert(placeholder.to_owned(), name.to_owned());
+        self
+    }
+
+    pub fn value(mut self, placeholder: &str, value: AttributeValue) -> Self {
+        self.values.insert(placeholder.to_owned(), value);
+        self
+    }
+
+    fn names(&self) -> Option<HashMap<String, String>> {
+        (!self.names.is_empty()).then(|| self.names.clone())
+    }
+
+    fn values(&self) -> Option<HashMap<String, AttributeValue>> {
+        (!self.values.is_empty()).then(|| self.values.clone())
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum Write {
+    Put { item: Item, condition: Option<Condition> },
+    Delete { pk: String, sk: String, condition: Option<Condition> },
+}
+
+impl Write {
+    pub fn put(item: Item) -> Self {
+        Write::Put { item, condition: None }
+    }
+
+    pub fn put_if(item: Item, condition: Condition) -> Self {
+        Write::Put { item, condition: Some(condition) }
+    }
+
+    pub fn delete(pk: String, sk: String) -> Self {
+        Write::Delete { pk, sk, condition: None }
+    }
+
+    pub fn delete_if(pk: String, sk: String, condition: Condition) -> Self {
+        Write::Delete { pk, sk, condition: Some(condition) }
+    }
+
+    fn into_transact_item(self, table: &str) -> anyhow::Result<TransactWriteItem> {
+        let builder = TransactWriteItem::builder();
+        Ok(match self {
+            Write::Put { item, condition } => {
+                let c = condition.unwrap_or_default();
+                let put = types::Put::builder()
+                    .table_name(table)
+                    .set_item(Some(item))
+                    .set_condition_expression((!c.expression.is_empty()).then(|| c.expression.clone()))
+                    .set_expression_attribute_names(c.names())
+                    .set_expression_attribute_values(c.values())
+                    .build()?;
+                builder.put(put).build()
+            }
+            Write::Delete { pk, sk, condition } => {
+                let c = condition.unwrap_or_default();
+                let delete = types::Delete::builder()
+                    .table_name(table)
+                    .key("pk", AttributeValue::S(pk))
+                    .key("sk", AttributeValue::S(sk))
+                    .set_condition_expression((!c.expression.is_empty()).then(|| c.expression.clone()))
+                    .set_expression_attribute_names(c.names())
+                    .set_expression_attribute_values(c.values())
+                    .build()?;
+                builder.delete(delete).build()
+            }
+        })
+    }
+}
+
+/// DynamoDB's limit of items in one transaction.
+pub const MAX_TRANSACTION_ITEMS: usize = 100;
+
+impl Store {
+    /// Applies all writes or none. One write is sent on its own (half the cost of a transaction).
+    pub async fn write(&self, writes: Vec<Write>) -> StoreResult<()> {
+        match writes.len() {
+            0 => Ok(()),
+            1 => self.write_one(writes.into_iter().next().expect("one write")).await,
+            n if n > MAX_TRANSACTION_ITEMS => {
+                Err(StoreError::Other(anyhow::anyhow!("{n} writes exceed one transaction")))
+            }
+            _ => self.transact(writes).await,
+        }
+    }
+
+    async fn write_one(&self, write: Write) -> StoreResult<()> {
+        let result = match write {
+            Write::Put { item, condition } => {
+                let c = condition.unwrap_or_default();
+                self.client()
+                    .put_item()
+                    .table_name(self.table())
+                    .set_item(Some(item))
+                    .set_condition_expression((!c.expression.is_empty()).then(|| c.expression.clone()))
+                    .set_expression_attribute_names(c.names())
+                    .set_expression_attribute_values(c.values())
+                    .send()
+                    .await
+                    .map(|_| ())
+                    .map_err(|e| conditional_or(e.as_service_error().is_some_and(|e| e.is_conditional_check_failed_exception()), e))
+            }
+            Write::Delete { pk, sk, condition } => {
+                let c = condition.unwrap_or_default();
+                self.client()
+                    .delete_item()
+                    .table_name(self.table())
+                    .key("pk", AttributeValue::S(pk))
+                    .key("sk", AttributeValue::S(sk))
+                    .set_condition_expression((!c.expression.is_empty()).then(|| c.expression.clone()))
+                    .set_expression_attribute_names(c.names())
+                    .set_expression_attribute_values(c.values())
+                    .send()
+                    .await
+                    .map(|_| ())
+                    .map_err(|e| conditional_or(e.as_service_error().is_some_and(|e| e.is_conditional_check_failed_exception()), e))
+            }
+        };
+        result
+    }
+
+    async fn transact(&self, writes: Vec<Write>) -> StoreResult<()> {
+        let items = writes
+            .into_iter()
+            .map(|w| w.into_transact_item(self.table()))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        match self.client().transact_write_items().set_transact_items(Some(items)).send().await {
+            Ok(_) => Ok(()),
+            Err(error) => Err(transaction_error(error)),
+        }
+    }
+}
+
+fn conditional_or<E>(is_conditional: bool, error: SdkError<E>) -> StoreError
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
+    if is_conditional {
+        StoreError::ConditionFailed(vec![0])
+    } else {
+        StoreError::Other(anyhow::Error::new(error).context("write"))
+    }
+}
+
+fn transaction_error(error: SdkError<TransactWriteItemsError>) -> StoreError {
+    if let Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) = error.as_service_error() {
+        let reasons = cancelled.cancellation_reasons();
+        let failed: Vec<usize> = reasons
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.code() == Some("ConditionalCheckFailed"))
+            .map(|(i, _)| i)
+            .collect();
+        if !failed.is_empty() {
+            return StoreError::ConditionFailed(failed);
+        }
+        if reasons.iter().any(|r| r.code() == Some("TransactionConflict")) {
+            return StoreError::Conflict;
+        }
+    }
+    if let Some(TransactWriteItemsError::TransactionInProgressException(_)) = error.as_service_error() {
+        return StoreError::Conflict;
+    }
+    StoreError::Other(anyhow::Error::new(error).context("TransactWriteItems"))
+}
+
+/// Runs `attempt` again when it lost a race to a concurrent writer (a transaction conflict, or
+/// an optimistic-lock condition the attempt reports as [`ApiError::Conflict`]), with a short
+/// jittered pause; any other outcome is returned at once.
+pub async fn retry_on_conflict<T, F, Fut>(mut attempt: F) -> Result<T, ApiError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, ApiError>>,
+{
+    const ATTEMPTS: u32 = 6;
+    let mut tried = 1;
+    loop {
+        match attempt().await {
+            Err(ApiError::Conflict) if tried < ATTEMPTS => {
+                let pause = 10 * u64::from(tried) + rand::random_range(0..20);
+                tokio::time::sleep(std::time::Duration::from_millis(pause)).await;
+                tried += 1;
+            }
+            other => return other,
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Black-box API tests live in tests/tests/.
