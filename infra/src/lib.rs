@@ -7,3 +7,4 @@ pub mod demo;
 pub mod dev_server;
 pub mod local_stack;
 pub mod ops;
+pub mod testing;

@@ -1,0 +1,128 @@
+//! Every fixture in `events/` is parsed as Lambda receives it and run through its function, against
+//! the local stack. The fixtures name account 1; each run points them at a fresh account instead.
+
+use std::path::PathBuf;
+
+use aws_lambda_events::apigw::ApiGatewayCustomAuthorizerRequestTypeRequest;
+use billing_api::app::AppState;
+use billing_api::auth::authorizer::{authorize, AuthorizerError};
+use http_body_util::BodyExt;
+use infra::testing::{active_account, local_stack};
+use serde_json::Value;
+use tower::ServiceExt;
+
+fn fixture(name: &str) -> Value {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../events").join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name} is not JSON: {e}"))
+}
+
+/// The fixture with its authorizer context pointing at `account`.
+fn event_for(name: &str, account: i64) -> String {
+    let mut event = fixture(name);
+    let authorizer = &mut event["requestContext"]["authorizer"];
+    authorizer["account_id"] = Value::String(account.to_string());
+    authorizer["principalId"] = Value::String(format!("account:{account}"));
+    event.to_string()
+}
+
+async fn run(app: &axum::Router, name: &str, account: i64) -> (u16, Value) {
+    let request = lambda_http::request::from_str(&event_for(name, account))
+        .unwrap_or_else(|e| panic!("{name} is not an API Gateway REST event: {e}"));
+    let response = app.clone().oneshot(request).await.expect("the router answers");
+    let status = response.status().as_u16();
+    let bytes = response.into_body().collect().await.expect("body").to_bytes();
+    let body = if bytes.is_empty() { Value::Null } else { serde_json::from_slice(&bytes).expect("JSON body") };
+    (status, body)
+}
+
+#[tokio::test]
+async fn every_http_event_runs_through_its_function() {
+    // As template.yaml sets it for every function.
+    std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true");
+    let (_, store) = local_stack().await;
+    let state = AppState::new(store.clone());
+
+    let (account, _) = active_account(&store).await;
+    let tags = functions::http_app(billing_api::tags::router(), state.clone());
+    let expected_tags = [
+        ("tags-create.json", 201),
+        ("tags-create-form.json", 201),
+        ("tags-list.json", 200),
+        ("tags-show.json", 200),
+        ("tags-update.json", 200),
+        ("tags-delete.json", 204),
+    ];
+    for (name, status) in expected_tags {
+        let (got, body) = run(&tags, name, account).await;
+        assert_eq!(got, status, "{name}: {body}");
+    }
+
+    let (account, _) = active_account(&store).await;
+    let groups = functions::http_app(billing_api::groups::router(), state.clone());
+    let expected_groups = [
+        ("groups-create.json", 201),
+        ("groups-list.json", 200),
+        ("groups-show.json", 200),
+        ("groups-update.json", 200),
+        ("groups-replace.json", 200),
+        ("groups-delete.json", 204),
+    ];
+    for (name, status) in expected_groups {
+        let (got, body) = run(&groups, name, account).await;
+        assert_eq!(got, status, "{name}: {body}");
+    }
+
+    // Every fixture in the folder is covered above (or by the authorizer test).
+    let mut covered: Vec<&str> = expected_tags.iter().chain(&expected_groups).map(|(n, _)| *n).collect();
+    covered.push("authorizer.json");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../events");
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if name.ends_with(".json") {
+            assert!(covered.contains(&name.as_str()), "events/{name} is not run by any test");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_request_that_skipped_the_authorizer_is_refused() {
+    std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true");
+    let (_, store) = local_stack().await;
+    let app = functions::http_app(billing_api::tags::router(), AppState::new(store));
+    let mut event = fixture("tags-list.json");
+    event["requestContext"].as_object_mut().unwrap().remove("authorizer");
+    let request = lambda_http::request::from_str(&event.to_string()).unwrap();
+    let response = app.oneshot(request).await.unwrap();
+    assert_eq!(response.status().as_u16(), 401);
+}
+
+#[tokio::test]
+async fn the_authorizer_event_allows_a_valid_token_for_the_whole_stage() {
+    let (_, store) = local_stack().await;
+    let (account, header) = active_account(&store).await;
+    let mut event = fixture("authorizer.json");
+    event["headers"]["Authorization"] = Value::String(header.clone());
+    if event["multiValueHeaders"]["Authorization"].is_array() {
+        event["multiValueHeaders"]["Authorization"] = serde_json::json!([header]);
+    }
+    let request: ApiGatewayCustomAuthorizerRequestTypeRequest = serde_json::from_value(event).expect("authorizer event");
+    let answer = authorize(&store, request).await.expect("allowed");
+    assert_eq!(answer["principalId"], format!("account:{account}"));
+    let statement = &answer["policyDocument"]["Statement"][0];
+    assert_eq!(statement["Effect"], "Allow");
+    assert_eq!(statement["Resource"], "arn:aws:execute-api:us-east-1:123456789012:abcdef1234/live/*");
+    assert_eq!(answer["context"]["account_id"], account.to_string());
+    assert_eq!(answer["context"]["account_status"], "active");
+}
+
+#[tokio::test]
+async fn the_authorizer_event_with_the_fixture_token_is_unauthorized() {
+    let (_, store) = local_stack().await;
+    let request: ApiGatewayCustomAuthorizerRequestTypeRequest =
+        serde_json::from_value(fixture("authorizer.json")).expect("authorizer event");
+    let error = authorize(&store, request).await.expect_err("unknown token");
+    assert!(matches!(error, AuthorizerError::Unauthorized));
+    // API Gateway answers 401 only for exactly this message.
+    assert_eq!(functions::diagnostic(error).error_message, "Unauthorized");
+}

@@ -1,0 +1,77 @@
+//! Support for the integration and black-box tests: the local stack (from the `AWS_ENDPOINT_URL`
+//! that `infra/test` exports), a fresh account with a token per test so tests run in parallel,
+//! and the dev server on a free port of 127.0.0.1.
+
+use aws_config::SdkConfig;
+use billing_api::accounts::{self, AccountChanges, AccountId, AccountStatus};
+use billing_api::app::AppState;
+use billing_api::auth::{tokens, AuthCache};
+use billing_api::store::Store;
+use tokio::sync::OnceCell;
+
+static TABLE_READY: OnceCell<()> = OnceCell::const_new();
+
+/// The SDK configuration and table of the local stack. The table is created once per process.
+pub async fn local_stack() -> (SdkConfig, Store) {
+    assert!(
+        std::env::var_os("AWS_ENDPOINT_URL").is_some(),
+        "integration tests run against the local stack: use infra/test (it starts the moto server and sets AWS_ENDPOINT_URL)"
+    );
+    let config = billing_api::config::aws().await;
+    let table = billing_api::config::table_name();
+    let db = aws_sdk_dynamodb::Client::new(&config);
+    TABLE_READY
+        .get_or_init(|| async {
+            crate::local_stack::ensure_table(&db, &table).await.expect("create the test table");
+        })
+        .await;
+    (config, Store::new(db, table))
+}
+
+/// A new account in the given state and a token for it (`Bearer ...` header value).
+pub async fn account(store: &Store, status: AccountStatus, kyc_approved: bool, pos_enabled: bool) -> (AccountId, String) {
+    let changes = AccountChanges {
+        name: None,
+        status: Some(status),
+        kyc_approved: Some(kyc_approved),
+        pos_enabled: Some(pos_enabled),
+    };
+    let account = accounts::create(store, "Conta de teste", changes).await.expect("create account");
+    let (_, token) = tokens::create(store, account.id, "teste").await.expect("create token");
+    (account.id, format!("Bearer {}", token.expose()))
+}
+
+/// An active, verified account and its authorization header.
+pub async fn active_account(store: &Store) -> (AccountId, String) {
+    account(store, AccountStatus::Active, true, false).await
+}
+
+/// The dev server's router, served on a free port until the test's runtime ends.
+#[derive(Clone)]
+pub struct DevServer {
+    pub base_url: String,
+    pub store: Store,
+    pub config: SdkConfig,
+    pub cache: AuthCache,
+}
+
+impl DevServer {
+    pub async fn start() -> Self {
+        let (config, store) = local_stack().await;
+        let cache = AuthCache::default();
+        let router = crate::dev_server::router(AppState::new(store.clone()), cache.clone());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a free port");
+        let base_url = format!("http://{}", listener.local_addr().expect("local address"));
+        tokio::spawn(crate::dev_server::serve(listener, router, std::future::pending()));
+        DevServer { base_url, store, config, cache }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base_url, path)
+    }
+
+    /// The cache flusher the ops CLI would use against this server.
+    pub fn flusher(&self) -> crate::cache_flush::CacheFlusher {
+        crate::cache_flush::CacheFlusher::DevServer { base_url: self.base_url.clone() }
+    }
+}

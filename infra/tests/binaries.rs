@@ -1,0 +1,143 @@
+//! The real `dev-server` and `ops` binaries, as `infra/run` and `infra/ops` start them, against the
+//! local stack: the banner gives a base URL and a working token, a second start reuses the demo
+//! account and token, and the ops CLI's account and token commands take effect on the running API.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+struct Server {
+    child: Child,
+    base_url: String,
+    token: String,
+    account: i64,
+}
+
+async fn start_dev_server(demo_file: &std::path::Path) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dev-server"))
+        .args(["--port", "0"])
+        .env("DEMO_FILE", demo_file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start dev-server");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let (mut base_url, mut token, mut account) = (None, None, None);
+    let banner = async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            let value = line.split_once(':').map(|(_, v)| v.trim().to_owned());
+            if line.contains("Base URL:") {
+                base_url = value;
+            } else if line.contains("Demo token:") {
+                token = value;
+            } else if line.contains("Demo account:") {
+                account = value.and_then(|v| v.parse().ok());
+            } else if line.contains("Ctrl-C") {
+                break;
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(60), banner).await.expect("the dev server printed its banner");
+    Server {
+        child,
+        base_url: base_url.expect("base URL printed"),
+        token: token.expect("token printed"),
+        account: account.expect("account printed"),
+    }
+}
+
+async fn status(server: &Server, token: &str, path: &str) -> u16 {
+    reqwest::Client::new()
+        .get(format!("{}{path}", server.base_url))
+        .header("Authorization", format!("Bearer {token}"))
+        .send()
+        .await
+        .expect("request")
+        .status()
+        .as_u16()
+}
+
+async fn ops(server: &Server, args: &[&str]) -> Value {
+    let origin = server.base_url.trim_end_matches("/v1");
+    let output = Command::new(env!("CARGO_BIN_EXE_ops"))
+        .args(args)
+        .env("LOCAL_API_URL", origin)
+        .output()
+        .await
+        .expect("run ops");
+    assert!(output.status.success(), "ops {args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).expect("ops prints JSON")
+}
+
+#[tokio::test]
+async fn dev_server_and_ops_cli_work_together() {
+    infra::testing::local_stack().await;
+    let dir = std::env::temp_dir().join(format!("billing-binaries-{}", std::process::id()));
+    let demo_file = dir.join("demo.json");
+    let _ = std::fs::remove_file(&demo_file);
+
+    let mut server = start_dev_server(&demo_file).await;
+    assert!(server.base_url.starts_with("http://127.0.0.1:") && server.base_url.ends_with("/v1"));
+    assert_eq!(server.token.len(), 52);
+    assert_eq!(status(&server, &server.token, "/tags").await, 200);
+
+    // A second start reuses the demo account and its token.
+    server.child.kill().await.unwrap();
+    let mut server = start_dev_server(&demo_file).await;
+    let first_token = server.token.clone();
+    assert_eq!(status(&server, &first_token, "/groups").await, 200);
+    let again = start_dev_server(&demo_file).await;
+    assert_eq!((again.account, again.token.as_str()), (server.account, first_token.as_str()));
+    drop(again);
+
+    // Accounts and tokens through the CLI.
+    let created = ops(&server, &["account", "create", "--name", "Loja Exemplo"]).await;
+    let account = created["account"]["id"].as_i64().unwrap().to_string();
+    assert_eq!(created["account"]["status"], "active");
+    let erp = ops(&server, &["token", "create", "--account", &account, "--name", "ERP"]).await;
+    let bi = ops(&server, &["token", "create", "--account", &account, "--name", "BI"]).await;
+    let erp_token = erp["plain_token"].as_str().unwrap().to_owned();
+    let bi_token = bi["plain_token"].as_str().unwrap().to_owned();
+    assert_eq!(status(&server, &erp_token, "/tags").await, 200);
+    assert_eq!(status(&server, &bi_token, "/tags").await, 200);
+
+    let listed = ops(&server, &["token", "list", "--account", &account]).await;
+    let tokens = listed["tokens"].as_array().unwrap();
+    assert_eq!(tokens.len(), 2);
+    assert!(tokens.iter().all(|t| t["token"].as_str().unwrap().starts_with("sct_…") && t.get("plain_token").is_none()));
+    assert!(!listed.to_string().contains(&erp_token));
+
+    let erp_id = erp["token"]["id"].to_string();
+    let revoked = ops(&server, &["token", "revoke", "--account", &account, "--id", &erp_id]).await;
+    assert_eq!(revoked["authorizer_cache"], "flushed");
+    assert_eq!(status(&server, &erp_token, "/tags").await, 401);
+    assert_eq!(status(&server, &bi_token, "/tags").await, 200);
+
+    ops(&server, &["account", "update", "--id", &account, "--kyc", "pending"]).await;
+    assert_eq!(status(&server, &bi_token, "/tags").await, 403);
+    ops(&server, &["account", "update", "--id", &account, "--kyc", "approved", "--status", "overdue"]).await;
+    assert_eq!(status(&server, &bi_token, "/tags").await, 403);
+    let back = ops(&server, &["account", "update", "--id", &account, "--status", "active", "--pos", "on"]).await;
+    assert_eq!(back["account"]["pos_enabled"], true);
+    assert_eq!(status(&server, &bi_token, "/tags").await, 200);
+
+    server.child.kill().await.unwrap();
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test]
+async fn ops_errors_are_json_on_stderr_with_a_failing_exit() {
+    infra::testing::local_stack().await;
+    let output = Command::new(env!("CARGO_BIN_EXE_ops"))
+        .args(["account", "show", "--id", "987654321"])
+        .output()
+        .await
+        .expect("run ops");
+    assert!(!output.status.success());
+    let error: Value = serde_json::from_slice(&output.stderr).expect("JSON error");
+    assert!(error["error"].as_str().unwrap().contains("no account"));
+}

@@ -1,0 +1,9 @@
+//! Black-box tests of the API over HTTP through the dev server, against the local stack (moto).
+//! Each test starts its own server on a free port and uses its own account, so tests run in
+//! parallel. Run them with `infra/test`.
+
+mod auth;
+mod errors;
+mod groups;
+mod support;
+mod tags;

@@ -1,0 +1,104 @@
+//! An HTTP client for the tests: every answer is read as status, headers and JSON body.
+
+use infra::testing::{active_account, DevServer};
+use reqwest::header::HeaderMap;
+use reqwest::{Method, StatusCode};
+use serde_json::Value;
+
+pub struct Answer {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Value,
+    pub text: String,
+}
+
+impl Answer {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// The `errors` of a 422 body.
+    pub fn errors(&self) -> Vec<String> {
+        self.body["errors"].as_array().map(|a| a.iter().map(|e| e.as_str().unwrap_or_default().to_owned()).collect()).unwrap_or_default()
+    }
+
+    /// Asserts the status, and for every non-empty answer the JSON content type.
+    #[track_caller]
+    pub fn expect(self, status: u16) -> Self {
+        assert_eq!(self.status.as_u16(), status, "unexpected status; body: {}", self.text);
+        if !self.text.is_empty() {
+            assert_eq!(self.header("content-type"), Some("application/json; charset=utf-8"));
+        }
+        self
+    }
+}
+
+/// A dev server and an authenticated client of one fresh account.
+pub struct Api {
+    pub server: DevServer,
+    pub http: reqwest::Client,
+    pub account_id: i64,
+    pub auth: Option<String>,
+}
+
+impl Api {
+    pub async fn start() -> Self {
+        let server = DevServer::start().await;
+        let (account_id, auth) = active_account(&server.store).await;
+        Api { server, http: reqwest::Client::new(), account_id, auth: Some(auth) }
+    }
+
+    /// Another account on the same server.
+    pub async fn other_account(&self) -> Api {
+        let (account_id, auth) = active_account(&self.server.store).await;
+        Api { server: self.server.clone(), http: self.http.clone(), account_id, auth: Some(auth) }
+    }
+
+    pub fn with_auth(&self, auth: Option<&str>) -> Api {
+        Api { server: self.server.clone(), http: self.http.clone(), account_id: self.account_id, auth: auth.map(str::to_owned) }
+    }
+
+    pub async fn send(&self, method: Method, path: &str, body: Option<(&str, Vec<u8>)>) -> Answer {
+        let mut request = self.http.request(method, self.server.url(path)).header("Accept", "application/json");
+        if let Some(auth) = &self.auth {
+            request = request.header("Authorization", auth);
+        }
+        if let Some((content_type, bytes)) = body {
+            request = request.header("Content-Type", content_type).body(bytes);
+        }
+        let response = request.send().await.expect("request reaches the dev server");
+        let status = response.status();
+        let headers = response.headers().clone();
+        let text = response.text().await.expect("response body");
+        let body = if text.is_empty() { Value::Null } else { serde_json::from_str(&text).expect("the body is JSON") };
+        Answer { status, headers, body, text }
+    }
+
+    pub async fn get(&self, path: &str) -> Answer {
+        self.send(Method::GET, path, None).await
+    }
+
+    pub async fn delete(&self, path: &str) -> Answer {
+        self.send(Method::DELETE, path, None).await
+    }
+
+    pub async fn json(&self, method: Method, path: &str, body: &Value) -> Answer {
+        self.send(method, path, Some(("application/json", serde_json::to_vec(body).unwrap()))).await
+    }
+
+    pub async fn post(&self, path: &str, body: &Value) -> Answer {
+        self.json(Method::POST, path, body).await
+    }
+
+    pub async fn patch(&self, path: &str, body: &Value) -> Answer {
+        self.json(Method::PATCH, path, body).await
+    }
+
+    pub async fn form(&self, method: Method, path: &str, form: &str) -> Answer {
+        self.send(method, path, Some(("application/x-www-form-urlencoded", form.as_bytes().to_vec()))).await
+    }
+
+    pub async fn raw(&self, method: Method, path: &str, content_type: &str, body: &str) -> Answer {
+        self.send(method, path, Some((content_type, body.as_bytes().to_vec()))).await
+    }
+}
