@@ -132,10 +132,6 @@ impl Record for Group {
         self.version
     }
 
-    fn set_version(&mut self, version: i64) {
-        self.version = version;
-    }
-
     fn attributes(&self) -> Item {
         HashMap::from([
             ("id".into(), n(self.id)),

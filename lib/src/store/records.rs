@@ -20,7 +20,6 @@ pub trait Record: Sized {
 
     fn id(&self) -> i64;
     fn version(&self) -> i64;
-    fn set_version(&mut self, version: i64);
     /// Attributes other than keys, `kind`, `version` and `list_fields`.
     fn attributes(&self) -> Item;
     fn from_item(item: &Item) -> anyhow::Result<Self>;
