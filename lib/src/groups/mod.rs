@@ -11,7 +11,7 @@ pub use routes::router;
 
 use crate::http::Fields;
 use crate::store::item::{n, s};
-use crate::store::records::{version_of, Record};
+use crate::store::records::{version_of, Editable, Record};
 use crate::store::{keys, Item, ItemExt};
 use crate::text::{collapse_whitespace, uniqueness_key};
 use crate::time::Timestamp;
@@ -84,8 +84,12 @@ impl GroupChanges {
     }
 }
 
-impl Group {
-    pub fn new(id: i64, changes: GroupChanges, now: Timestamp) -> Self {
+impl Editable for Group {
+    type Changes = GroupChanges;
+    const DUPLICATE: &'static str = MSG_DESCRIPTION_TAKEN;
+    const IN_USE: &'static str = MSG_IN_USE;
+
+    fn create(id: i64, changes: GroupChanges, now: Timestamp) -> Self {
         Group {
             id,
             contact_type: changes.contact_type.unwrap_or_default(),
@@ -98,7 +102,7 @@ impl Group {
     }
 
     /// The group with the changes applied, or `None` when nothing would change.
-    pub fn changed(&self, changes: &GroupChanges, now: Timestamp) -> Option<Group> {
+    fn changed(&self, changes: &GroupChanges, now: Timestamp) -> Option<Group> {
         let mut next = self.clone();
         if let Some(kind) = &changes.contact_type {
             next.contact_type = kind.clone();
@@ -112,6 +116,10 @@ impl Group {
         next.updated_at = now;
         next.version += 1;
         Some(next)
+    }
+
+    fn in_use(&self) -> bool {
+        self.billing_refs > 0
     }
 }
 
@@ -204,7 +212,7 @@ mod tests {
     #[test]
     fn update_keeps_omitted_fields() {
         assert_eq!(parse(json!({}), false), Ok(GroupChanges::default()));
-        let g = Group::new(1, parse(json!({"contact_type": "customers", "description": "A"}), true).unwrap(), Timestamp::now());
+        let g = Group::create(1, parse(json!({"contact_type": "customers", "description": "A"}), true).unwrap(), Timestamp::now());
         let next = g.changed(&parse(json!({"contact_type": "suppliers"}), false).unwrap(), Timestamp::now()).unwrap();
         assert_eq!((next.contact_type.as_str(), next.description.as_str()), ("suppliers", "A"));
         assert_eq!(next.index_sk(), "suppliers#GROUP#0000000001");

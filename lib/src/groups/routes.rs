@@ -5,15 +5,13 @@ use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 
-use super::{index_prefix, Group, GroupChanges, MSG_DESCRIPTION_TAKEN, MSG_IN_USE};
+use super::{index_prefix, Group, GroupChanges};
 use crate::app::AppState;
 use crate::auth::Tenant;
 use crate::http::routing::parse_id;
 use crate::http::{response, ApiError, ApiResult, Params, RequestBody};
 use crate::store::records;
-use crate::store::retry_on_conflict;
 use crate::text::{contains_ignoring_case, sort_key};
-use crate::time::Timestamp;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -50,14 +48,7 @@ async fn show(State(state): State<AppState>, tenant: Tenant, Path(id): Path<Stri
 
 async fn create(State(state): State<AppState>, tenant: Tenant, body: RequestBody) -> ApiResult<Response> {
     let changes = GroupChanges::parse(body.envelope("group")?, true).map_err(ApiError::Validation)?;
-    let account = tenant.account_id();
-    let group = retry_on_conflict(|| async {
-        let id = records::next_id::<Group>(&state.store, account).await?;
-        let group = Group::new(id, changes.clone(), Timestamp::now());
-        records::insert(&state.store, account, &group, MSG_DESCRIPTION_TAKEN).await?;
-        Ok(group)
-    })
-    .await?;
+    let group: Group = records::create(&state.store, tenant.account_id(), changes).await?;
     Ok(response::created(&group))
 }
 
@@ -68,32 +59,14 @@ async fn update(
     body: RequestBody,
 ) -> ApiResult<Response> {
     let id = parse_id(&id)?;
-    let account = tenant.account_id();
     let changes = GroupChanges::parse(body.envelope("group")?, false).map_err(ApiError::Validation)?;
-    let group = retry_on_conflict(|| async {
-        let current: Group = records::find_or_404(&state.store, account, id).await?;
-        let Some(next) = current.changed(&changes, Timestamp::now()) else {
-            return Ok(current);
-        };
-        records::replace(&state.store, account, &current, &next, MSG_DESCRIPTION_TAKEN).await?;
-        Ok(next)
-    })
-    .await?;
+    let group: Group = records::update(&state.store, tenant.account_id(), id, changes).await?;
     Ok(response::ok(&group))
 }
 
 /// Refused while billings depend on the group. Contacts that point to it are released when
 /// contacts arrive (their `group_id` becomes null).
 async fn destroy(State(state): State<AppState>, tenant: Tenant, Path(id): Path<String>) -> ApiResult<Response> {
-    let id = parse_id(&id)?;
-    let account = tenant.account_id();
-    retry_on_conflict(|| async {
-        let current: Group = records::find_or_404(&state.store, account, id).await?;
-        if current.billing_refs > 0 {
-            return Err(ApiError::validation(MSG_IN_USE));
-        }
-        records::remove(&state.store, account, &current, Vec::new()).await
-    })
-    .await?;
+    records::delete::<Group>(&state.store, tenant.account_id(), parse_id(&id)?, Vec::new()).await?;
     Ok(response::no_content())
 }

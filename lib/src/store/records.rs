@@ -11,6 +11,8 @@ use super::item::{n, s};
 use super::{keys, Condition, Item, ItemExt, Store, StoreError, Write};
 use crate::accounts::AccountId;
 use crate::http::{ApiError, ApiResult, Pagination};
+use crate::store::retry_on_conflict;
+use crate::time::Timestamp;
 
 pub trait Record: Sized {
     /// Key prefix and listing partition suffix: `TAG`, `GROUP`.
@@ -33,6 +35,57 @@ pub trait Record: Sized {
     fn unique_value(&self) -> Option<String> {
         None
     }
+}
+
+/// A record the API creates, edits and deletes from parsed changes.
+pub trait Editable: Record + Clone {
+    type Changes: Clone;
+    /// The 422 message when the unique value is taken.
+    const DUPLICATE: &'static str;
+    /// The 422 message when billings still depend on the record.
+    const IN_USE: &'static str;
+
+    fn create(id: i64, changes: Self::Changes, now: Timestamp) -> Self;
+    /// The record with the changes applied and its version bumped, or `None` when nothing changes.
+    fn changed(&self, changes: &Self::Changes, now: Timestamp) -> Option<Self>;
+    /// Whether billings still depend on it (deleting is refused).
+    fn in_use(&self) -> bool;
+}
+
+/// Creates a record with a new id; a lost race is retried, a taken unique value is a 422.
+pub async fn create<R: Editable>(store: &Store, account: AccountId, changes: R::Changes) -> ApiResult<R> {
+    retry_on_conflict(|| async {
+        let record = R::create(next_id::<R>(store, account).await?, changes.clone(), Timestamp::now());
+        insert(store, account, &record, R::DUPLICATE).await?;
+        Ok(record)
+    })
+    .await
+}
+
+/// Applies changes to the account's record `id` (404 when it has none); an update that changes
+/// nothing writes nothing.
+pub async fn update<R: Editable>(store: &Store, account: AccountId, id: i64, changes: R::Changes) -> ApiResult<R> {
+    retry_on_conflict(|| async {
+        let current: R = find_or_404(store, account, id).await?;
+        let Some(next) = current.changed(&changes, Timestamp::now()) else {
+            return Ok(current);
+        };
+        replace(store, account, &current, &next, R::DUPLICATE).await?;
+        Ok(next)
+    })
+    .await
+}
+
+/// Deletes the account's record `id` with its guard, unless billings depend on it.
+pub async fn delete<R: Editable>(store: &Store, account: AccountId, id: i64, also: Vec<Write>) -> ApiResult<()> {
+    retry_on_conflict(|| async {
+        let current: R = find_or_404(store, account, id).await?;
+        if current.in_use() {
+            return Err(ApiError::validation(R::IN_USE));
+        }
+        remove(store, account, &current, also.clone()).await
+    })
+    .await
 }
 
 /// What a list shows: one page of records and the total after filters.

@@ -11,7 +11,7 @@ pub use routes::router;
 
 use crate::http::Fields;
 use crate::store::item::{b, n, s};
-use crate::store::records::{version_of, Record};
+use crate::store::records::{version_of, Editable, Record};
 use crate::store::{Item, ItemExt};
 use crate::text::{collapse_whitespace, uniqueness_key};
 use crate::time::Timestamp;
@@ -95,8 +95,12 @@ impl TagChanges {
     }
 }
 
-impl Tag {
-    pub fn new(id: i64, changes: TagChanges, now: Timestamp) -> Self {
+impl Editable for Tag {
+    type Changes = TagChanges;
+    const DUPLICATE: &'static str = MSG_NAME_TAKEN;
+    const IN_USE: &'static str = MSG_IN_USE;
+
+    fn create(id: i64, changes: TagChanges, now: Timestamp) -> Self {
         Tag {
             id,
             name: changes.name.unwrap_or_default(),
@@ -110,7 +114,7 @@ impl Tag {
     }
 
     /// The tag with the changes applied, or `None` when nothing would change.
-    pub fn changed(&self, changes: &TagChanges, now: Timestamp) -> Option<Tag> {
+    fn changed(&self, changes: &TagChanges, now: Timestamp) -> Option<Tag> {
         let mut next = self.clone();
         if let Some(name) = &changes.name {
             next.name = name.clone();
@@ -129,6 +133,10 @@ impl Tag {
         next.updated_at = now;
         next.version += 1;
         Some(next)
+    }
+
+    fn in_use(&self) -> bool {
+        self.billing_refs > 0
     }
 }
 
@@ -190,7 +198,7 @@ mod tests {
     #[test]
     fn create_defaults() {
         let c = parse(json!({"name": "  Clientes   VIP "}), true).unwrap();
-        let tag = Tag::new(1, c, Timestamp::now());
+        let tag = Tag::create(1, c, Timestamp::now());
         assert_eq!(tag.name, "Clientes VIP");
         assert_eq!(tag.color, "info");
         assert!(!tag.allows_on_account);
@@ -223,7 +231,7 @@ mod tests {
 
     #[test]
     fn unchanged_updates_change_nothing() {
-        let tag = Tag::new(1, parse(json!({"name": "VIP"}), true).unwrap(), Timestamp::now());
+        let tag = Tag::create(1, parse(json!({"name": "VIP"}), true).unwrap(), Timestamp::now());
         assert!(tag.changed(&parse(json!({"name": "VIP", "color": "info"}), false).unwrap(), Timestamp::now()).is_none());
         let next = tag.changed(&parse(json!({"name": "vip"}), false).unwrap(), Timestamp::now()).unwrap();
         assert_eq!(next.version, 2);
@@ -232,7 +240,7 @@ mod tests {
 
     #[test]
     fn representation_has_the_spec_fields() {
-        let tag = Tag::new(3, parse(json!({"name": "VIP"}), true).unwrap(), Timestamp::now());
+        let tag = Tag::create(3, parse(json!({"name": "VIP"}), true).unwrap(), Timestamp::now());
         let v = serde_json::to_value(&tag).unwrap();
         let mut keys: Vec<_> = v.as_object().unwrap().keys().cloned().collect();
         keys.sort();

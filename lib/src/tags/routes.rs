@@ -5,15 +5,13 @@ use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 
-use super::{Tag, TagChanges, MSG_IN_USE, MSG_NAME_TAKEN};
+use super::{Tag, TagChanges};
 use crate::app::AppState;
 use crate::auth::Tenant;
 use crate::http::routing::parse_id;
 use crate::http::{response, ApiError, ApiResult, Params, RequestBody};
 use crate::store::records;
-use crate::store::retry_on_conflict;
 use crate::text::{contains_ignoring_case, sort_key};
-use crate::time::Timestamp;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -45,13 +43,7 @@ async fn show(State(state): State<AppState>, tenant: Tenant, Path(id): Path<Stri
 
 async fn create(State(state): State<AppState>, tenant: Tenant, body: RequestBody) -> ApiResult<Response> {
     let changes = TagChanges::parse(body.envelope("tag")?, true).map_err(ApiError::Validation)?;
-    let account = tenant.account_id();
-    let tag = retry_on_conflict(|| async {
-        let tag = Tag::new(records::next_id::<Tag>(&state.store, account).await?, changes.clone(), Timestamp::now());
-        records::insert(&state.store, account, &tag, MSG_NAME_TAKEN).await?;
-        Ok(tag)
-    })
-    .await?;
+    let tag: Tag = records::create(&state.store, tenant.account_id(), changes).await?;
     Ok(response::created(&tag))
 }
 
@@ -62,31 +54,13 @@ async fn update(
     body: RequestBody,
 ) -> ApiResult<Response> {
     let id = parse_id(&id)?;
-    let account = tenant.account_id();
     let changes = TagChanges::parse(body.envelope("tag")?, false).map_err(ApiError::Validation)?;
-    let tag = retry_on_conflict(|| async {
-        let current: Tag = records::find_or_404(&state.store, account, id).await?;
-        let Some(next) = current.changed(&changes, Timestamp::now()) else {
-            return Ok(current);
-        };
-        records::replace(&state.store, account, &current, &next, MSG_NAME_TAKEN).await?;
-        Ok(next)
-    })
-    .await?;
+    let tag: Tag = records::update(&state.store, tenant.account_id(), id, changes).await?;
     Ok(response::ok(&tag))
 }
 
 /// Refused while billings use the tag. Contact links go with it (they arrive with contacts).
 async fn destroy(State(state): State<AppState>, tenant: Tenant, Path(id): Path<String>) -> ApiResult<Response> {
-    let id = parse_id(&id)?;
-    let account = tenant.account_id();
-    retry_on_conflict(|| async {
-        let current: Tag = records::find_or_404(&state.store, account, id).await?;
-        if current.billing_refs > 0 {
-            return Err(ApiError::validation(MSG_IN_USE));
-        }
-        records::remove(&state.store, account, &current, Vec::new()).await
-    })
-    .await?;
+    records::delete::<Tag>(&state.store, tenant.account_id(), parse_id(&id)?, Vec::new()).await?;
     Ok(response::no_content())
 }
