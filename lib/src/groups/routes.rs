@@ -1,6 +1,7 @@
-//! `/v1/groups` (§4.6). PUT behaves as PATCH: omitted fields keep their values.
+//! `/v1/groups` (§4.6). PUT behaves as PATCH: omitted fields keep their values. Delete is refused
+//! while billings depend on the group; contacts pointing to it are released when contacts arrive.
 
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
@@ -8,15 +9,27 @@ use axum::Router;
 use super::{index_prefix, Group, GroupChanges};
 use crate::app::AppState;
 use crate::auth::Tenant;
-use crate::http::routing::parse_id;
-use crate::http::{response, ApiError, ApiResult, Params, RequestBody};
+use crate::http::resource::{self, Resource};
+use crate::http::{response, ApiResult, Fields, Params};
 use crate::store::records;
 use crate::text::{contains_ignoring_case, sort_key};
 
+impl Resource for Group {
+    const ENVELOPE: &'static str = "group";
+
+    fn parse(fields: Fields<'_>, creating: bool) -> Result<GroupChanges, Vec<String>> {
+        GroupChanges::parse(fields, creating)
+    }
+}
+
 pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/v1/groups", get(list).post(create))
-        .route("/v1/groups/{id}", get(show).patch(update).put(update).delete(destroy))
+    Router::new().route("/v1/groups", get(list).post(resource::create::<Group>)).route(
+        "/v1/groups/{id}",
+        get(resource::show::<Group>)
+            .patch(resource::update::<Group>)
+            .put(resource::update::<Group>)
+            .delete(resource::destroy::<Group>),
+    )
 }
 
 /// Ordered by contact type, then description (ignoring case and accents), then id. `contact_type`
@@ -39,34 +52,4 @@ async fn list(State(state): State<AppState>, tenant: Tenant, RawQuery(query): Ra
     )
     .await?;
     Ok(response::list("groups", &listed.records, pagination, listed.total))
-}
-
-async fn show(State(state): State<AppState>, tenant: Tenant, Path(id): Path<String>) -> ApiResult<Response> {
-    let group: Group = records::find_or_404(&state.store, tenant.account_id(), parse_id(&id)?).await?;
-    Ok(response::ok(&group))
-}
-
-async fn create(State(state): State<AppState>, tenant: Tenant, body: RequestBody) -> ApiResult<Response> {
-    let changes = GroupChanges::parse(body.envelope("group")?, true).map_err(ApiError::Validation)?;
-    let group: Group = records::create(&state.store, tenant.account_id(), changes).await?;
-    Ok(response::created(&group))
-}
-
-async fn update(
-    State(state): State<AppState>,
-    tenant: Tenant,
-    Path(id): Path<String>,
-    body: RequestBody,
-) -> ApiResult<Response> {
-    let id = parse_id(&id)?;
-    let changes = GroupChanges::parse(body.envelope("group")?, false).map_err(ApiError::Validation)?;
-    let group: Group = records::update(&state.store, tenant.account_id(), id, changes).await?;
-    Ok(response::ok(&group))
-}
-
-/// Refused while billings depend on the group. Contacts that point to it are released when
-/// contacts arrive (their `group_id` becomes null).
-async fn destroy(State(state): State<AppState>, tenant: Tenant, Path(id): Path<String>) -> ApiResult<Response> {
-    records::delete::<Group>(&state.store, tenant.account_id(), parse_id(&id)?, Vec::new()).await?;
-    Ok(response::no_content())
 }

@@ -6,6 +6,7 @@ pub mod error;
 pub mod fields;
 pub mod pagination;
 pub mod query;
+pub mod resource;
 pub mod response;
 pub mod routing;
 

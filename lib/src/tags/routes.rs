@@ -1,6 +1,7 @@
-//! `/v1/tags` (§4.5).
+//! `/v1/tags` (§4.5). Delete is refused while billings use the tag; contact links go with it (they
+//! arrive with contacts).
 
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
@@ -8,15 +9,24 @@ use axum::Router;
 use super::{Tag, TagChanges};
 use crate::app::AppState;
 use crate::auth::Tenant;
-use crate::http::routing::parse_id;
-use crate::http::{response, ApiError, ApiResult, Params, RequestBody};
+use crate::http::resource::{self, Resource};
+use crate::http::{response, ApiResult, Fields, Params};
 use crate::store::records;
 use crate::text::{contains_ignoring_case, sort_key};
 
+impl Resource for Tag {
+    const ENVELOPE: &'static str = "tag";
+
+    fn parse(fields: Fields<'_>, creating: bool) -> Result<TagChanges, Vec<String>> {
+        TagChanges::parse(fields, creating)
+    }
+}
+
 pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/v1/tags", get(list).post(create))
-        .route("/v1/tags/{id}", get(show).patch(update).delete(destroy))
+    Router::new().route("/v1/tags", get(list).post(resource::create::<Tag>)).route(
+        "/v1/tags/{id}",
+        get(resource::show::<Tag>).patch(resource::update::<Tag>).delete(resource::destroy::<Tag>),
+    )
 }
 
 /// Ordered by name (ignoring case and accents), then id; `s` is a case-insensitive substring.
@@ -34,33 +44,4 @@ async fn list(State(state): State<AppState>, tenant: Tenant, RawQuery(query): Ra
     )
     .await?;
     Ok(response::list("tags", &listed.records, pagination, listed.total))
-}
-
-async fn show(State(state): State<AppState>, tenant: Tenant, Path(id): Path<String>) -> ApiResult<Response> {
-    let tag: Tag = records::find_or_404(&state.store, tenant.account_id(), parse_id(&id)?).await?;
-    Ok(response::ok(&tag))
-}
-
-async fn create(State(state): State<AppState>, tenant: Tenant, body: RequestBody) -> ApiResult<Response> {
-    let changes = TagChanges::parse(body.envelope("tag")?, true).map_err(ApiError::Validation)?;
-    let tag: Tag = records::create(&state.store, tenant.account_id(), changes).await?;
-    Ok(response::created(&tag))
-}
-
-async fn update(
-    State(state): State<AppState>,
-    tenant: Tenant,
-    Path(id): Path<String>,
-    body: RequestBody,
-) -> ApiResult<Response> {
-    let id = parse_id(&id)?;
-    let changes = TagChanges::parse(body.envelope("tag")?, false).map_err(ApiError::Validation)?;
-    let tag: Tag = records::update(&state.store, tenant.account_id(), id, changes).await?;
-    Ok(response::ok(&tag))
-}
-
-/// Refused while billings use the tag. Contact links go with it (they arrive with contacts).
-async fn destroy(State(state): State<AppState>, tenant: Tenant, Path(id): Path<String>) -> ApiResult<Response> {
-    records::delete::<Tag>(&state.store, tenant.account_id(), parse_id(&id)?, Vec::new()).await?;
-    Ok(response::no_content())
 }
