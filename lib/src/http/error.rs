@@ -97,3 +97,37 @@ impl IntoResponse for ApiError {
         json_response(status, &body)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use http_body_util::BodyExt;
+
+    async fn body_of(error: ApiError) -> (u16, serde_json::Value, String) {
+        let response = error.into_response();
+        let status = response.status().as_u16();
+        let content_type = response.headers()[http::header::CONTENT_TYPE].to_str().unwrap().to_owned();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        (status, serde_json::from_slice(&bytes).unwrap(), content_type)
+    }
+
+    #[tokio::test]
+    async fn internal_errors_never_leak_their_text() {
+        let secret = anyhow::anyhow!("connection to dynamodb.internal failed: token sct_abc");
+        let (status, body, content_type) = body_of(ApiError::Internal(secret)).await;
+        assert_eq!(status, 500);
+        assert_eq!(body, json!({"status": 500, "message": MSG_INTERNAL}));
+        assert_eq!(content_type, "application/json; charset=utf-8");
+        let (status, body, _) = body_of(ApiError::Conflict).await;
+        assert_eq!((status, body), (500, json!({"status": 500, "message": MSG_INTERNAL})));
+    }
+
+    #[tokio::test]
+    async fn every_shape_of_section_7() {
+        assert_eq!(body_of(ApiError::validation("x")).await.1, json!({"status": 422, "errors": ["x"]}));
+        assert_eq!(body_of(ApiError::NotFound).await.1, json!({"status": 404, "message": MSG_NOT_FOUND}));
+        assert_eq!(body_of(ApiError::Forbidden("f".into())).await.1, json!({"status": 403, "message": "f"}));
+        let coded = ApiError::Coded { status: StatusCode::CONFLICT, code: "reference_reused", message: "m".into() };
+        assert_eq!(body_of(coded).await.1, json!({"status": 409, "message": "m", "code": "reference_reused"}));
+    }
+}
