@@ -7,6 +7,8 @@ pub mod accounts;
 pub mod app;
 pub mod auth;
 pub mod config;
+pub mod contacts;
+pub mod documents;
 pub mod groups;
 pub mod http;
 pub mod store;

@@ -9,10 +9,11 @@ use serde::Serialize;
 
 pub use routes::router;
 
-use crate::http::Fields;
+use crate::accounts::AccountId;
+use crate::http::{ApiResult, Fields};
 use crate::store::item::{n, s};
 use crate::store::records::{version_of, Editable, Record};
-use crate::store::{keys, Item, ItemExt};
+use crate::store::{keys, Item, ItemExt, Store};
 use crate::text::{collapse_whitespace, uniqueness_key};
 use crate::time::Timestamp;
 
@@ -86,11 +87,11 @@ impl GroupChanges {
 
 impl Editable for Group {
     type Changes = GroupChanges;
-    const DUPLICATE: &'static str = MSG_DESCRIPTION_TAKEN;
     const IN_USE: &'static str = MSG_IN_USE;
 
-    fn create(id: i64, changes: GroupChanges, now: Timestamp) -> Self {
-        Group {
+    fn create(id: i64, changes: &GroupChanges, now: Timestamp) -> ApiResult<Self> {
+        let changes = changes.clone();
+        Ok(Group {
             id,
             contact_type: changes.contact_type.unwrap_or_default(),
             description: changes.description.unwrap_or_default(),
@@ -98,11 +99,11 @@ impl Editable for Group {
             updated_at: now,
             version: 1,
             billing_refs: 0,
-        }
+        })
     }
 
     /// The group with the changes applied, or `None` when nothing would change.
-    fn changed(&self, changes: &GroupChanges, now: Timestamp) -> Option<Group> {
+    fn changed(&self, changes: &GroupChanges, now: Timestamp) -> ApiResult<Option<Group>> {
         let mut next = self.clone();
         if let Some(kind) = &changes.contact_type {
             next.contact_type = kind.clone();
@@ -111,15 +112,30 @@ impl Editable for Group {
             next.description = description.clone();
         }
         if next.contact_type == self.contact_type && next.description == self.description {
-            return None;
+            return Ok(None);
         }
         next.updated_at = now;
         next.version += 1;
-        Some(next)
+        Ok(Some(next))
+    }
+
+    fn duplicate(&self) -> String {
+        MSG_DESCRIPTION_TAKEN.to_owned()
     }
 
     fn in_use(&self) -> bool {
         self.billing_refs > 0
+    }
+
+    /// Contacts that pointed to the group get `group_id` null.
+    fn after_delete(&self, store: &Store, account: AccountId) -> impl std::future::Future<Output = ApiResult<()>> + Send {
+        let group = self.id;
+        async move {
+            let points_here = |e: &crate::store::IndexEntry| {
+                matches!(e.fields.get("group_id"), Some(AttributeValue::N(n)) if n.parse::<i64>().ok() == Some(group))
+            };
+            crate::contacts::detach(store, account, points_here, |c| c.group_id = None).await
+        }
     }
 }
 
@@ -212,8 +228,8 @@ mod tests {
     #[test]
     fn update_keeps_omitted_fields() {
         assert_eq!(parse(json!({}), false), Ok(GroupChanges::default()));
-        let g = Group::create(1, parse(json!({"contact_type": "customers", "description": "A"}), true).unwrap(), Timestamp::now());
-        let next = g.changed(&parse(json!({"contact_type": "suppliers"}), false).unwrap(), Timestamp::now()).unwrap();
+        let g = Group::create(1, &parse(json!({"contact_type": "customers", "description": "A"}), true).unwrap(), Timestamp::now()).unwrap();
+        let next = g.changed(&parse(json!({"contact_type": "suppliers"}), false).unwrap(), Timestamp::now()).unwrap().unwrap();
         assert_eq!((next.contact_type.as_str(), next.description.as_str()), ("suppliers", "A"));
         assert_eq!(next.index_sk(), "suppliers#GROUP#0000000001");
     }

@@ -42,6 +42,17 @@ pub fn unique(kind: &str, value: &str) -> String {
     format!("UNIQUE#{kind}#{}", hex::encode(Sha256::digest(value.as_bytes())))
 }
 
+/// Partition of the links from one tag to its contacts (`sk` = the contact's record key), which the
+/// bulk expansion of billings and tag deletion query.
+pub fn tag_links(account: AccountId, tag: i64) -> String {
+    format!("A#{account}#TAG#{tag}")
+}
+
+/// Per-account counter items (`UpdateItem ADD`).
+pub fn counter(name: &str) -> String {
+    format!("COUNT#{name}")
+}
+
 /// Id part of a zero-padded record key.
 pub fn id_of(sk: &str) -> Option<i64> {
     sk.rsplit('#').next()?.parse().ok()

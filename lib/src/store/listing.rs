@@ -77,6 +77,62 @@ impl Store {
         Ok(entries)
     }
 
+    /// The keys of every item in a base-table partition (link partitions).
+    pub async fn partition_keys(&self, pk: String) -> StoreResult<Vec<(String, String)>> {
+        let mut keys = Vec::new();
+        let mut start: Option<HashMap<String, AttributeValue>> = None;
+        loop {
+            let output = self
+                .client()
+                .query()
+                .table_name(self.table())
+                .key_condition_expression("pk = :pk")
+                .expression_attribute_values(":pk", AttributeValue::S(pk.clone()))
+                .projection_expression("pk, sk")
+                .set_exclusive_start_key(start.take())
+                .send()
+                .await
+                .context("Query a partition")?;
+            for item in output.items.unwrap_or_default() {
+                if let (Some(AttributeValue::S(pk)), Some(AttributeValue::S(sk))) = (item.get("pk"), item.get("sk")) {
+                    keys.push((pk.clone(), sk.clone()));
+                }
+            }
+            match output.last_evaluated_key {
+                Some(key) if !key.is_empty() => start = Some(key),
+                _ => break,
+            }
+        }
+        Ok(keys)
+    }
+
+    /// Deletes these items, 25 per `BatchWriteItem`, asking again for what DynamoDB left unprocessed.
+    pub async fn delete_all(&self, keys: Vec<(String, String)>) -> StoreResult<()> {
+        use aws_sdk_dynamodb::types::{DeleteRequest, WriteRequest};
+        for chunk in keys.chunks(25) {
+            let mut requests = Vec::new();
+            for (pk, sk) in chunk {
+                let delete = DeleteRequest::builder()
+                    .key("pk", AttributeValue::S(pk.clone()))
+                    .key("sk", AttributeValue::S(sk.clone()))
+                    .build()
+                    .context("delete request")?;
+                requests.push(WriteRequest::builder().delete_request(delete).build());
+            }
+            let mut pending = Some(HashMap::from([(self.table().to_owned(), requests)]));
+            let mut round = 0u64;
+            while let Some(items) = pending.take() {
+                let output = self.client().batch_write_item().set_request_items(Some(items)).send().await.context("BatchWriteItem")?;
+                if let Some(unprocessed) = output.unprocessed_items.filter(|u| !u.is_empty()) {
+                    round += 1;
+                    tokio::time::sleep(std::time::Duration::from_millis(20 * round.min(10))).await;
+                    pending = Some(unprocessed);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The items with these keys, in the order asked; keys with no item are skipped.
     pub async fn batch_get(&self, keys: &[(String, String)]) -> StoreResult<Vec<Item>> {
         let mut found: HashMap<(String, String), Item> = HashMap::new();

@@ -4,6 +4,7 @@
 //! replacing and deleting keep record and guard in one transaction.
 
 use std::collections::HashMap;
+use std::future::Future;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
@@ -37,64 +38,13 @@ pub trait Record: Sized {
     }
 }
 
-/// A record the API creates, edits and deletes from parsed changes.
-pub trait Editable: Record + Clone {
-    type Changes: Clone;
-    /// The 422 message when the unique value is taken.
-    const DUPLICATE: &'static str;
-    /// The 422 message when billings still depend on the record.
-    const IN_USE: &'static str;
-
-    fn create(id: i64, changes: Self::Changes, now: Timestamp) -> Self;
-    /// The record with the changes applied and its version bumped, or `None` when nothing changes.
-    fn changed(&self, changes: &Self::Changes, now: Timestamp) -> Option<Self>;
-    /// Whether billings still depend on it (deleting is refused).
-    fn in_use(&self) -> bool;
-}
-
-/// Creates a record with a new id; a lost race is retried, a taken unique value is a 422.
-pub async fn create<R: Editable>(store: &Store, account: AccountId, changes: R::Changes) -> ApiResult<R> {
-    retry_on_conflict(|| async {
-        let record = R::create(next_id::<R>(store, account).await?, changes.clone(), Timestamp::now());
-        insert(store, account, &record, R::DUPLICATE).await?;
-        Ok(record)
-    })
-    .await
-}
-
-/// Applies changes to the account's record `id` (404 when it has none); an update that changes
-/// nothing writes nothing.
-pub async fn update<R: Editable>(store: &Store, account: AccountId, id: i64, changes: R::Changes) -> ApiResult<R> {
-    retry_on_conflict(|| async {
-        let current: R = find_or_404(store, account, id).await?;
-        let Some(next) = current.changed(&changes, Timestamp::now()) else {
-            return Ok(current);
-        };
-        replace(store, account, &current, &next, R::DUPLICATE).await?;
-        Ok(next)
-    })
-    .await
-}
-
-/// Deletes the account's record `id` with its guard, unless billings depend on it.
-pub async fn delete<R: Editable>(store: &Store, account: AccountId, id: i64, also: Vec<Write>) -> ApiResult<()> {
-    retry_on_conflict(|| async {
-        let current: R = find_or_404(store, account, id).await?;
-        if current.in_use() {
-            return Err(ApiError::validation(R::IN_USE));
-        }
-        remove(store, account, &current, also.clone()).await
-    })
-    .await
-}
-
 /// What a list shows: one page of records and the total after filters.
 pub struct Listed<R> {
     pub records: Vec<R>,
     pub total: usize,
 }
 
-fn item_of<R: Record>(account: AccountId, record: &R) -> Item {
+pub fn item_of<R: Record>(account: AccountId, record: &R) -> Item {
     let mut item = record.attributes();
     item.insert("pk".into(), s(keys::account(account)));
     item.insert("sk".into(), s(keys::record(R::KIND, record.id())));
@@ -128,23 +78,42 @@ pub async fn find_or_404<R: Record>(store: &Store, account: AccountId, id: i64) 
     find(store, account, id).await?.ok_or(ApiError::NotFound)
 }
 
-/// Stores a new record with its guard. A taken unique value fails with `duplicate`.
-pub async fn insert<R: Record>(store: &Store, account: AccountId, record: &R, duplicate: &str) -> ApiResult<()> {
-    let mut writes = vec![Write::put_if(item_of(account, record), Condition::absent())];
-    if let (Some(kind), Some(value)) = (R::UNIQUE, record.unique_value()) {
-        writes.push(Write::put_if(guard_item(account, kind, &value, record), Condition::absent()));
-    }
-    match store.write(writes).await {
-        Ok(()) => Ok(()),
-        Err(e) if e.failed_at(1) => Err(ApiError::validation(duplicate)),
-        Err(e) => Err(e.into()),
+/// Outcome of a write whose first item is the record and second (when unique) its guard:
+/// a taken unique value is `duplicate`; any other failed condition (the record's version, a
+/// related item that changed) is a race that `retry_on_conflict` runs again.
+fn refusal(error: StoreError, guard_index: Option<usize>, duplicate: &str) -> ApiError {
+    match error {
+        e if guard_index.is_some_and(|g| e.failed_at(g)) => ApiError::validation(duplicate),
+        StoreError::ConditionFailed(_) => ApiError::Conflict,
+        e => e.into(),
     }
 }
 
+/// Stores a new record with its guard and `also` (links, reference checks, counters) in one
+/// transaction.
+pub async fn insert<R: Record>(store: &Store, account: AccountId, record: &R, duplicate: &str, also: Vec<Write>) -> ApiResult<()> {
+    let mut writes = vec![Write::put_if(item_of(account, record), Condition::absent())];
+    let mut guard_index = None;
+    if let (Some(kind), Some(value)) = (R::UNIQUE, record.unique_value()) {
+        guard_index = Some(writes.len());
+        writes.push(Write::put_if(guard_item(account, kind, &value, record), Condition::absent()));
+    }
+    writes.extend(also);
+    store.write(writes).await.map_err(|e| refusal(e, guard_index, duplicate))
+}
+
 /// Replaces `current` by `next` (whose version must be one more), moving the guard when the
-/// unique value changed. A concurrent change of the record is a conflict the caller retries.
-pub async fn replace<R: Record>(store: &Store, account: AccountId, current: &R, next: &R, duplicate: &str) -> ApiResult<()> {
+/// unique value changed, with `also` in the same transaction.
+pub async fn replace<R: Record>(
+    store: &Store,
+    account: AccountId,
+    current: &R,
+    next: &R,
+    duplicate: &str,
+    also: Vec<Write>,
+) -> ApiResult<()> {
     let mut writes = vec![Write::put_if(item_of(account, next), Condition::version(current.version()))];
+    let mut guard_index = None;
     if let Some(kind) = R::UNIQUE {
         let (old, new) = (current.unique_value(), next.unique_value());
         if old != new {
@@ -152,21 +121,16 @@ pub async fn replace<R: Record>(store: &Store, account: AccountId, current: &R, 
                 writes.push(Write::delete(keys::account(account), keys::unique(kind, &old)));
             }
             if let Some(new) = new {
+                guard_index = Some(writes.len());
                 writes.push(Write::put_if(guard_item(account, kind, &new, next), Condition::absent()));
             }
         }
     }
-    let guard_index = writes.len() - 1;
-    match store.write(writes).await {
-        Ok(()) => Ok(()),
-        Err(e) if e.failed_at(0) => Err(ApiError::Conflict),
-        Err(e) if guard_index > 0 && e.failed_at(guard_index) => Err(ApiError::validation(duplicate)),
-        Err(e) => Err(e.into()),
-    }
+    writes.extend(also);
+    store.write(writes).await.map_err(|e| refusal(e, guard_index, duplicate))
 }
 
-/// Deletes `current` and its guard, plus `also` (links, counters) in the same transaction, provided
-/// nothing changed it since it was read.
+/// Deletes `current` and its guard, plus `also`, provided nothing changed it since it was read.
 pub async fn remove<R: Record>(store: &Store, account: AccountId, current: &R, also: Vec<Write>) -> ApiResult<()> {
     let mut writes = vec![Write::delete_if(
         keys::account(account),
@@ -177,13 +141,88 @@ pub async fn remove<R: Record>(store: &Store, account: AccountId, current: &R, a
         writes.push(Write::delete(keys::account(account), keys::unique(kind, &value)));
     }
     writes.extend(also);
-    match store.write(writes).await {
-        Ok(()) => Ok(()),
-        Err(e) if e.failed_at(0) => Err(ApiError::Conflict),
-        Err(StoreError::ConditionFailed(_)) => Err(ApiError::Conflict),
-        Err(e) => Err(e.into()),
+    store.write(writes).await.map_err(|e| refusal(e, None, ""))
+}
+
+/// A record the API creates, edits and deletes from parsed changes.
+pub trait Editable: Record + Clone + Send + Sync {
+    type Changes: Clone + Send + Sync;
+    /// The 422 message when its unique value is taken.
+    fn duplicate(&self) -> String;
+    /// The 422 message when billings still depend on the record.
+    const IN_USE: &'static str;
+
+    /// A new record from the changes, or the 422 they deserve.
+    fn create(id: i64, changes: &Self::Changes, now: Timestamp) -> ApiResult<Self>;
+    /// The record with the changes applied and its version bumped, `None` when nothing changes, or
+    /// the 422 they deserve.
+    fn changed(&self, changes: &Self::Changes, now: Timestamp) -> ApiResult<Option<Self>>;
+    /// Whether billings still depend on it (deleting is refused).
+    fn in_use(&self) -> bool;
+
+    /// Writes that belong in the transaction storing `self` over `before` (reference checks,
+    /// links, counters). May read the store to refuse unknown references with a 422.
+    fn related_writes(
+        &self,
+        _before: Option<&Self>,
+        _store: &Store,
+        _account: AccountId,
+    ) -> impl Future<Output = ApiResult<Vec<Write>>> + Send {
+        async { Ok(Vec::new()) }
+    }
+
+    /// Writes that belong in the transaction deleting it.
+    fn delete_writes(&self, _account: AccountId) -> Vec<Write> {
+        Vec::new()
+    }
+
+    /// Work after the delete committed, on records that pointed to it (idempotent: a retry after
+    /// a failure finds less to do).
+    fn after_delete(&self, _store: &Store, _account: AccountId) -> impl Future<Output = ApiResult<()>> + Send {
+        async { Ok(()) }
     }
 }
+
+/// Creates a record with a new id; a lost race is retried, a taken unique value is a 422.
+pub async fn create<R: Editable>(store: &Store, account: AccountId, changes: &R::Changes) -> ApiResult<R> {
+    retry_on_conflict(|| async {
+        let record = R::create(next_id::<R>(store, account).await?, changes, Timestamp::now())?;
+        let also = record.related_writes(None, store, account).await?;
+        insert(store, account, &record, &record.duplicate(), also).await?;
+        Ok(record)
+    })
+    .await
+}
+
+/// Applies changes to the account's record `id` (404 when it has none); an update that changes
+/// nothing writes nothing.
+pub async fn update<R: Editable>(store: &Store, account: AccountId, id: i64, changes: &R::Changes) -> ApiResult<R> {
+    retry_on_conflict(|| async {
+        let current: R = find_or_404(store, account, id).await?;
+        let Some(next) = current.changed(changes, Timestamp::now())? else {
+            return Ok(current);
+        };
+        let also = next.related_writes(Some(&current), store, account).await?;
+        replace(store, account, &current, &next, &next.duplicate(), also).await?;
+        Ok(next)
+    })
+    .await
+}
+
+/// Deletes the account's record `id` with its guard, unless billings depend on it.
+pub async fn delete<R: Editable>(store: &Store, account: AccountId, id: i64) -> ApiResult<()> {
+    let removed: R = retry_on_conflict(|| async {
+        let current: R = find_or_404(store, account, id).await?;
+        if current.in_use() {
+            return Err(ApiError::validation(R::IN_USE));
+        }
+        remove(store, account, &current, current.delete_writes(account)).await?;
+        Ok(current)
+    })
+    .await?;
+    removed.after_delete(store, account).await
+}
+
 
 /// One page of the account's records of a kind: the listing index is read whole (its entries are
 /// small), filtered with `keep`, ordered by `order`, and only the page's items are fetched.

@@ -63,6 +63,10 @@ impl Condition {
 pub enum Write {
     Put { item: Item, condition: Option<Condition> },
     Delete { pk: String, sk: String, condition: Option<Condition> },
+    /// Only a condition on another item, checked inside the transaction.
+    Check { pk: String, sk: String, condition: Condition },
+    /// `ADD attribute delta` on a counter item (created at 0 when missing).
+    Add { pk: String, sk: String, attribute: String, delta: i64 },
 }
 
 impl Write {
@@ -80,6 +84,15 @@ impl Write {
 
     pub fn delete_if(pk: String, sk: String, condition: Condition) -> Self {
         Write::Delete { pk, sk, condition: Some(condition) }
+    }
+
+    /// The other item must exist.
+    pub fn check_exists(pk: String, sk: String) -> Self {
+        Write::Check { pk, sk, condition: Condition::present() }
+    }
+
+    pub fn add(pk: String, sk: String, attribute: &str, delta: i64) -> Self {
+        Write::Add { pk, sk, attribute: attribute.to_owned(), delta }
     }
 
     fn into_transact_item(self, table: &str) -> anyhow::Result<TransactWriteItem> {
@@ -108,6 +121,28 @@ impl Write {
                     .build()?;
                 builder.delete(delete).build()
             }
+            Write::Check { pk, sk, condition } => {
+                let check = types::ConditionCheck::builder()
+                    .table_name(table)
+                    .key("pk", AttributeValue::S(pk))
+                    .key("sk", AttributeValue::S(sk))
+                    .condition_expression(condition.expression.clone())
+                    .set_expression_attribute_names(condition.names())
+                    .set_expression_attribute_values(condition.values())
+                    .build()?;
+                builder.condition_check(check).build()
+            }
+            Write::Add { pk, sk, attribute, delta } => {
+                let update = types::Update::builder()
+                    .table_name(table)
+                    .key("pk", AttributeValue::S(pk))
+                    .key("sk", AttributeValue::S(sk))
+                    .update_expression("ADD #attribute :delta")
+                    .expression_attribute_names("#attribute", attribute)
+                    .expression_attribute_values(":delta", AttributeValue::N(delta.to_string()))
+                    .build()?;
+                builder.update(update).build()
+            }
         })
     }
 }
@@ -120,7 +155,9 @@ impl Store {
     pub async fn write(&self, writes: Vec<Write>) -> StoreResult<()> {
         match writes.len() {
             0 => Ok(()),
-            1 => self.write_one(writes.into_iter().next().expect("one write")).await,
+            1 if matches!(writes[0], Write::Put { .. } | Write::Delete { .. }) => {
+                self.write_one(writes.into_iter().next().expect("one write")).await
+            }
             n if n > MAX_TRANSACTION_ITEMS => {
                 Err(StoreError::Other(anyhow::anyhow!("{n} writes exceed one transaction")))
             }
@@ -129,7 +166,7 @@ impl Store {
     }
 
     async fn write_one(&self, write: Write) -> StoreResult<()> {
-        let result = match write {
+        match write {
             Write::Put { item, condition } => {
                 let c = condition.unwrap_or_default();
                 self.client()
@@ -159,8 +196,8 @@ impl Store {
                     .map(|_| ())
                     .map_err(|e| conditional_or(e.as_service_error().is_some_and(|e| e.is_conditional_check_failed_exception()), e))
             }
-        };
-        result
+            other => self.transact(vec![other]).await,
+        }
     }
 
     async fn transact(&self, writes: Vec<Write>) -> StoreResult<()> {

@@ -9,10 +9,11 @@ use serde::Serialize;
 
 pub use routes::router;
 
-use crate::http::Fields;
+use crate::accounts::AccountId;
+use crate::http::{ApiResult, Fields};
 use crate::store::item::{b, n, s};
 use crate::store::records::{version_of, Editable, Record};
-use crate::store::{Item, ItemExt};
+use crate::store::{keys, Item, ItemExt, Store, Write};
 use crate::text::{collapse_whitespace, uniqueness_key};
 use crate::time::Timestamp;
 
@@ -97,11 +98,11 @@ impl TagChanges {
 
 impl Editable for Tag {
     type Changes = TagChanges;
-    const DUPLICATE: &'static str = MSG_NAME_TAKEN;
     const IN_USE: &'static str = MSG_IN_USE;
 
-    fn create(id: i64, changes: TagChanges, now: Timestamp) -> Self {
-        Tag {
+    fn create(id: i64, changes: &TagChanges, now: Timestamp) -> ApiResult<Self> {
+        let changes = changes.clone();
+        Ok(Tag {
             id,
             name: changes.name.unwrap_or_default(),
             color: changes.color.unwrap_or_else(|| DEFAULT_COLOR.into()),
@@ -110,11 +111,11 @@ impl Editable for Tag {
             updated_at: now,
             version: 1,
             billing_refs: 0,
-        }
+        })
     }
 
     /// The tag with the changes applied, or `None` when nothing would change.
-    fn changed(&self, changes: &TagChanges, now: Timestamp) -> Option<Tag> {
+    fn changed(&self, changes: &TagChanges, now: Timestamp) -> ApiResult<Option<Tag>> {
         let mut next = self.clone();
         if let Some(name) = &changes.name {
             next.name = name.clone();
@@ -128,16 +129,74 @@ impl Editable for Tag {
         let unchanged =
             next.name == self.name && next.color == self.color && next.allows_on_account == self.allows_on_account;
         if unchanged {
-            return None;
+            return Ok(None);
         }
         next.updated_at = now;
         next.version += 1;
-        Some(next)
+        Ok(Some(next))
+    }
+
+    fn duplicate(&self) -> String {
+        MSG_NAME_TAKEN.to_owned()
     }
 
     fn in_use(&self) -> bool {
         self.billing_refs > 0
     }
+
+    /// Keeps the account's count of tags that allow on-account sales (§2.4 rule 6) in the same
+    /// transaction as the tag.
+    fn related_writes(
+        &self,
+        before: Option<&Self>,
+        _store: &Store,
+        account: AccountId,
+    ) -> impl std::future::Future<Output = ApiResult<Vec<Write>>> + Send {
+        let delta = i64::from(self.allows_on_account) - i64::from(before.is_some_and(|b| b.allows_on_account));
+        async move { Ok(on_account_counter(account, delta).into_iter().collect()) }
+    }
+
+    fn delete_writes(&self, account: AccountId) -> Vec<Write> {
+        on_account_counter(account, -i64::from(self.allows_on_account)).into_iter().collect()
+    }
+
+    /// Links to contacts go with the tag; the contacts are otherwise untouched.
+    fn after_delete(&self, store: &Store, account: AccountId) -> impl std::future::Future<Output = ApiResult<()>> + Send {
+        let tag = self.id;
+        async move {
+            crate::contacts::detach(store, account, |e| list_holds(e, tag), |c| c.tag_ids.retain(|t| *t != tag)).await?;
+            let links = store.partition_keys(keys::tag_links(account, tag)).await?;
+            store.delete_all(links).await?;
+            Ok(())
+        }
+    }
+}
+
+fn on_account_counter(account: AccountId, delta: i64) -> Option<Write> {
+    (delta != 0).then(|| Write::add(keys::account(account), keys::counter(crate::contacts::ON_ACCOUNT_TAGS), "value", delta))
+}
+
+/// Whether a contact's index entry lists the tag.
+fn list_holds(entry: &crate::store::IndexEntry, tag: i64) -> bool {
+    match entry.fields.get("tag_ids") {
+        Some(AttributeValue::L(ids)) => ids.iter().any(|v| v.as_n().ok().and_then(|n| n.parse::<i64>().ok()) == Some(tag)),
+        _ => false,
+    }
+}
+
+/// The account's tags with these ids (one batch read); ids of no tag are left out.
+pub async fn find_many(store: &Store, account: AccountId, ids: &[i64]) -> ApiResult<Vec<Tag>> {
+    let keys: Vec<_> = ids.iter().map(|id| (keys::account(account), keys::record(Tag::KIND, *id))).collect();
+    Ok(store.batch_get(&keys).await?.iter().map(Tag::from_item).collect::<anyhow::Result<Vec<_>>>()?)
+}
+
+/// Those of `ids` that are not tags of the account.
+pub async fn missing(store: &Store, account: AccountId, ids: &[i64]) -> ApiResult<Vec<i64>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let found: Vec<i64> = find_many(store, account, ids).await?.iter().map(|t| t.id).collect();
+    Ok(ids.iter().copied().filter(|id| !found.contains(id)).collect())
 }
 
 impl Record for Tag {
@@ -198,7 +257,7 @@ mod tests {
     #[test]
     fn create_defaults() {
         let c = parse(json!({"name": "  Clientes   VIP "}), true).unwrap();
-        let tag = Tag::create(1, c, Timestamp::now());
+        let tag = Tag::create(1, &c, Timestamp::now()).unwrap();
         assert_eq!(tag.name, "Clientes VIP");
         assert_eq!(tag.color, "info");
         assert!(!tag.allows_on_account);
@@ -231,16 +290,16 @@ mod tests {
 
     #[test]
     fn unchanged_updates_change_nothing() {
-        let tag = Tag::create(1, parse(json!({"name": "VIP"}), true).unwrap(), Timestamp::now());
-        assert!(tag.changed(&parse(json!({"name": "VIP", "color": "info"}), false).unwrap(), Timestamp::now()).is_none());
-        let next = tag.changed(&parse(json!({"name": "vip"}), false).unwrap(), Timestamp::now()).unwrap();
+        let tag = Tag::create(1, &parse(json!({"name": "VIP"}), true).unwrap(), Timestamp::now()).unwrap();
+        assert!(tag.changed(&parse(json!({"name": "VIP", "color": "info"}), false).unwrap(), Timestamp::now()).unwrap().is_none());
+        let next = tag.changed(&parse(json!({"name": "vip"}), false).unwrap(), Timestamp::now()).unwrap().unwrap();
         assert_eq!(next.version, 2);
         assert_eq!(next.unique_value(), tag.unique_value());
     }
 
     #[test]
     fn representation_has_the_spec_fields() {
-        let tag = Tag::create(3, parse(json!({"name": "VIP"}), true).unwrap(), Timestamp::now());
+        let tag = Tag::create(3, &parse(json!({"name": "VIP"}), true).unwrap(), Timestamp::now()).unwrap();
         let v = serde_json::to_value(&tag).unwrap();
         let mut keys: Vec<_> = v.as_object().unwrap().keys().cloned().collect();
         keys.sort();

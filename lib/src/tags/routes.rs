@@ -7,11 +7,14 @@ use axum::routing::get;
 use axum::Router;
 
 use super::{Tag, TagChanges};
+use serde_json::Value;
+
+use crate::accounts::AccountId;
 use crate::app::AppState;
 use crate::auth::Tenant;
 use crate::http::resource::{self, Resource};
 use crate::http::{response, ApiResult, Fields, Params};
-use crate::store::records;
+use crate::store::{records, Store};
 use crate::text::{contains_ignoring_case, sort_key};
 
 impl Resource for Tag {
@@ -19,6 +22,10 @@ impl Resource for Tag {
 
     fn parse(fields: Fields<'_>, creating: bool) -> Result<TagChanges, Vec<String>> {
         TagChanges::parse(fields, creating)
+    }
+
+    async fn represent(_store: &Store, _account: AccountId, records: Vec<Self>) -> ApiResult<Vec<Value>> {
+        Ok(resource::as_json(&records))
     }
 }
 
