@@ -3,6 +3,7 @@
 //! parallel. Run them with `infra/test`.
 
 mod auth;
+mod contacts;
 mod errors;
 mod groups;
 mod support;
