@@ -24,7 +24,8 @@ use crate::time::Timestamp;
 pub const CONTACT_TYPES: [&str; 2] = ["customer", "supplier"];
 pub const MSG_IN_USE: &str = "Contato não pode ser excluído: possui cobranças";
 
-#[derive(Clone, Debug, Default, PartialEq)]
+/// Serialized as the API shows it, less what the view adds (`contacts::view`).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Contact {
     pub id: i64,
     pub contact_type: String,
@@ -51,11 +52,14 @@ pub struct Contact {
     pub address_city: Option<String>,
     pub address_state: Option<String>,
     pub observation: Option<String>,
+    #[serde(skip)]
     pub tag_ids: Vec<i64>,
     pub created_at: Option<Timestamp>,
     pub updated_at: Option<Timestamp>,
+    #[serde(skip)]
     pub version: i64,
     /// Billings, bills and cash entries of the contact; deleting is refused while above zero.
+    #[serde(skip)]
     pub billing_refs: i64,
 }
 

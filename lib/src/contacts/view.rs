@@ -3,7 +3,6 @@
 
 use std::collections::HashMap;
 
-use chrono::NaiveDate;
 use serde::Serialize;
 
 use super::Contact;
@@ -11,7 +10,6 @@ use crate::accounts::AccountId;
 use crate::http::ApiResult;
 use crate::store::{keys, ItemExt, Store};
 use crate::tags::Tag;
-use crate::time::Timestamp;
 
 /// Counter of the account's tags with `allows_on_account`, kept by tag writes in their own
 /// transactions, so the on-account rule needs one read instead of a scan of the tags.
@@ -26,37 +24,12 @@ pub struct TagSummary {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct ContactView {
-    pub id: i64,
-    pub contact_type: String,
-    pub group_id: Option<i64>,
-    pub code: Option<String>,
-    pub active: bool,
-    pub email: Option<String>,
-    pub legal_entity: bool,
-    pub full_name: Option<String>,
-    pub company_name: Option<String>,
-    pub trademark: Option<String>,
-    pub birth_date: Option<NaiveDate>,
-    pub cpf: Option<String>,
-    pub cnpj: Option<String>,
-    pub business_phone_area: Option<String>,
-    pub business_phone_number: Option<String>,
-    pub cell_phone_area: Option<String>,
-    pub cell_phone_number: Option<String>,
-    pub address_postal_code: Option<String>,
-    pub address_street: Option<String>,
-    pub address_number: Option<String>,
-    pub address_complement: Option<String>,
-    pub address_district: Option<String>,
-    pub address_city: Option<String>,
-    pub address_state: Option<String>,
-    pub observation: Option<String>,
+    #[serde(flatten)]
+    pub contact: Contact,
     pub description: Option<String>,
     pub document: Option<String>,
     pub tags: Vec<TagSummary>,
     pub on_account_allowed: bool,
-    pub created_at: Option<Timestamp>,
-    pub updated_at: Option<Timestamp>,
 }
 
 /// Rules 1, 2 and 6–7 of §2.4: while no tag of the account is marked every contact may buy on
@@ -82,37 +55,11 @@ pub async fn represent(store: &Store, account: AccountId, contacts: &[Contact]) 
         .map(|c| {
             let held: Vec<&Tag> = c.tag_ids.iter().filter_map(|id| tags.get(id)).collect();
             ContactView {
-                id: c.id,
-                contact_type: c.contact_type.clone(),
-                group_id: c.group_id,
-                code: c.code.clone(),
-                active: c.active,
-                email: c.email.clone(),
-                legal_entity: c.legal_entity,
-                full_name: c.full_name.clone(),
-                company_name: c.company_name.clone(),
-                trademark: c.trademark.clone(),
-                birth_date: c.birth_date,
-                cpf: c.cpf.clone(),
-                cnpj: c.cnpj.clone(),
-                business_phone_area: c.business_phone_area.clone(),
-                business_phone_number: c.business_phone_number.clone(),
-                cell_phone_area: c.cell_phone_area.clone(),
-                cell_phone_number: c.cell_phone_number.clone(),
-                address_postal_code: c.address_postal_code.clone(),
-                address_street: c.address_street.clone(),
-                address_number: c.address_number.clone(),
-                address_complement: c.address_complement.clone(),
-                address_district: c.address_district.clone(),
-                address_city: c.address_city.clone(),
-                address_state: c.address_state.clone(),
-                observation: c.observation.clone(),
+                contact: c.clone(),
                 description: c.description().map(str::to_owned),
                 document: c.document().map(str::to_owned),
                 tags: held.iter().map(|t| TagSummary { id: t.id, name: t.name.clone(), color: t.color.clone() }).collect(),
                 on_account_allowed: on_account_allowed(marked, held.iter().any(|t| t.allows_on_account)),
-                created_at: c.created_at,
-                updated_at: c.updated_at,
             }
         })
         .collect())
