@@ -73,8 +73,27 @@ async fn every_http_event_runs_through_its_function() {
         assert_eq!(got, status, "{name}: {body}");
     }
 
+    let (account, _) = active_account(&store).await;
+    let contacts = functions::http_app(billing_api::contacts::router(), state.clone());
+    let expected_contacts = [
+        ("contacts-create.json", 201),
+        ("contacts-create-form.json", 201),
+        ("contacts-list.json", 200),
+        ("contacts-show.json", 200),
+        ("contacts-update.json", 200),
+        ("contacts-delete.json", 204),
+    ];
+    for (name, status) in expected_contacts {
+        let (got, body) = run(&contacts, name, account).await;
+        assert_eq!(got, status, "{name}: {body}");
+        if name == "contacts-list.json" {
+            assert_eq!(body["contacts"].as_array().map(Vec::len), Some(1), "{body}");
+        }
+    }
+
     // Every fixture in the folder is covered above (or by the authorizer test).
-    let mut covered: Vec<&str> = expected_tags.iter().chain(&expected_groups).map(|(n, _)| *n).collect();
+    let mut covered: Vec<&str> =
+        expected_tags.iter().chain(&expected_groups).chain(&expected_contacts).map(|(n, _)| *n).collect();
     covered.push("authorizer.json");
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../events");
     for entry in std::fs::read_dir(dir).unwrap() {
