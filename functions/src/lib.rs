@@ -4,10 +4,10 @@
 use aws_lambda_events::apigw::ApiGatewayCustomAuthorizerRequestTypeRequest;
 use axum::Router;
 use billing_api::app::AppState;
+use billing_api::auth::authorizer::AuthorizerError;
 use billing_api::auth::middleware::api_gateway_context;
 use billing_api::http::routing::finish;
 use billing_api::store::Store;
-use billing_api::auth::authorizer::AuthorizerError;
 use lambda_runtime::{service_fn, Diagnostic, LambdaEvent};
 
 /// An endpoint group as its Lambda serves it: the account context comes from the API Gateway
@@ -28,9 +28,11 @@ pub async fn run_authorizer() -> Result<(), lambda_runtime::Error> {
     billing_api::telemetry::init();
     let store = Store::from_env().await;
     let store = &store;
-    lambda_runtime::run(service_fn(move |event: LambdaEvent<ApiGatewayCustomAuthorizerRequestTypeRequest>| async move {
-        billing_api::auth::authorizer::authorize(store, event.payload).await.map_err(diagnostic)
-    }))
+    lambda_runtime::run(service_fn(
+        move |event: LambdaEvent<ApiGatewayCustomAuthorizerRequestTypeRequest>| async move {
+            billing_api::auth::authorizer::authorize(store, event.payload).await.map_err(diagnostic)
+        },
+    ))
     .await
 }
 

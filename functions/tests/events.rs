@@ -125,7 +125,8 @@ async fn the_authorizer_event_allows_a_valid_token_for_the_whole_stage() {
     if event["multiValueHeaders"]["Authorization"].is_array() {
         event["multiValueHeaders"]["Authorization"] = serde_json::json!([header]);
     }
-    let request: ApiGatewayCustomAuthorizerRequestTypeRequest = serde_json::from_value(event).expect("authorizer event");
+    let request: ApiGatewayCustomAuthorizerRequestTypeRequest =
+        serde_json::from_value(event).expect("authorizer event");
     let answer = authorize(&store, request).await.expect("allowed");
     assert_eq!(answer["principalId"], format!("account:{account}"));
     let statement = &answer["policyDocument"]["Statement"][0];

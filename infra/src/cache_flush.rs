@@ -12,9 +12,15 @@ pub const LOCAL_FLUSH_PATH: &str = "/_local/authorizer-cache";
 #[derive(Clone, Debug)]
 pub enum CacheFlusher {
     /// `REST_API_ID` and `API_STAGE` (outputs of the stack).
-    ApiGateway { client: aws_sdk_apigateway::Client, rest_api_id: String, stage: String },
+    ApiGateway {
+        client: aws_sdk_apigateway::Client,
+        rest_api_id: String,
+        stage: String,
+    },
     /// `LOCAL_API_URL`, e.g. `http://127.0.0.1:3000`.
-    DevServer { base_url: String },
+    DevServer {
+        base_url: String,
+    },
     None,
 }
 

@@ -14,9 +14,8 @@ use crate::cache_flush::LOCAL_FLUSH_PATH;
 
 pub fn router(state: AppState, cache: AuthCache) -> Router {
     let authorizer = LocalAuthorizer { store: state.store.clone(), cache: cache.clone() };
-    let api = all_routes()
-        .route_layer(axum::middleware::from_fn_with_state(authorizer, local_authorizer))
-        .with_state(state);
+    let api =
+        all_routes().route_layer(axum::middleware::from_fn_with_state(authorizer, local_authorizer)).with_state(state);
     let local = Router::new().route(LOCAL_FLUSH_PATH, delete(flush_cache)).with_state(cache);
     finish(api.merge(local))
 }

@@ -37,9 +37,8 @@ pub async fn ensure_table(db: &aws_sdk_dynamodb::Client, table: &str) -> anyhow:
     if db.describe_table().table_name(table).send().await.is_ok() {
         return Ok(());
     }
-    let string = |name: &str| {
-        AttributeDefinition::builder().attribute_name(name).attribute_type(ScalarAttributeType::S).build()
-    };
+    let string =
+        |name: &str| AttributeDefinition::builder().attribute_name(name).attribute_type(ScalarAttributeType::S).build();
     let key = |name: &str, kind: KeyType| KeySchemaElement::builder().attribute_name(name).key_type(kind).build();
     let created = db
         .create_table()
@@ -74,7 +73,9 @@ pub async fn ensure_table(db: &aws_sdk_dynamodb::Client, table: &str) -> anyhow:
     }
     db.update_time_to_live()
         .table_name(table)
-        .time_to_live_specification(TimeToLiveSpecification::builder().attribute_name("expires_at").enabled(true).build()?)
+        .time_to_live_specification(
+            TimeToLiveSpecification::builder().attribute_name("expires_at").enabled(true).build()?,
+        )
         .send()
         .await
         .context("enable TTL")?;
@@ -85,7 +86,8 @@ pub async fn ensure_queues(sqs: &aws_sdk_sqs::Client) -> anyhow::Result<BTreeMap
     let mut urls = BTreeMap::new();
     for name in QUEUES {
         let dlq_name = format!("{name}-dlq");
-        let dlq_url = sqs.create_queue().queue_name(&dlq_name).send().await.context("create DLQ")?.queue_url.unwrap_or_default();
+        let dlq_url =
+            sqs.create_queue().queue_name(&dlq_name).send().await.context("create DLQ")?.queue_url.unwrap_or_default();
         let dlq_arn = sqs
             .get_queue_attributes()
             .queue_url(&dlq_url)
@@ -127,7 +129,9 @@ pub async fn ensure_secret(secrets: &aws_sdk_secretsmanager::Client) -> anyhow::
         .await;
     match created {
         Ok(out) => Ok(out.arn.unwrap_or_else(|| WEBHOOK_KEY_SECRET.to_owned())),
-        Err(e) if e.as_service_error().is_some_and(|e| e.is_resource_exists_exception()) => Ok(WEBHOOK_KEY_SECRET.to_owned()),
+        Err(e) if e.as_service_error().is_some_and(|e| e.is_resource_exists_exception()) => {
+            Ok(WEBHOOK_KEY_SECRET.to_owned())
+        }
         Err(e) => Err(anyhow::Error::new(e).context("create webhook key secret")),
     }
 }

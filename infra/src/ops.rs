@@ -21,7 +21,12 @@ pub async fn show_account(store: &Store, id: AccountId) -> anyhow::Result<Value>
 }
 
 /// A status, KYC or module change takes effect at once: the authorizer cache is flushed.
-pub async fn update_account(store: &Store, flusher: &CacheFlusher, id: AccountId, changes: AccountChanges) -> anyhow::Result<Value> {
+pub async fn update_account(
+    store: &Store,
+    flusher: &CacheFlusher,
+    id: AccountId,
+    changes: AccountChanges,
+) -> anyhow::Result<Value> {
     let account = accounts::update(store, id, changes).await?.with_context(|| format!("no account {id}"))?;
     let flushed = flusher.flush().await?;
     Ok(json!({ "account": account, "authorizer_cache": flushed }))
@@ -43,7 +48,8 @@ pub async fn list_tokens(store: &Store, account: AccountId) -> anyhow::Result<Va
 }
 
 pub async fn revoke_token(store: &Store, flusher: &CacheFlusher, account: AccountId, id: i64) -> anyhow::Result<Value> {
-    let record = tokens::revoke(store, account, id).await?.with_context(|| format!("account {account} has no token {id}"))?;
+    let record =
+        tokens::revoke(store, account, id).await?.with_context(|| format!("account {account} has no token {id}"))?;
     let flushed = flusher.flush().await?;
     Ok(json!({ "token": record, "authorizer_cache": flushed }))
 }

@@ -29,7 +29,12 @@ pub async fn local_stack() -> (SdkConfig, Store) {
 }
 
 /// A new account in the given state and a token for it (`Bearer ...` header value).
-pub async fn account(store: &Store, status: AccountStatus, kyc_approved: bool, pos_enabled: bool) -> (AccountId, String) {
+pub async fn account(
+    store: &Store,
+    status: AccountStatus,
+    kyc_approved: bool,
+    pos_enabled: bool,
+) -> (AccountId, String) {
     let changes = AccountChanges {
         name: None,
         status: Some(status),

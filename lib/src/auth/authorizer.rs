@@ -19,7 +19,10 @@ pub enum AuthorizerError {
     Failure(String),
 }
 
-pub async fn authorize(store: &Store, event: ApiGatewayCustomAuthorizerRequestTypeRequest) -> Result<Value, AuthorizerError> {
+pub async fn authorize(
+    store: &Store,
+    event: ApiGatewayCustomAuthorizerRequestTypeRequest,
+) -> Result<Value, AuthorizerError> {
     let header = event.headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok());
     let context = match authenticate(store, header).await {
         Ok(context) => context,

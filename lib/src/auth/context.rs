@@ -31,10 +31,7 @@ impl AccountContext {
     /// Every route: an account that is not active, or whose KYC is not approved, gets 403.
     pub fn admit(&self) -> ApiResult<()> {
         if self.status != AccountStatus::Active {
-            return Err(ApiError::Forbidden(format!(
-                "Conta sem acesso à API: situação da conta é {}",
-                self.status
-            )));
+            return Err(ApiError::Forbidden(format!("Conta sem acesso à API: situação da conta é {}", self.status)));
         }
         if !self.kyc_approved {
             return Err(ApiError::Forbidden(

@@ -20,10 +20,8 @@ use crate::store::Store;
 /// route does it, so that the answer is a 403 with its reason).
 pub async fn authenticate(store: &Store, authorization: Option<&str>) -> ApiResult<AccountContext> {
     let token = authorization.and_then(ApiToken::from_authorization_header).ok_or(ApiError::Unauthorized)?;
-    let record = tokens::find(store, &token.digest())
-        .await?
-        .filter(|t| t.revoked_at.is_none())
-        .ok_or(ApiError::Unauthorized)?;
+    let record =
+        tokens::find(store, &token.digest()).await?.filter(|t| t.revoked_at.is_none()).ok_or(ApiError::Unauthorized)?;
     let account = crate::accounts::find(store, record.account_id).await?.ok_or(ApiError::Unauthorized)?;
     Ok(AccountContext::of(&account))
 }

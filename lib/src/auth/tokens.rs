@@ -88,12 +88,8 @@ pub async fn find(store: &Store, digest: &str) -> anyhow::Result<Option<TokenRec
 pub async fn list(store: &Store, account_id: AccountId) -> anyhow::Result<Vec<TokenRecord>> {
     let entries = store.index_entries(keys::listing(account_id, KIND), None).await?;
     let keys: Vec<_> = entries.into_iter().map(|e| (e.pk, e.sk)).collect();
-    let mut records = store
-        .batch_get(&keys)
-        .await?
-        .iter()
-        .map(TokenRecord::from_item)
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut records =
+        store.batch_get(&keys).await?.iter().map(TokenRecord::from_item).collect::<anyhow::Result<Vec<_>>>()?;
     records.sort_by_key(|r| r.id);
     Ok(records)
 }

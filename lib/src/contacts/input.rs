@@ -39,8 +39,8 @@ pub const MSG_FULL_NAME_PATTERN: &str = "Nome completo deve conter nome e sobren
 pub const MSG_UNDERAGE: &str = "Data de nascimento: o contato deve ter ao menos 18 anos na data do cadastro";
 
 const STATES: [&str; 27] = [
-    "AC", "AL", "AP", "AM", "BA", "CE", "DF", "ES", "GO", "MA", "MT", "MS", "MG", "PA", "PB", "PR", "PE", "PI", "RJ", "RN",
-    "RS", "RO", "RR", "SC", "SP", "SE", "TO",
+    "AC", "AL", "AP", "AM", "BA", "CE", "DF", "ES", "GO", "MA", "MT", "MS", "MG", "PA", "PB", "PR", "PE", "PI", "RJ",
+    "RN", "RS", "RO", "RR", "SC", "SP", "SE", "TO",
 ];
 
 /// Lowercase connectors that may stand between the given name and the surname.
@@ -84,7 +84,9 @@ pub struct ContactChanges(pub Map<String, Value>);
 impl ContactChanges {
     pub fn new(fields: Fields<'_>) -> Self {
         let mut map = Map::new();
-        for key in TEXT_FIELDS.iter().chain(&["contact_type", "group_id", "active", "legal_entity", "birth_date", "tag_ids"]) {
+        for key in
+            TEXT_FIELDS.iter().chain(&["contact_type", "group_id", "active", "legal_entity", "birth_date", "tag_ids"])
+        {
             if let Some(value) = fields.raw(key) {
                 map.insert((*key).to_owned(), value.clone());
             }
@@ -212,7 +214,11 @@ fn normalize(contact: &mut Contact) {
     }
     blank_is_none(&mut contact.address_postal_code, &|p| {
         let p = p.trim();
-        if p.len() == 8 && p.bytes().all(|b| b.is_ascii_digit()) { format!("{}-{}", &p[..5], &p[5..]) } else { p.to_owned() }
+        if p.len() == 8 && p.bytes().all(|b| b.is_ascii_digit()) {
+            format!("{}-{}", &p[..5], &p[5..])
+        } else {
+            p.to_owned()
+        }
     });
     if contact.legal_entity {
         contact.cpf = None;
@@ -246,7 +252,8 @@ fn validate(contact: &Contact, registered: NaiveDate, errors: &mut Vec<String>) 
         errors.push("Tipo de contato não está incluído na lista (customer, supplier)".to_owned());
     }
     if contact.legal_entity {
-        if required("cnpj", &contact.cnpj, errors) && Cnpj::parse(contact.cnpj.as_deref().unwrap_or_default()).is_none() {
+        if required("cnpj", &contact.cnpj, errors) && Cnpj::parse(contact.cnpj.as_deref().unwrap_or_default()).is_none()
+        {
             errors.push("CNPJ não é válido".to_owned());
         }
         required("company_name", &contact.company_name, errors);
@@ -342,7 +349,9 @@ pub fn is_full_name(name: &str) -> bool {
     words.iter().enumerate().all(|(i, word)| {
         let is_edge = i == 0 || i == last;
         if is_edge {
-            is_name_word(word) && !PARTICLES.contains(&word.to_lowercase().as_str()) && word.chars().filter(|c| c.is_alphabetic()).count() >= 2
+            is_name_word(word)
+                && !PARTICLES.contains(&word.to_lowercase().as_str())
+                && word.chars().filter(|c| c.is_alphabetic()).count() >= 2
         } else {
             is_name_word(word) || is_initial(word)
         }
@@ -467,7 +476,10 @@ mod tests {
             assert!(e.contains(&expected.to_owned()), "{expected} missing from {e:?}");
         }
         let e = errors(json!({"legal_entity": true, "cpf": "52998224725"}));
-        assert!(e.contains(&"CNPJ não pode ficar em branco".to_owned()) && e.contains(&"Razão social não pode ficar em branco".to_owned()));
+        assert!(
+            e.contains(&"CNPJ não pode ficar em branco".to_owned())
+                && e.contains(&"Razão social não pode ficar em branco".to_owned())
+        );
         let mut body = individual();
         body["cpf"] = json!("111.111.111-11");
         assert_eq!(errors(body), ["CPF não é válido"]);
@@ -480,10 +492,23 @@ mod tests {
 
     #[test]
     fn full_names() {
-        for ok in ["Maria da Silva", "João P. Souza", "Ana-Maria D'Ávila", "José dos Santos e Silva", "Zoë O’Neil", "Li Na"] {
+        for ok in
+            ["Maria da Silva", "João P. Souza", "Ana-Maria D'Ávila", "José dos Santos e Silva", "Zoë O’Neil", "Li Na"]
+        {
             assert!(is_full_name(ok), "{ok}");
         }
-        for bad in ["Maria", "Maria da", "da Silva", "Maria Silva2", "Maria -Silva", "M Silva", "Maria  ", "Maria S.", "R2 D2", "Maria @Silva"] {
+        for bad in [
+            "Maria",
+            "Maria da",
+            "da Silva",
+            "Maria Silva2",
+            "Maria -Silva",
+            "M Silva",
+            "Maria  ",
+            "Maria S.",
+            "R2 D2",
+            "Maria @Silva",
+        ] {
             assert!(!is_full_name(bad), "{bad}");
         }
         let mut body = individual();

@@ -66,12 +66,20 @@ pub struct Contact {
 impl Contact {
     /// `company_name` for companies, `full_name` for individuals.
     pub fn description(&self) -> Option<&str> {
-        if self.legal_entity { self.company_name.as_deref() } else { self.full_name.as_deref() }
+        if self.legal_entity {
+            self.company_name.as_deref()
+        } else {
+            self.full_name.as_deref()
+        }
     }
 
     /// `cnpj` for companies, `cpf` for individuals.
     pub fn document(&self) -> Option<&str> {
-        if self.legal_entity { self.cnpj.as_deref() } else { self.cpf.as_deref() }
+        if self.legal_entity {
+            self.cnpj.as_deref()
+        } else {
+            self.cpf.as_deref()
+        }
     }
 
     /// The text fields stored as they are, by their API names.
@@ -246,52 +254,45 @@ impl Editable for Contact {
 
     /// The group and every newly added tag must exist in the account (checked now for the 422 and
     /// again inside the transaction against a concurrent delete); links follow the tag set.
-    fn related_writes(
-        &self,
-        before: Option<&Self>,
-        store: &Store,
-        account: AccountId,
-    ) -> impl std::future::Future<Output = ApiResult<Vec<Write>>> + Send {
-        async move {
-            let old_tags: &[i64] = before.map(|b| b.tag_ids.as_slice()).unwrap_or_default();
-            let added: Vec<i64> = self.tag_ids.iter().copied().filter(|t| !old_tags.contains(t)).collect();
-            let removed: Vec<i64> = old_tags.iter().copied().filter(|t| !self.tag_ids.contains(t)).collect();
-            let new_group = self.group_id.filter(|g| before.is_none_or(|b| b.group_id != Some(*g)));
+    async fn related_writes(&self, before: Option<&Self>, store: &Store, account: AccountId) -> ApiResult<Vec<Write>> {
+        let old_tags: &[i64] = before.map(|b| b.tag_ids.as_slice()).unwrap_or_default();
+        let added: Vec<i64> = self.tag_ids.iter().copied().filter(|t| !old_tags.contains(t)).collect();
+        let removed: Vec<i64> = old_tags.iter().copied().filter(|t| !self.tag_ids.contains(t)).collect();
+        let new_group = self.group_id.filter(|g| before.is_none_or(|b| b.group_id != Some(*g)));
 
-            let mut errors = Vec::new();
-            if let Some(group) = new_group {
-                if records::find::<crate::groups::Group>(store, account, group).await?.is_none() {
-                    errors.push(input::MSG_GROUP_NOT_FOUND.to_owned());
-                }
+        let mut errors = Vec::new();
+        if let Some(group) = new_group {
+            if records::find::<crate::groups::Group>(store, account, group).await?.is_none() {
+                errors.push(input::MSG_GROUP_NOT_FOUND.to_owned());
             }
-            let missing = crate::tags::missing(store, account, &added).await?;
-            if !missing.is_empty() {
-                let ids: Vec<String> = missing.iter().map(i64::to_string).collect();
-                errors.push(format!("{}: {}", input::MSG_TAGS_NOT_FOUND, ids.join(", ")));
-            }
-            if !errors.is_empty() {
-                return Err(ApiError::Validation(errors));
-            }
-
-            let mut writes = Vec::new();
-            if let Some(group) = new_group {
-                writes.push(Write::check_exists(keys::account(account), keys::record("GROUP", group)));
-            }
-            for tag in &added {
-                writes.push(Write::check_exists(keys::account(account), keys::record("TAG", *tag)));
-                let (pk, sk) = self.link(account, *tag);
-                writes.push(Write::put(HashMap::from([
-                    ("pk".to_owned(), s(pk)),
-                    ("sk".to_owned(), s(sk)),
-                    ("kind".to_owned(), s("contact_tag")),
-                ])));
-            }
-            for tag in removed {
-                let (pk, sk) = self.link(account, tag);
-                writes.push(Write::delete(pk, sk));
-            }
-            Ok(writes)
         }
+        let missing = crate::tags::missing(store, account, &added).await?;
+        if !missing.is_empty() {
+            let ids: Vec<String> = missing.iter().map(i64::to_string).collect();
+            errors.push(format!("{}: {}", input::MSG_TAGS_NOT_FOUND, ids.join(", ")));
+        }
+        if !errors.is_empty() {
+            return Err(ApiError::Validation(errors));
+        }
+
+        let mut writes = Vec::new();
+        if let Some(group) = new_group {
+            writes.push(Write::check_exists(keys::account(account), keys::record("GROUP", group)));
+        }
+        for tag in &added {
+            writes.push(Write::check_exists(keys::account(account), keys::record("TAG", *tag)));
+            let (pk, sk) = self.link(account, *tag);
+            writes.push(Write::put(HashMap::from([
+                ("pk".to_owned(), s(pk)),
+                ("sk".to_owned(), s(sk)),
+                ("kind".to_owned(), s("contact_tag")),
+            ])));
+        }
+        for tag in removed {
+            let (pk, sk) = self.link(account, tag);
+            writes.push(Write::delete(pk, sk));
+        }
+        Ok(writes)
     }
 
     fn delete_writes(&self, account: AccountId) -> Vec<Write> {

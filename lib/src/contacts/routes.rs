@@ -60,7 +60,8 @@ enum Search {
 
 impl Filters {
     fn from(params: &Params) -> Self {
-        let mut f = Filters { contact_type: params.get("contact_type").map(|t| t.trim().to_owned()), ..Filters::default() };
+        let mut f =
+            Filters { contact_type: params.get("contact_type").map(|t| t.trim().to_owned()), ..Filters::default() };
         if let Some(group) = params.get("group_id") {
             match group.trim().parse::<i64>() {
                 Ok(0) => f.group_id = Some(None),

@@ -48,7 +48,8 @@ pub async fn represent(store: &Store, account: AccountId, contacts: &[Contact]) 
     let mut wanted: Vec<i64> = contacts.iter().flat_map(|c| c.tag_ids.iter().copied()).collect();
     wanted.sort_unstable();
     wanted.dedup();
-    let tags: HashMap<i64, Tag> = crate::tags::find_many(store, account, &wanted).await?.into_iter().map(|t| (t.id, t)).collect();
+    let tags: HashMap<i64, Tag> =
+        crate::tags::find_many(store, account, &wanted).await?.into_iter().map(|t| (t.id, t)).collect();
     let marked = if contacts.is_empty() { 0 } else { on_account_tags_marked(store, account).await? };
     Ok(contacts
         .iter()
@@ -58,7 +59,10 @@ pub async fn represent(store: &Store, account: AccountId, contacts: &[Contact]) 
                 contact: c.clone(),
                 description: c.description().map(str::to_owned),
                 document: c.document().map(str::to_owned),
-                tags: held.iter().map(|t| TagSummary { id: t.id, name: t.name.clone(), color: t.color.clone() }).collect(),
+                tags: held
+                    .iter()
+                    .map(|t| TagSummary { id: t.id, name: t.name.clone(), color: t.color.clone() })
+                    .collect(),
                 on_account_allowed: on_account_allowed(marked, held.iter().any(|t| t.allows_on_account)),
             }
         })

@@ -128,12 +128,14 @@ impl Editable for Group {
     }
 
     /// Contacts that pointed to the group get `group_id` null.
-    fn after_delete(&self, store: &Store, account: AccountId) -> impl std::future::Future<Output = ApiResult<()>> + Send {
+    fn after_delete(
+        &self,
+        store: &Store,
+        account: AccountId,
+    ) -> impl std::future::Future<Output = ApiResult<()>> + Send {
         let group = self.id;
         async move {
-            let points_here = |e: &crate::store::IndexEntry| {
-                matches!(e.fields.get("group_id"), Some(AttributeValue::N(n)) if n.parse::<i64>().ok() == Some(group))
-            };
+            let points_here = |e: &crate::store::IndexEntry| matches!(e.fields.get("group_id"), Some(AttributeValue::N(n)) if n.parse::<i64>().ok() == Some(group));
             crate::contacts::detach(store, account, points_here, |c| c.group_id = None).await
         }
     }
@@ -180,10 +182,7 @@ impl Record for Group {
     }
 
     fn list_fields(&self) -> HashMap<String, AttributeValue> {
-        HashMap::from([
-            ("contact_type".into(), s(&self.contact_type)),
-            ("description".into(), s(&self.description)),
-        ])
+        HashMap::from([("contact_type".into(), s(&self.contact_type)), ("description".into(), s(&self.description))])
     }
 
     fn index_sk(&self) -> String {
@@ -206,11 +205,11 @@ mod tests {
 
     #[test]
     fn create_needs_both_fields() {
+        assert_eq!(parse(json!({}), true), Err(vec![MSG_TYPE_INVALID.to_owned(), MSG_DESCRIPTION_BLANK.to_owned()]));
         assert_eq!(
-            parse(json!({}), true),
-            Err(vec![MSG_TYPE_INVALID.to_owned(), MSG_DESCRIPTION_BLANK.to_owned()])
+            parse(json!({"contact_type": "customer", "description": "x"}), true),
+            Err(vec![MSG_TYPE_INVALID.to_owned()])
         );
-        assert_eq!(parse(json!({"contact_type": "customer", "description": "x"}), true), Err(vec![MSG_TYPE_INVALID.to_owned()]));
         let ok = parse(json!({"contact_type": "suppliers", "description": " Fornecedores  locais "}), true).unwrap();
         assert_eq!(ok.description.as_deref(), Some("Fornecedores locais"));
     }
@@ -228,8 +227,14 @@ mod tests {
     #[test]
     fn update_keeps_omitted_fields() {
         assert_eq!(parse(json!({}), false), Ok(GroupChanges::default()));
-        let g = Group::create(1, &parse(json!({"contact_type": "customers", "description": "A"}), true).unwrap(), Timestamp::now()).unwrap();
-        let next = g.changed(&parse(json!({"contact_type": "suppliers"}), false).unwrap(), Timestamp::now()).unwrap().unwrap();
+        let g = Group::create(
+            1,
+            &parse(json!({"contact_type": "customers", "description": "A"}), true).unwrap(),
+            Timestamp::now(),
+        )
+        .unwrap();
+        let next =
+            g.changed(&parse(json!({"contact_type": "suppliers"}), false).unwrap(), Timestamp::now()).unwrap().unwrap();
         assert_eq!((next.contact_type.as_str(), next.description.as_str()), ("suppliers", "A"));
         assert_eq!(next.index_sk(), "suppliers#GROUP#0000000001");
     }

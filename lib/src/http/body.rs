@@ -102,11 +102,7 @@ fn assign(slot: &mut Value, path: &[Segment], value: String) {
             if !slot.is_object() {
                 *slot = Value::Object(Map::new());
             }
-            let child = slot
-                .as_object_mut()
-                .expect("just made an object")
-                .entry(key.clone())
-                .or_insert(Value::Null);
+            let child = slot.as_object_mut().expect("just made an object").entry(key.clone()).or_insert(Value::Null);
             assign(child, &path[1..], value);
         }
         Some(Segment::Push) => {

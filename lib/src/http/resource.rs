@@ -28,7 +28,11 @@ where
     fn parse(fields: Fields<'_>, creating: bool) -> Result<Self::Changes, Vec<String>>;
 
     /// The API representation of records of the account (may read related records once for all).
-    fn represent(store: &Store, account: AccountId, records: Vec<Self>) -> impl Future<Output = ApiResult<Vec<Value>>> + Send;
+    fn represent(
+        store: &Store,
+        account: AccountId,
+        records: Vec<Self>,
+    ) -> impl Future<Output = ApiResult<Vec<Value>>> + Send;
 }
 
 /// The representation of records that are their own JSON.
@@ -50,7 +54,11 @@ where
     R::parse(body.envelope(R::ENVELOPE)?, creating).map_err(ApiError::Validation)
 }
 
-pub async fn show<R: Resource>(State(state): State<AppState>, tenant: Tenant, Path(id): Path<String>) -> ApiResult<Response>
+pub async fn show<R: Resource>(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<String>,
+) -> ApiResult<Response>
 where
     R::Changes: Send + Sync,
 {
@@ -59,7 +67,11 @@ where
     Ok(response::ok(&one(&state.store, account, record).await?))
 }
 
-pub async fn create<R: Resource>(State(state): State<AppState>, tenant: Tenant, body: RequestBody) -> ApiResult<Response>
+pub async fn create<R: Resource>(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    body: RequestBody,
+) -> ApiResult<Response>
 where
     R::Changes: Send + Sync,
 {
@@ -85,7 +97,11 @@ where
     Ok(response::ok(&one(&state.store, account, record).await?))
 }
 
-pub async fn destroy<R: Resource>(State(state): State<AppState>, tenant: Tenant, Path(id): Path<String>) -> ApiResult<Response>
+pub async fn destroy<R: Resource>(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<String>,
+) -> ApiResult<Response>
 where
     R::Changes: Send + Sync,
 {

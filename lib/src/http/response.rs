@@ -13,9 +13,7 @@ pub fn json_response<T: Serialize + ?Sized>(status: StatusCode, body: &T) -> Res
     let bytes = serde_json::to_vec(body).expect("response bodies serialize");
     let mut response = Response::new(Body::from(bytes));
     *response.status_mut() = status;
-    response
-        .headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static(JSON_CONTENT_TYPE));
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(JSON_CONTENT_TYPE));
     response
 }
 

@@ -21,10 +21,7 @@ pub async fn not_found() -> Response {
 
 /// Adds the 404 fallbacks and the request log to a router whose state is already supplied.
 pub fn finish(router: Router) -> Router {
-    router
-        .fallback(not_found)
-        .method_not_allowed_fallback(not_found)
-        .layer(axum::middleware::from_fn(log_request))
+    router.fallback(not_found).method_not_allowed_fallback(not_found).layer(axum::middleware::from_fn(log_request))
 }
 
 /// Parses a path id; anything but a positive integer is simply not found.
@@ -48,7 +45,11 @@ async fn log_request(request: Request, next: Next) -> Response {
     let started = Instant::now();
     let mut response = next.run(request).instrument(span.clone()).await;
     span.in_scope(|| {
-        tracing::info!(status = response.status().as_u16(), elapsed_ms = started.elapsed().as_millis() as u64, "handled");
+        tracing::info!(
+            status = response.status().as_u16(),
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "handled"
+        );
     });
     if let Ok(value) = HeaderValue::from_str(&request_id) {
         response.headers_mut().insert("x-request-id", value);

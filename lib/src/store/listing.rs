@@ -122,7 +122,13 @@ impl Store {
             let mut pending = Some(HashMap::from([(self.table().to_owned(), requests)]));
             let mut round = 0u64;
             while let Some(items) = pending.take() {
-                let output = self.client().batch_write_item().set_request_items(Some(items)).send().await.context("BatchWriteItem")?;
+                let output = self
+                    .client()
+                    .batch_write_item()
+                    .set_request_items(Some(items))
+                    .send()
+                    .await
+                    .context("BatchWriteItem")?;
                 if let Some(unprocessed) = output.unprocessed_items.filter(|u| !u.is_empty()) {
                     round += 1;
                     tokio::time::sleep(std::time::Duration::from_millis(20 * round.min(10))).await;

@@ -3,8 +3,8 @@
 
 pub mod item;
 pub mod keys;
-pub mod records;
 mod listing;
+pub mod records;
 mod writes;
 
 use std::sync::Arc;

@@ -91,7 +91,13 @@ fn refusal(error: StoreError, guard_index: Option<usize>, duplicate: &str) -> Ap
 
 /// Stores a new record with its guard and `also` (links, reference checks, counters) in one
 /// transaction.
-pub async fn insert<R: Record>(store: &Store, account: AccountId, record: &R, duplicate: &str, also: Vec<Write>) -> ApiResult<()> {
+pub async fn insert<R: Record>(
+    store: &Store,
+    account: AccountId,
+    record: &R,
+    duplicate: &str,
+    also: Vec<Write>,
+) -> ApiResult<()> {
     let mut writes = vec![Write::put_if(item_of(account, record), Condition::absent())];
     let mut guard_index = None;
     if let (Some(kind), Some(value)) = (R::UNIQUE, record.unique_value()) {
@@ -223,7 +229,6 @@ pub async fn delete<R: Editable>(store: &Store, account: AccountId, id: i64) -> 
     removed.after_delete(store, account).await
 }
 
-
 /// One page of the account's records of a kind: the listing index is read whole (its entries are
 /// small), filtered with `keep`, ordered by `order`, and only the page's items are fetched.
 pub async fn list<R, K, F, O>(
@@ -240,21 +245,12 @@ where
     F: Fn(&super::IndexEntry) -> bool,
     O: Fn(&super::IndexEntry) -> K,
 {
-    let mut entries: Vec<_> = store
-        .index_entries(keys::listing(account, R::KIND), prefix)
-        .await?
-        .into_iter()
-        .filter(|e| keep(e))
-        .collect();
+    let mut entries: Vec<_> =
+        store.index_entries(keys::listing(account, R::KIND), prefix).await?.into_iter().filter(|e| keep(e)).collect();
     entries.sort_by_cached_key(|e| (order(e), keys::id_of(&e.sk)));
     let total = entries.len();
     let page: Vec<_> = pagination.slice(&entries).iter().map(|e| (e.pk.clone(), e.sk.clone())).collect();
-    let records = store
-        .batch_get(&page)
-        .await?
-        .iter()
-        .map(R::from_item)
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let records = store.batch_get(&page).await?.iter().map(R::from_item).collect::<anyhow::Result<Vec<_>>>()?;
     Ok(Listed { records, total })
 }
 

@@ -61,12 +61,28 @@ impl Condition {
 
 #[derive(Clone, Debug)]
 pub enum Write {
-    Put { item: Item, condition: Option<Condition> },
-    Delete { pk: String, sk: String, condition: Option<Condition> },
+    Put {
+        item: Item,
+        condition: Option<Condition>,
+    },
+    Delete {
+        pk: String,
+        sk: String,
+        condition: Option<Condition>,
+    },
     /// Only a condition on another item, checked inside the transaction.
-    Check { pk: String, sk: String, condition: Condition },
+    Check {
+        pk: String,
+        sk: String,
+        condition: Condition,
+    },
     /// `ADD attribute delta` on a counter item (created at 0 when missing).
-    Add { pk: String, sk: String, attribute: String, delta: i64 },
+    Add {
+        pk: String,
+        sk: String,
+        attribute: String,
+        delta: i64,
+    },
 }
 
 impl Write {
@@ -179,7 +195,12 @@ impl Store {
                     .send()
                     .await
                     .map(|_| ())
-                    .map_err(|e| conditional_or(e.as_service_error().is_some_and(|e| e.is_conditional_check_failed_exception()), e))
+                    .map_err(|e| {
+                        conditional_or(
+                            e.as_service_error().is_some_and(|e| e.is_conditional_check_failed_exception()),
+                            e,
+                        )
+                    })
             }
             Write::Delete { pk, sk, condition } => {
                 let c = condition.unwrap_or_default();
@@ -194,17 +215,20 @@ impl Store {
                     .send()
                     .await
                     .map(|_| ())
-                    .map_err(|e| conditional_or(e.as_service_error().is_some_and(|e| e.is_conditional_check_failed_exception()), e))
+                    .map_err(|e| {
+                        conditional_or(
+                            e.as_service_error().is_some_and(|e| e.is_conditional_check_failed_exception()),
+                            e,
+                        )
+                    })
             }
             other => self.transact(vec![other]).await,
         }
     }
 
     async fn transact(&self, writes: Vec<Write>) -> StoreResult<()> {
-        let items = writes
-            .into_iter()
-            .map(|w| w.into_transact_item(self.table()))
-            .collect::<anyhow::Result<Vec<_>>>()?;
+        let items =
+            writes.into_iter().map(|w| w.into_transact_item(self.table())).collect::<anyhow::Result<Vec<_>>>()?;
         match self.client().transact_write_items().set_transact_items(Some(items)).send().await {
             Ok(_) => Ok(()),
             Err(error) => Err(transaction_error(error)),

@@ -84,7 +84,9 @@ impl TagChanges {
                 }
             }
         }
-        if let Some(value) = fields.boolean("allows_on_account", "Permite venda a prazo (allows_on_account)", &mut errors) {
+        if let Some(value) =
+            fields.boolean("allows_on_account", "Permite venda a prazo (allows_on_account)", &mut errors)
+        {
             changes.allows_on_account = Some(value.unwrap_or(false));
         }
 
@@ -161,10 +163,15 @@ impl Editable for Tag {
     }
 
     /// Links to contacts go with the tag; the contacts are otherwise untouched.
-    fn after_delete(&self, store: &Store, account: AccountId) -> impl std::future::Future<Output = ApiResult<()>> + Send {
+    fn after_delete(
+        &self,
+        store: &Store,
+        account: AccountId,
+    ) -> impl std::future::Future<Output = ApiResult<()>> + Send {
         let tag = self.id;
         async move {
-            crate::contacts::detach(store, account, |e| list_holds(e, tag), |c| c.tag_ids.retain(|t| *t != tag)).await?;
+            crate::contacts::detach(store, account, |e| list_holds(e, tag), |c| c.tag_ids.retain(|t| *t != tag))
+                .await?;
             let links = store.partition_keys(keys::tag_links(account, tag)).await?;
             store.delete_all(links).await?;
             Ok(())
@@ -173,13 +180,16 @@ impl Editable for Tag {
 }
 
 fn on_account_counter(account: AccountId, delta: i64) -> Option<Write> {
-    (delta != 0).then(|| Write::add(keys::account(account), keys::counter(crate::contacts::ON_ACCOUNT_TAGS), "value", delta))
+    (delta != 0)
+        .then(|| Write::add(keys::account(account), keys::counter(crate::contacts::ON_ACCOUNT_TAGS), "value", delta))
 }
 
 /// Whether a contact's index entry lists the tag.
 fn list_holds(entry: &crate::store::IndexEntry, tag: i64) -> bool {
     match entry.fields.get("tag_ids") {
-        Some(AttributeValue::L(ids)) => ids.iter().any(|v| v.as_n().ok().and_then(|n| n.parse::<i64>().ok()) == Some(tag)),
+        Some(AttributeValue::L(ids)) => {
+            ids.iter().any(|v| v.as_n().ok().and_then(|n| n.parse::<i64>().ok()) == Some(tag))
+        }
         _ => false,
     }
 }
@@ -291,7 +301,10 @@ mod tests {
     #[test]
     fn unchanged_updates_change_nothing() {
         let tag = Tag::create(1, &parse(json!({"name": "VIP"}), true).unwrap(), Timestamp::now()).unwrap();
-        assert!(tag.changed(&parse(json!({"name": "VIP", "color": "info"}), false).unwrap(), Timestamp::now()).unwrap().is_none());
+        assert!(tag
+            .changed(&parse(json!({"name": "VIP", "color": "info"}), false).unwrap(), Timestamp::now())
+            .unwrap()
+            .is_none());
         let next = tag.changed(&parse(json!({"name": "vip"}), false).unwrap(), Timestamp::now()).unwrap().unwrap();
         assert_eq!(next.version, 2);
         assert_eq!(next.unique_value(), tag.unique_value());

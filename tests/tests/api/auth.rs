@@ -90,9 +90,13 @@ async fn cached_lookups_survive_until_flushed_and_account_changes_flush() {
     let api = Api::start().await;
     api.get("/v1/tags").await.expect(200);
     // A change that skips the flush is not seen while the 15-minute entry lives...
-    accounts::update(&api.server.store, api.account_id, AccountChanges { status: Some(AccountStatus::Locked), ..Default::default() })
-        .await
-        .unwrap();
+    accounts::update(
+        &api.server.store,
+        api.account_id,
+        AccountChanges { status: Some(AccountStatus::Locked), ..Default::default() },
+    )
+    .await
+    .unwrap();
     api.get("/v1/tags").await.expect(200);
     // ...and the ops path flushes, so the change applies at once.
     infra::ops::update_account(

@@ -61,11 +61,16 @@ async fn an_individual_is_created_normalized_with_every_field() {
     assert_eq!(c["cell_phone_number"], "987654321");
     assert_eq!(c["description"], "Maria da Silva");
     assert_eq!(c["document"], CPF_DIGITS);
-    assert_eq!((c["contact_type"].as_str(), c["active"].as_bool(), c["legal_entity"].as_bool()), (Some("customer"), Some(true), Some(false)));
+    assert_eq!(
+        (c["contact_type"].as_str(), c["active"].as_bool(), c["legal_entity"].as_bool()),
+        (Some("customer"), Some(true), Some(false))
+    );
     assert_eq!(c["tags"], json!([]));
     assert_eq!(c["on_account_allowed"], true);
     assert_eq!(c["birth_date"], "1990-05-17");
-    for key in ["group_id", "code", "trademark", "company_name", "observation", "business_phone_area", "address_complement"] {
+    for key in
+        ["group_id", "code", "trademark", "company_name", "observation", "business_phone_area", "address_complement"]
+    {
         assert!(c.get(key).is_some_and(Value::is_null), "{key} should be present and null");
     }
     assert_eq!(api.get(&format!("/v1/contacts/{}", c["id"])).await.expect(200).body, c);
@@ -86,7 +91,12 @@ async fn validation_reports_every_broken_rule_and_saves_nothing() {
     let api = Api::start().await;
     let answer = api.post("/v1/contacts", &json!({"contact": {"email": "not-an-email"}})).await.expect(422);
     let errors = answer.errors();
-    for expected in ["CPF não pode ficar em branco", "Nome completo não pode ficar em branco", "CEP não pode ficar em branco", "E-mail não é válido"] {
+    for expected in [
+        "CPF não pode ficar em branco",
+        "Nome completo não pode ficar em branco",
+        "CEP não pode ficar em branco",
+        "E-mail não é válido",
+    ] {
         assert!(errors.contains(&expected.to_owned()), "{expected} missing from {errors:?}");
     }
     let mut bad = person("Maria", "529.982.247-24");
@@ -94,9 +104,11 @@ async fn validation_reports_every_broken_rule_and_saves_nothing() {
     bad["address_postal_code"] = json!("123");
     let errors = api.post("/v1/contacts", &json!({"contact": bad})).await.expect(422).errors();
     assert_eq!(errors.len(), 4, "{errors:?}");
-    let answer = api.post("/v1/contacts", &json!({"contact": company("X Ltda", "12.ABC.345/01DE-36")})).await.expect(422);
+    let answer =
+        api.post("/v1/contacts", &json!({"contact": company("X Ltda", "12.ABC.345/01DE-36")})).await.expect(422);
     assert_eq!(answer.errors(), ["CNPJ não é válido"]);
-    let answer = api.post("/v1/contacts", &json!({"contact": person("Maria da Silva", "000.000.000-00")})).await.expect(422);
+    let answer =
+        api.post("/v1/contacts", &json!({"contact": person("Maria da Silva", "000.000.000-00")})).await.expect(422);
     assert_eq!(answer.errors(), ["CPF não é válido"]);
     assert_eq!(api.get("/v1/contacts").await.expect(200).header("x-total-count"), Some("0"));
 }
@@ -105,7 +117,8 @@ async fn validation_reports_every_broken_rule_and_saves_nothing() {
 async fn names_with_accents_particles_apostrophes_and_hyphens() {
     let api = Api::start().await;
     let cpfs = ["529.982.247-25", "111.444.777-35", "123.456.789-09", "935.411.347-80"];
-    for (name, cpf) in ["José dos Santos", "Ana-Maria D'Ávila", "João P. Souza", "Zoë Éloá de Araújo"].iter().zip(cpfs) {
+    for (name, cpf) in ["José dos Santos", "Ana-Maria D'Ávila", "João P. Souza", "Zoë Éloá de Araújo"].iter().zip(cpfs)
+    {
         let c = create(&api, person(name, cpf)).await;
         assert_eq!(c["full_name"], *name);
     }
@@ -129,7 +142,11 @@ async fn twenty_parallel_creates_of_one_cpf_give_exactly_one_201() {
     let body = json!({"contact": person("Maria da Silva", CPF)});
     let answers = join_all((0..20).map(|_| api.post("/v1/contacts", &body))).await;
     assert_eq!(answers.iter().filter(|a| a.status == 201).count(), 1);
-    assert!(answers.iter().filter(|a| a.status != 201).all(|a| a.status == 422), "{:?}", answers.iter().map(|a| &a.text).collect::<Vec<_>>());
+    assert!(
+        answers.iter().filter(|a| a.status != 201).all(|a| a.status == 422),
+        "{:?}",
+        answers.iter().map(|a| &a.text).collect::<Vec<_>>()
+    );
     assert_eq!(api.get("/v1/contacts").await.expect(200).header("x-total-count"), Some("1"));
 }
 
@@ -138,8 +155,12 @@ async fn patch_keeps_omitted_fields_and_validates_the_whole_contact() {
     let api = Api::start().await;
     let c = create(&api, person("Maria da Silva", CPF)).await;
     let path = format!("/v1/contacts/{}", c["id"]);
-    let updated = api.patch(&path, &json!({"contact": {"email": "MARIA@EXEMPLO.COM.BR", "code": "C-1"}})).await.expect(200).body;
-    assert_eq!((updated["email"].as_str(), updated["code"].as_str(), updated["full_name"].as_str()), (Some("maria@exemplo.com.br"), Some("C-1"), Some("Maria da Silva")));
+    let updated =
+        api.patch(&path, &json!({"contact": {"email": "MARIA@EXEMPLO.COM.BR", "code": "C-1"}})).await.expect(200).body;
+    assert_eq!(
+        (updated["email"].as_str(), updated["code"].as_str(), updated["full_name"].as_str()),
+        (Some("maria@exemplo.com.br"), Some("C-1"), Some("Maria da Silva"))
+    );
     // Turning it into a company needs the company's fields.
     let answer = api.patch(&path, &json!({"contact": {"legal_entity": true}})).await.expect(422);
     assert!(answer.errors().contains(&"CNPJ não pode ficar em branco".to_owned()));
@@ -174,16 +195,23 @@ async fn tag_ids_replace_the_set_and_unknown_ids_save_nothing() {
 
     // An unknown or foreign id fails everything, other fields included.
     for bad in [json!([a, 999_999]), json!([foreign])] {
-        let answer = api.patch(&path, &json!({"contact": {"observation": "changed", "tag_ids": bad}})).await.expect(422);
+        let answer =
+            api.patch(&path, &json!({"contact": {"observation": "changed", "tag_ids": bad}})).await.expect(422);
         assert!(answer.errors()[0].starts_with("Etiquetas não encontradas"), "{}", answer.text);
         let now = api.get(&path).await.expect(200).body;
         assert_eq!((tag_ids(&now), now["observation"].as_str()), (vec![c, b], Some("VIP")));
     }
 
     // JSON [] and null remove all.
-    assert_eq!(tag_ids(&api.patch(&path, &json!({"contact": {"tag_ids": []}})).await.expect(200).body), Vec::<i64>::new());
+    assert_eq!(
+        tag_ids(&api.patch(&path, &json!({"contact": {"tag_ids": []}})).await.expect(200).body),
+        Vec::<i64>::new()
+    );
     api.patch(&path, &json!({"contact": {"tag_ids": [a]}})).await.expect(200);
-    assert_eq!(tag_ids(&api.patch(&path, &json!({"contact": {"tag_ids": null}})).await.expect(200).body), Vec::<i64>::new());
+    assert_eq!(
+        tag_ids(&api.patch(&path, &json!({"contact": {"tag_ids": null}})).await.expect(200).body),
+        Vec::<i64>::new()
+    );
 }
 
 #[tokio::test]
@@ -232,7 +260,13 @@ async fn the_on_account_rule_follows_the_marked_tags() {
 #[tokio::test]
 async fn groups_of_the_account_only_and_released_on_group_delete() {
     let api = Api::start().await;
-    let group = api.post("/v1/groups", &json!({"group": {"contact_type": "customers", "description": "Mensal"}})).await.expect(201).body["id"].as_i64().unwrap();
+    let group = api
+        .post("/v1/groups", &json!({"group": {"contact_type": "customers", "description": "Mensal"}}))
+        .await
+        .expect(201)
+        .body["id"]
+        .as_i64()
+        .unwrap();
     // Ids are per account: the other account's second group has an id this account does not have.
     let other = api.other_account().await;
     let mut theirs = 0;
@@ -271,7 +305,13 @@ async fn deleting_a_tag_removes_its_links_and_leaves_the_contacts() {
 #[tokio::test]
 async fn list_filters_and_order() {
     let api = Api::start().await;
-    let group = api.post("/v1/groups", &json!({"group": {"contact_type": "customers", "description": "G"}})).await.expect(201).body["id"].as_i64().unwrap();
+    let group = api
+        .post("/v1/groups", &json!({"group": {"contact_type": "customers", "description": "G"}}))
+        .await
+        .expect(201)
+        .body["id"]
+        .as_i64()
+        .unwrap();
     let t = tag(&api, "T", false).await;
     let mut zeca = person("Zeca Pagodinho", CPF);
     zeca["code"] = json!("Z1");
@@ -312,7 +352,10 @@ async fn list_filters_and_order() {
     assert!(get("?filter=code&s=Z").await.is_empty());
     let page = api.get("/v1/contacts?per_page=2&page=2").await.expect(200);
     assert_eq!(ids(&page), [zeca]);
-    assert_eq!(["x-total-count", "x-page", "x-per-page", "x-total-pages"].map(|h| page.header(h).unwrap().to_owned()), ["3", "2", "2", "2"]);
+    assert_eq!(
+        ["x-total-count", "x-page", "x-per-page", "x-total-pages"].map(|h| page.header(h).unwrap().to_owned()),
+        ["3", "2", "2", "2"]
+    );
     // Totals count the caller's account only.
     create(&api.other_account().await, person("Maria da Silva", CPF)).await;
     assert_eq!(api.get("/v1/contacts").await.expect(200).header("x-total-count"), Some("3"));

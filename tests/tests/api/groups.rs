@@ -8,7 +8,10 @@ use serde_json::{json, Value};
 use super::support::{Answer, Api};
 
 async fn create(api: &Api, contact_type: &str, description: &str) -> Value {
-    api.post("/v1/groups", &json!({"group": {"contact_type": contact_type, "description": description}})).await.expect(201).body
+    api.post("/v1/groups", &json!({"group": {"contact_type": contact_type, "description": description}}))
+        .await
+        .expect(201)
+        .body
 }
 
 fn listed(answer: &Answer) -> Vec<(String, String)> {
@@ -32,7 +35,10 @@ async fn create_answers_the_group() {
     keys.sort();
     assert_eq!(keys, ["contact_type", "created_at", "description", "id", "updated_at"]);
     assert_eq!(group["description"], "Clientes mensais");
-    let form = api.form(Method::POST, "/v1/groups", "group[contact_type]=suppliers&group[description]=Fornecedores").await.expect(201);
+    let form = api
+        .form(Method::POST, "/v1/groups", "group[contact_type]=suppliers&group[description]=Fornecedores")
+        .await
+        .expect(201);
     assert_eq!(form.body["contact_type"], "suppliers");
 }
 
@@ -42,13 +48,18 @@ async fn both_fields_are_required_and_checked() {
     let answer = api.post("/v1/groups", &json!({"group": {}})).await.expect(422);
     assert_eq!(answer.body, json!({"status": 422, "errors": [MSG_TYPE_INVALID, MSG_DESCRIPTION_BLANK]}));
     for kind in ["customer", "Customers", ""] {
-        let answer = api.post("/v1/groups", &json!({"group": {"contact_type": kind, "description": "x"}})).await.expect(422);
+        let answer =
+            api.post("/v1/groups", &json!({"group": {"contact_type": kind, "description": "x"}})).await.expect(422);
         assert_eq!(answer.errors(), [MSG_TYPE_INVALID]);
     }
-    let answer = api.post("/v1/groups", &json!({"group": {"contact_type": "customers", "description": "  "}})).await.expect(422);
+    let answer =
+        api.post("/v1/groups", &json!({"group": {"contact_type": "customers", "description": "  "}})).await.expect(422);
     assert_eq!(answer.errors(), [MSG_DESCRIPTION_BLANK]);
     create(&api, "customers", &"d".repeat(255)).await;
-    let answer = api.post("/v1/groups", &json!({"group": {"contact_type": "customers", "description": "e".repeat(256)}})).await.expect(422);
+    let answer = api
+        .post("/v1/groups", &json!({"group": {"contact_type": "customers", "description": "e".repeat(256)}}))
+        .await
+        .expect(422);
     assert_eq!(answer.errors(), [MSG_DESCRIPTION_TOO_LONG]);
 }
 
@@ -57,7 +68,10 @@ async fn descriptions_are_unique_ignoring_case_across_types() {
     let api = Api::start().await;
     create(&api, "customers", "Mensalistas").await;
     for (kind, description) in [("customers", "mensalistas"), ("suppliers", "MENSALISTAS")] {
-        let answer = api.post("/v1/groups", &json!({"group": {"contact_type": kind, "description": description}})).await.expect(422);
+        let answer = api
+            .post("/v1/groups", &json!({"group": {"contact_type": kind, "description": description}}))
+            .await
+            .expect(422);
         assert_eq!(answer.body, json!({"status": 422, "errors": [MSG_DESCRIPTION_TAKEN]}));
     }
     create(&api.other_account().await, "customers", "Mensalistas").await;
@@ -69,20 +83,35 @@ async fn twenty_parallel_creates_of_one_description_give_exactly_one_201() {
     let body = json!({"group": {"contact_type": "customers", "description": "Paralelo"}});
     let answers = join_all((0..20).map(|_| api.post("/v1/groups", &body))).await;
     assert_eq!(answers.iter().filter(|a| a.status == 201).count(), 1);
-    assert!(answers.iter().filter(|a| a.status != 201).all(|a| a.status == 422 && a.errors() == [MSG_DESCRIPTION_TAKEN]));
+    assert!(answers
+        .iter()
+        .filter(|a| a.status != 201)
+        .all(|a| a.status == 422 && a.errors() == [MSG_DESCRIPTION_TAKEN]));
     assert_eq!(api.get("/v1/groups").await.expect(200).header("x-total-count"), Some("1"));
 }
 
 #[tokio::test]
 async fn list_orders_by_type_then_description_and_filters() {
     let api = Api::start().await;
-    for (kind, description) in [("suppliers", "Atacadistas"), ("customers", "Zona sul"), ("customers", "área norte"), ("suppliers", "Bancos"), ("customers", "Centro")] {
+    for (kind, description) in [
+        ("suppliers", "Atacadistas"),
+        ("customers", "Zona sul"),
+        ("customers", "área norte"),
+        ("suppliers", "Bancos"),
+        ("customers", "Centro"),
+    ] {
         create(&api, kind, description).await;
     }
     let all = api.get("/v1/groups").await.expect(200);
     assert_eq!(
         listed(&all),
-        pairs(&[("customers", "área norte"), ("customers", "Centro"), ("customers", "Zona sul"), ("suppliers", "Atacadistas"), ("suppliers", "Bancos")])
+        pairs(&[
+            ("customers", "área norte"),
+            ("customers", "Centro"),
+            ("customers", "Zona sul"),
+            ("suppliers", "Atacadistas"),
+            ("suppliers", "Bancos")
+        ])
     );
     let suppliers = api.get("/v1/groups?contact_type=suppliers").await.expect(200);
     assert_eq!(listed(&suppliers), pairs(&[("suppliers", "Atacadistas"), ("suppliers", "Bancos")]));
@@ -119,7 +148,10 @@ async fn patch_and_put_keep_omitted_fields() {
     let path = format!("/v1/groups/{}", group["id"]);
 
     let patched = api.patch(&path, &json!({"group": {"contact_type": "suppliers"}})).await.expect(200).body;
-    assert_eq!((patched["contact_type"].as_str(), patched["description"].as_str()), (Some("suppliers"), Some("Mensalistas")));
+    assert_eq!(
+        (patched["contact_type"].as_str(), patched["description"].as_str()),
+        (Some("suppliers"), Some("Mensalistas"))
+    );
     let put = api.json(Method::PUT, &path, &json!({"group": {"description": "Anuais"}})).await.expect(200).body;
     assert_eq!((put["contact_type"].as_str(), put["description"].as_str()), (Some("suppliers"), Some("Anuais")));
 

@@ -19,7 +19,10 @@ impl Answer {
 
     /// The `errors` of a 422 body.
     pub fn errors(&self) -> Vec<String> {
-        self.body["errors"].as_array().map(|a| a.iter().map(|e| e.as_str().unwrap_or_default().to_owned()).collect()).unwrap_or_default()
+        self.body["errors"]
+            .as_array()
+            .map(|a| a.iter().map(|e| e.as_str().unwrap_or_default().to_owned()).collect())
+            .unwrap_or_default()
     }
 
     /// Asserts the status, and for every non-empty answer the JSON content type.
@@ -55,7 +58,12 @@ impl Api {
     }
 
     pub fn with_auth(&self, auth: Option<&str>) -> Api {
-        Api { server: self.server.clone(), http: self.http.clone(), account_id: self.account_id, auth: auth.map(str::to_owned) }
+        Api {
+            server: self.server.clone(),
+            http: self.http.clone(),
+            account_id: self.account_id,
+            auth: auth.map(str::to_owned),
+        }
     }
 
     pub async fn send(&self, method: Method, path: &str, body: Option<(&str, Vec<u8>)>) -> Answer {

@@ -20,14 +20,20 @@ async fn create_with_json_applies_defaults_and_ignores_foreign_fields() {
     let api = Api::start().await;
     let other = api.other_account().await;
     let answer = api
-        .post("/v1/tags", &json!({"tag": {"name": "  Clientes   VIP ", "account_id": other.account_id, "kind": "plan", "foo": 1}}))
+        .post(
+            "/v1/tags",
+            &json!({"tag": {"name": "  Clientes   VIP ", "account_id": other.account_id, "kind": "plan", "foo": 1}}),
+        )
         .await
         .expect(201);
     let tag = &answer.body;
     let mut keys: Vec<_> = tag.as_object().unwrap().keys().cloned().collect();
     keys.sort();
     assert_eq!(keys, ["allows_on_account", "color", "created_at", "id", "name", "updated_at"]);
-    assert_eq!((tag["name"].as_str(), tag["color"].as_str(), tag["allows_on_account"].as_bool()), (Some("Clientes VIP"), Some("info"), Some(false)));
+    assert_eq!(
+        (tag["name"].as_str(), tag["color"].as_str(), tag["allows_on_account"].as_bool()),
+        (Some("Clientes VIP"), Some("info"), Some(false))
+    );
     assert!(tag["created_at"].as_str().unwrap().ends_with("-03:00"));
     let path = format!("/v1/tags/{}", tag["id"]);
     assert_eq!(api.get(&path).await.expect(200).body, *tag);
@@ -62,7 +68,10 @@ async fn name_rules() {
 #[tokio::test]
 async fn every_error_is_reported_at_once() {
     let api = Api::start().await;
-    let answer = api.post("/v1/tags", &json!({"tag": {"name": "", "color": "pink", "allows_on_account": "talvez"}})).await.expect(422);
+    let answer = api
+        .post("/v1/tags", &json!({"tag": {"name": "", "color": "pink", "allows_on_account": "talvez"}}))
+        .await
+        .expect(422);
     let errors = answer.errors();
     assert_eq!(errors.len(), 3, "{errors:?}");
     assert!(errors.contains(&MSG_NAME_BLANK.to_owned()) && errors.contains(&MSG_COLOR_INVALID.to_owned()));
@@ -166,8 +175,12 @@ async fn update_keeps_omitted_fields_and_guards_the_name() {
     create(&api, "Atacado").await;
     let path = format!("/v1/tags/{}", vip["id"]);
 
-    let updated = api.patch(&path, &json!({"tag": {"color": "danger", "allows_on_account": true}})).await.expect(200).body;
-    assert_eq!((updated["name"].as_str(), updated["color"].as_str(), updated["allows_on_account"].as_bool()), (Some("VIP"), Some("danger"), Some(true)));
+    let updated =
+        api.patch(&path, &json!({"tag": {"color": "danger", "allows_on_account": true}})).await.expect(200).body;
+    assert_eq!(
+        (updated["name"].as_str(), updated["color"].as_str(), updated["allows_on_account"].as_bool()),
+        (Some("VIP"), Some("danger"), Some(true))
+    );
 
     for taken in ["Atacado", "ATACADO"] {
         let answer = api.patch(&path, &json!({"tag": {"name": taken}})).await.expect(422);
