@@ -5,12 +5,15 @@
 
 pub mod accounts;
 pub mod app;
+pub mod billings;
 pub mod auth;
 pub mod config;
 pub mod contacts;
+pub mod dates;
 pub mod documents;
 pub mod groups;
 pub mod http;
+pub mod money;
 pub mod store;
 pub mod tags;
 pub mod telemetry;
