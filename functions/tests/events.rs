@@ -45,7 +45,7 @@ async fn every_http_event_runs_through_its_function() {
 
     // Each function runs its events in order in a fresh account: create, list, show, update, delete.
     type Routes = fn() -> axum::Router<AppState>;
-    let suites: [(Routes, &[(&str, u16)]); 3] = [
+    let suites: [(Routes, &[(&str, u16)]); 4] = [
         (
             billing_api::tags::router,
             &[
@@ -79,6 +79,7 @@ async fn every_http_event_runs_through_its_function() {
                 ("contacts-delete.json", 204),
             ],
         ),
+        (billing_api::bill_categories::router, &[("bill-categories-list.json", 200)]),
     ];
     for (routes, expected) in suites {
         let (account, _) = active_account(&store).await;

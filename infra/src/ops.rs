@@ -5,6 +5,7 @@
 use anyhow::Context as _;
 use billing_api::accounts::{self, AccountChanges, AccountId};
 use billing_api::auth::tokens;
+use billing_api::references;
 use billing_api::store::Store;
 use serde_json::{json, Value};
 
@@ -52,4 +53,46 @@ pub async fn revoke_token(store: &Store, flusher: &CacheFlusher, account: Accoun
         tokens::revoke(store, account, id).await?.with_context(|| format!("account {account} has no token {id}"))?;
     let flushed = flusher.flush().await?;
     Ok(json!({ "token": record, "authorizer_cache": flushed }))
+}
+
+/// A bank rule (which bank or agreement issues the billets). `bank_symbol` names the provider.
+pub async fn create_bank_rule(
+    store: &Store,
+    account: AccountId,
+    name: &str,
+    bank_symbol: &str,
+    agreement_code: Option<String>,
+) -> anyhow::Result<Value> {
+    require_account(store, account).await?;
+    let rule = references::create_bank_rule(store, account, name, bank_symbol, agreement_code).await?;
+    Ok(json!({ "bank_rule": rule }))
+}
+
+/// A bank account; type `service` is the service's own account (refused as pay-off target).
+pub async fn create_bank_account(
+    store: &Store,
+    account: AccountId,
+    name: &str,
+    account_type: &str,
+) -> anyhow::Result<Value> {
+    require_account(store, account).await?;
+    let bank_account = references::create_bank_account(store, account, name, account_type).await?;
+    Ok(json!({ "bank_account": bank_account }))
+}
+
+/// A financial category, `receivable` or `payable`.
+pub async fn create_category(
+    store: &Store,
+    account: AccountId,
+    description: &str,
+    category_type: &str,
+) -> anyhow::Result<Value> {
+    require_account(store, account).await?;
+    let category = references::create_category(store, account, description, category_type).await?;
+    Ok(json!({ "bill_category": category }))
+}
+
+async fn require_account(store: &Store, account: AccountId) -> anyhow::Result<()> {
+    accounts::find(store, account).await?.with_context(|| format!("no account {account}"))?;
+    Ok(())
 }

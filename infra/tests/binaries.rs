@@ -125,6 +125,16 @@ async fn dev_server_and_ops_cli_work_together() {
     assert_eq!(back["account"]["pos_enabled"], true);
     assert_eq!(status(&server, &bi_token, "/tags").await, 200);
 
+    // Records created "elsewhere" for billings.
+    let category = ops(&server, &["category", "create", "--account", &account, "--description", "Mensalidades"]).await;
+    assert_eq!(category["bill_category"]["category_type"], "receivable");
+    let rule = ops(&server, &["bank-rule", "create", "--account", &account, "--name", "Banco simulado"]).await;
+    assert_eq!(rule["bank_rule"]["bank_symbol"], "simulated");
+    let bank =
+        ops(&server, &["bank-account", "create", "--account", &account, "--name", "Conta", "--type", "checking"]).await;
+    assert_eq!(bank["bank_account"]["account_type"], "checking");
+    assert_eq!(status(&server, &bi_token, "/bill_categories").await, 200);
+
     server.child.kill().await.unwrap();
     let _ = std::fs::remove_dir_all(dir);
 }

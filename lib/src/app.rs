@@ -18,5 +18,9 @@ impl AppState {
 
 /// Every endpoint group of the API, as the dev server serves them (each Lambda serves one).
 pub fn all_routes() -> Router<AppState> {
-    Router::new().merge(crate::tags::router()).merge(crate::groups::router()).merge(crate::contacts::router())
+    Router::new()
+        .merge(crate::tags::router())
+        .merge(crate::groups::router())
+        .merge(crate::contacts::router())
+        .merge(crate::bill_categories::router())
 }

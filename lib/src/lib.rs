@@ -5,8 +5,9 @@
 
 pub mod accounts;
 pub mod app;
-pub mod billings;
 pub mod auth;
+pub mod bill_categories;
+pub mod billings;
 pub mod config;
 pub mod contacts;
 pub mod dates;
@@ -14,6 +15,7 @@ pub mod documents;
 pub mod groups;
 pub mod http;
 pub mod money;
+pub mod references;
 pub mod store;
 pub mod tags;
 pub mod telemetry;

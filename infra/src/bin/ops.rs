@@ -8,7 +8,10 @@ use infra::cache_flush::CacheFlusher;
 use infra::ops;
 
 #[derive(Parser, Debug)]
-#[command(about = "Operations that happen outside the API: accounts and API tokens", version)]
+#[command(
+    about = "Operations that happen outside the API: accounts, API tokens, bank rules, bank accounts, categories",
+    version
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -22,6 +25,15 @@ enum Command {
     /// API tokens of an account.
     #[command(subcommand)]
     Token(TokenCommand),
+    /// Bank rules (which bank or agreement issues an account's billets).
+    #[command(subcommand)]
+    BankRule(BankRuleCommand),
+    /// Bank accounts of an account (pay-off targets).
+    #[command(subcommand)]
+    BankAccount(BankAccountCommand),
+    /// Financial categories (receivable or payable).
+    #[command(subcommand)]
+    Category(CategoryCommand),
     /// Creates the table, queues and secret when missing (local stack).
     Setup,
 }
@@ -110,6 +122,47 @@ enum TokenCommand {
     },
 }
 
+#[derive(Subcommand, Debug)]
+enum BankRuleCommand {
+    Create {
+        #[arg(long)]
+        account: AccountId,
+        #[arg(long)]
+        name: String,
+        /// The bank or provider that issues the billets (the simulated bank: `simulated`).
+        #[arg(long, default_value = "simulated")]
+        bank_symbol: String,
+        #[arg(long)]
+        agreement_code: Option<String>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum BankAccountCommand {
+    Create {
+        #[arg(long)]
+        account: AccountId,
+        #[arg(long)]
+        name: String,
+        /// checking, savings, cash, or service (the service's own account).
+        #[arg(long = "type", default_value = "checking")]
+        account_type: String,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum CategoryCommand {
+    Create {
+        #[arg(long)]
+        account: AccountId,
+        #[arg(long)]
+        description: String,
+        /// receivable or payable.
+        #[arg(long = "type", default_value = "receivable")]
+        category_type: String,
+    },
+}
+
 #[tokio::main]
 async fn main() {
     let cli = Cli::parse();
@@ -128,6 +181,15 @@ async fn run(cli: Cli) -> anyhow::Result<serde_json::Value> {
     let store = Store::new(aws_sdk_dynamodb::Client::new(&config), table.clone());
     let flusher = CacheFlusher::from_env(&config);
     match cli.command {
+        Command::BankRule(BankRuleCommand::Create { account, name, bank_symbol, agreement_code }) => {
+            ops::create_bank_rule(&store, account, &name, &bank_symbol, agreement_code).await
+        }
+        Command::BankAccount(BankAccountCommand::Create { account, name, account_type }) => {
+            ops::create_bank_account(&store, account, &name, &account_type).await
+        }
+        Command::Category(CategoryCommand::Create { account, description, category_type }) => {
+            ops::create_category(&store, account, &description, &category_type).await
+        }
         Command::Setup => Ok(serde_json::to_value(infra::local_stack::ensure(&config, &table).await?)?),
         Command::Account(AccountCommand::Create { name, settings }) => {
             ops::create_account(&store, &name, settings.changes(None)).await

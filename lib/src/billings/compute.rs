@@ -253,7 +253,9 @@ mod tests {
         assert_eq!((on_time.virtual_status, on_time.days_overdue, on_time.overdue), ("opened", 0, false));
         let early = compute(&t, d("2026-11-07"));
         assert_eq!(early.days_overdue, -3);
-        for (status, paid) in [(Status::Paid, true), (Status::Available, true), (Status::Discharged, true), (Status::Canceled, false)] {
+        for (status, paid) in
+            [(Status::Paid, true), (Status::Available, true), (Status::Discharged, true), (Status::Canceled, false)]
+        {
             let c = compute(&Terms { status, ..t.clone() }, d("2026-11-22"));
             assert_eq!((c.paid, c.overdue, c.virtual_status), (paid, false, status.as_str()));
         }
@@ -344,7 +346,11 @@ mod tests {
 
     #[test]
     fn settled_billings_carry_no_discount_or_charge() {
-        let t = Terms { status: Status::Canceled, penalty: Some((ValueKind::FixedAmount, m("9"))), ..terms("100", "2026-11-01") };
+        let t = Terms {
+            status: Status::Canceled,
+            penalty: Some((ValueKind::FixedAmount, m("9"))),
+            ..terms("100", "2026-11-01")
+        };
         let c = compute(&t, d("2026-11-22"));
         assert_eq!((c.discount_amount, c.extra_amount, c.amount_payable), (Decimal::ZERO, Decimal::ZERO, m("100")));
     }
@@ -358,6 +364,9 @@ mod tests {
         assert_eq!(display_amount_payable(&t, d("2026-11-22"), Some(d("2026-11-01")), None), m("100.00"));
         assert_eq!(display_amount_payable(&t, d("2026-11-22"), None, None), m("102.00"));
         let paid = Terms { status: Status::Paid, ..t };
-        assert_eq!(display_amount_payable(&paid, d("2026-11-22"), None, Some((m("103"), m("0"), m("2.5")))), m("105.5"));
+        assert_eq!(
+            display_amount_payable(&paid, d("2026-11-22"), None, Some((m("103"), m("0"), m("2.5")))),
+            m("105.5")
+        );
     }
 }

@@ -3,6 +3,7 @@
 //! parallel. Run them with `infra/test`.
 
 mod auth;
+mod bill_categories;
 mod contacts;
 mod errors;
 mod groups;
