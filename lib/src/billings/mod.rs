@@ -1,3 +1,4 @@
 //! Billings (§2.1, §3.1, §4.2). The computed fields live in [`compute`] as pure functions.
 
 pub mod compute;
+pub mod input;

@@ -1,0 +1,412 @@
+//! The create body of a billing (§4.2), parsed and validated without the store: rules 5–9 and the
+//! field bounds of §2.1 and §8. Foreign keys (rules 1–4) are checked against the account later.
+//! Every broken rule is reported at once.
+
+use chrono::NaiveDate;
+use rust_decimal::Decimal;
+use serde_json::Value;
+
+use super::compute::{Period, ValueKind};
+use crate::http::Fields;
+use crate::money;
+
+pub const MINIMUM_AMOUNT: &str = "5.00";
+pub const MAX_RATE: &str = "999999999";
+const EVINCIVE_FORBIDDEN: &[char] = &['@', '#', '$', '%', '^', '&', '*', '"', '{', '}', '|', '<', '>', '\\', '[', ']'];
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IssueType {
+    Individual,
+    Bulk,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Item {
+    pub description: String,
+    pub quantity: i64,
+    pub amount: Decimal,
+}
+
+/// A billing as sent, valid in itself.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Draft {
+    pub issue_type: IssueType,
+    pub bank_rule_id: i64,
+    /// Individual: the payer (may be filled from `patient_id` by the health module). Bulk: none.
+    pub contact_id: Option<i64>,
+    pub patient_id: Option<i64>,
+    /// Bulk: the target tag. Individual: none (cleared by the server).
+    pub tag_id: Option<i64>,
+    pub excluded_tag_ids: Vec<i64>,
+    pub bill_category_id: Option<i64>,
+    pub evincive: Option<String>,
+    pub observation: Option<String>,
+    pub reference: Option<String>,
+    pub your_code: Option<String>,
+    pub competence: Option<String>,
+    /// Already moved off a weekend.
+    pub due_date: NaiveDate,
+    pub penalty: Option<(ValueKind, Decimal)>,
+    pub interest: Option<(ValueKind, Period, Decimal)>,
+    pub instruction: Option<(String, i64)>,
+    pub items: Vec<Item>,
+    /// Σ quantity × amount, at least 5.00.
+    pub amount: Decimal,
+}
+
+fn id(value: Option<&Value>) -> Result<Option<i64>, ()> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => n.as_i64().filter(|i| *i > 0).map(Some).ok_or(()),
+        Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
+        Some(Value::String(s)) => s.trim().parse::<i64>().ok().filter(|i| *i > 0).map(Some).ok_or(()),
+        Some(_) => Err(()),
+    }
+}
+
+fn decimal(value: &Value) -> Option<Decimal> {
+    match value {
+        Value::Number(n) => money::parse(&n.to_string()),
+        Value::String(s) => money::parse(s),
+        _ => None,
+    }
+}
+
+fn kind(text: &str) -> Option<ValueKind> {
+    match text {
+        "percentage" => Some(ValueKind::Percentage),
+        "fixed_amount" => Some(ValueKind::FixedAmount),
+        _ => None,
+    }
+}
+
+/// An array, or a form's object of index → value.
+fn elements(value: &Value) -> Vec<&Value> {
+    match value {
+        Value::Array(items) => items.iter().collect(),
+        Value::Object(map) => map.values().collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn items(value: Option<&Value>, errors: &mut Vec<String>) -> Vec<Item> {
+    let mut items = Vec::new();
+    for (index, raw) in value.map(elements).unwrap_or_default().into_iter().enumerate() {
+        let n = index + 1;
+        let Value::Object(map) = raw else {
+            errors.push(format!("Item {n}: não é válido"));
+            continue;
+        };
+        let mut item_errors = Vec::new();
+        let f = Fields::new(map);
+        let description = f
+            .text("description", "descrição", &mut item_errors)
+            .flatten()
+            .map(|d| crate::text::collapse_whitespace(&d))
+            .unwrap_or_default();
+        if description.is_empty() {
+            item_errors.push(format!("Item {n}: descrição não pode ficar em branco"));
+        } else if description.chars().count() > 100 {
+            item_errors.push(format!("Item {n}: descrição é muito longa (máximo: 100 caracteres)"));
+        }
+        let quantity = match map.get("quantity") {
+            Some(Value::Number(q)) => q.as_i64(),
+            Some(Value::String(q)) => q.trim().parse::<i64>().ok(),
+            _ => None,
+        };
+        if !quantity.is_some_and(|q| (1..=9_999_999).contains(&q)) {
+            item_errors.push(format!("Item {n}: quantidade deve ser um inteiro de 1 a 9999999"));
+        }
+        let amount = map.get("amount").and_then(decimal);
+        if !amount.is_some_and(|a| a >= Decimal::new(1, 2) && a.scale() <= 2) {
+            item_errors.push(format!("Item {n}: valor deve ser de no mínimo 0.01, com até 2 casas decimais"));
+        }
+        if item_errors.is_empty() {
+            items.push(Item { description, quantity: quantity.unwrap_or(1), amount: amount.unwrap_or_default() });
+        }
+        errors.extend(item_errors);
+    }
+    items
+}
+
+impl Draft {
+    pub fn parse(fields: Fields<'_>) -> Result<Draft, Vec<String>> {
+        let mut errors = Vec::new();
+        let text = |key: &str, errors: &mut Vec<String>| -> Option<String> {
+            fields.text(key, key, errors).flatten().map(|t| t.trim().to_owned()).filter(|t| !t.is_empty())
+        };
+        let id_of = |key: &str, errors: &mut Vec<String>| -> Option<i64> {
+            id(fields.raw(key)).unwrap_or_else(|()| {
+                errors.push(format!("{key} não é válido"));
+                None
+            })
+        };
+
+        let issue_type = match text("billing_issue_type", &mut errors).as_deref() {
+            None | Some("individual") => IssueType::Individual,
+            Some("bulk") => IssueType::Bulk,
+            Some(_) => {
+                errors.push("billing_issue_type não está incluído na lista (individual, bulk)".to_owned());
+                IssueType::Individual
+            }
+        };
+        let bank_rule_id = id_of("bank_rule_id", &mut errors);
+        if bank_rule_id.is_none() {
+            errors.push("Regra bancária (bank_rule_id) não pode ficar em branco".to_owned());
+        }
+        let contact_id = id_of("contact_id", &mut errors);
+        let patient_id = id_of("patient_id", &mut errors);
+        let tag_id = id_of("tag_id", &mut errors);
+        let bill_category_id = id_of("bill_category_id", &mut errors);
+        let (contact_id, tag_id) = match issue_type {
+            IssueType::Individual => {
+                if contact_id.is_none() && patient_id.is_none() {
+                    errors.push("Contato (contact_id) não pode ficar em branco".to_owned());
+                }
+                (contact_id, None)
+            }
+            IssueType::Bulk => {
+                if tag_id.is_none() {
+                    errors.push("Etiqueta (tag_id) não pode ficar em branco em cobranças em lote".to_owned());
+                }
+                (None, tag_id)
+            }
+        };
+        let excluded_tag_ids = fields
+            .raw("excluded_tag_ids")
+            .map(elements)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|v| id(Some(v)).ok().flatten())
+            .collect();
+
+        let evincive = text("evincive", &mut errors);
+        if let Some(e) = &evincive {
+            let n = e.chars().count();
+            if !(10..=80).contains(&n) {
+                errors.push("evincive deve ter de 10 a 80 caracteres".to_owned());
+            }
+            if e.chars().any(|c| EVINCIVE_FORBIDDEN.contains(&c)) {
+                errors.push("evincive não pode conter os caracteres @ # $ % ^ & * \" { } | < > \\ [ ]".to_owned());
+            }
+        }
+        let observation = text("observation", &mut errors);
+        if observation.as_ref().is_some_and(|o| o.chars().count() > 255) {
+            errors.push("Observação é muito longa (máximo: 255 caracteres)".to_owned());
+        }
+        let your_code = text("your_code", &mut errors);
+        if your_code.as_ref().is_some_and(|c| c.chars().count() > 20) {
+            errors.push("your_code é muito longo (máximo: 20 caracteres)".to_owned());
+        }
+        let reference = text("reference", &mut errors);
+        let competence = text("competence", &mut errors);
+        if competence.as_deref().is_some_and(|c| !is_competence(c)) {
+            errors.push("Competência deve estar no formato MM/AAAA".to_owned());
+        }
+        let due_date = match text("due_date", &mut errors) {
+            None => {
+                errors.push("Vencimento (due_date) não pode ficar em branco".to_owned());
+                None
+            }
+            Some(d) => match crate::dates::parse(&d) {
+                Some(date) => Some(crate::dates::next_business_day(date)),
+                None => {
+                    errors.push("Vencimento (due_date) não é uma data válida (AAAA-MM-DD)".to_owned());
+                    None
+                }
+            },
+        };
+
+        let max = MAX_RATE.parse::<Decimal>().expect("constant");
+        let rate = |key: &str, errors: &mut Vec<String>| -> Option<Decimal> {
+            let value = fields.raw(key).filter(|v| !v.is_null() && v.as_str() != Some(""))?;
+            match decimal(value) {
+                Some(v) if v >= Decimal::ZERO && v <= max => Some(v),
+                _ => {
+                    errors.push(format!("{key} deve ser um número de 0 a 999999999"));
+                    None
+                }
+            }
+        };
+        let penalty_value = rate("penalty", &mut errors);
+        let interest_value = rate("interest", &mut errors);
+        let kind_of = |key: &str, errors: &mut Vec<String>| match text(key, errors) {
+            None => Some(ValueKind::Percentage),
+            Some(k) => kind(&k).or_else(|| {
+                errors.push(format!("{key} não está incluído na lista (percentage, fixed_amount)"));
+                None
+            }),
+        };
+        let penalty_kind = kind_of("penalty_type", &mut errors);
+        let interest_kind = kind_of("interest_type", &mut errors);
+        let period = match text("interest_period", &mut errors).as_deref() {
+            None | Some("monthly") => Some(Period::Monthly),
+            Some("daily") => Some(Period::Daily),
+            Some(_) => {
+                errors.push("interest_period não está incluído na lista (monthly, daily)".to_owned());
+                None
+            }
+        };
+        let instruction_type = text("instruction_type", &mut errors);
+        if instruction_type.as_deref().is_some_and(|t| t != "protest" && t != "devolution") {
+            errors.push("instruction_type não está incluído na lista (protest, devolution)".to_owned());
+        }
+        let instruction_days = match fields.raw("instruction_days") {
+            None | Some(Value::Null) => 0,
+            Some(v) => match v.as_i64().or_else(|| v.as_str().and_then(|s| s.trim().parse().ok())) {
+                Some(d) if (0..=99).contains(&d) => d,
+                _ => {
+                    errors.push("instruction_days deve ser um inteiro de 0 a 99".to_owned());
+                    0
+                }
+            },
+        };
+
+        let items = items(fields.raw("billing_items"), &mut errors);
+        if items.is_empty() && !errors.iter().any(|e| e.starts_with("Item ")) {
+            errors.push("A cobrança precisa de ao menos um item (billing_items)".to_owned());
+        }
+        let amount: Decimal = items.iter().map(|i| i.amount * Decimal::from(i.quantity)).sum();
+        if !items.is_empty() && amount < MINIMUM_AMOUNT.parse::<Decimal>().expect("constant") {
+            errors.push("Valor mínimo da cobrança é 5.00".to_owned());
+        }
+
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        Ok(Draft {
+            issue_type,
+            bank_rule_id: bank_rule_id.expect("checked"),
+            contact_id,
+            patient_id,
+            tag_id,
+            excluded_tag_ids,
+            bill_category_id,
+            evincive,
+            observation,
+            reference,
+            your_code,
+            competence,
+            due_date: due_date.expect("checked"),
+            penalty: penalty_value.zip(penalty_kind).map(|(v, k)| (k, v)),
+            interest: interest_value.zip(interest_kind).zip(period).map(|((v, k), p)| (k, p, v)),
+            instruction: instruction_type.map(|t| (t, instruction_days)),
+            items,
+            amount,
+        })
+    }
+}
+
+/// `MM/YYYY` with a month from 01 to 12.
+fn is_competence(text: &str) -> bool {
+    let Some((month, year)) = text.split_once('/') else { return false };
+    month.len() == 2
+        && year.len() == 4
+        && year.bytes().all(|b| b.is_ascii_digit())
+        && month.parse::<u32>().is_ok_and(|m| (1..=12).contains(&m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parse(body: Value) -> Result<Draft, Vec<String>> {
+        Draft::parse(Fields::new(body.as_object().unwrap()))
+    }
+
+    fn valid() -> Value {
+        json!({
+            "bank_rule_id": 1, "contact_id": "3", "due_date": "2026-11-21",
+            "billing_items": [{"description": "Mensalidade", "quantity": 2, "amount": "10.50"}, {"description": "Taxa", "quantity": "1", "amount": 4}],
+            "amount": "999", "billing_type": "carne", "status": "paid", "tag_id": 9
+        })
+    }
+
+    #[test]
+    fn a_valid_individual_billing() {
+        let d = parse(valid()).unwrap();
+        assert_eq!(d.amount, "25.00".parse::<Decimal>().unwrap());
+        assert_eq!(d.due_date, "2026-11-23".parse::<NaiveDate>().unwrap(), "Saturday moves to Monday");
+        assert_eq!((d.contact_id, d.tag_id), (Some(3), None), "tag_id is cleared on individual billings");
+        assert_eq!(d.items.len(), 2);
+    }
+
+    #[test]
+    fn bulk_needs_a_tag_and_clears_the_contact() {
+        let mut body = valid();
+        body["billing_issue_type"] = json!("bulk");
+        body["excluded_tag_ids"] = json!([4, "x", 5]);
+        let d = parse(body).unwrap();
+        assert_eq!((d.contact_id, d.tag_id, d.excluded_tag_ids), (None, Some(9), vec![4, 5]));
+        let mut body = valid();
+        body["billing_issue_type"] = json!("bulk");
+        body["tag_id"] = json!(null);
+        assert_eq!(parse(body).unwrap_err(), ["Etiqueta (tag_id) não pode ficar em branco em cobranças em lote"]);
+    }
+
+    #[test]
+    fn required_fields_and_items() {
+        let errors = parse(json!({})).unwrap_err();
+        assert_eq!(errors.len(), 4, "{errors:?}");
+        let mut body = valid();
+        body["billing_items"] = json!([]);
+        assert_eq!(parse(body).unwrap_err(), ["A cobrança precisa de ao menos um item (billing_items)"]);
+        let mut body = valid();
+        body["billing_items"] = json!([{"description": "", "quantity": 0, "amount": "0.001"}]);
+        assert_eq!(parse(body).unwrap_err().len(), 3);
+        let mut body = valid();
+        body["billing_items"] = json!([{"description": "x".repeat(101), "quantity": 10_000_000, "amount": "0"}]);
+        assert_eq!(parse(body).unwrap_err().len(), 3);
+    }
+
+    #[test]
+    fn the_minimum_amount_is_five() {
+        let mut body = valid();
+        body["billing_items"] = json!([{"description": "Taxa", "quantity": 1, "amount": "4.99"}]);
+        assert_eq!(parse(body).unwrap_err(), ["Valor mínimo da cobrança é 5.00"]);
+        let mut body = valid();
+        body["billing_items"] = json!([{"description": "Taxa", "quantity": 5, "amount": "1"}]);
+        assert!(parse(body).is_ok());
+    }
+
+    #[test]
+    fn evincive_rules() {
+        for (value, ok) in [
+            ("Contrato 2026", true),
+            ("curto", false),
+            ("x".repeat(81).as_str(), false),
+            ("Contrato #2026", false),
+            ("Contrato [2026]", false),
+        ] {
+            let mut body = valid();
+            body["evincive"] = json!(value);
+            assert_eq!(parse(body).is_ok(), ok, "{value}");
+        }
+    }
+
+    #[test]
+    fn bounds_of_rates_and_instructions() {
+        let mut body = valid();
+        body["penalty"] = json!("2");
+        body["penalty_type"] = json!("percentage");
+        body["interest"] = json!(1);
+        body["interest_period"] = json!("daily");
+        body["instruction_type"] = json!("devolution");
+        body["instruction_days"] = json!("30");
+        body["competence"] = json!("11/2026");
+        let d = parse(body).unwrap();
+        assert_eq!(d.interest.map(|i| i.1), Some(Period::Daily));
+        assert_eq!(d.instruction, Some(("devolution".to_owned(), 30)));
+        let mut body = valid();
+        body["penalty"] = json!("1000000000");
+        body["interest"] = json!(-1);
+        body["instruction_days"] = json!(100);
+        body["interest_type"] = json!("other");
+        body["competence"] = json!("13/2026");
+        body["your_code"] = json!("c".repeat(21));
+        body["observation"] = json!("o".repeat(256));
+        body["due_date"] = json!("23/11/2026");
+        assert_eq!(parse(body).unwrap_err().len(), 8);
+    }
+}
