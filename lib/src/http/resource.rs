@@ -17,10 +17,7 @@ use crate::auth::Tenant;
 use crate::store::records::{self, Editable};
 use crate::store::Store;
 
-pub trait Resource: Editable + Send + Sync + 'static
-where
-    Self::Changes: Send + Sync,
-{
+pub trait Resource: Editable + Send + Sync + 'static {
     /// The body envelope: `tag`, `group`.
     const ENVELOPE: &'static str;
 
@@ -40,17 +37,11 @@ pub fn as_json<R: Serialize>(records: &[R]) -> Vec<Value> {
     records.iter().map(|r| serde_json::to_value(r).expect("records serialize")).collect()
 }
 
-async fn one<R: Resource>(store: &Store, account: AccountId, record: R) -> ApiResult<Value>
-where
-    R::Changes: Send + Sync,
-{
+async fn one<R: Resource>(store: &Store, account: AccountId, record: R) -> ApiResult<Value> {
     Ok(R::represent(store, account, vec![record]).await?.into_iter().next().unwrap_or(Value::Null))
 }
 
-fn changes<R: Resource>(body: &RequestBody, creating: bool) -> ApiResult<R::Changes>
-where
-    R::Changes: Send + Sync,
-{
+fn changes<R: Resource>(body: &RequestBody, creating: bool) -> ApiResult<R::Changes> {
     R::parse(body.envelope(R::ENVELOPE)?, creating).map_err(ApiError::Validation)
 }
 
@@ -58,10 +49,7 @@ pub async fn show<R: Resource>(
     State(state): State<AppState>,
     tenant: Tenant,
     Path(id): Path<String>,
-) -> ApiResult<Response>
-where
-    R::Changes: Send + Sync,
-{
+) -> ApiResult<Response> {
     let account = tenant.account_id();
     let record: R = records::find_or_404(&state.store, account, parse_id(&id)?).await?;
     Ok(response::ok(&one(&state.store, account, record).await?))
@@ -71,10 +59,7 @@ pub async fn create<R: Resource>(
     State(state): State<AppState>,
     tenant: Tenant,
     body: RequestBody,
-) -> ApiResult<Response>
-where
-    R::Changes: Send + Sync,
-{
+) -> ApiResult<Response> {
     let changes = changes::<R>(&body, true)?;
     let account = tenant.account_id();
     let record: R = records::create(&state.store, account, &changes).await?;
@@ -86,10 +71,7 @@ pub async fn update<R: Resource>(
     tenant: Tenant,
     Path(id): Path<String>,
     body: RequestBody,
-) -> ApiResult<Response>
-where
-    R::Changes: Send + Sync,
-{
+) -> ApiResult<Response> {
     let id = parse_id(&id)?;
     let changes = changes::<R>(&body, false)?;
     let account = tenant.account_id();
@@ -101,10 +83,7 @@ pub async fn destroy<R: Resource>(
     State(state): State<AppState>,
     tenant: Tenant,
     Path(id): Path<String>,
-) -> ApiResult<Response>
-where
-    R::Changes: Send + Sync,
-{
+) -> ApiResult<Response> {
     records::delete::<R>(&state.store, tenant.account_id(), parse_id(&id)?).await?;
     Ok(response::no_content())
 }
