@@ -1,7 +1,7 @@
 //! Time in the service's zone. "Today" is the date in America/Sao_Paulo, which has kept UTC−3
 //! all year since 2019; timestamps are ISO 8601 with that offset and milliseconds.
 
-use chrono::{DateTime, FixedOffset, NaiveDate, SecondsFormat, Utc};
+use chrono::{DateTime, FixedOffset, NaiveDate, SecondsFormat, SubsecRound, Utc};
 use serde::{Serialize, Serializer};
 
 pub fn sao_paulo() -> FixedOffset {
@@ -13,8 +13,10 @@ pub fn sao_paulo() -> FixedOffset {
 pub struct Timestamp(pub DateTime<FixedOffset>);
 
 impl Timestamp {
+    /// Now, to the millisecond: the precision timestamps are shown and stored with, so a record
+    /// built in memory equals the same record read back.
     pub fn now() -> Self {
-        Timestamp(Utc::now().with_timezone(&sao_paulo()))
+        Timestamp(Utc::now().trunc_subsecs(3).with_timezone(&sao_paulo()))
     }
 
     pub fn parse(text: &str) -> Option<Self> {
@@ -51,6 +53,12 @@ mod tests {
         let t = Timestamp::parse("2026-11-22T08:52:51.123Z").unwrap();
         assert_eq!(t.to_string(), "2026-11-22T05:52:51.123-03:00");
         assert_eq!(Timestamp::parse(&t.to_string()), Some(t));
+    }
+
+    #[test]
+    fn now_round_trips_through_its_text() {
+        let now = Timestamp::now();
+        assert_eq!(Timestamp::parse(&now.to_string()), Some(now));
     }
 
     #[test]

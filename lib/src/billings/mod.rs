@@ -2,3 +2,4 @@
 
 pub mod compute;
 pub mod input;
+pub mod model;
