@@ -19,7 +19,9 @@ pub fn http_app(routes: Router<AppState>, state: AppState) -> Router {
 /// Runs an HTTP function: the SDK client is built once per container, outside the handler.
 pub async fn run_http(routes: fn() -> Router<AppState>) -> Result<(), lambda_http::Error> {
     billing_api::telemetry::init();
-    let state = AppState::new(Store::from_env().await);
+    let config = billing_api::config::aws().await;
+    let store = Store::new(aws_sdk_dynamodb::Client::new(&config), billing_api::config::table_name());
+    let state = AppState::new(store).with_queues(billing_api::jobs::Queues::from_env(&config));
     lambda_http::run(http_app(routes(), state)).await
 }
 

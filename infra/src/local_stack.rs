@@ -13,9 +13,11 @@ use aws_sdk_sqs::types::QueueAttributeName;
 use base64::Engine as _;
 use serde::Serialize;
 
+pub const BILLET_REGISTRATION_QUEUE: &str = "billing-billet-registration";
+
 /// Work queues; each gets a `-dlq` after five failed receives.
 pub const QUEUES: [&str; 4] =
-    ["billing-billet-registration", "billing-bulk-expansion", "billing-settlements", "billing-webhook-deliveries"];
+    [BILLET_REGISTRATION_QUEUE, "billing-bulk-expansion", "billing-settlements", "billing-webhook-deliveries"];
 pub const WEBHOOK_KEY_SECRET: &str = "billing-service/webhook-master-key";
 const MAX_RECEIVES: &str = "5";
 

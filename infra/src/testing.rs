@@ -10,6 +10,19 @@ use billing_api::store::Store;
 use tokio::sync::OnceCell;
 
 static TABLE_READY: OnceCell<()> = OnceCell::const_new();
+static QUEUE_URL: OnceCell<String> = OnceCell::const_new();
+
+/// The billet-registration queue of the local stack (created once per process).
+pub async fn billet_queue(config: &SdkConfig) -> billing_api::jobs::Queues {
+    let sqs = aws_sdk_sqs::Client::new(config);
+    let url = QUEUE_URL
+        .get_or_init(|| async {
+            let urls = crate::local_stack::ensure_queues(&sqs).await.expect("create the queues");
+            urls[crate::local_stack::BILLET_REGISTRATION_QUEUE].clone()
+        })
+        .await;
+    billing_api::jobs::Queues::new(sqs, url.clone())
+}
 
 /// The SDK configuration and table of the local stack. The table is created once per process.
 pub async fn local_stack() -> (SdkConfig, Store) {
@@ -64,7 +77,8 @@ impl DevServer {
     pub async fn start() -> Self {
         let (config, store) = local_stack().await;
         let cache = AuthCache::default();
-        let router = crate::dev_server::router(AppState::new(store.clone()), cache.clone());
+        let queues = billet_queue(&config).await;
+        let router = crate::dev_server::router(AppState::new(store.clone()).with_queues(Some(queues)), cache.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a free port");
         let base_url = format!("http://{}", listener.local_addr().expect("local address"));
         tokio::spawn(crate::dev_server::serve(listener, router, std::future::pending()));

@@ -14,6 +14,7 @@ pub mod dates;
 pub mod documents;
 pub mod groups;
 pub mod http;
+pub mod jobs;
 pub mod money;
 pub mod references;
 pub mod store;

@@ -48,7 +48,11 @@ async fn main() -> anyhow::Result<()> {
     println!("  Try:           curl -H 'Authorization: Bearer {}' {base}/v1/tags", demo.token);
     println!("Press Ctrl-C to stop.");
 
-    let router = infra::dev_server::router(AppState::new(store), AuthCache::default());
+    let queues = billing_api::jobs::Queues::new(
+        aws_sdk_sqs::Client::new(&config),
+        resources.queues[infra::local_stack::BILLET_REGISTRATION_QUEUE].clone(),
+    );
+    let router = infra::dev_server::router(AppState::new(store).with_queues(Some(queues)), AuthCache::default());
     infra::dev_server::serve(listener, router, async {
         let _ = tokio::signal::ctrl_c().await;
     })

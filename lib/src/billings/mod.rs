@@ -3,3 +3,7 @@
 pub mod compute;
 pub mod input;
 pub mod model;
+mod routes;
+pub mod view;
+
+pub use routes::router;

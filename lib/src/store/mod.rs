@@ -91,6 +91,25 @@ impl Store {
         Ok(output.item)
     }
 
+    /// Reserves `count` consecutive ids of a sequence in one request; returns the first.
+    pub async fn reserve_ids(&self, pk: String, sk: String, count: i64) -> StoreResult<i64> {
+        let output = self
+            .db
+            .update_item()
+            .table_name(self.table())
+            .key("pk", AttributeValue::S(pk))
+            .key("sk", AttributeValue::S(sk))
+            .update_expression("ADD #value :count")
+            .expression_attribute_names("#value", "value")
+            .expression_attribute_values(":count", AttributeValue::N(count.to_string()))
+            .return_values(aws_sdk_dynamodb::types::ReturnValue::AllNew)
+            .send()
+            .await
+            .context("UpdateItem on a sequence")?;
+        let attributes = output.attributes.context("sequence returned no attributes")?;
+        Ok(attributes.int("value")? - count + 1)
+    }
+
     /// Next value of a sequence item (`UpdateItem ADD`, atomic across processes).
     pub async fn next_id(&self, pk: String, sk: String) -> StoreResult<i64> {
         let output = self

@@ -83,6 +83,14 @@ pub enum Write {
         attribute: String,
         delta: i64,
     },
+    /// `ADD attribute delta` on an existing record, bumping its `version` so that a writer that
+    /// read it before (a delete checking `billing_refs`) fails its condition.
+    AddToRecord {
+        pk: String,
+        sk: String,
+        attribute: String,
+        delta: i64,
+    },
 }
 
 impl Write {
@@ -109,6 +117,11 @@ impl Write {
 
     pub fn add(pk: String, sk: String, attribute: &str, delta: i64) -> Self {
         Write::Add { pk, sk, attribute: attribute.to_owned(), delta }
+    }
+
+    /// Counts a reference on an existing record (fails when the record is gone).
+    pub fn add_to_record(pk: String, sk: String, attribute: &str, delta: i64) -> Self {
+        Write::AddToRecord { pk, sk, attribute: attribute.to_owned(), delta }
     }
 
     fn into_transact_item(self, table: &str) -> anyhow::Result<TransactWriteItem> {
@@ -147,6 +160,20 @@ impl Write {
                     .set_expression_attribute_values(condition.values())
                     .build()?;
                 builder.condition_check(check).build()
+            }
+            Write::AddToRecord { pk, sk, attribute, delta } => {
+                let update = types::Update::builder()
+                    .table_name(table)
+                    .key("pk", AttributeValue::S(pk))
+                    .key("sk", AttributeValue::S(sk))
+                    .update_expression("ADD #attribute :delta, #version :one")
+                    .condition_expression("attribute_exists(pk)")
+                    .expression_attribute_names("#attribute", attribute)
+                    .expression_attribute_names("#version", "version")
+                    .expression_attribute_values(":delta", AttributeValue::N(delta.to_string()))
+                    .expression_attribute_values(":one", AttributeValue::N("1".into()))
+                    .build()?;
+                builder.update(update).build()
             }
             Write::Add { pk, sk, attribute, delta } => {
                 let update = types::Update::builder()

@@ -4,6 +4,7 @@
 
 mod auth;
 mod bill_categories;
+mod billings;
 mod contacts;
 mod errors;
 mod groups;

@@ -1,0 +1,161 @@
+//! `/v1/billings` (§4.2): create (individual) and show so far.
+
+use axum::extract::{Path, State};
+use axum::response::Response;
+use axum::routing::{get, post};
+use axum::Router;
+use serde_json::Value;
+
+use super::compute::Status;
+use super::input::{Draft, IssueType};
+use super::model::{Billing, Gateway};
+use super::view::{represent, Related};
+use crate::accounts::AccountId;
+use crate::app::AppState;
+use crate::auth::Tenant;
+use crate::contacts::Contact;
+use crate::http::routing::parse_id;
+use crate::http::{response, ApiError, ApiResult, RequestBody};
+use crate::jobs::Job;
+use crate::references::{BankRule, BillCategory};
+use crate::store::records::{self, Record};
+use crate::store::{keys, retry_on_conflict, Store, Write};
+use crate::tags::Tag;
+use crate::time::{today, Timestamp};
+
+pub const MSG_BANK_RULE_NOT_FOUND: &str = "Regra bancária não encontrada";
+pub const MSG_CONTACT_NOT_FOUND: &str = "Contato não encontrado";
+pub const MSG_PATIENT_NOT_FOUND: &str = "Paciente não encontrado";
+pub const MSG_CATEGORY_INVALID: &str = "Categoria financeira não encontrada ou não é de recebimento";
+pub const MSG_BULK_PENDING: &str = "Cobrança em lote (bulk) ainda não está disponível nesta versão";
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/v1/billings", post(create)).route("/v1/billings/{id}", get(show))
+}
+
+/// The single representation, with the contact and tag it embeds.
+pub async fn single(store: &Store, account: AccountId, billing: &Billing) -> ApiResult<Value> {
+    let contact = match billing.contact_id {
+        Some(id) => records::find::<Contact>(store, account, id).await?,
+        None => None,
+    };
+    let tag = match billing.tag_id {
+        Some(id) => records::find::<Tag>(store, account, id).await?,
+        None => None,
+    };
+    Ok(represent(billing, &Related { contact: contact.as_ref(), tag: tag.as_ref() }, today(), true))
+}
+
+async fn show(State(state): State<AppState>, tenant: Tenant, Path(id): Path<String>) -> ApiResult<Response> {
+    let account = tenant.account_id();
+    let billing: Billing = records::find_or_404(&state.store, account, parse_id(&id)?).await?;
+    Ok(response::ok(&single(&state.store, account, &billing).await?))
+}
+
+/// Rules 1–4: every reference must be a record of the account (422 otherwise). Returns the payer.
+async fn check_references(store: &Store, account: AccountId, draft: &Draft) -> ApiResult<i64> {
+    let mut errors = Vec::new();
+    if records::find::<BankRule>(store, account, draft.bank_rule_id).await?.is_none() {
+        errors.push(MSG_BANK_RULE_NOT_FOUND.to_owned());
+    }
+    let patient = match draft.patient_id {
+        Some(id) => {
+            let found = records::find::<Contact>(store, account, id).await?;
+            if found.is_none() {
+                errors.push(MSG_PATIENT_NOT_FOUND.to_owned());
+            }
+            found
+        }
+        None => None,
+    };
+    // A sent contact_id is never replaced; without it the patient pays (financial guardians
+    // arrive with the health module's records).
+    let payer = draft.contact_id.or(patient.map(|p| p.id));
+    if let Some(id) = draft.contact_id {
+        if records::find::<Contact>(store, account, id).await?.is_none() {
+            errors.push(MSG_CONTACT_NOT_FOUND.to_owned());
+        }
+    }
+    if let Some(id) = draft.bill_category_id {
+        let category = records::find::<BillCategory>(store, account, id).await?;
+        if !category.is_some_and(|c| c.category_type == "receivable") {
+            errors.push(MSG_CATEGORY_INVALID.to_owned());
+        }
+    }
+    match (errors.is_empty(), payer) {
+        (true, Some(payer)) => Ok(payer),
+        (true, None) => Err(ApiError::validation(MSG_CONTACT_NOT_FOUND)),
+        (false, _) => Err(ApiError::Validation(errors)),
+    }
+}
+
+async fn create(State(state): State<AppState>, tenant: Tenant, body: RequestBody) -> ApiResult<Response> {
+    let account = tenant.account_id();
+    let draft = Draft::parse(body.envelope("billing")?).map_err(ApiError::Validation)?;
+    if draft.issue_type == IssueType::Bulk {
+        return Err(ApiError::validation(MSG_BULK_PENDING));
+    }
+    let queues = state.queues.as_ref().ok_or_else(|| anyhow::anyhow!("billet registration queue not configured"))?;
+    let store = &state.store;
+    let billing = retry_on_conflict(|| async {
+        let payer = check_references(store, account, &draft).await?;
+        let id = records::next_id::<Billing>(store, account).await?;
+        let first_item =
+            store.reserve_ids(keys::account(account), keys::sequence("BILLINGITEM"), draft.items.len() as i64).await?;
+        let now = Timestamp::now();
+        let billing = Billing {
+            id,
+            code: Billing::code_for(id),
+            your_code: draft.your_code.clone(),
+            reference: draft.reference.clone(),
+            status: Status::Opened,
+            billing_type: "billing".into(),
+            billing_issue_type: "individual".into(),
+            amount: draft.amount,
+            due_date: draft.due_date,
+            competence: draft.competence.clone(),
+            evincive: draft.evincive.clone(),
+            observation: draft.observation.clone(),
+            discount: None,
+            discount2: None,
+            penalty: draft.penalty,
+            cancel_penalty: false,
+            interest: draft.interest.map(|(kind, period, value)| super::compute::Interest { kind, period, value }),
+            instruction_type: draft.instruction.as_ref().map(|i| i.0.clone()),
+            instruction_days: draft.instruction.as_ref().map(|i| i.1).unwrap_or(0),
+            bank_rule_id: Some(draft.bank_rule_id),
+            contact_id: Some(payer),
+            patient_id: draft.patient_id,
+            tag_id: None,
+            excluded_tag_ids: Vec::new(),
+            bill_category_id: draft.bill_category_id,
+            parent_id: None,
+            installments: 1,
+            installment_type: "none".into(),
+            installment: 1,
+            gw: Gateway::default(),
+            items: Billing::items_from(first_item, &draft.items),
+            created_at: now,
+            updated_at: now,
+            version: 1,
+        };
+        // The references are checked again inside the transaction; the payer counts the billing
+        // (a contact with billings cannot be deleted).
+        let mut also = vec![
+            Write::check_exists(keys::account(account), keys::record(BankRule::KIND, draft.bank_rule_id)),
+            Write::add_to_record(keys::account(account), keys::record(Contact::KIND, payer), "billing_refs", 1),
+        ];
+        if let Some(category) = draft.bill_category_id {
+            also.push(Write::check_exists(keys::account(account), keys::record(BillCategory::KIND, category)));
+        }
+        records::insert(store, account, &billing, "", also).await?;
+        Ok(billing)
+    })
+    .await?;
+    // Registration of the billet happens in the background (§2.2). The billing is already stored:
+    // should the message fail, the billing stays without a billet and the error is logged.
+    if let Err(error) = queues.send(&Job::billet_registration(account, billing.id)).await {
+        tracing::error!(error = ?error, billing_id = billing.id, "could not enqueue the billet registration");
+    }
+    Ok(response::created(&single(store, account, &billing).await?))
+}

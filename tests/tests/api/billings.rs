@@ -1,0 +1,155 @@
+//! §2.1 and §4.2 (so far: individual create and show) and the contact-delete refusal (§4.4).
+
+use serde_json::{json, Value};
+
+use super::support::Api;
+
+struct Setup {
+    bank_rule: i64,
+    contact: i64,
+    receivable: i64,
+    payable: i64,
+}
+
+async fn setup(api: &Api) -> Setup {
+    let store = &api.server.store;
+    let rule = infra::ops::create_bank_rule(store, api.account_id, "Banco simulado", "simulated", None).await.unwrap();
+    let receivable = infra::ops::create_category(store, api.account_id, "Mensalidades", "receivable").await.unwrap();
+    let payable = infra::ops::create_category(store, api.account_id, "Aluguel", "payable").await.unwrap();
+    let contact = json!({"contact": {
+        "full_name": "Maria da Silva", "cpf": "529.982.247-25", "email": "maria@example.com",
+        "address_postal_code": "01310-100", "address_street": "Avenida Paulista", "address_number": "1000",
+        "address_district": "Bela Vista", "address_city": "São Paulo", "address_state": "SP"}});
+    let contact = api.post("/v1/contacts", &contact).await.expect(201).body["id"].as_i64().unwrap();
+    Setup {
+        bank_rule: rule["bank_rule"]["id"].as_i64().unwrap(),
+        contact,
+        receivable: receivable["bill_category"]["id"].as_i64().unwrap(),
+        payable: payable["bill_category"]["id"].as_i64().unwrap(),
+    }
+}
+
+fn body(s: &Setup) -> Value {
+    json!({"billing": {
+        "bank_rule_id": s.bank_rule, "contact_id": s.contact, "bill_category_id": s.receivable,
+        "due_date": "2030-03-02", "your_code": "ERP-77", "competence": "03/2030",
+        "penalty": "2", "penalty_type": "percentage", "interest": "1", "interest_type": "percentage",
+        "billing_items": [{"description": "Mensalidade", "quantity": 2, "amount": "10.25"}, {"description": "Taxa", "quantity": 1, "amount": "4.50"}],
+        "amount": "1.00", "status": "paid", "billing_type": "schedule", "account_id": 999, "discount": "50", "tag_id": 1
+    }})
+}
+
+#[tokio::test]
+async fn create_answers_the_single_representation() {
+    let api = Api::start().await;
+    let s = setup(&api).await;
+    let b = api.post("/v1/billings", &body(&s)).await.expect(201).body;
+    assert_eq!(b["amount"], "25.00", "computed from the items, the sent amount ignored");
+    assert_eq!(b["due_date"], "2030-03-04", "Saturday moves to Monday");
+    assert_eq!((b["status"].as_str(), b["virtual_status"].as_str()), (Some("opened"), Some("opened")));
+    assert_eq!((b["billing_type"].as_str(), b["billing_issue_type"].as_str()), (Some("billing"), Some("individual")));
+    assert_eq!(b["tag_id"], Value::Null, "cleared on individual billings");
+    assert_eq!(
+        (b["installments"].as_i64(), b["installment_type"].as_str(), b["installment"].as_i64()),
+        (Some(1), Some("none"), Some(1))
+    );
+    assert_eq!(b["discount"], Value::Null, "the discount block cannot be set through the API");
+    assert_eq!(
+        b["contact"],
+        json!({"id": s.contact, "description": "Maria da Silva", "email": "maria@example.com", "document": "52998224725"})
+    );
+    assert!(b.get("tag").is_none());
+    let items = b["billing_items"].as_array().unwrap();
+    assert_eq!(items.len(), 2);
+    assert!(items[0]["id"].as_i64().is_some() && items[0]["id"] != items[1]["id"]);
+    assert_eq!(items[0]["amount"], "10.25");
+    assert_eq!((b["bank_billets"].clone(), b["billing_reminder_deliveries"].clone()), (json!([]), json!([])));
+    assert_eq!(b["amount_payable"], "25.00");
+    assert_eq!(b["display_amount_payable"], "25.00");
+    assert_eq!(b["paid"], false);
+    assert!(b["days_overdue"].as_i64().unwrap() < 0);
+    for key in ["gw_gross_amount", "gw_net_amount", "code", "penalty", "interest_period", "return_date", "redirect_url"]
+    {
+        assert!(b.get(key).is_some(), "{key} missing");
+    }
+    let shown = api.get(&format!("/v1/billings/{}", b["id"])).await.expect(200).body;
+    assert_eq!(shown, b);
+    api.other_account().await.get(&format!("/v1/billings/{}", b["id"])).await.expect(404);
+}
+
+#[tokio::test]
+async fn every_new_billing_asks_for_its_billet() {
+    let api = Api::start().await;
+    let s = setup(&api).await;
+    let b = api.post("/v1/billings", &body(&s)).await.expect(201).body;
+    let queue = infra::testing::billet_queue(&api.server.config).await;
+    let sqs = aws_sdk_sqs::Client::new(&api.server.config);
+    let url = queue.url().to_owned();
+    let wanted = json!({"kind": "billet_registration", "account_id": api.account_id, "billing_id": b["id"]});
+    let mut found = false;
+    for _ in 0..20 {
+        let received = sqs.receive_message().queue_url(&url).max_number_of_messages(10).send().await.unwrap();
+        for message in received.messages.unwrap_or_default() {
+            let value: Value = serde_json::from_str(message.body.as_deref().unwrap_or("{}")).unwrap();
+            if value["account_id"] == wanted["account_id"] && value["billing_id"] == wanted["billing_id"] {
+                assert_eq!(value["kind"], "billet_registration");
+                found = true;
+            }
+        }
+        if found {
+            break;
+        }
+    }
+    assert!(found, "no billet_registration message for billing {}", b["id"]);
+}
+
+#[tokio::test]
+async fn references_must_belong_to_the_account() {
+    let api = Api::start().await;
+    let s = setup(&api).await;
+    let mut bad = body(&s);
+    bad["billing"]["bank_rule_id"] = json!(999);
+    bad["billing"]["contact_id"] = json!(999);
+    bad["billing"]["bill_category_id"] = json!(s.payable);
+    let errors = api.post("/v1/billings", &bad).await.expect(422).errors();
+    assert_eq!(
+        errors,
+        [
+            "Regra bancária não encontrada",
+            "Contato não encontrado",
+            "Categoria financeira não encontrada ou não é de recebimento"
+        ]
+    );
+    // Another account's contact is not found either; nothing was stored.
+    let other = api.other_account().await;
+    let theirs = setup(&other).await;
+    let mut foreign = body(&s);
+    foreign["billing"]["contact_id"] = json!(theirs.contact + 100);
+    api.post("/v1/billings", &foreign).await.expect(422);
+    assert_eq!(api.get("/v1/billings/1").await.status, 404);
+}
+
+#[tokio::test]
+async fn invalid_bodies_are_422() {
+    let api = Api::start().await;
+    let s = setup(&api).await;
+    let errors = api.post("/v1/billings", &json!({"billing": {}})).await.expect(422).errors();
+    assert_eq!(errors.len(), 4, "{errors:?}");
+    let mut small = body(&s);
+    small["billing"]["billing_items"] = json!([{"description": "Taxa", "quantity": 1, "amount": "4.99"}]);
+    assert_eq!(api.post("/v1/billings", &small).await.expect(422).errors(), ["Valor mínimo da cobrança é 5.00"]);
+    let mut bulk = body(&s);
+    bulk["billing"]["billing_issue_type"] = json!("bulk");
+    api.post("/v1/billings", &bulk).await.expect(422);
+    api.post("/v1/billings", &json!({"name": "x"})).await.expect(422);
+}
+
+#[tokio::test]
+async fn a_contact_with_billings_cannot_be_deleted() {
+    let api = Api::start().await;
+    let s = setup(&api).await;
+    api.post("/v1/billings", &body(&s)).await.expect(201);
+    let answer = api.delete(&format!("/v1/contacts/{}", s.contact)).await.expect(422);
+    assert_eq!(answer.errors(), ["Contato não pode ser excluído: possui cobranças"]);
+    api.get(&format!("/v1/contacts/{}", s.contact)).await.expect(200);
+}
