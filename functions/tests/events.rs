@@ -40,12 +40,12 @@ async fn run(app: &axum::Router, name: &str, account: i64) -> (u16, Value) {
 async fn every_http_event_runs_through_its_function() {
     // As template.yaml sets it for every function.
     std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true");
-    let (_, store) = local_stack().await;
-    let state = AppState::new(store.clone());
+    let (config, store) = local_stack().await;
+    let state = AppState::new(store.clone()).with_queues(Some(infra::testing::billet_queue(&config).await));
 
     // Each function runs its events in order in a fresh account: create, list, show, update, delete.
     type Routes = fn() -> axum::Router<AppState>;
-    let suites: [(Routes, &[(&str, u16)]); 4] = [
+    let suites: [(Routes, &[(&str, u16)]); 5] = [
         (
             billing_api::tags::router,
             &[
@@ -80,9 +80,17 @@ async fn every_http_event_runs_through_its_function() {
             ],
         ),
         (billing_api::bill_categories::router, &[("bill-categories-list.json", 200)]),
+        (billing_api::billings::router, &[("billings-create.json", 201), ("billings-show.json", 200)]),
     ];
     for (routes, expected) in suites {
         let (account, _) = active_account(&store).await;
+        if expected[0].0.starts_with("billings") {
+            // The billing events name bank rule 1, contact 1 and category 1 of the account.
+            infra::ops::create_bank_rule(&store, account, "Banco simulado", "simulated", None).await.unwrap();
+            infra::ops::create_category(&store, account, "Mensalidades", "receivable").await.unwrap();
+            let contacts = functions::http_app(billing_api::contacts::router(), state.clone());
+            assert_eq!(run(&contacts, "contacts-create.json", account).await.0, 201);
+        }
         let app = functions::http_app(routes(), state.clone());
         for (name, status) in expected {
             let (got, body) = run(&app, name, account).await;

@@ -78,7 +78,7 @@ async fn check_references(store: &Store, account: AccountId, draft: &Draft) -> A
     }
     if let Some(id) = draft.bill_category_id {
         let category = records::find::<BillCategory>(store, account, id).await?;
-        if !category.is_some_and(|c| c.category_type == "receivable") {
+        if category.is_none_or(|c| c.category_type != "receivable") {
             errors.push(MSG_CATEGORY_INVALID.to_owned());
         }
     }
