@@ -80,7 +80,10 @@ async fn every_http_event_runs_through_its_function() {
             ],
         ),
         (billing_api::bill_categories::router, &[("bill-categories-list.json", 200)]),
-        (billing_api::billings::router, &[("billings-create.json", 201), ("billings-show.json", 200)]),
+        (
+            billing_api::billings::router,
+            &[("billings-create.json", 201), ("billings-list.json", 200), ("billings-show.json", 200)],
+        ),
     ];
     for (routes, expected) in suites {
         let (account, _) = active_account(&store).await;

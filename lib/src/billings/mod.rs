@@ -2,6 +2,7 @@
 
 pub mod compute;
 pub mod input;
+mod list;
 pub mod model;
 mod routes;
 pub mod view;

@@ -2,7 +2,7 @@
 
 use axum::extract::{Path, State};
 use axum::response::Response;
-use axum::routing::{get, post};
+use axum::routing::get;
 use axum::Router;
 use serde_json::Value;
 
@@ -30,7 +30,7 @@ pub const MSG_CATEGORY_INVALID: &str = "Categoria financeira não encontrada ou 
 pub const MSG_BULK_PENDING: &str = "Cobrança em lote (bulk) ainda não está disponível nesta versão";
 
 pub fn router() -> Router<AppState> {
-    Router::new().route("/v1/billings", post(create)).route("/v1/billings/{id}", get(show))
+    Router::new().route("/v1/billings", get(super::list::list).post(create)).route("/v1/billings/{id}", get(show))
 }
 
 /// The single representation, with the contact and tag it embeds.

@@ -153,3 +153,87 @@ async fn a_contact_with_billings_cannot_be_deleted() {
     assert_eq!(answer.errors(), ["Contato não pode ser excluído: possui cobranças"]);
     api.get(&format!("/v1/contacts/{}", s.contact)).await.expect(200);
 }
+
+async fn create_with(api: &Api, s: &Setup, changes: Value) -> i64 {
+    let mut b = body(s);
+    for (key, value) in changes.as_object().unwrap() {
+        b["billing"][key] = value.clone();
+    }
+    api.post("/v1/billings", &b).await.expect(201).body["id"].as_i64().unwrap()
+}
+
+fn ids(answer: &super::support::Answer) -> Vec<i64> {
+    answer.body["billings"].as_array().unwrap().iter().map(|b| b["id"].as_i64().unwrap()).collect()
+}
+
+#[tokio::test]
+async fn list_filters_order_and_representation() {
+    let api = Api::start().await;
+    let s = setup(&api).await;
+    let other_contact = json!({"contact": {
+        "legal_entity": true, "company_name": "Exemplo Comércio Ltda", "cnpj": "11.222.333/0001-81",
+        "address_postal_code": "20040-002", "address_street": "Rua da Assembleia", "address_number": "10",
+        "address_district": "Centro", "address_city": "Rio de Janeiro", "address_state": "RJ"}});
+    let company = api.post("/v1/contacts", &other_contact).await.expect(201).body["id"].as_i64().unwrap();
+    let late =
+        create_with(&api, &s, json!({"due_date": "2020-01-06", "your_code": "A-1", "bill_category_id": null})).await;
+    let future = create_with(&api, &s, json!({"due_date": "2030-03-04", "evincive": "Contrato de locação 2030"})).await;
+    let companys = create_with(&api, &s, json!({"contact_id": company, "due_date": "2031-05-05"})).await;
+
+    let get = |q: &'static str| {
+        let api = &api;
+        async move { ids(&api.get(&format!("/v1/billings{q}")).await.expect(200)) }
+    };
+    assert_eq!(get("").await, [companys, future, late], "id descending");
+    assert_eq!(get("?status=expired").await, [late]);
+    assert_eq!(get("?status=opened").await, [companys, future]);
+    assert_eq!(get("?status=opened%20expired").await, [companys, future, late]);
+    assert!(get("?status=paid").await.is_empty());
+    assert!(get("?status=bogus").await.is_empty());
+    assert_eq!(get("?your_code=A-1").await, [late]);
+    assert!(get("?your_code=A").await.is_empty());
+    assert_eq!(get("?start_due_date=2030-01-01&end_due_date=2030-12-31").await, [future]);
+    assert_eq!(get("?start_due_date=2030-01-01").await.len(), 3, "one end only: no filter");
+    assert!(get("?start_created_at=2000-01-01&end_created_at=2000-12-31").await.is_empty());
+    assert_eq!(get("?s=locação").await, [future], "evincive substring");
+    assert_eq!(get("?s=exemplo").await, [companys], "contact description substring");
+    assert_eq!(get("?s=529.982.247-25").await, [future, late], "contact document, digits only");
+    assert!(get("?s=529982").await.is_empty(), "the document must match exactly");
+    assert_eq!(get("?billing_type=schedule").await.len(), 0);
+    assert!(get("?contact_id=abc").await.is_empty());
+
+    let contact_q = format!("/v1/billings?contact_id={company}");
+    assert_eq!(ids(&api.get(&contact_q).await.expect(200)), [companys]);
+    let rule_q = format!("/v1/billings?bank_rule_id={}&bill_category_id={}", s.bank_rule, s.receivable);
+    assert_eq!(ids(&api.get(&rule_q).await.expect(200)), [companys, future]);
+
+    let page = api.get("/v1/billings?per_page=1&page=2").await.expect(200);
+    assert_eq!(ids(&page), [future]);
+    assert_eq!(
+        ["x-total-count", "x-page", "x-per-page", "x-total-pages"].map(|h| page.header(h).unwrap().to_owned()),
+        ["3", "2", "1", "3"]
+    );
+    let listed = &page.body["billings"][0];
+    for absent in [
+        "billing_items",
+        "bank_billets",
+        "billing_reminder_deliveries",
+        "discount",
+        "discount_type2",
+        "gw_gross_amount",
+        "display_amount_payable",
+        "paid",
+    ] {
+        assert!(listed.get(absent).is_none(), "{absent} must not be in the list representation");
+    }
+    for present in
+        ["id", "code", "virtual_status", "amount_payable", "days_overdue", "overdue", "contact", "installments"]
+    {
+        assert!(listed.get(present).is_some(), "{present} missing from the list representation");
+    }
+    let expired = api.get(&format!("/v1/billings/{late}")).await.expect(200).body;
+    assert_eq!((expired["virtual_status"].as_str(), expired["overdue"].as_bool()), (Some("expired"), Some(true)));
+    assert!(expired["extra_amount"].as_str().unwrap() != "0.00", "penalty and interest accrue");
+    // Another account's billings are not counted.
+    assert_eq!(api.other_account().await.get("/v1/billings").await.expect(200).header("x-total-count"), Some("0"));
+}
