@@ -82,7 +82,15 @@ async fn every_http_event_runs_through_its_function() {
         (billing_api::bill_categories::router, &[("bill-categories-list.json", 200)]),
         (
             billing_api::billings::router,
-            &[("billings-create.json", 201), ("billings-list.json", 200), ("billings-show.json", 200)],
+            &[
+                ("billings-create.json", 201),
+                ("billings-create.json", 201),
+                ("billings-list.json", 200),
+                ("billings-show.json", 200),
+                ("billings-cancel.json", 200),
+                ("billings-pay-off.json", 200),
+                ("billings-delete.json", 422),
+            ],
         ),
     ];
     for (routes, expected) in suites {
@@ -91,6 +99,7 @@ async fn every_http_event_runs_through_its_function() {
             // The billing events name bank rule 1, contact 1 and category 1 of the account.
             infra::ops::create_bank_rule(&store, account, "Banco simulado", "simulated", None).await.unwrap();
             infra::ops::create_category(&store, account, "Mensalidades", "receivable").await.unwrap();
+            infra::ops::create_bank_account(&store, account, "Conta corrente", "checking").await.unwrap();
             let contacts = functions::http_app(billing_api::contacts::router(), state.clone());
             assert_eq!(run(&contacts, "contacts-create.json", account).await.0, 201);
         }

@@ -1,5 +1,6 @@
 //! Billings (§2.1, §3.1, §4.2). The computed fields live in [`compute`] as pure functions.
 
+mod actions;
 pub mod compute;
 pub mod input;
 mod list;

@@ -2,7 +2,7 @@
 
 use axum::extract::{Path, State};
 use axum::response::Response;
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::Router;
 use serde_json::Value;
 
@@ -30,7 +30,11 @@ pub const MSG_CATEGORY_INVALID: &str = "Categoria financeira não encontrada ou 
 pub const MSG_BULK_PENDING: &str = "Cobrança em lote (bulk) ainda não está disponível nesta versão";
 
 pub fn router() -> Router<AppState> {
-    Router::new().route("/v1/billings", get(super::list::list).post(create)).route("/v1/billings/{id}", get(show))
+    Router::new()
+        .route("/v1/billings", get(super::list::list).post(create))
+        .route("/v1/billings/{id}", get(show).delete(super::actions::destroy))
+        .route("/v1/billings/{id}/cancel", post(super::actions::cancel))
+        .route("/v1/billings/{id}/pay_off", post(super::actions::pay_off))
 }
 
 /// The single representation, with the contact and tag it embeds.
@@ -135,6 +139,8 @@ async fn create(State(state): State<AppState>, tenant: Tenant, body: RequestBody
             installment: 1,
             gw: Gateway::default(),
             items: Billing::items_from(first_item, &draft.items),
+            cancellation_reason: None,
+            discharge_reason: None,
             created_at: now,
             updated_at: now,
             version: 1,
