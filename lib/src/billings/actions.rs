@@ -90,7 +90,7 @@ fn pay_off_fields(fields: Fields<'_>) -> Result<(i64, String, Option<Decimal>), 
                 Value::String(s) => money::parse(s),
                 _ => None,
             };
-            if !parsed.is_some_and(|g| g > Decimal::ZERO) {
+            if parsed.is_none_or(|g| g <= Decimal::ZERO) {
                 errors.push("Valor recebido (gw_gross_amount) deve ser um número positivo".to_owned());
             }
             parsed

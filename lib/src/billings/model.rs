@@ -393,6 +393,8 @@ mod tests {
                 quantity: 1,
                 amount: "25.50".parse().unwrap(),
             }],
+            cancellation_reason: None,
+            discharge_reason: Some("bank_deposit".into()),
             created_at: now,
             updated_at: now,
             version: 1,
