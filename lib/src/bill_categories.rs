@@ -11,7 +11,7 @@ use axum::Router;
 use crate::app::AppState;
 use crate::auth::Tenant;
 use crate::http::{response, ApiResult, Params};
-use crate::references::BillCategory;
+use crate::references::{BillCategory, CATEGORY_TYPES};
 use crate::store::records;
 use crate::text::sort_key;
 
@@ -22,12 +22,15 @@ pub fn router() -> Router<AppState> {
 async fn list(State(state): State<AppState>, tenant: Tenant, RawQuery(query): RawQuery) -> ApiResult<Response> {
     let params = Params::parse(query.as_deref());
     let pagination = params.pagination();
-    let prefix = params.get("category_type").map(|t| format!("{}#", t.trim()));
+    // The prefix only narrows the read; anything but a category type matches nothing.
+    let kind = params.get("category_type").map(str::trim);
+    let impossible = kind.is_some_and(|k| !CATEGORY_TYPES.contains(&k));
+    let prefix = kind.map(|t| format!("{t}#"));
     let listed = records::list::<BillCategory, _, _, _>(
         &state.store,
         tenant.account_id(),
         prefix.as_deref(),
-        |_| true,
+        |_| !impossible,
         |entry| sort_key(entry.text("description").unwrap_or_default()),
         pagination,
     )

@@ -164,6 +164,8 @@ pub async fn list(State(state): State<AppState>, tenant: Tenant, RawQuery(query)
     let pagination = params.pagination();
     let filters = Filters::from(&params);
     let billing_type = params.get("billing_type").unwrap_or("billing").trim().to_owned();
+    // The prefix only narrows the read; anything but a billing type matches nothing.
+    let impossible = !["billing", "schedule", "carne"].contains(&billing_type.as_str());
     let prefix = format!("{billing_type}#");
     let contacts = if filters.search.is_some() { contact_texts(&state, account).await? } else { HashMap::new() };
     let today = today();
@@ -171,7 +173,7 @@ pub async fn list(State(state): State<AppState>, tenant: Tenant, RawQuery(query)
         &state.store,
         account,
         Some(&prefix),
-        |e| filters.keep(e, today, &contacts),
+        |e| !impossible && filters.keep(e, today, &contacts),
         |e| Reverse(keys::id_of(&e.sk)),
         pagination,
     )

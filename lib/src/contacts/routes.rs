@@ -62,6 +62,8 @@ impl Filters {
     fn from(params: &Params) -> Self {
         let mut f =
             Filters { contact_type: params.get("contact_type").map(|t| t.trim().to_owned()), ..Filters::default() };
+        // The prefix only narrows the read; anything but a contact type matches nothing.
+        f.impossible |= f.contact_type.as_deref().is_some_and(|t| !super::CONTACT_TYPES.contains(&t));
         if let Some(group) = params.get("group_id") {
             match group.trim().parse::<i64>() {
                 Ok(0) => f.group_id = Some(None),

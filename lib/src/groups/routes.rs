@@ -6,7 +6,7 @@ use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 
-use super::{index_prefix, Group, GroupChanges};
+use super::{index_prefix, Group, GroupChanges, CONTACT_TYPES};
 use serde_json::Value;
 
 use crate::accounts::AccountId;
@@ -45,12 +45,19 @@ async fn list(State(state): State<AppState>, tenant: Tenant, RawQuery(query): Ra
     let params = Params::parse(query.as_deref());
     let pagination = params.pagination();
     let search = params.get("s");
-    let prefix = params.get("contact_type").map(index_prefix);
+    // The prefix only narrows the read; a value that is not a contact type matches nothing, even
+    // one that carries the index separator.
+    let kind = params.get("contact_type");
+    let impossible = kind.is_some_and(|k| !CONTACT_TYPES.contains(&k));
+    let prefix = kind.map(index_prefix);
     let listed = records::list::<Group, _, _, _>(
         &state.store,
         tenant.account_id(),
         prefix.as_deref(),
-        |entry| search.is_none_or(|s| contains_ignoring_case(entry.text("description").unwrap_or_default(), s)),
+        |entry| {
+            !impossible
+                && search.is_none_or(|s| contains_ignoring_case(entry.text("description").unwrap_or_default(), s))
+        },
         |entry| {
             let kind = entry.text("contact_type").unwrap_or_default().to_owned();
             (kind, sort_key(entry.text("description").unwrap_or_default()))

@@ -32,6 +32,8 @@ async fn lists_the_accounts_categories_filtered_and_paginated() {
     let receivable = api.get("/v1/bill_categories?category_type=receivable").await.expect(200);
     assert_eq!(descriptions(&receivable.body), ["Mensalidades", "Vendas avulsas"]);
     assert!(descriptions(&api.get("/v1/bill_categories?category_type=other").await.expect(200).body).is_empty());
+    let widened = api.get("/v1/bill_categories?category_type=receivable%23CATEGORY").await.expect(200);
+    assert!(descriptions(&widened.body).is_empty(), "the index separator cannot widen the filter");
     let page = api.get("/v1/bill_categories?per_page=1&page=3").await.expect(200);
     assert_eq!(descriptions(&page.body), ["Vendas avulsas"]);
     assert_eq!(page.header("x-total-pages"), Some("3"));

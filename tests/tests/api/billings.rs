@@ -200,6 +200,7 @@ async fn list_filters_order_and_representation() {
     assert_eq!(get("?s=529.982.247-25").await, [future, late], "contact document, digits only");
     assert!(get("?s=529982").await.is_empty(), "the document must match exactly");
     assert_eq!(get("?billing_type=schedule").await.len(), 0);
+    assert!(get("?billing_type=billing%23BILLING").await.is_empty(), "the index separator cannot widen the filter");
     assert!(get("?contact_id=abc").await.is_empty());
 
     let contact_q = format!("/v1/billings?contact_id={company}");

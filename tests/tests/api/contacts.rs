@@ -336,6 +336,7 @@ async fn list_filters_and_order() {
     assert_eq!(get("?contact_type=customer").await, [alvaro, zeca]);
     assert_eq!(get("?contact_type=supplier").await, [beta]);
     assert!(get("?contact_type=customers").await.is_empty());
+    assert!(get("?contact_type=customer%23CONTACT").await.is_empty(), "the index separator cannot widen the filter");
     assert_eq!(get(&format!("?group_id={group}")).await, [alvaro]);
     assert_eq!(get("?group_id=0").await, [beta, zeca]);
     assert_eq!(get(&format!("?tag_id={t}")).await, [zeca]);
