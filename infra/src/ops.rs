@@ -5,7 +5,10 @@
 use anyhow::Context as _;
 use billing_api::accounts::{self, AccountChanges, AccountId};
 use billing_api::auth::tokens;
+use billing_api::billings::legacy::{self, LegacyBilling};
+use billing_api::contacts::Contact;
 use billing_api::references;
+use billing_api::store::records;
 use billing_api::store::Store;
 use serde_json::{json, Value};
 
@@ -95,4 +98,40 @@ pub async fn create_category(
 async fn require_account(store: &Store, account: AccountId) -> anyhow::Result<()> {
     accounts::find(store, account).await?.with_context(|| format!("no account {account}"))?;
     Ok(())
+}
+
+/// A legacy `schedule` or `carne` record (a booklet prints the booklet and its instalments).
+pub async fn create_legacy_billing(store: &Store, account: AccountId, spec: &LegacyBilling) -> anyhow::Result<Value> {
+    require_account(store, account).await?;
+    let stored = legacy::create(store, account, spec).await?;
+    let ids: Vec<i64> = stored.iter().map(|b| b.id).collect();
+    Ok(json!({ "billing_type": spec.billing_type, "billing_ids": ids }))
+}
+
+/// Health module: who pays for a patient (`None` clears it, so the patient pays).
+pub async fn set_financial_guardian(
+    store: &Store,
+    account: AccountId,
+    patient: i64,
+    guardian: Option<i64>,
+) -> anyhow::Result<Value> {
+    require_account(store, account).await?;
+    let api = |e: billing_api::http::ApiError| anyhow::anyhow!("{e:?}");
+    anyhow::ensure!(guardian != Some(patient), "a patient cannot be its own guardian");
+    if let Some(id) = guardian {
+        records::find::<Contact>(store, account, id).await.map_err(api)?.with_context(|| format!("no contact {id}"))?;
+    }
+    for _ in 0..5 {
+        let current: Contact = records::find(store, account, patient)
+            .await
+            .map_err(api)?
+            .with_context(|| format!("no contact {patient}"))?;
+        let next = Contact { financial_guardian_id: guardian, version: current.version + 1, ..current.clone() };
+        match records::replace(store, account, &current, &next, "", Vec::new()).await {
+            Ok(()) => return Ok(json!({ "contact_id": patient, "financial_guardian_id": guardian })),
+            Err(billing_api::http::ApiError::Conflict) => continue,
+            Err(e) => return Err(api(e)),
+        }
+    }
+    anyhow::bail!("contact {patient} kept changing under this update; try again")
 }

@@ -53,6 +53,7 @@ pub async fn account(
         status: Some(status),
         kyc_approved: Some(kyc_approved),
         pos_enabled: Some(pos_enabled),
+        health_module: None,
     };
     let account = accounts::create(store, "Conta de teste", changes).await.expect("create account");
     let (_, token) = tokens::create(store, account.id, "teste").await.expect("create token");

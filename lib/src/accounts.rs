@@ -59,6 +59,8 @@ pub struct Account {
     pub status: AccountStatus,
     pub kyc_approved: bool,
     pub pos_enabled: bool,
+    /// Health module (patients and their financial guardians on billings).
+    pub health_module: bool,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     #[serde(skip)]
@@ -72,6 +74,7 @@ pub struct AccountChanges {
     pub status: Option<AccountStatus>,
     pub kyc_approved: Option<bool>,
     pub pos_enabled: Option<bool>,
+    pub health_module: Option<bool>,
 }
 
 impl Account {
@@ -85,6 +88,7 @@ impl Account {
             ("status".to_owned(), s(self.status.as_str())),
             ("kyc_approved".to_owned(), b(self.kyc_approved)),
             ("pos_enabled".to_owned(), b(self.pos_enabled)),
+            ("health_module".to_owned(), b(self.health_module)),
             ("created_at".to_owned(), s(self.created_at.to_string())),
             ("updated_at".to_owned(), s(self.updated_at.to_string())),
             ("version".to_owned(), n(self.version)),
@@ -98,6 +102,7 @@ impl Account {
             status: item.string("status")?.parse().map_err(anyhow::Error::msg)?,
             kyc_approved: item.boolean("kyc_approved")?,
             pos_enabled: item.boolean("pos_enabled")?,
+            health_module: item.boolean("health_module").unwrap_or(false),
             created_at: item.timestamp("created_at")?,
             updated_at: item.timestamp("updated_at")?,
             version: item.int("version")?,
@@ -123,6 +128,7 @@ pub async fn create(store: &Store, name: &str, changes: AccountChanges) -> anyho
         status: changes.status.unwrap_or(AccountStatus::Active),
         kyc_approved: changes.kyc_approved.unwrap_or(true),
         pos_enabled: changes.pos_enabled.unwrap_or(false),
+        health_module: changes.health_module.unwrap_or(false),
         created_at: now,
         updated_at: now,
         version: 1,
@@ -141,6 +147,7 @@ pub async fn update(store: &Store, id: AccountId, changes: AccountChanges) -> an
         next.status = changes.status.unwrap_or(next.status);
         next.kyc_approved = changes.kyc_approved.unwrap_or(next.kyc_approved);
         next.pos_enabled = changes.pos_enabled.unwrap_or(next.pos_enabled);
+        next.health_module = changes.health_module.unwrap_or(next.health_module);
         next.version += 1;
         next.updated_at = Timestamp::now();
         match store.write(vec![Write::put_if(next.to_item(), Condition::version(current.version))]).await {

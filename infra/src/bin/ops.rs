@@ -9,7 +9,7 @@ use infra::ops;
 
 #[derive(Parser, Debug)]
 #[command(
-    about = "Operations that happen outside the API: accounts, API tokens, bank rules, bank accounts, categories",
+    about = "Operations that happen outside the API: accounts, API tokens, bank rules, bank accounts, categories, legacy billings, guardians",
     version
 )]
 struct Cli {
@@ -34,6 +34,12 @@ enum Command {
     /// Financial categories (receivable or payable).
     #[command(subcommand)]
     Category(CategoryCommand),
+    /// Legacy billings (recurring `schedule`, instalment booklet `carne`) migrated from elsewhere.
+    #[command(subcommand)]
+    Billing(BillingCommand),
+    /// Contacts: the health module's financial guardian.
+    #[command(subcommand)]
+    Contact(ContactCommand),
     /// Creates the table, queues and secret when missing (local stack).
     Setup,
 }
@@ -73,6 +79,9 @@ struct Settings {
     /// Point-of-sale module.
     #[arg(long)]
     pos: Option<Switch>,
+    /// Health module (billings name a patient; the payer defaults to the patient's guardian).
+    #[arg(long)]
+    health: Option<Switch>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -94,6 +103,7 @@ impl Settings {
             status: self.status,
             kyc_approved: self.kyc.map(|k| matches!(k, Kyc::Approved)),
             pos_enabled: self.pos.map(|p| matches!(p, Switch::On)),
+            health_module: self.health.map(|h| matches!(h, Switch::On)),
         }
     }
 }
@@ -163,6 +173,57 @@ enum CategoryCommand {
     },
 }
 
+#[derive(Subcommand, Debug)]
+enum BillingCommand {
+    /// Creates a `schedule` or a `carne` (the booklet and its monthly instalments). Individual with
+    /// --contact; bulk with --tag (and --excluded-tag) or, as old records did, --group.
+    Legacy {
+        #[arg(long)]
+        account: AccountId,
+        /// schedule or carne.
+        #[arg(long = "type")]
+        billing_type: String,
+        #[arg(long)]
+        bank_rule: i64,
+        #[arg(long)]
+        contact: Option<i64>,
+        #[arg(long)]
+        tag: Option<i64>,
+        /// Repeat for several tags.
+        #[arg(long = "excluded-tag")]
+        excluded_tags: Vec<i64>,
+        #[arg(long)]
+        group: Option<i64>,
+        #[arg(long, default_value = "Mensalidade")]
+        description: String,
+        /// Per record (per instalment of a booklet), e.g. 99.90.
+        #[arg(long)]
+        amount: rust_decimal::Decimal,
+        /// YYYY-MM-DD (of the first instalment of a booklet).
+        #[arg(long)]
+        due_date: chrono::NaiveDate,
+        /// Booklets only.
+        #[arg(long, default_value_t = 3)]
+        installments: i64,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum ContactCommand {
+    /// Sets (or with --clear removes) the financial guardian who pays a patient's billings.
+    Guardian {
+        #[arg(long)]
+        account: AccountId,
+        /// The patient's contact id.
+        #[arg(long)]
+        contact: i64,
+        #[arg(long, required_unless_present = "clear")]
+        guardian: Option<i64>,
+        #[arg(long, conflicts_with = "guardian")]
+        clear: bool,
+    },
+}
+
 #[tokio::main]
 async fn main() {
     let cli = Cli::parse();
@@ -189,6 +250,36 @@ async fn run(cli: Cli) -> anyhow::Result<serde_json::Value> {
         }
         Command::Category(CategoryCommand::Create { account, description, category_type }) => {
             ops::create_category(&store, account, &description, &category_type).await
+        }
+        Command::Billing(BillingCommand::Legacy {
+            account,
+            billing_type,
+            bank_rule,
+            contact,
+            tag,
+            excluded_tags,
+            group,
+            description,
+            amount,
+            due_date,
+            installments,
+        }) => {
+            let spec = billing_api::billings::legacy::LegacyBilling {
+                billing_type,
+                bank_rule_id: bank_rule,
+                contact_id: contact,
+                tag_id: tag,
+                excluded_tag_ids: excluded_tags,
+                group_id: group,
+                description,
+                amount,
+                due_date,
+                installments,
+            };
+            ops::create_legacy_billing(&store, account, &spec).await
+        }
+        Command::Contact(ContactCommand::Guardian { account, contact, guardian, clear: _ }) => {
+            ops::set_financial_guardian(&store, account, contact, guardian).await
         }
         Command::Setup => Ok(serde_json::to_value(infra::local_stack::ensure(&config, &table).await?)?),
         Command::Account(AccountCommand::Create { name, settings }) => {

@@ -54,7 +54,13 @@ mod tests {
     use crate::accounts::AccountStatus;
 
     fn context() -> AccountContext {
-        AccountContext { account_id: 1, status: AccountStatus::Active, kyc_approved: true, pos_enabled: false }
+        AccountContext {
+            account_id: 1,
+            status: AccountStatus::Active,
+            kyc_approved: true,
+            pos_enabled: false,
+            health_module: false,
+        }
     }
 
     #[test]

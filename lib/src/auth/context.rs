@@ -16,6 +16,9 @@ pub struct AccountContext {
     pub status: AccountStatus,
     pub kyc_approved: bool,
     pub pos_enabled: bool,
+    /// Health module: billings may name a `patient_id`.
+    #[serde(default)]
+    pub health_module: bool,
 }
 
 impl AccountContext {
@@ -25,6 +28,7 @@ impl AccountContext {
             status: account.status,
             kyc_approved: account.kyc_approved,
             pos_enabled: account.pos_enabled,
+            health_module: account.health_module,
         }
     }
 
@@ -57,6 +61,7 @@ impl AccountContext {
         map.insert("account_status".into(), Value::String(self.status.as_str().into()));
         map.insert("kyc_approved".into(), Value::String(self.kyc_approved.to_string()));
         map.insert("pos_enabled".into(), Value::String(self.pos_enabled.to_string()));
+        map.insert("health_module".into(), Value::String(self.health_module.to_string()));
         map
     }
 
@@ -76,6 +81,8 @@ impl AccountContext {
             status: text("account_status")?.parse().ok()?,
             kyc_approved: text("kyc_approved")?.parse().ok()?,
             pos_enabled: text("pos_enabled")?.parse().ok()?,
+            // Contexts cached before the flag existed read as without the module.
+            health_module: text("health_module").and_then(|v| v.parse().ok()).unwrap_or(false),
         })
     }
 }
@@ -106,7 +113,7 @@ mod tests {
     use super::*;
 
     fn context(status: AccountStatus, kyc: bool, pos: bool) -> AccountContext {
-        AccountContext { account_id: 7, status, kyc_approved: kyc, pos_enabled: pos }
+        AccountContext { account_id: 7, status, kyc_approved: kyc, pos_enabled: pos, health_module: false }
     }
 
     #[test]

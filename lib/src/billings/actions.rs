@@ -8,11 +8,11 @@ use rust_decimal::Decimal;
 use serde_json::Value;
 
 use super::compute::{self, Status};
+use super::links;
 use super::model::Billing;
 use super::routes::single;
 use crate::app::AppState;
 use crate::auth::Tenant;
-use crate::contacts::Contact;
 use crate::http::routing::parse_id;
 use crate::http::{response, ApiError, ApiResult, Fields, RequestBody};
 use crate::money;
@@ -186,15 +186,8 @@ pub async fn destroy(State(state): State<AppState>, tenant: Tenant, Path(id): Pa
                 "Somente cobranças recorrentes (schedule) podem ser excluídas; cancele a cobrança",
             ));
         }
-        let mut also = Vec::new();
-        if let Some(contact) = current.contact_id {
-            also.push(Write::add_to_record(
-                keys::account(account),
-                keys::record(Contact::KIND, contact),
-                "billing_refs",
-                -1,
-            ));
-        }
+        let mut also = links::reference_writes(account, Some(&current), None);
+        also.extend(links::removed(account, &current));
         records::remove(&state.store, account, &current, also).await
     })
     .await?;

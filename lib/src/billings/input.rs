@@ -22,6 +22,8 @@ pub enum IssueType {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Item {
+    /// An existing item of the billing (update only; ignored on create).
+    pub id: Option<i64>,
     pub description: String,
     pub quantity: i64,
     pub amount: Decimal,
@@ -99,6 +101,10 @@ fn items(value: Option<&Value>, errors: &mut Vec<String>) -> Vec<Item> {
         };
         let mut item_errors = Vec::new();
         let f = Fields::new(map);
+        let item_id = id(map.get("id")).unwrap_or_else(|()| {
+            item_errors.push(format!("Item {n}: id não é válido"));
+            None
+        });
         let description = f
             .text("description", "descrição", &mut item_errors)
             .flatten()
@@ -122,7 +128,12 @@ fn items(value: Option<&Value>, errors: &mut Vec<String>) -> Vec<Item> {
             item_errors.push(format!("Item {n}: valor deve ser de no mínimo 0.01, com até 2 casas decimais"));
         }
         if item_errors.is_empty() {
-            items.push(Item { description, quantity: quantity.unwrap_or(1), amount: amount.unwrap_or_default() });
+            items.push(Item {
+                id: item_id,
+                description,
+                quantity: quantity.unwrap_or(1),
+                amount: amount.unwrap_or_default(),
+            });
         }
         errors.extend(item_errors);
     }
@@ -130,7 +141,20 @@ fn items(value: Option<&Value>, errors: &mut Vec<String>) -> Vec<Item> {
 }
 
 impl Draft {
+    /// A create body: item ids are never sent on create, so any sent is ignored.
     pub fn parse(fields: Fields<'_>) -> Result<Draft, Vec<String>> {
+        let mut draft = Draft::parse_with(fields, None)?;
+        draft.items.iter_mut().for_each(|item| item.id = None);
+        Ok(draft)
+    }
+
+    /// A billing as it will be after an update (its stored fields with the sent ones over them).
+    /// An amount equal to `stored_amount` is not checked against the minimum again (rule 9).
+    pub fn parse_update(fields: Fields<'_>, stored_amount: Decimal) -> Result<Draft, Vec<String>> {
+        Draft::parse_with(fields, Some(stored_amount))
+    }
+
+    fn parse_with(fields: Fields<'_>, stored_amount: Option<Decimal>) -> Result<Draft, Vec<String>> {
         let mut errors = Vec::new();
         let text = |key: &str, errors: &mut Vec<String>| -> Option<String> {
             fields.text(key, key, errors).flatten().map(|t| t.trim().to_owned()).filter(|t| !t.is_empty())
@@ -267,7 +291,8 @@ impl Draft {
             errors.push("A cobrança precisa de ao menos um item (billing_items)".to_owned());
         }
         let amount: Decimal = items.iter().map(|i| i.amount * Decimal::from(i.quantity)).sum();
-        if !items.is_empty() && amount < MINIMUM_AMOUNT.parse::<Decimal>().expect("constant") {
+        let unchanged = stored_amount == Some(amount);
+        if !items.is_empty() && !unchanged && amount < MINIMUM_AMOUNT.parse::<Decimal>().expect("constant") {
             errors.push("Valor mínimo da cobrança é 5.00".to_owned());
         }
 

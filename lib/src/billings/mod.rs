@@ -3,9 +3,12 @@
 mod actions;
 pub mod compute;
 pub mod input;
+pub mod legacy;
+pub mod links;
 mod list;
 pub mod model;
 mod routes;
+mod update;
 pub mod view;
 
 pub use routes::router;

@@ -48,6 +48,8 @@ pub struct Billing {
     pub patient_id: Option<i64>,
     pub tag_id: Option<i64>,
     pub excluded_tag_ids: Vec<i64>,
+    /// Legacy bulk target of old records (issuance by group, replaced by tags); never shown.
+    pub group_id: Option<i64>,
     pub bill_category_id: Option<i64>,
     /// Parent booklet of an instalment (legacy `carne`).
     pub parent_id: Option<i64>,
@@ -202,6 +204,7 @@ impl Record for Billing {
             ("patient_id".into(), opt_n(self.patient_id)),
             ("tag_id".into(), opt_n(self.tag_id)),
             ("excluded_tag_ids".into(), AttributeValue::L(self.excluded_tag_ids.iter().map(n).collect())),
+            ("group_id".into(), opt_n(self.group_id)),
             ("bill_category_id".into(), opt_n(self.bill_category_id)),
             ("parent_id".into(), opt_n(self.parent_id)),
             ("installments".into(), n(self.installments)),
@@ -301,6 +304,7 @@ impl Record for Billing {
                 Some(AttributeValue::L(ids)) => ids.iter().filter_map(|v| v.as_n().ok()?.parse().ok()).collect(),
                 _ => Vec::new(),
             },
+            group_id: item.opt_int("group_id"),
             bill_category_id: item.opt_int("bill_category_id"),
             parent_id: item.opt_int("parent_id"),
             installments: item.opt_int("installments").unwrap_or(1),
@@ -381,6 +385,7 @@ mod tests {
             patient_id: None,
             tag_id: None,
             excluded_tag_ids: vec![],
+            group_id: Some(4),
             bill_category_id: Some(2),
             parent_id: None,
             installments: 1,

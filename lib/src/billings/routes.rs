@@ -1,4 +1,4 @@
-//! `/v1/billings` (§4.2): create (individual) and show so far.
+//! `/v1/billings` (§4.2): the routes, create and show.
 
 use axum::extract::{Path, State};
 use axum::response::Response;
@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::compute::Status;
 use super::input::{Draft, IssueType};
+use super::links;
 use super::model::{Billing, Gateway};
 use super::view::{represent, Related};
 use crate::accounts::AccountId;
@@ -27,12 +28,15 @@ pub const MSG_BANK_RULE_NOT_FOUND: &str = "Regra bancária não encontrada";
 pub const MSG_CONTACT_NOT_FOUND: &str = "Contato não encontrado";
 pub const MSG_PATIENT_NOT_FOUND: &str = "Paciente não encontrado";
 pub const MSG_CATEGORY_INVALID: &str = "Categoria financeira não encontrada ou não é de recebimento";
+pub const MSG_TAG_NOT_FOUND: &str = "Etiqueta não encontrada";
+pub const MSG_EXCLUDED_TAG_NOT_FOUND: &str = "Etiquetas excluídas (excluded_tag_ids) não encontradas";
+pub const MSG_CONTACT_BLANK: &str = "Contato (contact_id) não pode ficar em branco";
 pub const MSG_BULK_PENDING: &str = "Cobrança em lote (bulk) ainda não está disponível nesta versão";
 
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/v1/billings", get(super::list::list).post(create))
-        .route("/v1/billings/{id}", get(show).delete(super::actions::destroy))
+        .route("/v1/billings/{id}", get(show).patch(super::update::update).delete(super::actions::destroy))
         .route("/v1/billings/{id}/cancel", post(super::actions::cancel))
         .route("/v1/billings/{id}/pay_off", post(super::actions::pay_off))
 }
@@ -56,8 +60,10 @@ async fn show(State(state): State<AppState>, tenant: Tenant, Path(id): Path<Stri
     Ok(response::ok(&single(&state.store, account, &billing).await?))
 }
 
-/// Rules 1–4: every reference must be a record of the account (422 otherwise). Returns the payer.
-async fn check_references(store: &Store, account: AccountId, draft: &Draft) -> ApiResult<i64> {
+/// Rules 1–4 and the health module: every reference must be a record of the account (422 naming
+/// each). Returns the payer of an individual billing: the `contact_id` sent, or else the patient's
+/// financial guardian, or else the patient.
+pub(super) async fn check_references(store: &Store, account: AccountId, draft: &Draft) -> ApiResult<Option<i64>> {
     let mut errors = Vec::new();
     if records::find::<BankRule>(store, account, draft.bank_rule_id).await?.is_none() {
         errors.push(MSG_BANK_RULE_NOT_FOUND.to_owned());
@@ -72,9 +78,6 @@ async fn check_references(store: &Store, account: AccountId, draft: &Draft) -> A
         }
         None => None,
     };
-    // A sent contact_id is never replaced; without it the patient pays (financial guardians
-    // arrive with the health module's records).
-    let payer = draft.contact_id.or(patient.map(|p| p.id));
     if let Some(id) = draft.contact_id {
         if records::find::<Contact>(store, account, id).await?.is_none() {
             errors.push(MSG_CONTACT_NOT_FOUND.to_owned());
@@ -86,16 +89,49 @@ async fn check_references(store: &Store, account: AccountId, draft: &Draft) -> A
             errors.push(MSG_CATEGORY_INVALID.to_owned());
         }
     }
-    match (errors.is_empty(), payer) {
-        (true, Some(payer)) => Ok(payer),
-        (true, None) => Err(ApiError::validation(MSG_CONTACT_NOT_FOUND)),
-        (false, _) => Err(ApiError::Validation(errors)),
+    if let Some(id) = draft.tag_id {
+        if records::find::<Tag>(store, account, id).await?.is_none() {
+            errors.push(MSG_TAG_NOT_FOUND.to_owned());
+        }
     }
+    let missing = crate::tags::missing(store, account, &draft.excluded_tag_ids).await?;
+    if !missing.is_empty() {
+        let ids: Vec<String> = missing.iter().map(i64::to_string).collect();
+        errors.push(format!("{MSG_EXCLUDED_TAG_NOT_FOUND}: {}", ids.join(", ")));
+    }
+    if !errors.is_empty() {
+        return Err(ApiError::Validation(errors));
+    }
+    if draft.issue_type == IssueType::Bulk {
+        return Ok(None);
+    }
+    if let Some(contact) = draft.contact_id {
+        return Ok(Some(contact));
+    }
+    let Some(patient) = patient else { return Err(ApiError::validation(MSG_CONTACT_BLANK)) };
+    // A guardian deleted since it was set leaves the patient paying.
+    let guardian = match patient.financial_guardian_id {
+        Some(id) => records::find::<Contact>(store, account, id).await?,
+        None => None,
+    };
+    Ok(Some(guardian.map_or(patient.id, |g| g.id)))
+}
+
+/// Without the health module `patient_id` is ignored and `contact_id` is required (rule 2).
+pub(super) fn apply_modules(mut draft: Draft, tenant: &Tenant) -> ApiResult<Draft> {
+    if !tenant.0.health_module {
+        draft.patient_id = None;
+        if draft.issue_type == IssueType::Individual && draft.contact_id.is_none() {
+            return Err(ApiError::validation(MSG_CONTACT_BLANK));
+        }
+    }
+    Ok(draft)
 }
 
 async fn create(State(state): State<AppState>, tenant: Tenant, body: RequestBody) -> ApiResult<Response> {
     let account = tenant.account_id();
     let draft = Draft::parse(body.envelope("billing")?).map_err(ApiError::Validation)?;
+    let draft = apply_modules(draft, &tenant)?;
     if draft.issue_type == IssueType::Bulk {
         return Err(ApiError::validation(MSG_BULK_PENDING));
     }
@@ -128,10 +164,11 @@ async fn create(State(state): State<AppState>, tenant: Tenant, body: RequestBody
             instruction_type: draft.instruction.as_ref().map(|i| i.0.clone()),
             instruction_days: draft.instruction.as_ref().map(|i| i.1).unwrap_or(0),
             bank_rule_id: Some(draft.bank_rule_id),
-            contact_id: Some(payer),
+            contact_id: payer,
             patient_id: draft.patient_id,
             tag_id: None,
             excluded_tag_ids: Vec::new(),
+            group_id: None,
             bill_category_id: draft.bill_category_id,
             parent_id: None,
             installments: 1,
@@ -145,12 +182,12 @@ async fn create(State(state): State<AppState>, tenant: Tenant, body: RequestBody
             updated_at: now,
             version: 1,
         };
-        // The references are checked again inside the transaction; the payer counts the billing
+        // The references are checked again inside the transaction; the contacts count the billing
         // (a contact with billings cannot be deleted).
-        let mut also = vec![
-            Write::check_exists(keys::account(account), keys::record(BankRule::KIND, draft.bank_rule_id)),
-            Write::add_to_record(keys::account(account), keys::record(Contact::KIND, payer), "billing_refs", 1),
-        ];
+        let mut also =
+            vec![Write::check_exists(keys::account(account), keys::record(BankRule::KIND, draft.bank_rule_id))];
+        also.extend(links::reference_writes(account, None, Some(&billing)));
+        also.extend(links::added(account, &billing));
         if let Some(category) = draft.bill_category_id {
             also.push(Write::check_exists(keys::account(account), keys::record(BillCategory::KIND, category)));
         }

@@ -74,6 +74,8 @@ pub fn represent(billing: &Billing, related: &Related<'_>, today: NaiveDate, sin
     out.insert("patient_id".into(), json!(billing.patient_id));
     out.insert("tag_id".into(), json!(billing.tag_id));
     out.insert("bill_category_id".into(), json!(billing.bill_category_id));
+    // The booklet an instalment belongs to (the `billing_id` list filter); null otherwise.
+    out.insert("billing_id".into(), json!(billing.parent_id));
     out.insert("installments".into(), json!(billing.installments));
     out.insert("installment_type".into(), json!(billing.installment_type));
     out.insert("installment".into(), json!(billing.installment));

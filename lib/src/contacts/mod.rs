@@ -61,6 +61,9 @@ pub struct Contact {
     /// Billings, bills and cash entries of the contact; deleting is refused while above zero.
     #[serde(skip)]
     pub billing_refs: i64,
+    /// Health module: the contact who pays for this patient (set by operators, never shown).
+    #[serde(skip)]
+    pub financial_guardian_id: Option<i64>,
 }
 
 impl Contact {
@@ -164,6 +167,9 @@ impl Record for Contact {
         item.insert("created_at".into(), opt_s(self.created_at.map(|t| t.to_string())));
         item.insert("updated_at".into(), opt_s(self.updated_at.map(|t| t.to_string())));
         item.insert("billing_refs".into(), n(self.billing_refs));
+        if let Some(guardian) = self.financial_guardian_id {
+            item.insert("financial_guardian_id".into(), n(guardian));
+        }
         item
     }
 
@@ -190,6 +196,7 @@ impl Record for Contact {
             updated_at: item.opt_timestamp("updated_at"),
             version: version_of(item)?,
             billing_refs: item.opt_int("billing_refs").unwrap_or(0),
+            financial_guardian_id: item.opt_int("financial_guardian_id"),
             ..Contact::default()
         };
         for key in input::TEXT_FIELDS {

@@ -48,6 +48,12 @@ pub fn tag_links(account: AccountId, tag: i64) -> String {
     format!("A#{account}#TAG#{tag}")
 }
 
+/// Partition holding one key-only item per billing of a type (`sk` = the billing's record key):
+/// a list skips to a deep page by reading these small items instead of index entries.
+pub fn billing_keys(account: AccountId, billing_type: &str) -> String {
+    format!("A#{account}#BILLINGS#{billing_type}")
+}
+
 /// Per-account counter items (`UpdateItem ADD`).
 pub fn counter(name: &str) -> String {
     format!("COUNT#{name}")

@@ -53,6 +53,7 @@ impl Store {
                 None => query.key_condition_expression("gsi1pk = :pk"),
             };
             let output = query.send().await.context("Query on the listing index")?;
+            self.metered(|m| m.query(output.items(), false));
             for mut item in output.items.unwrap_or_default() {
                 let text = |item: &mut Item, key: &str| match item.remove(key) {
                     Some(AttributeValue::S(v)) => v,
@@ -93,6 +94,7 @@ impl Store {
                 .send()
                 .await
                 .context("Query a partition")?;
+            self.metered(|m| m.query(output.items(), false));
             for item in output.items.unwrap_or_default() {
                 if let (Some(AttributeValue::S(pk)), Some(AttributeValue::S(sk))) = (item.get("pk"), item.get("sk")) {
                     keys.push((pk.clone(), sk.clone()));
@@ -104,6 +106,40 @@ impl Store {
             }
         }
         Ok(keys)
+    }
+
+    /// Sort keys `skip..skip + take` of a partition of key-only items, in descending order: reads
+    /// the items up to the last one wanted (about 45 bytes each, 90 per eventually consistent
+    /// read unit) and nothing after.
+    pub async fn keys_descending(&self, pk: String, skip: usize, take: usize) -> StoreResult<Vec<String>> {
+        let wanted = skip + take;
+        let mut keys = Vec::new();
+        let mut start: Option<HashMap<String, AttributeValue>> = None;
+        while keys.len() < wanted {
+            let output = self
+                .client()
+                .query()
+                .table_name(self.table())
+                .key_condition_expression("pk = :pk")
+                .expression_attribute_values(":pk", AttributeValue::S(pk.clone()))
+                .scan_index_forward(false)
+                .limit(i32::try_from(wanted - keys.len()).unwrap_or(i32::MAX))
+                .set_exclusive_start_key(start.take())
+                .send()
+                .await
+                .context("Query a key partition")?;
+            self.metered(|m| m.query(output.items(), false));
+            for item in output.items.unwrap_or_default() {
+                if let Some(AttributeValue::S(sk)) = item.get("sk") {
+                    keys.push(sk.clone());
+                }
+            }
+            match output.last_evaluated_key {
+                Some(key) if !key.is_empty() => start = Some(key),
+                _ => break,
+            }
+        }
+        Ok(keys.into_iter().skip(skip).take(take).collect())
     }
 
     /// Deletes these items, 25 per `BatchWriteItem`, asking again for what DynamoDB left unprocessed.
@@ -160,6 +196,11 @@ impl Store {
                     .send()
                     .await
                     .context("BatchGetItem")?;
+                self.metered(|m| {
+                    let empty = Vec::new();
+                    let responses = output.responses.as_ref().and_then(|r| r.get(self.table()));
+                    m.batch(responses.unwrap_or(&empty), false)
+                });
                 for item in output.responses.unwrap_or_default().remove(self.table()).unwrap_or_default() {
                     let key = (
                         item.get("pk").and_then(|v| v.as_s().ok()).cloned().unwrap_or_default(),

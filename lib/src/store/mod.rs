@@ -4,6 +4,7 @@
 pub mod item;
 pub mod keys;
 mod listing;
+pub mod meter;
 pub mod records;
 mod writes;
 
@@ -55,11 +56,24 @@ pub type StoreResult<T> = Result<T, StoreError>;
 pub struct Store {
     db: Client,
     table: Arc<str>,
+    /// Counts reads when attached (benchmarks).
+    meter: Option<Arc<meter::ReadMeter>>,
 }
 
 impl Store {
     pub fn new(db: Client, table: impl Into<Arc<str>>) -> Self {
-        Store { db, table: table.into() }
+        Store { db, table: table.into(), meter: None }
+    }
+
+    /// The same store, counting its reads on `meter`.
+    pub fn with_meter(self, meter: Arc<meter::ReadMeter>) -> Self {
+        Store { meter: Some(meter), ..self }
+    }
+
+    pub(crate) fn metered(&self, record: impl FnOnce(&meter::ReadMeter)) {
+        if let Some(meter) = &self.meter {
+            record(meter);
+        }
     }
 
     /// The table named by `TABLE_NAME`, with the SDK configured from the environment.
@@ -88,6 +102,7 @@ impl Store {
             .send()
             .await
             .context("GetItem")?;
+        self.metered(|m| m.query(output.item.as_slice(), true));
         Ok(output.item)
     }
 

@@ -1,0 +1,75 @@
+//! What a billing writes besides itself, in the same transaction: the reference counts that refuse
+//! deleting the records it uses, and its entry in the per-type key partition and counter that
+//! unfiltered lists read (docs/data-model.md).
+
+use std::collections::BTreeMap;
+
+use super::model::Billing;
+use crate::accounts::AccountId;
+use crate::contacts::Contact;
+use crate::groups::Group;
+use crate::store::item::s;
+use crate::store::records::Record;
+use crate::store::{keys, Condition, Write};
+use crate::tags::Tag;
+
+/// The records a billing uses, each once: payer and patient, bulk target and excluded tags,
+/// legacy target group.
+fn referenced(billing: &Billing) -> Vec<(&'static str, i64)> {
+    let mut refs: Vec<(&'static str, i64)> = Vec::new();
+    let contacts = [billing.contact_id, billing.patient_id].into_iter().flatten().map(|id| (Contact::KIND, id));
+    let tags = billing.tag_id.into_iter().chain(billing.excluded_tag_ids.iter().copied()).map(|id| (Tag::KIND, id));
+    let groups = billing.group_id.into_iter().map(|id| (Group::KIND, id));
+    for reference in contacts.chain(tags).chain(groups) {
+        if !refs.contains(&reference) {
+            refs.push(reference);
+        }
+    }
+    refs
+}
+
+/// `billing_refs` changes on the records `before` used and `after` uses (create: no `before`;
+/// delete: no `after`). Each record gets at most one write, as a transaction requires; a record
+/// that is gone fails the transaction.
+pub fn reference_writes(account: AccountId, before: Option<&Billing>, after: Option<&Billing>) -> Vec<Write> {
+    let mut deltas: BTreeMap<(&'static str, i64), i64> = BTreeMap::new();
+    for (billing, delta) in [(before, -1), (after, 1)] {
+        for reference in billing.map(referenced).unwrap_or_default() {
+            *deltas.entry(reference).or_default() += delta;
+        }
+    }
+    deltas
+        .into_iter()
+        .filter(|(_, delta)| *delta != 0)
+        .map(|((kind, id), delta)| {
+            Write::add_to_record(keys::account(account), keys::record(kind, id), "billing_refs", delta)
+        })
+        .collect()
+}
+
+/// A new billing: its key item and one more in its type's counter.
+pub fn added(account: AccountId, billing: &Billing) -> Vec<Write> {
+    let key = [
+        ("pk".to_owned(), s(keys::billing_keys(account, &billing.billing_type))),
+        ("sk".to_owned(), s(keys::record(Billing::KIND, billing.id))),
+    ];
+    vec![Write::put_if(key.into_iter().collect(), Condition::absent()), counter(account, &billing.billing_type, 1)]
+}
+
+/// A deleted billing: its key item goes and its type's counter drops by one.
+pub fn removed(account: AccountId, billing: &Billing) -> Vec<Write> {
+    vec![
+        Write::delete(keys::billing_keys(account, &billing.billing_type), keys::record(Billing::KIND, billing.id)),
+        counter(account, &billing.billing_type, -1),
+    ]
+}
+
+/// Key of the counter of billings of a type.
+pub fn counter_key(account: AccountId, billing_type: &str) -> (String, String) {
+    (keys::account(account), keys::counter(&format!("{}#{billing_type}", Billing::KIND)))
+}
+
+fn counter(account: AccountId, billing_type: &str, delta: i64) -> Write {
+    let (pk, sk) = counter_key(account, billing_type);
+    Write::add(pk, sk, "value", delta)
+}
