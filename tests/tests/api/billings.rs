@@ -4,14 +4,14 @@ use serde_json::{json, Value};
 
 use super::support::Api;
 
-struct Setup {
-    bank_rule: i64,
-    contact: i64,
-    receivable: i64,
-    payable: i64,
+pub(super) struct Setup {
+    pub bank_rule: i64,
+    pub contact: i64,
+    pub receivable: i64,
+    pub payable: i64,
 }
 
-async fn setup(api: &Api) -> Setup {
+pub(super) async fn setup(api: &Api) -> Setup {
     let store = &api.server.store;
     let rule = infra::ops::create_bank_rule(store, api.account_id, "Banco simulado", "simulated", None).await.unwrap();
     let receivable = infra::ops::create_category(store, api.account_id, "Mensalidades", "receivable").await.unwrap();
@@ -29,7 +29,7 @@ async fn setup(api: &Api) -> Setup {
     }
 }
 
-fn body(s: &Setup) -> Value {
+pub(super) fn body(s: &Setup) -> Value {
     json!({"billing": {
         "bank_rule_id": s.bank_rule, "contact_id": s.contact, "bill_category_id": s.receivable,
         "due_date": "2030-03-02", "your_code": "ERP-77", "competence": "03/2030",
@@ -154,7 +154,7 @@ async fn a_contact_with_billings_cannot_be_deleted() {
     api.get(&format!("/v1/contacts/{}", s.contact)).await.expect(200);
 }
 
-async fn create_with(api: &Api, s: &Setup, changes: Value) -> i64 {
+pub(super) async fn create_with(api: &Api, s: &Setup, changes: Value) -> i64 {
     let mut b = body(s);
     for (key, value) in changes.as_object().unwrap() {
         b["billing"][key] = value.clone();
@@ -162,7 +162,7 @@ async fn create_with(api: &Api, s: &Setup, changes: Value) -> i64 {
     api.post("/v1/billings", &b).await.expect(201).body["id"].as_i64().unwrap()
 }
 
-fn ids(answer: &super::support::Answer) -> Vec<i64> {
+pub(super) fn ids(answer: &super::support::Answer) -> Vec<i64> {
     answer.body["billings"].as_array().unwrap().iter().map(|b| b["id"].as_i64().unwrap()).collect()
 }
 

@@ -4,6 +4,7 @@
 
 mod auth;
 mod bill_categories;
+mod billing_updates;
 mod billings;
 mod contacts;
 mod errors;
