@@ -87,6 +87,7 @@ async fn every_http_event_runs_through_its_function() {
                 ("billings-create.json", 201),
                 ("billings-list.json", 200),
                 ("billings-show.json", 200),
+                ("billings-update.json", 200),
                 ("billings-cancel.json", 200),
                 ("billings-pay-off.json", 200),
                 ("billings-delete.json", 422),

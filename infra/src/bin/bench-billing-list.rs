@@ -62,7 +62,12 @@ fn billing(id: i64, contact: i64, bank_rule: i64, now: Timestamp) -> Billing {
         installment: 1,
         gw: Gateway::default(),
         items: vec![
-            BillingItem { id: id * 2, description: "Mensalidade".into(), quantity: 1, amount: "140.00".parse().unwrap() },
+            BillingItem {
+                id: id * 2,
+                description: "Mensalidade".into(),
+                quantity: 1,
+                amount: "140.00".parse().unwrap(),
+            },
             BillingItem { id: id * 2 + 1, description: "Taxa".into(), quantity: 1, amount: "10.00".parse().unwrap() },
         ],
         cancellation_reason: None,
@@ -74,8 +79,8 @@ fn billing(id: i64, contact: i64, bank_rule: i64, now: Timestamp) -> Billing {
 }
 
 const SURNAMES: [&str; CONTACTS] = [
-    "Almeida", "Barbosa", "Cardoso", "Dias", "Esteves", "Ferreira", "Gomes", "Honorato", "Isidoro", "Jardim",
-    "Lima", "Moreira", "Nunes", "Oliveira", "Pereira", "Queiroz", "Ribeiro", "Santos", "Teixeira", "Vieira",
+    "Almeida", "Barbosa", "Cardoso", "Dias", "Esteves", "Ferreira", "Gomes", "Honorato", "Isidoro", "Jardim", "Lima",
+    "Moreira", "Nunes", "Oliveira", "Pereira", "Queiroz", "Ribeiro", "Santos", "Teixeira", "Vieira",
 ];
 
 /// A valid CPF from 9 base digits (the two check digits computed).
@@ -149,8 +154,8 @@ async fn main() -> anyhow::Result<()> {
     let rule = infra::ops::create_bank_rule(&store, account, "Banco simulado", "simulated", None).await?;
     let bank_rule = rule["bank_rule"]["id"].as_i64().context("bank rule id")?;
     let mut contacts = Vec::new();
-    for i in 0..CONTACTS {
-        let body = json!({"contact": {"full_name": format!("Cliente {}", SURNAMES[i]), "cpf": cpf(100_000_000 + i as u64),
+    for (i, surname) in SURNAMES.iter().enumerate() {
+        let body = json!({"contact": {"full_name": format!("Cliente {surname}"), "cpf": cpf(100_000_000 + i as u64),
             "email": format!("c{i}@example.com"),
             "address_postal_code": "01310-100", "address_street": "Avenida Paulista", "address_number": "1000",
             "address_district": "Bela Vista", "address_city": "São Paulo", "address_state": "SP"}});
