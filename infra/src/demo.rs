@@ -1,4 +1,4 @@
-//! The dev server's demo account and token. The plain token is kept in a git-ignored file so that a
+//! The dev server's demo account (with a bank rule, categories and bank accounts) and token. The plain token is kept in a git-ignored file so that a
 //! second start reuses the same account and prints the same token, while the store still holds it.
 
 use std::path::Path;
@@ -6,6 +6,7 @@ use std::path::Path;
 use anyhow::Context as _;
 use billing_api::accounts::{self, AccountChanges, AccountId};
 use billing_api::auth::{authenticate, tokens};
+use billing_api::references;
 use billing_api::store::Store;
 use serde::{Deserialize, Serialize};
 
@@ -29,6 +30,13 @@ pub async fn ensure(store: &Store, file: &Path) -> anyhow::Result<Demo> {
         }
     }
     let account = accounts::create(store, DEMO_ACCOUNT_NAME, AccountChanges::default()).await?;
+    // What billings need and only operators create: bank rule 1, receivable category 1, payable
+    // category 2, checking account 1 and the service's own account 2.
+    references::create_bank_rule(store, account.id, "Banco simulado", "simulated", None).await?;
+    references::create_category(store, account.id, "Mensalidades", "receivable").await?;
+    references::create_category(store, account.id, "Fornecedores", "payable").await?;
+    references::create_bank_account(store, account.id, "Conta corrente", "checking").await?;
+    references::create_bank_account(store, account.id, "Conta do serviço", "service").await?;
     let (_, token) = tokens::create(store, account.id, "Token de demonstração (dev server)").await?;
     let demo = Demo { account_id: account.id, token: token.expose().to_owned() };
     if let Some(dir) = file.parent() {
