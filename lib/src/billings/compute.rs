@@ -89,6 +89,24 @@ pub enum Period {
     Daily,
 }
 
+impl ValueKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ValueKind::Percentage => "percentage",
+            ValueKind::FixedAmount => "fixed_amount",
+        }
+    }
+}
+
+impl Period {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Period::Monthly => "monthly",
+            Period::Daily => "daily",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Discount {
     pub kind: ValueKind,

@@ -114,13 +114,6 @@ impl Billing {
     }
 }
 
-fn kind_text(kind: ValueKind) -> &'static str {
-    match kind {
-        ValueKind::Percentage => "percentage",
-        ValueKind::FixedAmount => "fixed_amount",
-    }
-}
-
 fn kind_of(text: Option<String>) -> ValueKind {
     if text.as_deref() == Some("fixed_amount") {
         ValueKind::FixedAmount
@@ -157,7 +150,7 @@ impl ItemRead for Item {
 
 fn discount_attrs(item: &mut Item, suffix: &str, discount: &Option<Discount>) {
     if let Some(d) = discount {
-        item.insert(format!("discount_type{suffix}"), s(kind_text(d.kind)));
+        item.insert(format!("discount_type{suffix}"), s(d.kind.as_str()));
         item.insert(format!("discount{suffix}"), dec(d.value));
         item.insert(format!("discount_antecedence{suffix}"), n(d.antecedence_days));
     }
@@ -239,12 +232,12 @@ impl Record for Billing {
             ),
         ]);
         if let Some((kind, value)) = self.penalty {
-            item.insert("penalty_type".into(), s(kind_text(kind)));
+            item.insert("penalty_type".into(), s(kind.as_str()));
             item.insert("penalty".into(), dec(value));
         }
         if let Some(i) = self.interest {
-            item.insert("interest_type".into(), s(kind_text(i.kind)));
-            item.insert("interest_period".into(), s(if i.period == Period::Daily { "daily" } else { "monthly" }));
+            item.insert("interest_type".into(), s(i.kind.as_str()));
+            item.insert("interest_period".into(), s(i.period.as_str()));
             item.insert("interest".into(), dec(i.value));
         }
         discount_attrs(&mut item, "", &self.discount);

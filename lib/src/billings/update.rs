@@ -10,7 +10,7 @@ use axum::extract::{Path, State};
 use axum::response::Response;
 use serde_json::{json, Map, Value};
 
-use super::compute::{Period, Status, ValueKind};
+use super::compute::Status;
 use super::input::{Draft, IssueType};
 use super::links;
 use super::model::{Billing, BillingItem};
@@ -73,13 +73,6 @@ const ACCEPTED: [&str; 20] = [
     "excluded_tag_ids",
 ];
 
-fn kind_text(kind: ValueKind) -> &'static str {
-    match kind {
-        ValueKind::Percentage => "percentage",
-        ValueKind::FixedAmount => "fixed_amount",
-    }
-}
-
 fn item_fields(item: &BillingItem) -> Value {
     json!({"id": item.id, "description": item.description, "quantity": item.quantity, "amount": item.amount.to_string()})
 }
@@ -101,10 +94,10 @@ fn stored_fields(billing: &Billing) -> Map<String, Value> {
         "competence": billing.competence,
         "due_date": billing.due_date.to_string(),
         "penalty": billing.penalty.map(|(_, value)| value.to_string()),
-        "penalty_type": billing.penalty.map(|(kind, _)| kind_text(kind)),
+        "penalty_type": billing.penalty.map(|(kind, _)| kind.as_str()),
         "interest": billing.interest.map(|i| i.value.to_string()),
-        "interest_type": billing.interest.map(|i| kind_text(i.kind)),
-        "interest_period": billing.interest.map(|i| if i.period == Period::Daily { "daily" } else { "monthly" }),
+        "interest_type": billing.interest.map(|i| i.kind.as_str()),
+        "interest_period": billing.interest.map(|i| i.period.as_str()),
         "instruction_type": billing.instruction_type,
         "instruction_days": billing.instruction_days,
         "billing_items": billing.items.iter().map(item_fields).collect::<Vec<_>>(),

@@ -6,7 +6,7 @@ use chrono::NaiveDate;
 use rust_decimal::Decimal;
 use serde_json::{json, Map, Value};
 
-use super::compute::{self, Discount, Period, ValueKind};
+use super::compute::{self, Discount};
 use super::model::Billing;
 use crate::contacts::Contact;
 use crate::money;
@@ -16,15 +16,8 @@ fn amount(value: Decimal) -> Value {
     Value::String(money::format(value))
 }
 
-fn kind(kind: ValueKind) -> &'static str {
-    match kind {
-        ValueKind::Percentage => "percentage",
-        ValueKind::FixedAmount => "fixed_amount",
-    }
-}
-
 fn discount_block(out: &mut Map<String, Value>, suffix: &str, discount: Option<Discount>) {
-    out.insert(format!("discount_type{suffix}"), discount.map(|d| json!(kind(d.kind))).unwrap_or(Value::Null));
+    out.insert(format!("discount_type{suffix}"), discount.map(|d| json!(d.kind.as_str())).unwrap_or(Value::Null));
     out.insert(format!("discount{suffix}"), discount.map(|d| amount(d.value)).unwrap_or(Value::Null));
     out.insert(
         format!("discount_antecedence{suffix}"),
@@ -58,14 +51,11 @@ pub fn represent(billing: &Billing, related: &Related<'_>, today: NaiveDate, sin
         discount_block(&mut out, "", billing.discount);
         discount_block(&mut out, "2", billing.discount2);
     }
-    out.insert("penalty_type".into(), json!(billing.penalty.map(|p| kind(p.0))));
+    out.insert("penalty_type".into(), json!(billing.penalty.map(|p| p.0.as_str())));
     out.insert("penalty".into(), billing.penalty.map(|p| amount(p.1)).unwrap_or(Value::Null));
     out.insert("cancel_penalty".into(), json!(billing.cancel_penalty));
-    out.insert("interest_type".into(), json!(billing.interest.map(|i| kind(i.kind))));
-    out.insert(
-        "interest_period".into(),
-        json!(billing.interest.map(|i| if i.period == Period::Daily { "daily" } else { "monthly" })),
-    );
+    out.insert("interest_type".into(), json!(billing.interest.map(|i| i.kind.as_str())));
+    out.insert("interest_period".into(), json!(billing.interest.map(|i| i.period.as_str())));
     out.insert("interest".into(), billing.interest.map(|i| amount(i.value)).unwrap_or(Value::Null));
     out.insert("instruction_type".into(), json!(billing.instruction_type));
     out.insert("instruction_days".into(), json!(billing.instruction_days));
