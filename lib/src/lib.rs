@@ -7,6 +7,7 @@ pub mod accounts;
 pub mod app;
 pub mod auth;
 pub mod bill_categories;
+pub mod billets;
 pub mod billings;
 pub mod config;
 pub mod contacts;
