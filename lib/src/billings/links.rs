@@ -8,6 +8,7 @@ use super::model::Billing;
 use crate::accounts::AccountId;
 use crate::contacts::Contact;
 use crate::groups::Group;
+use crate::references::{BankRule, BillCategory};
 use crate::store::item::s;
 use crate::store::records::Record;
 use crate::store::{keys, Condition, Write};
@@ -26,6 +27,17 @@ fn referenced(billing: &Billing) -> Vec<(&'static str, i64)> {
         }
     }
     refs
+}
+
+/// Conditions that the bank rule and the category a billing names still exist when it is written
+/// (they were read before, for a 422 naming each).
+pub fn reference_checks(account: AccountId, billing: &Billing) -> Vec<Write> {
+    let rule = billing.bank_rule_id.map(|id| (BankRule::KIND, id));
+    let category = billing.bill_category_id.map(|id| (BillCategory::KIND, id));
+    rule.into_iter()
+        .chain(category)
+        .map(|(kind, id)| Write::check_exists(keys::account(account), keys::record(kind, id)))
+        .collect()
 }
 
 /// `billing_refs` changes on the records `before` used and `after` uses (create: no `before`;

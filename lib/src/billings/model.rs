@@ -8,8 +8,8 @@ use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
 use super::compute::{Discount, Interest, Period, Status, Terms, ValueKind};
-use super::input::Item as DraftItem;
-use crate::store::item::{b, n, opt_s, s};
+use super::input::{Draft, IssueType, Item as DraftItem};
+use crate::store::item::{b, dec, n, opt_n, opt_s, s};
 use crate::store::records::{version_of, Record};
 use crate::store::{keys, Item, ItemExt};
 use crate::time::Timestamp;
@@ -100,17 +100,96 @@ impl Billing {
         format!("{id:08}")
     }
 
-    pub fn items_from(first_id: i64, items: &[DraftItem]) -> Vec<BillingItem> {
+    /// The draft's items: those with an id keep it, the others take consecutive ids from
+    /// `first_new_id` (a block reserved for them).
+    pub fn items_from(first_new_id: i64, items: &[DraftItem]) -> Vec<BillingItem> {
+        let mut next_id = first_new_id;
         items
             .iter()
-            .enumerate()
-            .map(|(i, item)| BillingItem {
-                id: first_id + i as i64,
+            .map(|item| BillingItem {
+                id: item.id.unwrap_or_else(|| {
+                    next_id += 1;
+                    next_id - 1
+                }),
                 description: item.description.clone(),
                 quantity: item.quantity,
                 amount: item.amount,
             })
             .collect()
+    }
+
+    /// A new billing from a create body: `opened`, with the draft's fields (see [`Billing::with_draft`]).
+    pub fn new(id: i64, draft: &Draft, payer: Option<i64>, items: Vec<BillingItem>, now: Timestamp) -> Billing {
+        let opened = Billing {
+            id,
+            code: Billing::code_for(id),
+            status: Status::Opened,
+            billing_type: "billing".into(),
+            billing_issue_type: if draft.issue_type == IssueType::Bulk { "bulk" } else { "individual" }.into(),
+            discount: None,
+            discount2: None,
+            cancel_penalty: false,
+            group_id: None,
+            parent_id: None,
+            installments: 1,
+            installment_type: "none".into(),
+            installment: 1,
+            gw: Gateway::default(),
+            cancellation_reason: None,
+            discharge_reason: None,
+            created_at: now,
+            updated_at: now,
+            version: 1,
+            // Set from the draft just below.
+            your_code: None,
+            reference: None,
+            amount: Decimal::ZERO,
+            due_date: draft.due_date,
+            competence: None,
+            evincive: None,
+            observation: None,
+            penalty: None,
+            interest: None,
+            instruction_type: None,
+            instruction_days: 0,
+            bank_rule_id: None,
+            contact_id: None,
+            patient_id: None,
+            tag_id: None,
+            excluded_tag_ids: Vec::new(),
+            bill_category_id: None,
+            items: Vec::new(),
+        };
+        opened.with_draft(draft, payer, items)
+    }
+
+    /// The billing with every field a create body sets taken from `draft` (create, and an update
+    /// of an editable billing); `excluded_tag_ids` are kept only on bulk billings.
+    pub fn with_draft(&self, draft: &Draft, payer: Option<i64>, items: Vec<BillingItem>) -> Billing {
+        Billing {
+            your_code: draft.your_code.clone(),
+            reference: draft.reference.clone(),
+            amount: draft.amount,
+            due_date: draft.due_date,
+            competence: draft.competence.clone(),
+            evincive: draft.evincive.clone(),
+            observation: draft.observation.clone(),
+            penalty: draft.penalty,
+            interest: draft.interest.map(|(kind, period, value)| Interest { kind, period, value }),
+            instruction_type: draft.instruction.as_ref().map(|i| i.0.clone()),
+            instruction_days: draft.instruction.as_ref().map_or(0, |i| i.1),
+            bank_rule_id: Some(draft.bank_rule_id),
+            contact_id: payer,
+            patient_id: draft.patient_id,
+            tag_id: draft.tag_id,
+            excluded_tag_ids: match draft.issue_type {
+                IssueType::Bulk => draft.excluded_tag_ids.clone(),
+                IssueType::Individual => Vec::new(),
+            },
+            bill_category_id: draft.bill_category_id,
+            items,
+            ..self.clone()
+        }
     }
 }
 
@@ -120,14 +199,6 @@ fn kind_of(text: Option<String>) -> ValueKind {
     } else {
         ValueKind::Percentage
     }
-}
-
-fn dec(value: Decimal) -> AttributeValue {
-    AttributeValue::N(value.normalize().to_string())
-}
-
-fn opt_n(value: Option<i64>) -> AttributeValue {
-    value.map(n).unwrap_or(AttributeValue::Null(true))
 }
 
 trait ItemRead {

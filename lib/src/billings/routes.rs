@@ -6,10 +6,9 @@ use axum::routing::{get, post};
 use axum::Router;
 use serde_json::Value;
 
-use super::compute::Status;
 use super::input::{Draft, IssueType};
 use super::links;
-use super::model::{Billing, Gateway};
+use super::model::Billing;
 use super::view::{represent, Related};
 use crate::accounts::AccountId;
 use crate::app::AppState;
@@ -19,8 +18,8 @@ use crate::http::routing::parse_id;
 use crate::http::{response, ApiError, ApiResult, RequestBody};
 use crate::jobs::Job;
 use crate::references::{BankRule, BillCategory};
-use crate::store::records::{self, Record};
-use crate::store::{keys, retry_on_conflict, Store, Write};
+use crate::store::records;
+use crate::store::{keys, retry_on_conflict, Store};
 use crate::tags::Tag;
 use crate::time::{today, Timestamp};
 
@@ -142,55 +141,13 @@ async fn create(State(state): State<AppState>, tenant: Tenant, body: RequestBody
         let id = records::next_id::<Billing>(store, account).await?;
         let first_item =
             store.reserve_ids(keys::account(account), keys::sequence("BILLINGITEM"), draft.items.len() as i64).await?;
-        let now = Timestamp::now();
-        let billing = Billing {
-            id,
-            code: Billing::code_for(id),
-            your_code: draft.your_code.clone(),
-            reference: draft.reference.clone(),
-            status: Status::Opened,
-            billing_type: "billing".into(),
-            billing_issue_type: "individual".into(),
-            amount: draft.amount,
-            due_date: draft.due_date,
-            competence: draft.competence.clone(),
-            evincive: draft.evincive.clone(),
-            observation: draft.observation.clone(),
-            discount: None,
-            discount2: None,
-            penalty: draft.penalty,
-            cancel_penalty: false,
-            interest: draft.interest.map(|(kind, period, value)| super::compute::Interest { kind, period, value }),
-            instruction_type: draft.instruction.as_ref().map(|i| i.0.clone()),
-            instruction_days: draft.instruction.as_ref().map(|i| i.1).unwrap_or(0),
-            bank_rule_id: Some(draft.bank_rule_id),
-            contact_id: payer,
-            patient_id: draft.patient_id,
-            tag_id: None,
-            excluded_tag_ids: Vec::new(),
-            group_id: None,
-            bill_category_id: draft.bill_category_id,
-            parent_id: None,
-            installments: 1,
-            installment_type: "none".into(),
-            installment: 1,
-            gw: Gateway::default(),
-            items: Billing::items_from(first_item, &draft.items),
-            cancellation_reason: None,
-            discharge_reason: None,
-            created_at: now,
-            updated_at: now,
-            version: 1,
-        };
+        let items = Billing::items_from(first_item, &draft.items);
+        let billing = Billing::new(id, &draft, payer, items, Timestamp::now());
         // The references are checked again inside the transaction; the contacts count the billing
         // (a contact with billings cannot be deleted).
-        let mut also =
-            vec![Write::check_exists(keys::account(account), keys::record(BankRule::KIND, draft.bank_rule_id))];
+        let mut also = links::reference_checks(account, &billing);
         also.extend(links::reference_writes(account, None, Some(&billing)));
         also.extend(links::added(account, &billing));
-        if let Some(category) = draft.bill_category_id {
-            also.push(Write::check_exists(keys::account(account), keys::record(BillCategory::KIND, category)));
-        }
         records::insert(store, account, &billing, "", also).await?;
         Ok(billing)
     })

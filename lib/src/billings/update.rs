@@ -19,8 +19,7 @@ use crate::app::AppState;
 use crate::auth::Tenant;
 use crate::http::routing::parse_id;
 use crate::http::{response, ApiError, ApiResult, Fields, RequestBody};
-use crate::references::{BankRule, BillCategory};
-use crate::store::records::{self, Record};
+use crate::store::records;
 use crate::store::{keys, retry_on_conflict, Write};
 use crate::time::Timestamp;
 
@@ -234,51 +233,14 @@ async fn edited(
     }
     let payer = check_references(&state.store, account, &draft).await?;
     let new_items = draft.items.iter().filter(|item| item.id.is_none()).count() as i64;
-    let mut next_id = if new_items > 0 {
+    let first_new = if new_items > 0 {
         state.store.reserve_ids(keys::account(account), keys::sequence("BILLINGITEM"), new_items).await?
     } else {
         0
     };
-    let items = draft
-        .items
-        .iter()
-        .map(|item| BillingItem {
-            id: item.id.unwrap_or_else(|| {
-                next_id += 1;
-                next_id - 1
-            }),
-            description: item.description.clone(),
-            quantity: item.quantity,
-            amount: item.amount,
-        })
-        .collect();
-    let bulk = draft.issue_type == IssueType::Bulk;
-    let next = Billing {
-        your_code: draft.your_code.clone(),
-        reference: draft.reference.clone(),
-        amount: draft.amount,
-        due_date: draft.due_date,
-        competence: draft.competence.clone(),
-        evincive: draft.evincive.clone(),
-        observation: draft.observation.clone(),
-        penalty: draft.penalty,
-        cancel_penalty,
-        interest: draft.interest.map(|(kind, period, value)| super::compute::Interest { kind, period, value }),
-        instruction_type: draft.instruction.as_ref().map(|i| i.0.clone()),
-        instruction_days: draft.instruction.as_ref().map(|i| i.1).unwrap_or(0),
-        bank_rule_id: Some(draft.bank_rule_id),
-        contact_id: payer,
-        patient_id: draft.patient_id,
-        tag_id: draft.tag_id,
-        excluded_tag_ids: if bulk { draft.excluded_tag_ids.clone() } else { Vec::new() },
-        bill_category_id: draft.bill_category_id,
-        items,
-        ..current.clone()
-    };
-    let mut also = vec![Write::check_exists(keys::account(account), keys::record(BankRule::KIND, draft.bank_rule_id))];
-    if let Some(category) = draft.bill_category_id {
-        also.push(Write::check_exists(keys::account(account), keys::record(BillCategory::KIND, category)));
-    }
+    let next =
+        Billing { cancel_penalty, ..current.with_draft(&draft, payer, Billing::items_from(first_new, &draft.items)) };
+    let also = links::reference_checks(account, &next);
     Ok((next, also))
 }
 
