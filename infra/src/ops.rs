@@ -8,8 +8,8 @@ use billing_api::auth::tokens;
 use billing_api::billings::legacy::{self, LegacyBilling};
 use billing_api::contacts::Contact;
 use billing_api::references;
-use billing_api::store::records;
 use billing_api::store::Store;
+use billing_api::store::{records, retry_on_conflict};
 use serde_json::{json, Value};
 
 use crate::cache_flush::CacheFlusher;
@@ -116,22 +116,16 @@ pub async fn set_financial_guardian(
     guardian: Option<i64>,
 ) -> anyhow::Result<Value> {
     require_account(store, account).await?;
-    let api = |e: billing_api::http::ApiError| anyhow::anyhow!("{e:?}");
     anyhow::ensure!(guardian != Some(patient), "a patient cannot be its own guardian");
     if let Some(id) = guardian {
-        records::find::<Contact>(store, account, id).await.map_err(api)?.with_context(|| format!("no contact {id}"))?;
+        records::find::<Contact>(store, account, id).await?.with_context(|| format!("no contact {id}"))?;
     }
-    for _ in 0..5 {
-        let current: Contact = records::find(store, account, patient)
-            .await
-            .map_err(api)?
-            .with_context(|| format!("no contact {patient}"))?;
+    records::find::<Contact>(store, account, patient).await?.with_context(|| format!("no contact {patient}"))?;
+    retry_on_conflict(|| async {
+        let current: Contact = records::find_or_404(store, account, patient).await?;
         let next = Contact { financial_guardian_id: guardian, version: current.version + 1, ..current.clone() };
-        match records::replace(store, account, &current, &next, "", Vec::new()).await {
-            Ok(()) => return Ok(json!({ "contact_id": patient, "financial_guardian_id": guardian })),
-            Err(billing_api::http::ApiError::Conflict) => continue,
-            Err(e) => return Err(api(e)),
-        }
-    }
-    anyhow::bail!("contact {patient} kept changing under this update; try again")
+        records::replace(store, account, &current, &next, "", Vec::new()).await
+    })
+    .await?;
+    Ok(json!({ "contact_id": patient, "financial_guardian_id": guardian }))
 }

@@ -17,7 +17,7 @@ use crate::http::routing::parse_id;
 use crate::http::{response, ApiError, ApiResult, Fields, RequestBody};
 use crate::money;
 use crate::references::{BankAccount, SERVICE_ACCOUNT_TYPE};
-use crate::store::item::{n, opt_s, s};
+use crate::store::item::{dec, n, opt_n, opt_s, s};
 use crate::store::records::{self, Record};
 use crate::store::{keys, retry_on_conflict, Write};
 use crate::time::{today, Timestamp};
@@ -150,15 +150,9 @@ pub async fn pay_off(
             ("id".to_owned(), n(entry_id)),
             ("bank_account_id".to_owned(), n(bank_account_id)),
             ("billing_id".to_owned(), n(current.id)),
-            (
-                "contact_id".to_owned(),
-                current.contact_id.map(n).unwrap_or(aws_sdk_dynamodb::types::AttributeValue::Null(true)),
-            ),
-            (
-                "bill_category_id".to_owned(),
-                current.bill_category_id.map(n).unwrap_or(aws_sdk_dynamodb::types::AttributeValue::Null(true)),
-            ),
-            ("amount".to_owned(), aws_sdk_dynamodb::types::AttributeValue::N(received.normalize().to_string())),
+            ("contact_id".to_owned(), opt_n(current.contact_id)),
+            ("bill_category_id".to_owned(), opt_n(current.bill_category_id)),
+            ("amount".to_owned(), dec(received)),
             ("entry_date".to_owned(), s(today.to_string())),
             ("discharge_reason".to_owned(), opt_s(Some(reason.clone()))),
             ("created_at".to_owned(), s(Timestamp::now().to_string())),

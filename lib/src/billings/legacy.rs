@@ -40,10 +40,7 @@ pub struct LegacyBilling {
 }
 
 async fn exists<R: Record>(store: &Store, account: AccountId, id: i64, what: &str) -> anyhow::Result<()> {
-    records::find::<R>(store, account, id)
-        .await
-        .map_err(|e| anyhow::anyhow!("{e:?}"))?
-        .with_context(|| format!("account {account} has no {what} {id}"))?;
+    records::find::<R>(store, account, id).await?.with_context(|| format!("account {account} has no {what} {id}"))?;
     Ok(())
 }
 
@@ -75,7 +72,7 @@ pub async fn create(store: &Store, account: AccountId, spec: &LegacyBilling) -> 
         if installment == 0 && !booklet {
             continue;
         }
-        let id = records::next_id::<Billing>(store, account).await.map_err(|e| anyhow::anyhow!("{e:?}"))?;
+        let id = records::next_id::<Billing>(store, account).await?;
         let item_id = store.next_id(keys::account(account), keys::sequence("BILLINGITEM")).await?;
         let (quantity, due_date) = match installment {
             0 => (count, spec.due_date),
@@ -128,7 +125,7 @@ pub async fn create(store: &Store, account: AccountId, spec: &LegacyBilling) -> 
         };
         let mut also = links::reference_writes(account, None, Some(&billing));
         also.extend(links::added(account, &billing));
-        records::insert(store, account, &billing, "", also).await.map_err(|e| anyhow::anyhow!("{e:?}"))?;
+        records::insert(store, account, &billing, "", also).await?;
         if booklet && installment == 0 {
             parent = Some(id);
         }

@@ -16,7 +16,7 @@ pub use view::{on_account_tags_marked, represent, ContactView, ON_ACCOUNT_TAGS};
 
 use crate::accounts::AccountId;
 use crate::http::{ApiError, ApiResult};
-use crate::store::item::{b, n, opt_s, s};
+use crate::store::item::{b, n, opt_n, opt_s, s};
 use crate::store::records::{self, version_of, Editable, Record};
 use crate::store::{keys, Item, ItemExt, Store, Write};
 use crate::time::Timestamp;
@@ -214,7 +214,7 @@ impl Record for Contact {
             ("email".into(), opt_s(self.email.clone())),
             ("code".into(), opt_s(self.code.clone())),
             ("active".into(), b(self.active)),
-            ("group_id".into(), self.group_id.map(n).unwrap_or(AttributeValue::Null(true))),
+            ("group_id".into(), opt_n(self.group_id)),
             ("tag_ids".into(), AttributeValue::L(self.tag_ids.iter().map(n).collect())),
         ])
     }

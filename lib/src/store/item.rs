@@ -21,6 +21,16 @@ pub fn b(value: bool) -> AttributeValue {
     AttributeValue::Bool(value)
 }
 
+/// A number, or an explicit NULL when absent.
+pub fn opt_n(value: Option<i64>) -> AttributeValue {
+    value.map(n).unwrap_or(AttributeValue::Null(true))
+}
+
+/// A decimal as a number, without trailing zeros.
+pub fn dec(value: rust_decimal::Decimal) -> AttributeValue {
+    AttributeValue::N(value.normalize().to_string())
+}
+
 /// A string, or an explicit NULL when absent.
 pub fn opt_s(value: Option<impl Into<String>>) -> AttributeValue {
     value.map(s).unwrap_or(AttributeValue::Null(true))
