@@ -2,6 +2,7 @@
 //! the events in `events/` can be run through exactly what Lambda runs.
 
 use aws_lambda_events::apigw::ApiGatewayCustomAuthorizerRequestTypeRequest;
+use aws_lambda_events::sqs::SqsEvent;
 use axum::Router;
 use billing_api::app::AppState;
 use billing_api::auth::authorizer::AuthorizerError;
@@ -23,6 +24,20 @@ pub async fn run_http(routes: fn() -> Router<AppState>) -> Result<(), lambda_htt
     let store = Store::new(aws_sdk_dynamodb::Client::new(&config), billing_api::config::table_name());
     let state = AppState::new(store).with_queues(billing_api::jobs::Queues::from_env(&config));
     lambda_http::run(http_app(routes(), state)).await
+}
+
+/// Runs the billet-registration worker on its SQS event source; failed messages are reported
+/// one by one (`ReportBatchItemFailures`), the others are deleted by Lambda.
+pub async fn run_billet_registrar() -> Result<(), lambda_runtime::Error> {
+    billing_api::telemetry::init();
+    let store = Store::from_env().await;
+    let store = &store;
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| async move {
+        // Boxed: the worker's future is deep enough to overflow the compiler's layout limit inline.
+        let batch = Box::pin(billing_api::billets::registrar::handle_batch(store, event.payload));
+        Ok::<_, std::convert::Infallible>(batch.await)
+    }))
+    .await
 }
 
 /// Runs the REQUEST authorizer.

@@ -29,7 +29,14 @@ pub async fn ensure(store: &Store, file: &Path) -> anyhow::Result<Demo> {
             }
         }
     }
-    let account = accounts::create(store, DEMO_ACCOUNT_NAME, AccountChanges::default()).await?;
+    // The beneficiary data its bank billets print.
+    let profile = AccountChanges {
+        document: Some("11.222.333/0001-81".into()),
+        address: Some("Avenida Paulista, 1000, Bela Vista".into()),
+        city: Some("São Paulo".into()),
+        ..AccountChanges::default()
+    };
+    let account = accounts::create(store, DEMO_ACCOUNT_NAME, profile).await?;
     // What billings need and only operators create: bank rule 1, receivable category 1, payable
     // category 2, checking account 1 and the service's own account 2.
     references::create_bank_rule(store, account.id, "Banco simulado", "simulated", None).await?;

@@ -1,6 +1,8 @@
 //! The dev server: every router of the API on one address, with the authorizer as middleware (a
-//! 15-minute cache, flushed by `DELETE /_local/authorizer-cache`), exactly the code the Lambdas run.
+//! 15-minute cache, flushed by `DELETE /_local/authorizer-cache`), exactly the code the Lambdas run;
+//! and the queue workers in-process, fed the way the SQS event source mappings feed them on AWS.
 
+use anyhow::Context as _;
 use axum::extract::State;
 use axum::response::Response;
 use axum::routing::delete;
@@ -9,6 +11,7 @@ use billing_api::app::{all_routes, AppState};
 use billing_api::auth::middleware::{local_authorizer, LocalAuthorizer};
 use billing_api::auth::AuthCache;
 use billing_api::http::{response, routing::finish};
+use billing_api::store::Store;
 
 use crate::cache_flush::LOCAL_FLUSH_PATH;
 
@@ -33,4 +36,58 @@ pub async fn serve(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     axum::serve(listener, router).with_graceful_shutdown(shutdown).await
+}
+
+/// Polls the billet-registration queue for ever and runs each batch through the worker Lambda
+/// runs (`billets::registrar::handle_batch`): handled messages are deleted, failed ones come
+/// back after the queue's visibility timeout, and after five receives land in the DLQ.
+pub async fn run_billet_registrar(sqs: aws_sdk_sqs::Client, queue_url: String, store: Store) {
+    loop {
+        if let Err(error) = billet_registrar_round(&sqs, &queue_url, &store, 1).await {
+            tracing::warn!(error = ?error, "could not receive from the billet-registration queue");
+            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+        }
+    }
+}
+
+/// One receive (up to 10 messages, waiting up to `wait_seconds` for the first) and its batch, as
+/// the event source mapping delivers it. Returns how many messages were received.
+pub async fn billet_registrar_round(
+    sqs: &aws_sdk_sqs::Client,
+    queue_url: &str,
+    store: &Store,
+    wait_seconds: i32,
+) -> anyhow::Result<usize> {
+    use aws_lambda_events::sqs::{SqsEvent, SqsMessage};
+    let received = sqs
+        .receive_message()
+        .queue_url(queue_url)
+        .max_number_of_messages(10)
+        .wait_time_seconds(wait_seconds)
+        .send()
+        .await
+        .context("ReceiveMessage")?;
+    let messages = received.messages.unwrap_or_default();
+    if messages.is_empty() {
+        return Ok(0);
+    }
+    let mut event = SqsEvent::default();
+    for message in &messages {
+        let mut record = SqsMessage::default();
+        record.message_id = message.message_id.clone();
+        record.receipt_handle = message.receipt_handle.clone();
+        record.body = message.body.clone();
+        event.records.push(record);
+    }
+    let response = billing_api::billets::registrar::handle_batch(store, event).await;
+    let failed: Vec<&str> = response.batch_item_failures.iter().map(|f| f.item_identifier.as_str()).collect();
+    for message in &messages {
+        if failed.contains(&message.message_id.as_deref().unwrap_or_default()) {
+            continue;
+        }
+        if let Some(handle) = &message.receipt_handle {
+            sqs.delete_message().queue_url(queue_url).receipt_handle(handle).send().await.context("DeleteMessage")?;
+        }
+    }
+    Ok(messages.len())
 }

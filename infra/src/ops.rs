@@ -5,7 +5,9 @@
 use anyhow::Context as _;
 use billing_api::accounts::{self, AccountChanges, AccountId};
 use billing_api::auth::tokens;
+use billing_api::billets::lifecycle::{self as billets, Payment};
 use billing_api::billings::legacy::{self, LegacyBilling};
+use billing_api::billings::model::Billing;
 use billing_api::contacts::Contact;
 use billing_api::references;
 use billing_api::store::Store;
@@ -106,6 +108,22 @@ pub async fn create_legacy_billing(store: &Store, account: AccountId, spec: &Leg
     let stored = legacy::create(store, account, spec).await?;
     let ids: Vec<i64> = stored.iter().map(|b| b.id).collect();
     Ok(json!({ "billing_type": spec.billing_type, "billing_ids": ids }))
+}
+
+/// The simulated bank settles a billing's opened billet (see `billets::lifecycle::pay`): prints
+/// the billing as the API now shows it.
+pub async fn pay_billing(store: &Store, account: AccountId, billing: i64, payment: &Payment) -> anyhow::Result<Value> {
+    require_account(store, account).await?;
+    let paid = billets::pay(store, account, billing, payment).await?;
+    Ok(billing_api::billings::single(store, account, &paid).await?)
+}
+
+/// The amount of the billing's current billet (what a payment defaults to).
+pub async fn billet_amount(store: &Store, account: AccountId, billing: i64) -> anyhow::Result<rust_decimal::Decimal> {
+    let found =
+        records::find::<Billing>(store, account, billing).await?.with_context(|| format!("no billing {billing}"))?;
+    let billet = billets::current(store, account, &found).await?;
+    Ok(billet.with_context(|| format!("billing {billing} has no bank billet yet"))?.amount)
 }
 
 /// Health module: who pays for a patient (`None` clears it, so the patient pays).

@@ -11,8 +11,8 @@ use tokio::sync::OnceCell;
 
 static TABLE_READY: OnceCell<()> = OnceCell::const_new();
 static QUEUE_URL: OnceCell<String> = OnceCell::const_new();
-
-/// The billet-registration queue of the local stack (created once per process).
+/// The shared billet-registration queue of the local stack (created once per process); nothing
+/// consumes it in tests (the Lambda event tests build their SQS events themselves).
 pub async fn billet_queue(config: &SdkConfig) -> billing_api::jobs::Queues {
     let sqs = aws_sdk_sqs::Client::new(config);
     let url = QUEUE_URL
@@ -54,6 +54,9 @@ pub async fn account(
         kyc_approved: Some(kyc_approved),
         pos_enabled: Some(pos_enabled),
         health_module: None,
+        document: Some("11222333000181".into()),
+        address: Some("Avenida Paulista, 1000, Bela Vista".into()),
+        city: Some("São Paulo".into()),
     };
     let account = accounts::create(store, "Conta de teste", changes).await.expect("create account");
     let (_, token) = tokens::create(store, account.id, "teste").await.expect("create token");
@@ -65,25 +68,55 @@ pub async fn active_account(store: &Store) -> (AccountId, String) {
     account(store, AccountStatus::Active, true, false).await
 }
 
-/// The dev server's router, served on a free port until the test's runtime ends.
+/// The dev server's router, served on a free port until the test's runtime ends. Each server has a
+/// billet-registration queue of its own, so a test decides when its billets are registered
+/// ([`DevServer::register_billets`], or [`DevServer::start_worker`] as the dev server runs it)
+/// and never registers another test's.
 #[derive(Clone)]
 pub struct DevServer {
     pub base_url: String,
     pub store: Store,
     pub config: SdkConfig,
     pub cache: AuthCache,
+    pub billet_queue_url: String,
 }
 
 impl DevServer {
     pub async fn start() -> Self {
         let (config, store) = local_stack().await;
         let cache = AuthCache::default();
-        let queues = billet_queue(&config).await;
+        let sqs = aws_sdk_sqs::Client::new(&config);
+        let name = format!("test-billet-registration-{:016x}", rand::random::<u64>());
+        let created = sqs.create_queue().queue_name(name).send().await.expect("create the test's queue");
+        let billet_queue_url = created.queue_url.expect("queue URL");
+        let queues = billing_api::jobs::Queues::new(sqs, billet_queue_url.clone());
         let router = crate::dev_server::router(AppState::new(store.clone()).with_queues(Some(queues)), cache.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a free port");
         let base_url = format!("http://{}", listener.local_addr().expect("local address"));
         tokio::spawn(crate::dev_server::serve(listener, router, std::future::pending()));
-        DevServer { base_url, store, config, cache }
+        DevServer { base_url, store, config, cache, billet_queue_url }
+    }
+
+    /// Runs the registration worker over this server's queue until it is empty; returns how many
+    /// messages it handled.
+    pub async fn register_billets(&self) -> usize {
+        let sqs = aws_sdk_sqs::Client::new(&self.config);
+        let mut handled = 0;
+        loop {
+            let round = crate::dev_server::billet_registrar_round(&sqs, &self.billet_queue_url, &self.store, 0)
+                .await
+                .expect("a worker round");
+            if round == 0 {
+                return handled;
+            }
+            handled += round;
+        }
+    }
+
+    /// The worker polling this server's queue in the background, as the dev server runs it.
+    pub fn start_worker(&self) {
+        let sqs = aws_sdk_sqs::Client::new(&self.config);
+        tokio::spawn(crate::dev_server::run_billet_registrar(sqs, self.billet_queue_url.clone(), self.store.clone()));
     }
 
     pub fn url(&self, path: &str) -> String {

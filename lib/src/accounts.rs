@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use anyhow::{bail, Context as _};
 use serde::{Deserialize, Serialize};
 
-use crate::store::item::{b, n, s};
+use crate::store::item::{b, n, opt_s, s};
 use crate::store::{keys, Condition, Item, ItemExt, Store, Write};
 use crate::time::Timestamp;
 
@@ -61,6 +61,11 @@ pub struct Account {
     pub pos_enabled: bool,
     /// Health module (patients and their financial guardians on billings).
     pub health_module: bool,
+    /// Beneficiary data printed on bank billets (frozen into each billet at issuance): CNPJ or
+    /// CPF digits, street address, city.
+    pub document: Option<String>,
+    pub address: Option<String>,
+    pub city: Option<String>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     #[serde(skip)]
@@ -75,9 +80,32 @@ pub struct AccountChanges {
     pub kyc_approved: Option<bool>,
     pub pos_enabled: Option<bool>,
     pub health_module: Option<bool>,
+    pub document: Option<String>,
+    pub address: Option<String>,
+    pub city: Option<String>,
 }
 
 impl Account {
+    /// Sets the beneficiary fields sent (an empty text clears one); the document keeps digits only.
+    fn apply_profile(&mut self, changes: &AccountChanges) {
+        let clean = |text: &String| Some(crate::text::collapse_whitespace(text)).filter(|t| !t.is_empty());
+        if let Some(document) = &changes.document {
+            self.document =
+                Some(document.chars().filter(char::is_ascii_digit).collect()).filter(|d: &String| !d.is_empty());
+        }
+        if let Some(address) = &changes.address {
+            self.address = clean(address);
+        }
+        if let Some(city) = &changes.city {
+            self.city = clean(city);
+        }
+    }
+
+    /// The beneficiary's full address on a billet: street address and city.
+    pub fn full_address(&self) -> String {
+        [self.address.as_deref(), self.city.as_deref()].into_iter().flatten().collect::<Vec<_>>().join(", ")
+    }
+
     fn to_item(&self) -> Item {
         HashMap::from([
             ("pk".to_owned(), s(keys::account(self.id))),
@@ -89,6 +117,9 @@ impl Account {
             ("kyc_approved".to_owned(), b(self.kyc_approved)),
             ("pos_enabled".to_owned(), b(self.pos_enabled)),
             ("health_module".to_owned(), b(self.health_module)),
+            ("document".to_owned(), opt_s(self.document.clone())),
+            ("address".to_owned(), opt_s(self.address.clone())),
+            ("city".to_owned(), opt_s(self.city.clone())),
             ("created_at".to_owned(), s(self.created_at.to_string())),
             ("updated_at".to_owned(), s(self.updated_at.to_string())),
             ("version".to_owned(), n(self.version)),
@@ -103,6 +134,9 @@ impl Account {
             kyc_approved: item.boolean("kyc_approved")?,
             pos_enabled: item.boolean("pos_enabled")?,
             health_module: item.boolean("health_module").unwrap_or(false),
+            document: item.opt_string("document"),
+            address: item.opt_string("address"),
+            city: item.opt_string("city"),
             created_at: item.timestamp("created_at")?,
             updated_at: item.timestamp("updated_at")?,
             version: item.int("version")?,
@@ -122,17 +156,21 @@ pub async fn create(store: &Store, name: &str, changes: AccountChanges) -> anyho
     }
     let id = store.next_id(keys::GLOBAL_PK.to_owned(), keys::sequence("ACCOUNT")).await?;
     let now = Timestamp::now();
-    let account = Account {
+    let mut account = Account {
         id,
         name,
         status: changes.status.unwrap_or(AccountStatus::Active),
         kyc_approved: changes.kyc_approved.unwrap_or(true),
         pos_enabled: changes.pos_enabled.unwrap_or(false),
         health_module: changes.health_module.unwrap_or(false),
+        document: None,
+        address: None,
+        city: None,
         created_at: now,
         updated_at: now,
         version: 1,
     };
+    account.apply_profile(&changes);
     store.write(vec![Write::put_if(account.to_item(), Condition::absent())]).await.context("create account")?;
     Ok(account)
 }
@@ -148,6 +186,7 @@ pub async fn update(store: &Store, id: AccountId, changes: AccountChanges) -> an
         next.kyc_approved = changes.kyc_approved.unwrap_or(next.kyc_approved);
         next.pos_enabled = changes.pos_enabled.unwrap_or(next.pos_enabled);
         next.health_module = changes.health_module.unwrap_or(next.health_module);
+        next.apply_profile(&changes);
         next.version += 1;
         next.updated_at = Timestamp::now();
         match store.write(vec![Write::put_if(next.to_item(), Condition::version(current.version))]).await {

@@ -31,4 +31,5 @@ pub fn all_routes() -> Router<AppState> {
         .merge(crate::contacts::router())
         .merge(crate::bill_categories::router())
         .merge(crate::billings::router())
+        .merge(crate::billets::router())
 }

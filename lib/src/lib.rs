@@ -13,6 +13,7 @@ pub mod config;
 pub mod contacts;
 pub mod dates;
 pub mod documents;
+pub mod events;
 pub mod groups;
 pub mod http;
 pub mod jobs;

@@ -2,7 +2,7 @@
 //! all year since 2019; timestamps are ISO 8601 with that offset and milliseconds.
 
 use chrono::{DateTime, FixedOffset, NaiveDate, SecondsFormat, SubsecRound, Utc};
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 pub fn sao_paulo() -> FixedOffset {
     FixedOffset::west_opt(3 * 3600).expect("valid offset")
@@ -37,6 +37,13 @@ impl std::fmt::Display for Timestamp {
 impl Serialize for Timestamp {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Timestamp {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Timestamp::parse(&text).ok_or_else(|| serde::de::Error::custom("not an ISO 8601 timestamp"))
     }
 }
 

@@ -61,6 +61,8 @@ fn billing(id: i64, contact: i64, bank_rule: i64, now: Timestamp) -> Billing {
         installment_type: "none".into(),
         installment: 1,
         gw: Gateway::default(),
+        billet_generation: 0,
+        billet_id: None,
         items: vec![
             BillingItem {
                 id: id * 2,

@@ -45,13 +45,17 @@ async fn main() -> anyhow::Result<()> {
     println!("  Demo token:    {}", demo.token);
     println!("  Table:         {}", resources.table);
     println!("  Queues:        {}", resources.queues.keys().cloned().collect::<Vec<_>>().join(", "));
+    println!("  Workers:       billet registration (in-process, polling its queue)");
     println!("  Try:           curl -H 'Authorization: Bearer {}' {base}/v1/tags", demo.token);
     println!("Press Ctrl-C to stop.");
 
-    let queues = billing_api::jobs::Queues::new(
+    let billet_queue = resources.queues[infra::local_stack::BILLET_REGISTRATION_QUEUE].clone();
+    let queues = billing_api::jobs::Queues::new(aws_sdk_sqs::Client::new(&config), billet_queue.clone());
+    tokio::spawn(infra::dev_server::run_billet_registrar(
         aws_sdk_sqs::Client::new(&config),
-        resources.queues[infra::local_stack::BILLET_REGISTRATION_QUEUE].clone(),
-    );
+        billet_queue,
+        store.clone(),
+    ));
     let router = infra::dev_server::router(AppState::new(store).with_queues(Some(queues)), AuthCache::default());
     infra::dev_server::serve(listener, router, async {
         let _ = tokio::signal::ctrl_c().await;

@@ -82,6 +82,15 @@ struct Settings {
     /// Health module (billings name a patient; the payer defaults to the patient's guardian).
     #[arg(long)]
     health: Option<Switch>,
+    /// Beneficiary CNPJ or CPF printed on bank billets (digits; punctuation is dropped).
+    #[arg(long)]
+    document: Option<String>,
+    /// Beneficiary street address printed on bank billets.
+    #[arg(long)]
+    address: Option<String>,
+    /// Beneficiary city (bank billets and the Pix code).
+    #[arg(long)]
+    city: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -104,6 +113,9 @@ impl Settings {
             kyc_approved: self.kyc.map(|k| matches!(k, Kyc::Approved)),
             pos_enabled: self.pos.map(|p| matches!(p, Switch::On)),
             health_module: self.health.map(|h| matches!(h, Switch::On)),
+            document: self.document.clone(),
+            address: self.address.clone(),
+            city: self.city.clone(),
         }
     }
 }
@@ -206,6 +218,24 @@ enum BillingCommand {
         #[arg(long, default_value_t = 3)]
         installments: i64,
     },
+    /// Simulates the bank's payment of a billing's opened billet: billet and billing `paid`, and a
+    /// `billing.updated` event recorded for the webhook sender.
+    Pay {
+        #[arg(long)]
+        account: AccountId,
+        #[arg(long)]
+        billing: i64,
+        /// What the payer paid, e.g. 135.00 (more than the billet's amount is interest, less is a
+        /// discount). Default: the billet's amount.
+        #[arg(long)]
+        amount: Option<rust_decimal::Decimal>,
+        /// YYYY-MM-DD. Default: today.
+        #[arg(long)]
+        date: Option<chrono::NaiveDate>,
+        /// The bank's fee, deducted from what is credited.
+        #[arg(long, default_value = "0")]
+        fee: rust_decimal::Decimal,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -277,6 +307,18 @@ async fn run(cli: Cli) -> anyhow::Result<serde_json::Value> {
                 installments,
             };
             ops::create_legacy_billing(&store, account, &spec).await
+        }
+        Command::Billing(BillingCommand::Pay { account, billing, amount, date, fee }) => {
+            let amount = match amount {
+                Some(amount) => amount,
+                None => ops::billet_amount(&store, account, billing).await?,
+            };
+            let payment = billing_api::billets::lifecycle::Payment {
+                amount,
+                paid_on: date.unwrap_or_else(billing_api::time::today),
+                fee,
+            };
+            ops::pay_billing(&store, account, billing, &payment).await
         }
         Command::Contact(ContactCommand::Guardian { account, contact, guardian, clear: _ }) => {
             ops::set_financial_guardian(&store, account, contact, guardian).await

@@ -13,6 +13,7 @@ use super::model::Billing;
 use super::routes::single;
 use crate::app::AppState;
 use crate::auth::Tenant;
+use crate::billets::{lifecycle, BilletStatus};
 use crate::http::routing::parse_id;
 use crate::http::{response, ApiError, ApiResult, Fields, RequestBody};
 use crate::money;
@@ -59,7 +60,9 @@ pub async fn cancel(
             version: current.version + 1,
             ..current.clone()
         };
-        records::replace(&state.store, account, &current, &next, "", Vec::new()).await?;
+        let billet = lifecycle::current(&state.store, account, &current).await?;
+        let also = lifecycle::close(account, billet.as_ref(), BilletStatus::Canceled)?;
+        records::replace(&state.store, account, &current, &next, "", also).await?;
         Ok(next)
     })
     .await?;
@@ -157,10 +160,12 @@ pub async fn pay_off(
             ("discharge_reason".to_owned(), opt_s(Some(reason.clone()))),
             ("created_at".to_owned(), s(Timestamp::now().to_string())),
         ]);
-        let also = vec![
+        let billet = lifecycle::current(store, account, &current).await?;
+        let mut also = vec![
             Write::put_if(entry, crate::store::Condition::absent()),
             Write::check_exists(keys::account(account), keys::record(BankAccount::KIND, bank_account_id)),
         ];
+        also.extend(lifecycle::close(account, billet.as_ref(), BilletStatus::Discharged)?);
         records::replace(store, account, &current, &next, "", also).await?;
         Ok(next)
     })

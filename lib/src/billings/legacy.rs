@@ -111,6 +111,8 @@ pub async fn create(store: &Store, account: AccountId, spec: &LegacyBilling) -> 
             installment_type: if booklet { "monthly" } else { "none" }.into(),
             installment: installment.max(1),
             gw: Gateway::default(),
+            billet_generation: 0,
+            billet_id: None,
             items: vec![BillingItem {
                 id: item_id,
                 description: spec.description.clone(),

@@ -243,6 +243,7 @@ pub async fn list(State(state): State<AppState>, tenant: Tenant, RawQuery(query)
             let related = Related {
                 contact: b.contact_id.and_then(|id| embedded.get(&id)),
                 tag: b.tag_id.and_then(|id| tags.get(&id)),
+                billets: &[],
             };
             represent(b, &related, today, false)
         })

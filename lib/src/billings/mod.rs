@@ -11,4 +11,4 @@ mod routes;
 mod update;
 pub mod view;
 
-pub use routes::router;
+pub use routes::{router, single};

@@ -57,6 +57,11 @@ pub struct Billing {
     pub installment_type: String,
     pub installment: i64,
     pub gw: Gateway,
+    /// Bank-billet registrations asked for so far (0: none, as on legacy records). A re-issue
+    /// asks again; the worker registers only for the latest.
+    pub billet_generation: i64,
+    /// The billet of the latest registration, once the worker has issued it.
+    pub billet_id: Option<i64>,
     pub items: Vec<BillingItem>,
     pub cancellation_reason: Option<String>,
     pub discharge_reason: Option<String>,
@@ -135,6 +140,8 @@ impl Billing {
             installment_type: "none".into(),
             installment: 1,
             gw: Gateway::default(),
+            billet_generation: 1,
+            billet_id: None,
             cancellation_reason: None,
             discharge_reason: None,
             created_at: now,
@@ -281,6 +288,8 @@ impl Record for Billing {
             ("gw_fee_amount".into(), dec(self.gw.fee_amount)),
             ("gw_discount_amount".into(), dec(self.gw.discount_amount)),
             ("gw_extra_amount".into(), dec(self.gw.extra_amount)),
+            ("billet_generation".into(), n(self.billet_generation)),
+            ("billet_id".into(), opt_n(self.billet_id)),
             ("cancellation_reason".into(), opt_s(self.cancellation_reason.clone())),
             ("discharge_reason".into(), opt_s(self.discharge_reason.clone())),
             ("created_at".into(), s(self.created_at.to_string())),
@@ -383,6 +392,8 @@ impl Record for Billing {
                 discount_amount: item.decimal("gw_discount_amount").unwrap_or_default(),
                 extra_amount: item.decimal("gw_extra_amount").unwrap_or_default(),
             },
+            billet_generation: item.opt_int("billet_generation").unwrap_or(0),
+            billet_id: item.opt_int("billet_id"),
             items,
             cancellation_reason: item.opt_string("cancellation_reason"),
             discharge_reason: item.opt_string("discharge_reason"),
@@ -456,6 +467,8 @@ mod tests {
             installment_type: "none".into(),
             installment: 1,
             gw: Gateway::default(),
+            billet_generation: 2,
+            billet_id: Some(5),
             items: vec![BillingItem {
                 id: 1,
                 description: "Mensalidade".into(),

@@ -16,7 +16,6 @@ use crate::auth::Tenant;
 use crate::contacts::Contact;
 use crate::http::routing::parse_id;
 use crate::http::{response, ApiError, ApiResult, RequestBody};
-use crate::jobs::Job;
 use crate::references::{BankRule, BillCategory};
 use crate::store::records;
 use crate::store::{keys, retry_on_conflict, Store};
@@ -50,7 +49,13 @@ pub async fn single(store: &Store, account: AccountId, billing: &Billing) -> Api
         Some(id) => records::find::<Tag>(store, account, id).await?,
         None => None,
     };
-    Ok(represent(billing, &Related { contact: contact.as_ref(), tag: tag.as_ref() }, today(), true))
+    // Legacy records never had a registration: no billets to read.
+    let billets = match billing.billet_generation {
+        0 => Vec::new(),
+        _ => crate::billets::model::of_billing(store, account, billing.id).await?,
+    };
+    let related = Related { contact: contact.as_ref(), tag: tag.as_ref(), billets: &billets };
+    Ok(represent(billing, &related, today(), true))
 }
 
 async fn show(State(state): State<AppState>, tenant: Tenant, Path(id): Path<String>) -> ApiResult<Response> {
@@ -152,10 +157,7 @@ async fn create(State(state): State<AppState>, tenant: Tenant, body: RequestBody
         Ok(billing)
     })
     .await?;
-    // Registration of the billet happens in the background (§2.2). The billing is already stored:
-    // should the message fail, the billing stays without a billet and the error is logged.
-    if let Err(error) = queues.send(&Job::billet_registration(account, billing.id)).await {
-        tracing::error!(error = ?error, billing_id = billing.id, "could not enqueue the billet registration");
-    }
+    // Registration of the billet happens in the background (§2.2).
+    crate::billets::lifecycle::request_registration(queues, account, &billing).await;
     Ok(response::created(&single(store, account, &billing).await?))
 }

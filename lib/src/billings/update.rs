@@ -17,6 +17,7 @@ use super::model::{Billing, BillingItem};
 use super::routes::{check_references, single, MSG_CONTACT_BLANK};
 use crate::app::AppState;
 use crate::auth::Tenant;
+use crate::billets::lifecycle;
 use crate::http::routing::parse_id;
 use crate::http::{response, ApiError, ApiResult, Fields, RequestBody};
 use crate::store::records;
@@ -253,23 +254,32 @@ pub async fn update(
     let account = tenant.account_id();
     let id = parse_id(&id)?;
     let sent = body.envelope("billing")?;
-    let billing = retry_on_conflict(|| async {
+    let (billing, reissued) = retry_on_conflict(|| async {
         let current: Billing = records::find_or_404(&state.store, account, id).await?;
-        // Bank billets arrive with their registration worker; until then none blocks editing.
-        let (next, mut also) = match editability(&current, true) {
-            Editability::Frozen => return Ok(current),
+        let billet = lifecycle::current(&state.store, account, &current).await?;
+        let (next, mut also) = match editability(&current, lifecycle::billet_editable(billet.as_ref())) {
+            Editability::Frozen => return Ok((current, false)),
             Editability::DueDateOnly => (date_only(&current, sent).map_err(ApiError::Validation)?, Vec::new()),
             Editability::Full => edited(&state, &tenant, &current, sent).await?,
         };
-        if next == current {
-            return Ok(current);
+        let reissue = lifecycle::reissue_needed(&current, &next, billet.as_ref());
+        if next == current && !reissue {
+            return Ok((current, false));
         }
-        let next = Billing { updated_at: Timestamp::now(), version: current.version + 1, ..next };
+        let mut next = Billing { updated_at: Timestamp::now(), version: current.version + 1, ..next };
+        if reissue {
+            also.extend(lifecycle::reissue(account, &mut next, billet.as_ref())?);
+        }
         also.extend(links::reference_writes(account, Some(&current), Some(&next)));
         records::replace(&state.store, account, &current, &next, "", also).await?;
-        Ok(next)
+        Ok((next, reissue))
     })
     .await?;
+    if reissued {
+        let queues =
+            state.queues.as_ref().ok_or_else(|| anyhow::anyhow!("billet registration queue not configured"))?;
+        lifecycle::request_registration(queues, account, &billing).await;
+    }
     Ok(response::ok(&single(&state.store, account, &billing).await?))
 }
 
@@ -312,6 +322,8 @@ mod tests {
             installment_type: "none".into(),
             installment: 1,
             gw: Gateway::default(),
+            billet_generation: 0,
+            billet_id: None,
             items: vec![
                 BillingItem { id: 10, description: "A".into(), quantity: 1, amount: "3.00".parse().unwrap() },
                 BillingItem { id: 11, description: "B".into(), quantity: 1, amount: "1.00".parse().unwrap() },

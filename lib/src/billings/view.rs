@@ -8,6 +8,7 @@ use serde_json::{json, Map, Value};
 
 use super::compute::{self, Discount};
 use super::model::Billing;
+use crate::billets::BankBillet;
 use crate::contacts::Contact;
 use crate::money;
 use crate::tags::Tag;
@@ -29,6 +30,8 @@ fn discount_block(out: &mut Map<String, Value>, suffix: &str, discount: Option<D
 pub struct Related<'a> {
     pub contact: Option<&'a Contact>,
     pub tag: Option<&'a Tag>,
+    /// Newest first; shown only in the single representation.
+    pub billets: &'a [BankBillet],
 }
 
 pub fn represent(billing: &Billing, related: &Related<'_>, today: NaiveDate, single: bool) -> Value {
@@ -126,7 +129,8 @@ pub fn represent(billing: &Billing, related: &Related<'_>, today: NaiveDate, sin
             .collect();
         out.insert("billing_items".into(), Value::Array(items));
         out.insert("billing_reminder_deliveries".into(), json!([]));
-        out.insert("bank_billets".into(), json!([]));
+        let billets: Vec<Value> = related.billets.iter().map(|b| crate::billets::view::represent(b, today)).collect();
+        out.insert("bank_billets".into(), Value::Array(billets));
     }
     Value::Object(out)
 }

@@ -1,10 +1,13 @@
-//! Queue messages and their producer. Every new billing asks for its bank billet to be registered
-//! through the billet-registration queue (DESIGN §6); the worker arrives with bank billets.
+//! Queue messages and their producer. Every new billing, and every re-issue, asks for its bank
+//! billet to be registered through the billet-registration queue (DESIGN §6); the worker is
+//! `billets::registrar`.
 //!
 //! Message (JSON body of one SQS message):
-//! `{"kind": "billet_registration", "account_id": 7, "billing_id": 42, "requested_at": "<ISO 8601>"}`
-//! It is idempotent by (account_id, billing_id): the worker registers a billet only for a billing
-//! that has none in progress, so a message delivered twice produces one billet.
+//! `{"kind": "billet_registration", "account_id": 7, "billing_id": 42, "generation": 1, "requested_at": "<ISO 8601>"}`
+//! `generation` is the billing's registration request it answers (1 on create, one more on each
+//! re-issue; 1 when absent). It is idempotent by (account_id, billing_id, generation): the worker
+//! issues a billet only while the billing has none for that generation, so a message delivered
+//! twice produces one billet, and a message overtaken by a re-issue produces none.
 
 use anyhow::Context as _;
 use serde::{Deserialize, Serialize};
@@ -15,12 +18,22 @@ use crate::time::Timestamp;
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Job {
-    BilletRegistration { account_id: AccountId, billing_id: i64, requested_at: String },
+    BilletRegistration {
+        account_id: AccountId,
+        billing_id: i64,
+        #[serde(default = "first_generation")]
+        generation: i64,
+        requested_at: String,
+    },
+}
+
+fn first_generation() -> i64 {
+    1
 }
 
 impl Job {
-    pub fn billet_registration(account_id: AccountId, billing_id: i64) -> Self {
-        Job::BilletRegistration { account_id, billing_id, requested_at: Timestamp::now().to_string() }
+    pub fn billet_registration(account_id: AccountId, billing_id: i64, generation: i64) -> Self {
+        Job::BilletRegistration { account_id, billing_id, generation, requested_at: Timestamp::now().to_string() }
     }
 }
 
@@ -66,10 +79,14 @@ mod tests {
 
     #[test]
     fn the_message_format() {
-        let job = Job::BilletRegistration { account_id: 7, billing_id: 42, requested_at: "t".into() };
+        let job = Job::BilletRegistration { account_id: 7, billing_id: 42, generation: 2, requested_at: "t".into() };
         assert_eq!(
             serde_json::to_value(&job).unwrap(),
-            serde_json::json!({"kind": "billet_registration", "account_id": 7, "billing_id": 42, "requested_at": "t"})
+            serde_json::json!({"kind": "billet_registration", "account_id": 7, "billing_id": 42, "generation": 2, "requested_at": "t"})
         );
+        let old: Job =
+            serde_json::from_str(r#"{"kind":"billet_registration","account_id":7,"billing_id":42,"requested_at":"t"}"#)
+                .unwrap();
+        assert!(matches!(old, Job::BilletRegistration { generation: 1, .. }));
     }
 }

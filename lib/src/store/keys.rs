@@ -54,6 +54,11 @@ pub fn billing_keys(account: AccountId, billing_type: &str) -> String {
     format!("A#{account}#BILLINGS#{billing_type}")
 }
 
+/// Partition of an account's event outbox (`sk = EVENT#<epoch ms>#<event id>`).
+pub fn events(account: AccountId) -> String {
+    format!("A#{account}#EVENTS")
+}
+
 /// Per-account counter items (`UpdateItem ADD`).
 pub fn counter(name: &str) -> String {
     format!("COUNT#{name}")

@@ -142,6 +142,35 @@ impl Store {
         Ok(keys.into_iter().skip(skip).take(take).collect())
     }
 
+    /// Every item of a partition whose sort key starts with `prefix`, in key order or reversed
+    /// (strongly consistent: small ranges read right after a write).
+    pub async fn items_with_prefix(&self, pk: String, prefix: String, ascending: bool) -> StoreResult<Vec<Item>> {
+        let mut items = Vec::new();
+        let mut start: Option<HashMap<String, AttributeValue>> = None;
+        loop {
+            let output = self
+                .client()
+                .query()
+                .table_name(self.table())
+                .key_condition_expression("pk = :pk AND begins_with(sk, :prefix)")
+                .expression_attribute_values(":pk", AttributeValue::S(pk.clone()))
+                .expression_attribute_values(":prefix", AttributeValue::S(prefix.clone()))
+                .scan_index_forward(ascending)
+                .consistent_read(true)
+                .set_exclusive_start_key(start.take())
+                .send()
+                .await
+                .context("Query a key range")?;
+            self.metered(|m| m.query(output.items(), true));
+            items.extend(output.items.unwrap_or_default());
+            match output.last_evaluated_key {
+                Some(key) if !key.is_empty() => start = Some(key),
+                _ => break,
+            }
+        }
+        Ok(items)
+    }
+
     /// Deletes these items, 25 per `BatchWriteItem`, asking again for what DynamoDB left unprocessed.
     pub async fn delete_all(&self, keys: Vec<(String, String)>) -> StoreResult<()> {
         use aws_sdk_dynamodb::types::{DeleteRequest, WriteRequest};

@@ -82,25 +82,22 @@ async fn every_new_billing_asks_for_its_billet() {
     let api = Api::start().await;
     let s = setup(&api).await;
     let b = api.post("/v1/billings", &body(&s)).await.expect(201).body;
-    let queue = infra::testing::billet_queue(&api.server.config).await;
+    // The server's own queue holds exactly this billing's registration request.
     let sqs = aws_sdk_sqs::Client::new(&api.server.config);
-    let url = queue.url().to_owned();
-    let wanted = json!({"kind": "billet_registration", "account_id": api.account_id, "billing_id": b["id"]});
-    let mut found = false;
-    for _ in 0..20 {
-        let received = sqs.receive_message().queue_url(&url).max_number_of_messages(10).send().await.unwrap();
-        for message in received.messages.unwrap_or_default() {
-            let value: Value = serde_json::from_str(message.body.as_deref().unwrap_or("{}")).unwrap();
-            if value["account_id"] == wanted["account_id"] && value["billing_id"] == wanted["billing_id"] {
-                assert_eq!(value["kind"], "billet_registration");
-                found = true;
-            }
-        }
-        if found {
-            break;
-        }
-    }
-    assert!(found, "no billet_registration message for billing {}", b["id"]);
+    let received = sqs
+        .receive_message()
+        .queue_url(&api.server.billet_queue_url)
+        .max_number_of_messages(10)
+        .send()
+        .await
+        .unwrap()
+        .messages
+        .unwrap_or_default();
+    assert_eq!(received.len(), 1);
+    let value: Value = serde_json::from_str(received[0].body.as_deref().unwrap_or("{}")).unwrap();
+    assert_eq!(value["kind"], "billet_registration");
+    assert_eq!((&value["account_id"], &value["billing_id"]), (&json!(api.account_id), &b["id"]));
+    assert_eq!(value["generation"], 1);
 }
 
 #[tokio::test]

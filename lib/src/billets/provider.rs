@@ -1,0 +1,278 @@
+//! The bank-provider interface and the built-in simulated bank.
+//!
+//! A billing's bank rule names its provider by `bank_symbol`; [`provider_for`] answers the
+//! provider, or none (the billet is then rejected with a message saying so). A provider
+//! registers an `issued` billet and answers either the payment documents or a rejection. The call
+//! must be idempotent (the same billet asked twice gets the same answer): the worker asks again
+//! after a failure it could not tell apart from a lost answer.
+//!
+//! The simulated bank (`bank_symbol = "simulated"`) registers at once and produces real, valid
+//! documents with COMPE code 999 (not assigned to any bank, so a simulated billet can never be
+//! paid at a real one):
+//! - free field (25 digits): `000000` + agreement (7 digits) + sequential number (10 digits) +
+//!   wallet `17`, the FEBRABAN layout of 7-digit agreements;
+//! - our number: agreement (7) + sequential number (10);
+//! - agreement: the rule's `agreement_code`, or else the account id (7 digits);
+//! - Pix: a static BR Code with the amount, the billet's our number as txid and a key of the
+//!   account at the simulated bank (a random-key UUID derived from the account id).
+//!
+//! It rejects, as banks do, a billet whose payer has no CPF/CNPJ ("Pagador sem CPF/CNPJ"), whose
+//! agreement code is not 1 to 7 digits ("Convênio inválido"), or whose amount or due date cannot
+//! be written in a barcode (above 99,999,999.99, or a due date before 1997-10-07).
+
+use async_trait::async_trait;
+use chrono::NaiveDate;
+use rust_decimal::Decimal;
+use sha2::{Digest, Sha256};
+
+use super::documents::{self, PixCharge};
+use super::model::{BankAccountRef, BankBillet};
+use crate::accounts::{Account, AccountId};
+
+pub const SIMULATED: &str = "simulated";
+pub const SIMULATED_BANK_CODE: &str = "999";
+const SIMULATED_WALLET: &str = "17";
+
+/// The bank's answer to a registration.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Answer {
+    Registered {
+        our_number: String,
+        barcode: String,
+        digitable_line: String,
+        pix_qr_code: Option<String>,
+        provider_id: String,
+        provider_status: String,
+    },
+    Rejected {
+        message: String,
+        provider_status: String,
+    },
+}
+
+#[async_trait]
+pub trait BankProvider: Send + Sync {
+    /// The agreement billets of this account are numbered under (`our_sequential_number` is a
+    /// sequence per account and agreement).
+    fn agreement(&self, account: AccountId, agreement_code: Option<&str>) -> String;
+
+    /// The beneficiary's account at this bank.
+    fn beneficiary_account(&self, account: AccountId) -> BankAccountRef;
+
+    /// Registers an issued billet. `Err` is a failure to retry (network, bank unavailable); a
+    /// refusal is `Ok(Answer::Rejected)`.
+    async fn register(&self, owner: &Account, billet: &BankBillet) -> anyhow::Result<Answer>;
+}
+
+/// The provider of a bank symbol.
+pub fn provider_for(bank_symbol: &str) -> Option<&'static dyn BankProvider> {
+    match bank_symbol {
+        SIMULATED => Some(&SimulatedBank),
+        _ => None,
+    }
+}
+
+pub struct SimulatedBank;
+
+/// Modulo 11 digit of an account number (weights 2..9 from the right; 10 → 0).
+fn mod11(number: &str) -> u32 {
+    let sum: u32 = number.bytes().rev().zip((2..=9).cycle()).map(|(d, w)| u32::from(d - b'0') * w).sum();
+    match 11 - sum % 11 {
+        10 | 11 => 0,
+        digit => digit,
+    }
+}
+
+/// The agreement part of the simulated bank's documents: 1 to 7 digits, zero-padded.
+fn agreement_digits(agreement: &str) -> Option<String> {
+    let ok = (1..=7).contains(&agreement.len()) && agreement.bytes().all(|b| b.is_ascii_digit());
+    ok.then(|| format!("{agreement:0>7}"))
+}
+
+/// The account's random Pix key at the simulated bank: a UUID (version 4 layout) derived from
+/// the account id, the same on every call.
+pub fn simulated_pix_key(account: AccountId) -> String {
+    let digest = Sha256::digest(format!("simulated-pix-key:{account}").as_bytes());
+    let mut bytes = [0u8; 16];
+    bytes.copy_from_slice(&digest[..16]);
+    uuid_v4_layout(bytes)
+}
+
+/// 16 bytes as a version-4 UUID (`xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx`).
+pub fn uuid_v4_layout(mut bytes: [u8; 16]) -> String {
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    let hex = hex::encode(bytes);
+    format!("{}-{}-{}-{}-{}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32])
+}
+
+/// Letters, digits and spaces only, without accents, upper case: what every Pix reader accepts
+/// in the merchant name and city.
+fn pix_text(text: &str) -> String {
+    let folded = crate::text::sort_key(text).to_uppercase();
+    folded.chars().filter(|c| c.is_ascii_alphanumeric() || *c == ' ').collect::<String>().trim().to_owned()
+}
+
+impl SimulatedBank {
+    /// The documents of a billet, or the reason the bank refuses it.
+    pub fn answer(owner: &Account, billet: &BankBillet) -> Answer {
+        let rejected =
+            |message: &str| Answer::Rejected { message: message.to_owned(), provider_status: "REJEITADO".into() };
+        if billet.payer.payer_document.is_empty() {
+            return rejected("Pagador sem CPF/CNPJ: o banco exige o documento do pagador");
+        }
+        let agreement = billet.agreement_code.as_deref().unwrap_or_default();
+        let Some(agreement) = agreement_digits(agreement) else {
+            return rejected("Convênio inválido: o código do convênio deve ter de 1 a 7 dígitos");
+        };
+        let our_number = format!("{agreement}{:010}", billet.our_sequential_number);
+        let free_field = format!("000000{our_number}{SIMULATED_WALLET}");
+        let barcode = match documents::barcode(SIMULATED_BANK_CODE, billet.due_date, billet.amount, &free_field) {
+            Ok(code) => code,
+            Err(documents::DocumentError::DueDate) => return rejected("Vencimento inválido para boleto"),
+            Err(_) => return rejected("Valor inválido para boleto: acima de 99.999.999,99"),
+        };
+        let digitable_line = documents::digitable_line(&barcode).expect("a barcode just built is valid");
+        let key = simulated_pix_key(owner.id);
+        let name = pix_text(&billet.recipient.recipient_full_name);
+        let city = pix_text(owner.city.as_deref().unwrap_or_default());
+        let pix = documents::pix_copy_and_paste(&PixCharge {
+            key: &key,
+            merchant_name: if name.is_empty() { "BENEFICIARIO" } else { &name },
+            merchant_city: if city.is_empty() { "BRASIL" } else { &city },
+            amount: Some(billet.amount),
+            txid: &our_number,
+        });
+        Answer::Registered {
+            our_number,
+            barcode,
+            digitable_line,
+            pix_qr_code: Some(pix),
+            provider_id: format!("SIM-{}", billet.uuid),
+            provider_status: "REGISTRADO".into(),
+        }
+    }
+}
+
+#[async_trait]
+impl BankProvider for SimulatedBank {
+    fn agreement(&self, account: AccountId, agreement_code: Option<&str>) -> String {
+        match agreement_code.map(str::trim).filter(|a| !a.is_empty()) {
+            Some(code) => code.to_owned(),
+            None => format!("{:07}", account.rem_euclid(10_000_000)),
+        }
+    }
+
+    fn beneficiary_account(&self, account: AccountId) -> BankAccountRef {
+        let number = format!("{:08}", account.rem_euclid(100_000_000));
+        BankAccountRef {
+            agency_number: "0001".into(),
+            agency_digit: mod11("0001").to_string(),
+            account_digit: mod11(&number).to_string(),
+            account_number: number,
+        }
+    }
+
+    async fn register(&self, owner: &Account, billet: &BankBillet) -> anyhow::Result<Answer> {
+        Ok(SimulatedBank::answer(owner, billet))
+    }
+}
+
+/// The day a payment made on `paid_on` is credited to the beneficiary: the next business day
+/// (weekends skipped; the simulated bank knows no holidays).
+pub fn credit_date(paid_on: NaiveDate) -> NaiveDate {
+    crate::dates::next_business_day(paid_on + chrono::Days::new(1))
+}
+
+/// The bank's fee on a paid billet at the simulated bank: none.
+pub fn simulated_fee(_amount: Decimal) -> Decimal {
+    Decimal::ZERO
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::model::BilletStatus;
+    use super::*;
+
+    fn billet() -> BankBillet {
+        let mut billet = super::super::model::tests::sample();
+        billet.status = BilletStatus::Issued;
+        billet.amount = "180.84".parse().unwrap();
+        billet.due_date = "2026-12-10".parse().unwrap();
+        billet.agreement_code = Some("1234567".into());
+        billet.our_sequential_number = 42;
+        billet.payer.payer_document = "52998224725".into();
+        billet.recipient.recipient_full_name = "Clínica São José Ltda.".into();
+        billet
+    }
+
+    fn owner() -> Account {
+        let now = crate::time::Timestamp::now();
+        Account {
+            id: 7,
+            name: "Clínica".into(),
+            status: crate::accounts::AccountStatus::Active,
+            kyc_approved: true,
+            pos_enabled: false,
+            health_module: false,
+            document: Some("11222333000181".into()),
+            address: Some("Rua A, 10".into()),
+            city: Some("São Paulo".into()),
+            created_at: now,
+            updated_at: now,
+            version: 1,
+        }
+    }
+
+    #[test]
+    fn the_simulated_bank_registers_valid_documents() {
+        let Answer::Registered { our_number, barcode, digitable_line, pix_qr_code, .. } =
+            SimulatedBank::answer(&owner(), &billet())
+        else {
+            panic!("registered expected")
+        };
+        assert_eq!(our_number, "12345670000000042");
+        assert!(documents::barcode_is_valid(&barcode));
+        assert!(barcode.starts_with("9999"));
+        assert_eq!(&barcode[19..], "0000001234567000000004217");
+        assert_eq!(&barcode[9..19], "0000018084");
+        assert_eq!(documents::digitable_line(&barcode).unwrap(), digitable_line);
+        let pix = pix_qr_code.unwrap();
+        assert!(pix.contains("5406180.84"), "{pix}");
+        assert!(pix.contains("5921CLINICA SAO JOSE LTDA"), "{pix}");
+        assert!(pix.contains("6009SAO PAULO"), "{pix}");
+        assert!(pix.contains(&format!("0517{our_number}")), "{pix}");
+        let crc = documents::crc16_ccitt_false(pix[..pix.len() - 4].as_bytes());
+        assert_eq!(&pix[pix.len() - 4..], format!("{crc:04X}"));
+    }
+
+    #[test]
+    fn the_simulated_bank_rejects_what_banks_reject() {
+        let mut no_document = billet();
+        no_document.payer.payer_document.clear();
+        let mut bad_agreement = billet();
+        bad_agreement.agreement_code = Some("12345678".into());
+        let mut too_much = billet();
+        too_much.amount = "100000000.00".parse().unwrap();
+        for (case, start) in [(no_document, "Pagador sem CPF/CNPJ"), (bad_agreement, "Convênio"), (too_much, "Valor")]
+        {
+            match SimulatedBank::answer(&owner(), &case) {
+                Answer::Rejected { message, .. } => assert!(message.starts_with(start), "{message}"),
+                other => panic!("rejection expected, got {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn beneficiary_data_and_keys_are_stable() {
+        let bank = SimulatedBank;
+        assert_eq!(bank.agreement(42, None), "0000042");
+        assert_eq!(bank.agreement(42, Some(" 1234 ")), "1234");
+        let account = bank.beneficiary_account(42);
+        assert_eq!(account.account_number, "00000042");
+        assert_eq!(account.agency_number, "0001");
+        assert_eq!(simulated_pix_key(42), simulated_pix_key(42));
+        assert_eq!(simulated_pix_key(42).len(), 36);
+        assert!(provider_for("simulated").is_some() && provider_for("itau").is_none());
+    }
+}
