@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use aws_lambda_events::apigw::ApiGatewayCustomAuthorizerRequestTypeRequest;
+use aws_lambda_events::sqs::{SqsBatchResponse, SqsEvent};
 use billing_api::app::AppState;
 use billing_api::auth::authorizer::{authorize, AuthorizerError};
 use http_body_util::BodyExt;
@@ -45,7 +46,7 @@ async fn every_http_event_runs_through_its_function() {
 
     // Each function runs its events in order in a fresh account: create, list, show, update, delete.
     type Routes = fn() -> axum::Router<AppState>;
-    let suites: [(Routes, &[(&str, u16)]); 5] = [
+    let suites: [(Routes, &[(&str, u16)]); 6] = [
         (
             billing_api::tags::router,
             &[
@@ -93,16 +94,24 @@ async fn every_http_event_runs_through_its_function() {
                 ("billings-delete.json", 422),
             ],
         ),
+        // Billing 1 of a fresh account, its billet registered by the SQS event first.
+        (billing_api::billets::router, &[("bank-billets-list.json", 200), ("bank-billets-show.json", 200)]),
     ];
     for (routes, expected) in suites {
         let (account, _) = active_account(&store).await;
-        if expected[0].0.starts_with("billings") {
+        if expected[0].0.starts_with("billings") || expected[0].0.starts_with("bank-billets") {
             // The billing events name bank rule 1, contact 1 and category 1 of the account.
             infra::ops::create_bank_rule(&store, account, "Banco simulado", "simulated", None).await.unwrap();
             infra::ops::create_category(&store, account, "Mensalidades", "receivable").await.unwrap();
             infra::ops::create_bank_account(&store, account, "Conta corrente", "checking").await.unwrap();
             let contacts = functions::http_app(billing_api::contacts::router(), state.clone());
             assert_eq!(run(&contacts, "contacts-create.json", account).await.0, 201);
+        }
+        if expected[0].0.starts_with("bank-billets") {
+            let billings = functions::http_app(billing_api::billings::router(), state.clone());
+            assert_eq!(run(&billings, "billings-create.json", account).await.0, 201);
+            let response = run_sqs(&store, account).await;
+            assert!(response.batch_item_failures.is_empty());
         }
         let app = functions::http_app(routes(), state.clone());
         for (name, status) in expected {
@@ -117,6 +126,7 @@ async fn every_http_event_runs_through_its_function() {
     // Every fixture in the folder is covered above (or by the authorizer test).
     let mut covered: Vec<&str> = suites.iter().flat_map(|(_, events)| events.iter().map(|(n, _)| *n)).collect();
     covered.push("authorizer.json");
+    covered.push("billet-registration-sqs.json");
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../events");
     for entry in std::fs::read_dir(dir).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
@@ -124,6 +134,41 @@ async fn every_http_event_runs_through_its_function() {
             assert!(covered.contains(&name.as_str()), "events/{name} is not run by any test");
         }
     }
+}
+
+/// The SQS fixture, its message pointed at billing 1 of `account`, through the worker.
+async fn run_sqs(store: &billing_api::store::Store, account: i64) -> SqsBatchResponse {
+    let mut event = fixture("billet-registration-sqs.json");
+    let body = event["Records"][0]["body"].as_str().unwrap().to_owned();
+    let mut job: Value = serde_json::from_str(&body).unwrap();
+    job["account_id"] = account.into();
+    event["Records"][0]["body"] = Value::String(job.to_string());
+    let event: SqsEvent = serde_json::from_value(event).expect("an SQS event");
+    billing_api::billets::registrar::handle_batch(store, event).await
+}
+
+#[tokio::test]
+async fn the_sqs_event_registers_the_billet_once() {
+    let (config, store) = local_stack().await;
+    let state = AppState::new(store.clone()).with_queues(Some(infra::testing::billet_queue(&config).await));
+    let (account, _) = active_account(&store).await;
+    infra::ops::create_bank_rule(&store, account, "Banco simulado", "simulated", None).await.unwrap();
+    infra::ops::create_category(&store, account, "Mensalidades", "receivable").await.unwrap();
+    let contacts = functions::http_app(billing_api::contacts::router(), state.clone());
+    assert_eq!(run(&contacts, "contacts-create.json", account).await.0, 201);
+    let billings = functions::http_app(billing_api::billings::router(), state.clone());
+    assert_eq!(run(&billings, "billings-create.json", account).await.0, 201);
+    // Delivered twice, as SQS may: one billet.
+    for _ in 0..2 {
+        let response = run_sqs(&store, account).await;
+        assert_eq!(serde_json::to_value(&response).unwrap(), serde_json::json!({"batchItemFailures": []}));
+    }
+    let billets = functions::http_app(billing_api::billets::router(), state);
+    let (status, body) = run(&billets, "bank-billets-list.json", account).await;
+    assert_eq!(status, 200);
+    let listed = body["bank_billets"].as_array().unwrap();
+    assert_eq!(listed.len(), 1, "{body}");
+    assert_eq!(listed[0]["status"], "opened");
 }
 
 #[tokio::test]

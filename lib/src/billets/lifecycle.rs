@@ -133,7 +133,10 @@ pub async fn pay(store: &Store, account: AccountId, billing_id: i64, payment: &P
         next.gw.fee_amount = payment.fee;
         next.gw.discount_amount = discount;
         next.gw.extra_amount = extra;
-        let shown = crate::billings::single(store, account, &next).await?;
+        // The event shows the billing as this transaction leaves it, the paid billet included.
+        let mut billets = model::of_billing(store, account, billing.id).await?;
+        billets.iter_mut().filter(|b| b.id == paid.id).for_each(|b| *b = paid.clone());
+        let shown = crate::billings::single_with(store, account, &next, &billets).await?;
         let event =
             crate::events::record(account, crate::events::BILLING_UPDATED, serde_json::json!({"billing": shown}))?;
         let also = vec![billet.replace_with(account, &paid)?, event];

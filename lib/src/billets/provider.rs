@@ -16,9 +16,11 @@
 //! - Pix: a static BR Code with the amount, the billet's our number as txid and a key of the
 //!   account at the simulated bank (a random-key UUID derived from the account id).
 //!
-//! It rejects, as banks do, a billet whose payer has no CPF/CNPJ ("Pagador sem CPF/CNPJ"), whose
-//! agreement code is not 1 to 7 digits ("Convênio inválido"), or whose amount or due date cannot
-//! be written in a barcode (above 99,999,999.99, or a due date before 1997-10-07).
+//! It rejects, as banks do, a billet whose payer has no CPF/CNPJ ("Pagador sem CPF/CNPJ"; only
+//! legacy contacts lack one), whose agreement code is not 1 to 7 digits ("Convênio inválido"), or
+//! whose amount or due date cannot be written in a barcode (above 99,999,999.99, or a due date
+//! before 1997-10-07). And, so that integrators can exercise the rejection path at will, it
+//! rejects every billet of exactly R$ 6,66 (`SIMULATED_REJECTED_AMOUNT`).
 
 use async_trait::async_trait;
 use chrono::NaiveDate;
@@ -32,6 +34,8 @@ use crate::accounts::{Account, AccountId};
 pub const SIMULATED: &str = "simulated";
 pub const SIMULATED_BANK_CODE: &str = "999";
 const SIMULATED_WALLET: &str = "17";
+/// The amount the simulated bank always rejects (sandbox trigger).
+pub const SIMULATED_REJECTED_AMOUNT: &str = "6.66";
 
 /// The bank's answer to a registration.
 #[derive(Clone, Debug, PartialEq)]
@@ -118,6 +122,9 @@ impl SimulatedBank {
     pub fn answer(owner: &Account, billet: &BankBillet) -> Answer {
         let rejected =
             |message: &str| Answer::Rejected { message: message.to_owned(), provider_status: "REJEITADO".into() };
+        if billet.amount == SIMULATED_REJECTED_AMOUNT.parse::<Decimal>().expect("a decimal") {
+            return rejected("Boleto recusado pelo banco simulado (valor de teste 6,66)");
+        }
         if billet.payer.payer_document.is_empty() {
             return rejected("Pagador sem CPF/CNPJ: o banco exige o documento do pagador");
         }
@@ -254,8 +261,15 @@ mod tests {
         bad_agreement.agreement_code = Some("12345678".into());
         let mut too_much = billet();
         too_much.amount = "100000000.00".parse().unwrap();
-        for (case, start) in [(no_document, "Pagador sem CPF/CNPJ"), (bad_agreement, "Convênio"), (too_much, "Valor")]
-        {
+        let mut trigger = billet();
+        trigger.amount = "6.66".parse().unwrap();
+        let cases = [
+            (no_document, "Pagador sem CPF/CNPJ"),
+            (bad_agreement, "Convênio"),
+            (too_much, "Valor"),
+            (trigger, "Boleto recusado"),
+        ];
+        for (case, start) in cases {
             match SimulatedBank::answer(&owner(), &case) {
                 Answer::Rejected { message, .. } => assert!(message.starts_with(start), "{message}"),
                 other => panic!("rejection expected, got {other:?}"),

@@ -11,4 +11,4 @@ mod routes;
 mod update;
 pub mod view;
 
-pub use routes::{router, single};
+pub use routes::{router, single, single_with};

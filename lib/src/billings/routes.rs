@@ -13,6 +13,7 @@ use super::view::{represent, Related};
 use crate::accounts::AccountId;
 use crate::app::AppState;
 use crate::auth::Tenant;
+use crate::billets::BankBillet;
 use crate::contacts::Contact;
 use crate::http::routing::parse_id;
 use crate::http::{response, ApiError, ApiResult, RequestBody};
@@ -41,6 +42,22 @@ pub fn router() -> Router<AppState> {
 
 /// The single representation, with the contact and tag it embeds.
 pub async fn single(store: &Store, account: AccountId, billing: &Billing) -> ApiResult<Value> {
+    // Legacy records never had a registration: no billets to read.
+    let billets = match billing.billet_generation {
+        0 => Vec::new(),
+        _ => crate::billets::model::of_billing(store, account, billing.id).await?,
+    };
+    single_with(store, account, billing, &billets).await
+}
+
+/// The single representation with these billets (newest first) instead of the stored ones: what
+/// a transaction about to be written will show.
+pub async fn single_with(
+    store: &Store,
+    account: AccountId,
+    billing: &Billing,
+    billets: &[BankBillet],
+) -> ApiResult<Value> {
     let contact = match billing.contact_id {
         Some(id) => records::find::<Contact>(store, account, id).await?,
         None => None,
@@ -49,12 +66,7 @@ pub async fn single(store: &Store, account: AccountId, billing: &Billing) -> Api
         Some(id) => records::find::<Tag>(store, account, id).await?,
         None => None,
     };
-    // Legacy records never had a registration: no billets to read.
-    let billets = match billing.billet_generation {
-        0 => Vec::new(),
-        _ => crate::billets::model::of_billing(store, account, billing.id).await?,
-    };
-    let related = Related { contact: contact.as_ref(), tag: tag.as_ref(), billets: &billets };
+    let related = Related { contact: contact.as_ref(), tag: tag.as_ref(), billets };
     Ok(represent(billing, &related, today(), true))
 }
 

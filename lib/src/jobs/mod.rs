@@ -23,6 +23,7 @@ pub enum Job {
         billing_id: i64,
         #[serde(default = "first_generation")]
         generation: i64,
+        #[serde(default)]
         requested_at: String,
     },
 }

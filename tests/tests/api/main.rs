@@ -3,6 +3,7 @@
 //! parallel. Run them with `infra/test`.
 
 mod auth;
+mod bank_billets;
 mod bill_categories;
 mod billing_updates;
 mod billings;
