@@ -151,3 +151,46 @@ async fn ops_errors_are_json_on_stderr_with_a_failing_exit() {
     let error: Value = serde_json::from_slice(&output.stderr).expect("JSON error");
     assert!(error["error"].as_str().unwrap().contains("no account"));
 }
+
+async fn call(server: &Server, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
+    let mut request = reqwest::Client::new()
+        .request(method, format!("{}{path}", server.base_url))
+        .header("Authorization", format!("Bearer {}", server.token));
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    request.send().await.expect("request").json().await.expect("a JSON body")
+}
+
+#[tokio::test]
+async fn the_dev_server_registers_billets_in_process_and_ops_pays_them() {
+    infra::testing::local_stack().await;
+    let dir = std::env::temp_dir().join(format!("billing-billets-{}", std::process::id()));
+    let mut server = start_dev_server(&dir.join("demo.json")).await;
+    let contact = serde_json::json!({"contact": {
+        "full_name": "Maria da Silva", "cpf": "529.982.247-25", "address_postal_code": "01310-100",
+        "address_street": "Avenida Paulista", "address_number": "1000", "address_district": "Bela Vista",
+        "address_city": "São Paulo", "address_state": "SP"}});
+    let contact = call(&server, reqwest::Method::POST, "/contacts", Some(contact)).await["id"].clone();
+    let billing = serde_json::json!({"billing": {"bank_rule_id": 1, "contact_id": contact, "due_date": "2030-03-04",
+        "billing_items": [{"description": "Mensalidade", "quantity": 1, "amount": "150.00"}]}});
+    let created = call(&server, reqwest::Method::POST, "/billings", Some(billing)).await;
+    let id = created["id"].as_i64().expect("a billing");
+    let path = format!("/billings/{id}/bank_billets");
+    let mut listed = Value::Null;
+    for _ in 0..150 {
+        listed = call(&server, reqwest::Method::GET, &path, None).await;
+        if listed["bank_billets"][0]["status"] == "opened" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(listed["bank_billets"][0]["status"], "opened", "{listed}");
+    let (account, billing) = (server.account.to_string(), id.to_string());
+    let paid =
+        ops(&server, &["billing", "pay", "--account", &account, "--billing", &billing, "--date", "2030-03-04"]).await;
+    assert_eq!((paid["status"].as_str(), paid["display_amount_payable"].as_str()), (Some("paid"), Some("150.00")));
+    assert_eq!(paid["bank_billets"][0]["paid_amount"], "150.00");
+    server.child.kill().await.unwrap();
+    let _ = std::fs::remove_dir_all(dir);
+}
