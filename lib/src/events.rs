@@ -28,7 +28,7 @@ pub fn record(account: AccountId, kind: &str, data: Value) -> anyhow::Result<Wri
     let body = json!({"id": id, "type": kind, "created_at": now.to_string(), "data": data});
     let item = HashMap::from([
         ("pk".to_owned(), s(keys::events(account))),
-        ("sk".to_owned(), s(format!("EVENT#{:013}#{id}", now.0.timestamp_millis()))),
+        ("sk".to_owned(), s(keys::event(now.0.timestamp_millis(), &id))),
         ("kind".to_owned(), s("event")),
         ("event_id".to_owned(), s(&id)),
         ("type".to_owned(), s(kind)),
@@ -42,7 +42,7 @@ pub fn record(account: AccountId, kind: &str, data: Value) -> anyhow::Result<Wri
 
 /// The bodies of the account's recorded events, oldest first.
 pub async fn recorded(store: &Store, account: AccountId) -> StoreResult<Vec<Value>> {
-    let items = store.items_with_prefix(keys::events(account), "EVENT#".to_owned(), true).await?;
+    let items = store.items_with_prefix(keys::events(account), keys::EVENT_PREFIX.to_owned(), true).await?;
     let mut bodies = Vec::new();
     for item in items {
         bodies.push(serde_json::from_str(&item.string("body")?).map_err(anyhow::Error::new)?);

@@ -161,14 +161,6 @@ pub struct BankBillet {
     pub version: i64,
 }
 
-pub fn sort_key(billing_id: i64, billet_id: i64) -> String {
-    format!("{}#{billet_id:010}", prefix(billing_id))
-}
-
-fn prefix(billing_id: i64) -> String {
-    format!("BILLET#{billing_id:010}")
-}
-
 impl BankBillet {
     /// The same billet in `status`, one version on.
     pub fn moved_to(&self, status: BilletStatus) -> BankBillet {
@@ -178,7 +170,7 @@ impl BankBillet {
     pub fn to_item(&self, account: AccountId) -> anyhow::Result<Item> {
         Ok(HashMap::from([
             ("pk".to_owned(), s(keys::account(account))),
-            ("sk".to_owned(), s(sort_key(self.billing_id, self.id))),
+            ("sk".to_owned(), s(keys::billet(self.billing_id, self.id))),
             ("kind".to_owned(), s("bank_billet")),
             ("id".to_owned(), n(self.id)),
             ("billing_id".to_owned(), n(self.billing_id)),
@@ -205,14 +197,14 @@ impl BankBillet {
 
 /// One billet of a billing.
 pub async fn find(store: &Store, account: AccountId, billing_id: i64, id: i64) -> StoreResult<Option<BankBillet>> {
-    let item = store.get(keys::account(account), sort_key(billing_id, id)).await?;
+    let item = store.get(keys::account(account), keys::billet(billing_id, id)).await?;
     Ok(item.map(|i| BankBillet::from_item(&i)).transpose()?)
 }
 
 /// Every billet of a billing, newest (highest id) first. A billing has a handful (one per
 /// re-issue), so they are read whole.
 pub async fn of_billing(store: &Store, account: AccountId, billing_id: i64) -> StoreResult<Vec<BankBillet>> {
-    let items = store.items_with_prefix(keys::account(account), format!("{}#", prefix(billing_id)), false).await?;
+    let items = store.items_with_prefix(keys::account(account), keys::billets_of(billing_id), false).await?;
     Ok(items.iter().map(BankBillet::from_item).collect::<anyhow::Result<_>>()?)
 }
 

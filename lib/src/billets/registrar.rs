@@ -139,7 +139,7 @@ async fn issue(store: &Store, owner: &Account, billing: &Billing) -> Result<Bank
         Some(p) => Some(p.agreement(account, rule_agreement)),
         None => rule_agreement.map(str::to_owned),
     };
-    let sequence = keys::sequence(&format!("OURNUMBER#{}", agreement.as_deref().unwrap_or("-")));
+    let sequence = keys::our_number_sequence(agreement.as_deref().unwrap_or("-"));
     let our_sequential_number = store.next_id(keys::account(account), sequence).await?;
     let id = store.next_id(keys::account(account), keys::sequence("BILLET")).await?;
     let now = Timestamp::now();

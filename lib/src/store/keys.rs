@@ -54,9 +54,32 @@ pub fn billing_keys(account: AccountId, billing_type: &str) -> String {
     format!("A#{account}#BILLINGS#{billing_type}")
 }
 
-/// Partition of an account's event outbox (`sk = EVENT#<epoch ms>#<event id>`).
+/// Partition of an account's event outbox.
 pub fn events(account: AccountId) -> String {
     format!("A#{account}#EVENTS")
+}
+
+/// Prefix of every event's sort key in the outbox.
+pub const EVENT_PREFIX: &str = "EVENT#";
+
+/// An event in the outbox, in order of creation (epoch milliseconds, 13 digits).
+pub fn event(created_at_millis: i64, event_id: &str) -> String {
+    format!("{EVENT_PREFIX}{created_at_millis:013}#{event_id}")
+}
+
+/// Prefix of the sort keys of one billing's bank billets (in the account's partition).
+pub fn billets_of(billing_id: i64) -> String {
+    format!("BILLET#{billing_id:010}#")
+}
+
+/// A bank billet, under its billing so that a billing's billets are one key range.
+pub fn billet(billing_id: i64, billet_id: i64) -> String {
+    format!("{}{billet_id:010}", billets_of(billing_id))
+}
+
+/// Sequence of `our_sequential_number` for one agreement of an account.
+pub fn our_number_sequence(agreement: &str) -> String {
+    sequence(&format!("OURNUMBER#{agreement}"))
 }
 
 /// Per-account counter items (`UpdateItem ADD`).
@@ -80,6 +103,9 @@ mod tests {
         assert_eq!(listing(42, "TAG"), "A#42#TAG");
         assert_eq!(id_of("TAG#0000000007"), Some(7));
         assert_eq!(id_of("customers#0000000012"), Some(12));
+        assert_eq!(billet(12, 3), "BILLET#0000000012#0000000003");
+        assert!(billet(12, 3).starts_with(&billets_of(12)) && !billet(120, 3).starts_with(&billets_of(12)));
+        assert_eq!(event(1_795_352_400_000, "evt_1"), "EVENT#1795352400000#evt_1");
         let long = "x".repeat(1000);
         assert_eq!(unique("GROUP", &long).len(), "UNIQUE#GROUP#".len() + 64);
     }
