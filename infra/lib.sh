@@ -26,6 +26,19 @@ ensure_moto_venv() {
   fi
 }
 
+# The third-party billet validators the tests run (tests/validators, npm; pinned by its lock file).
+ensure_validators() {
+  need node "Node.js 18+ with npm (the independent billet validators run on it)"
+  need npm "npm"
+  local dir="$ROOT/tests/validators"
+  local marker="$dir/node_modules/.installed-$(sha256sum "$dir/package-lock.json" | cut -c1-16)"
+  if [ ! -f "$marker" ]; then
+    say "==> installing the independent billet validators into tests/validators (once)"
+    (cd "$dir" && npm ci --silent --no-audit --no-fund)
+    touch "$marker"
+  fi
+}
+
 # A free TCP port on 127.0.0.1.
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'

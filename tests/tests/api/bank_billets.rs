@@ -351,3 +351,56 @@ async fn a_bank_payment_settles_billet_and_billing_and_records_an_event() {
     assert_eq!(events[0]["data"]["billing"]["status"], "paid");
     assert_eq!(events[0]["data"]["billing"]["bank_billets"][0]["status"], "paid");
 }
+
+/// Runs `tests/validators/validate.js` (third-party validators from npm, installed by
+/// `infra/test`) over the billets' documents.
+fn independent_validation(billets: &[Value]) -> Value {
+    use std::io::Write as _;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("validators");
+    assert!(dir.join("node_modules").is_dir(), "the validators are not installed: run infra/test (npm ci in {})", dir.display());
+    let input: Vec<Value> = billets
+        .iter()
+        .map(|b| {
+            json!({"barcode": b["barcode"], "digitable_line": b["digitable_line"], "pix_qr_code": b["pix_qr_code"],
+                   "amount": b["amount"], "due_date": b["due_date"]})
+        })
+        .collect();
+    let mut child = std::process::Command::new("node")
+        .arg(dir.join("validate.js"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("node runs");
+    child.stdin.take().unwrap().write_all(json!(input).to_string().as_bytes()).unwrap();
+    let output = child.wait_with_output().unwrap();
+    serde_json::from_slice(&output.stdout).expect("the validators print JSON")
+}
+
+#[tokio::test]
+async fn documents_pass_independent_validators() {
+    let api = Api::start().await;
+    let s = setup(&api).await;
+    let mut ids = Vec::new();
+    for (amount, due) in [("5.00", "2026-12-01"), ("1234.56", "2030-03-04"), ("99999.99", "2040-07-16"), ("47.10", "2049-01-05")] {
+        let mut sent = body(&s);
+        sent["billing"]["due_date"] = json!(due);
+        sent["billing"]["billing_items"] = json!([{"description": "Item", "quantity": 1, "amount": amount}]);
+        ids.push(api.post("/v1/billings", &sent).await.expect(201).body["id"].as_i64().unwrap());
+    }
+    api.server.register_billets().await;
+    let mut documents = Vec::new();
+    for id in ids {
+        let billet = billets(&api, id).await.remove(0);
+        assert_eq!(billet["status"], "opened", "{billet}");
+        documents.push(billet);
+    }
+    let verdict = independent_validation(&documents);
+    assert_eq!(verdict["ok"], true, "{verdict}");
+    assert_eq!(verdict["checked"], 4);
+    // The validators do refuse a wrong digit.
+    let mut broken = documents[0].clone();
+    let code = broken["barcode"].as_str().unwrap().to_owned();
+    let last = if code.ends_with('0') { "1" } else { "0" };
+    broken["barcode"] = json!(format!("{}{last}", &code[..43]));
+    assert_eq!(independent_validation(&[broken])["ok"], false);
+}
