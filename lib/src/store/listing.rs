@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use anyhow::Context as _;
+use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
 
 use super::{Item, Store, StoreResult};
@@ -33,28 +34,45 @@ impl IndexEntry {
 const BATCH_GET_LIMIT: usize = 100;
 
 impl Store {
+    /// Runs `query` to the end of its key range, one page (1 MB) per round trip, following
+    /// `LastEvaluatedKey`, and hands each page's items to `each`.
+    async fn query_pages(
+        &self,
+        query: QueryFluentBuilder,
+        consistent: bool,
+        what: &'static str,
+        mut each: impl FnMut(Vec<Item>),
+    ) -> StoreResult<()> {
+        let mut start: Option<HashMap<String, AttributeValue>> = None;
+        loop {
+            let output = query.clone().set_exclusive_start_key(start.take()).send().await.context(what)?;
+            self.metered(|m| m.query(output.items(), consistent));
+            each(output.items.unwrap_or_default());
+            match output.last_evaluated_key {
+                Some(key) if !key.is_empty() => start = Some(key),
+                _ => return Ok(()),
+            }
+        }
+    }
+
     /// Every entry of a listing partition, optionally only those whose index sort key starts
     /// with `prefix`.
     pub async fn index_entries(&self, partition: String, prefix: Option<&str>) -> StoreResult<Vec<IndexEntry>> {
         let mut entries = Vec::new();
-        let mut start: Option<HashMap<String, AttributeValue>> = None;
-        loop {
-            let mut query = self
-                .client()
-                .query()
-                .table_name(self.table())
-                .index_name(LIST_INDEX)
-                .expression_attribute_values(":pk", AttributeValue::S(partition.clone()))
-                .set_exclusive_start_key(start.take());
-            query = match prefix {
-                Some(prefix) => query
-                    .key_condition_expression("gsi1pk = :pk AND begins_with(gsi1sk, :prefix)")
-                    .expression_attribute_values(":prefix", AttributeValue::S(prefix.to_owned())),
-                None => query.key_condition_expression("gsi1pk = :pk"),
-            };
-            let output = query.send().await.context("Query on the listing index")?;
-            self.metered(|m| m.query(output.items(), false));
-            for mut item in output.items.unwrap_or_default() {
+        let query = self
+            .client()
+            .query()
+            .table_name(self.table())
+            .index_name(LIST_INDEX)
+            .expression_attribute_values(":pk", AttributeValue::S(partition));
+        let query = match prefix {
+            Some(prefix) => query
+                .key_condition_expression("gsi1pk = :pk AND begins_with(gsi1sk, :prefix)")
+                .expression_attribute_values(":prefix", AttributeValue::S(prefix.to_owned())),
+            None => query.key_condition_expression("gsi1pk = :pk"),
+        };
+        self.query_pages(query, false, "Query on the listing index", |items| {
+            for mut item in items {
                 let text = |item: &mut Item, key: &str| match item.remove(key) {
                     Some(AttributeValue::S(v)) => v,
                     _ => String::new(),
@@ -70,41 +88,29 @@ impl Store {
                     fields,
                 });
             }
-            match output.last_evaluated_key {
-                Some(key) if !key.is_empty() => start = Some(key),
-                _ => break,
-            }
-        }
+        })
+        .await?;
         Ok(entries)
     }
 
     /// The keys of every item in a base-table partition (link partitions).
     pub async fn partition_keys(&self, pk: String) -> StoreResult<Vec<(String, String)>> {
         let mut keys = Vec::new();
-        let mut start: Option<HashMap<String, AttributeValue>> = None;
-        loop {
-            let output = self
-                .client()
-                .query()
-                .table_name(self.table())
-                .key_condition_expression("pk = :pk")
-                .expression_attribute_values(":pk", AttributeValue::S(pk.clone()))
-                .projection_expression("pk, sk")
-                .set_exclusive_start_key(start.take())
-                .send()
-                .await
-                .context("Query a partition")?;
-            self.metered(|m| m.query(output.items(), false));
-            for item in output.items.unwrap_or_default() {
+        let query = self
+            .client()
+            .query()
+            .table_name(self.table())
+            .key_condition_expression("pk = :pk")
+            .expression_attribute_values(":pk", AttributeValue::S(pk))
+            .projection_expression("pk, sk");
+        self.query_pages(query, false, "Query a partition", |items| {
+            for item in items {
                 if let (Some(AttributeValue::S(pk)), Some(AttributeValue::S(sk))) = (item.get("pk"), item.get("sk")) {
                     keys.push((pk.clone(), sk.clone()));
                 }
             }
-            match output.last_evaluated_key {
-                Some(key) if !key.is_empty() => start = Some(key),
-                _ => break,
-            }
-        }
+        })
+        .await?;
         Ok(keys)
     }
 
@@ -146,28 +152,16 @@ impl Store {
     /// (strongly consistent: small ranges read right after a write).
     pub async fn items_with_prefix(&self, pk: String, prefix: String, ascending: bool) -> StoreResult<Vec<Item>> {
         let mut items = Vec::new();
-        let mut start: Option<HashMap<String, AttributeValue>> = None;
-        loop {
-            let output = self
-                .client()
-                .query()
-                .table_name(self.table())
-                .key_condition_expression("pk = :pk AND begins_with(sk, :prefix)")
-                .expression_attribute_values(":pk", AttributeValue::S(pk.clone()))
-                .expression_attribute_values(":prefix", AttributeValue::S(prefix.clone()))
-                .scan_index_forward(ascending)
-                .consistent_read(true)
-                .set_exclusive_start_key(start.take())
-                .send()
-                .await
-                .context("Query a key range")?;
-            self.metered(|m| m.query(output.items(), true));
-            items.extend(output.items.unwrap_or_default());
-            match output.last_evaluated_key {
-                Some(key) if !key.is_empty() => start = Some(key),
-                _ => break,
-            }
-        }
+        let query = self
+            .client()
+            .query()
+            .table_name(self.table())
+            .key_condition_expression("pk = :pk AND begins_with(sk, :prefix)")
+            .expression_attribute_values(":pk", AttributeValue::S(pk))
+            .expression_attribute_values(":prefix", AttributeValue::S(prefix))
+            .scan_index_forward(ascending)
+            .consistent_read(true);
+        self.query_pages(query, true, "Query a key range", |page| items.extend(page)).await?;
         Ok(items)
     }
 

@@ -357,7 +357,11 @@ async fn a_bank_payment_settles_billet_and_billing_and_records_an_event() {
 fn independent_validation(billets: &[Value]) -> Value {
     use std::io::Write as _;
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("validators");
-    assert!(dir.join("node_modules").is_dir(), "the validators are not installed: run infra/test (npm ci in {})", dir.display());
+    assert!(
+        dir.join("node_modules").is_dir(),
+        "the validators are not installed: run infra/test (npm ci in {})",
+        dir.display()
+    );
     let input: Vec<Value> = billets
         .iter()
         .map(|b| {
@@ -381,7 +385,9 @@ async fn documents_pass_independent_validators() {
     let api = Api::start().await;
     let s = setup(&api).await;
     let mut ids = Vec::new();
-    for (amount, due) in [("5.00", "2026-12-01"), ("1234.56", "2030-03-04"), ("99999.99", "2040-07-16"), ("47.10", "2049-01-05")] {
+    for (amount, due) in
+        [("5.00", "2026-12-01"), ("1234.56", "2030-03-04"), ("99999.99", "2040-07-16"), ("47.10", "2049-01-05")]
+    {
         let mut sent = body(&s);
         sent["billing"]["due_date"] = json!(due);
         sent["billing"]["billing_items"] = json!([{"description": "Item", "quantity": 1, "amount": amount}]);
