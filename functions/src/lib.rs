@@ -8,13 +8,17 @@ use billing_api::app::AppState;
 use billing_api::auth::authorizer::AuthorizerError;
 use billing_api::auth::middleware::api_gateway_context;
 use billing_api::http::routing::finish;
+use billing_api::rate_limit::{rate_limit, RateLimits};
 use billing_api::store::Store;
 use lambda_runtime::{service_fn, Diagnostic, LambdaEvent};
 
 /// An endpoint group as its Lambda serves it: the account context comes from the API Gateway
-/// authorizer, unknown routes are JSON 404s.
+/// authorizer, then the request is counted against the rate limits; unknown routes are JSON 404s.
 pub fn http_app(routes: Router<AppState>, state: AppState) -> Router {
-    finish(routes.route_layer(axum::middleware::from_fn(api_gateway_context)).with_state(state))
+    let routes = routes
+        .route_layer(axum::middleware::from_fn_with_state(state.rate_limiter(), rate_limit))
+        .route_layer(axum::middleware::from_fn(api_gateway_context));
+    finish(routes.with_state(state))
 }
 
 /// Runs an HTTP function: the SDK client is built once per container, outside the handler.
@@ -22,7 +26,9 @@ pub async fn run_http(routes: fn() -> Router<AppState>) -> Result<(), lambda_htt
     billing_api::telemetry::init();
     let config = billing_api::config::aws().await;
     let store = Store::new(aws_sdk_dynamodb::Client::new(&config), billing_api::config::table_name());
-    let state = AppState::new(store).with_queues(billing_api::jobs::Queues::from_env(&config));
+    let state = AppState::new(store)
+        .with_queues(billing_api::jobs::Queues::from_env(&config))
+        .with_rate_limits(RateLimits::from_env()?);
     lambda_http::run(http_app(routes(), state)).await
 }
 

@@ -213,3 +213,42 @@ async fn the_authorizer_event_with_the_fixture_token_is_unauthorized() {
     // API Gateway answers 401 only for exactly this message.
     assert_eq!(functions::diagnostic(error).error_message, "Unauthorized");
 }
+
+#[tokio::test]
+async fn the_function_counts_the_source_ip_api_gateway_saw() {
+    std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true");
+    let (_, store) = local_stack().await;
+    let (account, _) = active_account(&store).await;
+    let limits = billing_api::rate_limit::RateLimits { per_ip: Some(1), per_token: None };
+    let app = functions::http_app(billing_api::tags::router(), AppState::new(store).with_rate_limits(limits));
+    let minute = || billing_api::rate_limit::window(unix_now()).0;
+    for _ in 0..3 {
+        // An address of this attempt only (documentation range), so nothing else counts on it.
+        let ip = format!("2001:db8::{:x}", rand::random::<u32>());
+        let mut event: Value = serde_json::from_str(&event_for("tags-list.json", account)).unwrap();
+        event["requestContext"]["identity"]["sourceIp"] = Value::String(ip);
+        let started = minute();
+        let mut answers = Vec::new();
+        for _ in 0..2 {
+            let request = lambda_http::request::from_str(&event.to_string()).unwrap();
+            answers.push(app.clone().oneshot(request).await.unwrap());
+        }
+        if minute() != started {
+            continue; // the two requests fell in two windows: try again
+        }
+        assert_eq!(answers[0].status().as_u16(), 200);
+        let refused = answers.pop().unwrap();
+        assert_eq!(refused.status().as_u16(), 429);
+        let retry_after: u64 = refused.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+        assert!((1..=60).contains(&retry_after));
+        let bytes = refused.into_body().collect().await.unwrap().to_bytes();
+        let body: Value = serde_json::from_slice(&bytes).unwrap();
+        assert!(body["error"].as_str().unwrap().contains("1 por minuto por IP de origem"), "{body}");
+        return;
+    }
+    panic!("three attempts in a row straddled a minute");
+}
+
+fn unix_now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64
+}

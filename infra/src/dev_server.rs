@@ -11,14 +11,19 @@ use billing_api::app::{all_routes, AppState};
 use billing_api::auth::middleware::{local_authorizer, LocalAuthorizer};
 use billing_api::auth::AuthCache;
 use billing_api::http::{response, routing::finish};
+use billing_api::rate_limit::rate_limit;
 use billing_api::store::Store;
 
 use crate::cache_flush::LOCAL_FLUSH_PATH;
 
+/// Every route behind the local authorizer and then the rate limits, in the order API Gateway and
+/// the functions apply them on AWS.
 pub fn router(state: AppState, cache: AuthCache) -> Router {
     let authorizer = LocalAuthorizer { store: state.store.clone(), cache: cache.clone() };
-    let api =
-        all_routes().route_layer(axum::middleware::from_fn_with_state(authorizer, local_authorizer)).with_state(state);
+    let api = all_routes()
+        .route_layer(axum::middleware::from_fn_with_state(state.rate_limiter(), rate_limit))
+        .route_layer(axum::middleware::from_fn_with_state(authorizer, local_authorizer))
+        .with_state(state);
     let local = Router::new().route(LOCAL_FLUSH_PATH, delete(flush_cache)).with_state(cache);
     finish(api.merge(local))
 }
@@ -35,7 +40,9 @@ pub async fn serve(
     router: Router,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router).with_graceful_shutdown(shutdown).await
+    // The peer address is the origin IP the per-IP rate limit counts.
+    let service = router.into_make_service_with_connect_info::<std::net::SocketAddr>();
+    axum::serve(listener, service).with_graceful_shutdown(shutdown).await
 }
 
 /// Polls the billet-registration queue for ever and runs each batch through the worker Lambda

@@ -6,6 +6,7 @@ use aws_config::SdkConfig;
 use billing_api::accounts::{self, AccountChanges, AccountId, AccountStatus};
 use billing_api::app::AppState;
 use billing_api::auth::{tokens, AuthCache};
+use billing_api::rate_limit::RateLimits;
 use billing_api::store::Store;
 use tokio::sync::OnceCell;
 
@@ -82,15 +83,32 @@ pub struct DevServer {
 }
 
 impl DevServer {
+    /// A server without rate limits: tests run in parallel from one IP, and only the tests of the
+    /// limits themselves ([`DevServer::start_limited`]) count requests.
     pub async fn start() -> Self {
         let (config, store) = local_stack().await;
+        Self::serve(config, store, RateLimits::OFF).await
+    }
+
+    /// A server with these rate limits, on a table of its own, so that no other test's requests
+    /// from 127.0.0.1 reach its counters.
+    pub async fn start_limited(limits: RateLimits) -> Self {
+        let (config, _) = local_stack().await;
+        let db = aws_sdk_dynamodb::Client::new(&config);
+        let table = format!("billing-limits-{:016x}", rand::random::<u64>());
+        crate::local_stack::ensure_table(&db, &table).await.expect("create the test's table");
+        Self::serve(config, Store::new(db, table), limits).await
+    }
+
+    async fn serve(config: SdkConfig, store: Store, limits: RateLimits) -> Self {
         let cache = AuthCache::default();
         let sqs = aws_sdk_sqs::Client::new(&config);
         let name = format!("test-billet-registration-{:016x}", rand::random::<u64>());
         let created = sqs.create_queue().queue_name(name).send().await.expect("create the test's queue");
         let billet_queue_url = created.queue_url.expect("queue URL");
         let queues = billing_api::jobs::Queues::new(sqs, billet_queue_url.clone());
-        let router = crate::dev_server::router(AppState::new(store.clone()).with_queues(Some(queues)), cache.clone());
+        let state = AppState::new(store.clone()).with_queues(Some(queues)).with_rate_limits(limits);
+        let router = crate::dev_server::router(state, cache.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a free port");
         let base_url = format!("http://{}", listener.local_addr().expect("local address"));
         tokio::spawn(crate::dev_server::serve(listener, router, std::future::pending()));

@@ -3,6 +3,7 @@
 use axum::Router;
 
 use crate::jobs::Queues;
+use crate::rate_limit::{RateLimiter, RateLimits};
 use crate::store::Store;
 
 /// Built once per process (per Lambda container) and cloned into each request.
@@ -11,15 +12,26 @@ pub struct AppState {
     pub store: Store,
     /// Queues for background work; routes that enqueue refuse to run without them.
     pub queues: Option<Queues>,
+    /// §8 request-rate limits applied to every route (the spec's by default).
+    pub rate_limits: RateLimits,
 }
 
 impl AppState {
     pub fn new(store: Store) -> Self {
-        AppState { store, queues: None }
+        AppState { store, queues: None, rate_limits: RateLimits::SPEC }
     }
 
     pub fn with_queues(self, queues: Option<Queues>) -> Self {
         AppState { queues, ..self }
+    }
+
+    pub fn with_rate_limits(self, rate_limits: RateLimits) -> Self {
+        AppState { rate_limits, ..self }
+    }
+
+    /// The counters of the rate limits, on this state's table.
+    pub fn rate_limiter(&self) -> RateLimiter {
+        RateLimiter::new(self.store.clone(), self.rate_limits)
     }
 }
 

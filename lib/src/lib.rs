@@ -18,6 +18,7 @@ pub mod groups;
 pub mod http;
 pub mod jobs;
 pub mod money;
+pub mod rate_limit;
 pub mod references;
 pub mod store;
 pub mod tags;

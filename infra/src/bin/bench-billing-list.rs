@@ -132,7 +132,9 @@ async fn main() -> anyhow::Result<()> {
     let metered = store.clone().with_meter(meter.clone());
     let (account, auth) = infra::testing::active_account(&store).await;
 
-    let router = infra::dev_server::router(AppState::new(metered), AuthCache::default());
+    // Only the list's own reads are measured: the rate-limit counters are not in the way.
+    let state = AppState::new(metered).with_rate_limits(billing_api::rate_limit::RateLimits::OFF);
+    let router = infra::dev_server::router(state, AuthCache::default());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let base = format!("http://{}", listener.local_addr()?);
     tokio::spawn(infra::dev_server::serve(listener, router, std::future::pending()));

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use billing_api::app::AppState;
 use billing_api::auth::AuthCache;
+use billing_api::rate_limit::RateLimits;
 use billing_api::store::Store;
 use clap::Parser;
 
@@ -35,6 +36,7 @@ async fn main() -> anyhow::Result<()> {
     let store = Store::new(aws_sdk_dynamodb::Client::new(&config), table);
     let demo = infra::demo::ensure(&store, &args.demo_file).await?;
 
+    let limits = RateLimits::from_env()?;
     let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port))
         .await
         .with_context(|| format!("listen on {}:{}", args.host, args.port))?;
@@ -46,6 +48,7 @@ async fn main() -> anyhow::Result<()> {
     println!("  Table:         {}", resources.table);
     println!("  Queues:        {}", resources.queues.keys().cloned().collect::<Vec<_>>().join(", "));
     println!("  Workers:       billet registration (in-process, polling its queue)");
+    println!("  Rate limits:   {} (RATE_LIMIT_PER_IP / RATE_LIMIT_PER_TOKEN, 0 = off)", limits);
     println!("  Try:           curl -H 'Authorization: Bearer {}' {base}/v1/tags", demo.token);
     println!("Press Ctrl-C to stop.");
 
@@ -56,7 +59,8 @@ async fn main() -> anyhow::Result<()> {
         billet_queue,
         store.clone(),
     ));
-    let router = infra::dev_server::router(AppState::new(store).with_queues(Some(queues)), AuthCache::default());
+    let state = AppState::new(store).with_queues(Some(queues)).with_rate_limits(limits);
+    let router = infra::dev_server::router(state, AuthCache::default());
     infra::dev_server::serve(listener, router, async {
         let _ = tokio::signal::ctrl_c().await;
     })

@@ -26,6 +26,14 @@ pub fn token(digest: &str) -> String {
 
 pub const TOKEN_SK: &str = "TOKEN";
 
+/// Request counter of one client (`IP#<address>` or `TOKEN#<digest>`) in one whole minute (minutes
+/// since the Unix epoch); removed by the table's TTL.
+pub fn rate_window(client: &str, minute: i64) -> String {
+    format!("RL#{client}#{minute}")
+}
+
+pub const RATE_WINDOW_SK: &str = "RL";
+
 /// Records of one kind, by id, zero-padded so that key order is id order.
 pub fn record(kind: &str, id: i64) -> String {
     format!("{kind}#{id:010}")

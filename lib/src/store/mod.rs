@@ -108,39 +108,39 @@ impl Store {
 
     /// Reserves `count` consecutive ids of a sequence in one request; returns the first.
     pub async fn reserve_ids(&self, pk: String, sk: String, count: i64) -> StoreResult<i64> {
-        let output = self
-            .db
-            .update_item()
-            .table_name(self.table())
-            .key("pk", AttributeValue::S(pk))
-            .key("sk", AttributeValue::S(sk))
-            .update_expression("ADD #value :count")
-            .expression_attribute_names("#value", "value")
-            .expression_attribute_values(":count", AttributeValue::N(count.to_string()))
-            .return_values(aws_sdk_dynamodb::types::ReturnValue::AllNew)
-            .send()
-            .await
-            .context("UpdateItem on a sequence")?;
-        let attributes = output.attributes.context("sequence returned no attributes")?;
-        Ok(attributes.int("value")? - count + 1)
+        Ok(self.add(pk, sk, count, None).await? - count + 1)
     }
 
     /// Next value of a sequence item (`UpdateItem ADD`, atomic across processes).
     pub async fn next_id(&self, pk: String, sk: String) -> StoreResult<i64> {
-        let output = self
+        self.add(pk, sk, 1, None).await
+    }
+
+    /// Counts one more hit on a counter that DynamoDB's TTL removes after `expires_at` (unix
+    /// seconds); returns the count including this hit.
+    pub async fn count_hit(&self, pk: String, sk: String, expires_at: i64) -> StoreResult<i64> {
+        self.add(pk, sk, 1, Some(expires_at)).await
+    }
+
+    /// `ADD value :by` on one item (created at 0 if missing), in one atomic request; the new value.
+    async fn add(&self, pk: String, sk: String, by: i64, expires_at: Option<i64>) -> StoreResult<i64> {
+        let mut update = self
             .db
             .update_item()
             .table_name(self.table())
             .key("pk", AttributeValue::S(pk))
             .key("sk", AttributeValue::S(sk))
-            .update_expression("ADD #value :one")
             .expression_attribute_names("#value", "value")
-            .expression_attribute_values(":one", AttributeValue::N("1".into()))
-            .return_values(aws_sdk_dynamodb::types::ReturnValue::AllNew)
-            .send()
-            .await
-            .context("UpdateItem on a sequence")?;
-        let attributes = output.attributes.context("sequence returned no attributes")?;
+            .expression_attribute_values(":by", AttributeValue::N(by.to_string()))
+            .return_values(aws_sdk_dynamodb::types::ReturnValue::UpdatedNew);
+        update = match expires_at {
+            None => update.update_expression("ADD #value :by"),
+            Some(at) => update
+                .update_expression("ADD #value :by SET expires_at = :expires_at")
+                .expression_attribute_values(":expires_at", AttributeValue::N(at.to_string())),
+        };
+        let output = update.send().await.context("UpdateItem ADD on a counter")?;
+        let attributes = output.attributes.context("the counter returned no attributes")?;
         Ok(attributes.int("value")?)
     }
 }

@@ -10,5 +10,6 @@ mod billings;
 mod contacts;
 mod errors;
 mod groups;
+mod rate_limits;
 mod support;
 mod tags;

@@ -46,7 +46,11 @@ pub struct Api {
 
 impl Api {
     pub async fn start() -> Self {
-        let server = DevServer::start().await;
+        Api::on(DevServer::start().await).await
+    }
+
+    /// A fresh account on `server`.
+    pub async fn on(server: DevServer) -> Self {
         let (account_id, auth) = active_account(&server.store).await;
         Api { server, http: reqwest::Client::new(), account_id, auth: Some(auth) }
     }

@@ -1,0 +1,139 @@
+//! §8 request-rate limits, on servers of their own (own table, so only their own requests count)
+//! with small limits. A burst that straddles two minutes proves nothing, so each check runs within
+//! one window: when the minute turned during a run, the run is made again once the next minute
+//! (untouched by it) has begun.
+
+use std::future::Future;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use billing_api::auth::tokens;
+use billing_api::rate_limit::{window, RateLimiter, RateLimits, Refusal};
+use infra::testing::DevServer;
+
+use crate::support::{Answer, Api};
+
+/// The current window: (minute, seconds to the next one).
+fn window_now() -> (i64, u64) {
+    window(SystemTime::now().duration_since(UNIX_EPOCH).expect("clock after 1970").as_secs() as i64)
+}
+
+/// Runs `check` until one run starts and ends in the same minute.
+async fn within_one_minute<F, Fut>(mut check: F) -> Vec<Answer>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Vec<Answer>>,
+{
+    for _ in 0..3 {
+        let (started, _) = window_now();
+        let answers = check().await;
+        let (ended, left) = window_now();
+        if ended == started {
+            return answers;
+        }
+        tokio::time::sleep(Duration::from_secs(left)).await;
+    }
+    panic!("three runs in a row straddled a minute");
+}
+
+/// A new token of the API's account, as an authorized client.
+async fn new_token(api: &Api, name: &str) -> Api {
+    let (_, token) = tokens::create(&api.server.store, api.account_id, name).await.expect("create a token");
+    api.with_auth(Some(&format!("Bearer {}", token.expose())))
+}
+
+#[track_caller]
+fn assert_limited(answer: &Answer, message: &str) {
+    assert_eq!(answer.status.as_u16(), 429, "expected a refusal; body: {}", answer.text);
+    assert_eq!(answer.header("content-type"), Some("application/json; charset=utf-8"));
+    let retry_after: u64 = answer.header("retry-after").expect("Retry-After").parse().expect("seconds");
+    assert!((1..=60).contains(&retry_after), "Retry-After {retry_after}");
+    let expected = format!("{message}; tente novamente em {retry_after} s");
+    assert_eq!(answer.body, serde_json::json!({ "error": expected }));
+}
+
+#[tokio::test]
+async fn the_token_limit_refuses_its_token_only() {
+    let server = DevServer::start_limited(RateLimits { per_ip: None, per_token: Some(3) }).await;
+    let api = Api::on(server).await;
+    let answers = within_one_minute(|| async {
+        // Two new tokens of the same account in each run, so their counters start at zero.
+        let (first, second) = (new_token(&api, "site").await, new_token(&api, "ERP").await);
+        let mut answers = Vec::new();
+        for _ in 0..4 {
+            answers.push(first.get("/v1/tags").await);
+        }
+        answers.push(second.get("/v1/tags").await);
+        answers
+    })
+    .await;
+    for answer in &answers[..3] {
+        assert_eq!(answer.status.as_u16(), 200, "{}", answer.text);
+    }
+    assert_limited(&answers[3], "Limite de requisições excedido: 3 por minuto por token");
+    assert_eq!(answers[4].status.as_u16(), 200, "another token has its own counter: {}", answers[4].text);
+}
+
+#[tokio::test]
+async fn the_ip_limit_counts_every_token_from_the_address() {
+    let server = DevServer::start_limited(RateLimits { per_ip: Some(4), per_token: Some(100) }).await;
+    let first = Api::on(server).await;
+    let second = first.other_account().await;
+    let answers = within_one_minute(|| async {
+        let mut answers = Vec::new();
+        for api in [&first, &second, &first, &second, &first] {
+            answers.push(api.get("/v1/tags").await);
+        }
+        answers
+    })
+    .await;
+    for answer in &answers[..4] {
+        assert_eq!(answer.status.as_u16(), 200, "{}", answer.text);
+    }
+    assert_limited(&answers[4], "Limite de requisições excedido: 4 por minuto por IP de origem");
+    // Refused requests count too: the window stays closed for everyone from the address.
+    assert_limited(&second.get("/v1/contacts").await, "Limite de requisições excedido: 4 por minuto por IP de origem");
+}
+
+#[tokio::test]
+async fn requests_without_a_valid_token_are_answered_401_and_not_counted() {
+    let server = DevServer::start_limited(RateLimits { per_ip: Some(2), per_token: Some(2) }).await;
+    let api = Api::on(server).await;
+    let answers = within_one_minute(|| async {
+        let mut answers = Vec::new();
+        for _ in 0..3 {
+            answers.push(api.with_auth(None).get("/v1/tags").await);
+        }
+        answers.push(new_token(&api, "novo").await.get("/v1/tags").await);
+        answers
+    })
+    .await;
+    for answer in &answers[..3] {
+        assert_eq!(answer.status.as_u16(), 401, "{}", answer.text);
+    }
+    // Neither counter saw the three 401s.
+    assert_eq!(answers[3].status.as_u16(), 200, "{}", answers[3].text);
+}
+
+#[tokio::test]
+async fn counters_start_again_with_the_next_minute() {
+    let server = DevServer::start_limited(RateLimits::OFF).await;
+    let limiter = RateLimiter::new(server.store.clone(), RateLimits { per_ip: Some(2), per_token: Some(2) });
+    // Any fixed minute: nothing else counts on this server's table.
+    let minute = 29_923_000;
+    let at = |second: i64| minute * 60 + second;
+    assert_eq!(limiter.admit(Some("203.0.113.7"), Some("d1"), at(0)).await, Ok(()));
+    assert_eq!(limiter.admit(Some("203.0.113.7"), Some("d2"), at(30)).await, Ok(()));
+    // Third request of the address in the minute: refused until the minute ends, 50 s later.
+    assert_eq!(
+        limiter.admit(Some("203.0.113.7"), Some("d1"), at(10)).await,
+        Err(Refusal { limit: 2, per: "IP de origem", retry_after: 50 })
+    );
+    // Another address is its own count; token d1 is now at 3 (refused requests count).
+    assert_eq!(
+        limiter.admit(Some("203.0.113.8"), Some("d1"), at(59)).await,
+        Err(Refusal { limit: 2, per: "token", retry_after: 1 })
+    );
+    // The next whole minute starts both counts again.
+    assert_eq!(limiter.admit(Some("203.0.113.7"), Some("d1"), at(60)).await, Ok(()));
+    assert_eq!(limiter.admit(Some("203.0.113.7"), Some("d1"), at(61)).await, Ok(()));
+}
