@@ -96,8 +96,9 @@ impl RateLimiter {
     /// a limit (the IP's first when both are).
     pub async fn admit(&self, ip: Option<&str>, token_digest: Option<&str>, unix_seconds: i64) -> Result<(), Refusal> {
         let (minute, retry_after) = window(unix_seconds);
-        let by_ip = self.count(self.limits.per_ip, ip.map(|ip| format!("IP#{ip}")), minute);
-        let by_token = self.count(self.limits.per_token, token_digest.map(|d| format!("TOKEN#{d}")), minute);
+        let by_ip = self.count(self.limits.per_ip, ip.map(|ip| keys::ip_rate_window(ip, minute)), minute);
+        let by_token =
+            self.count(self.limits.per_token, token_digest.map(|d| keys::token_rate_window(d, minute)), minute);
         let (by_ip, by_token) = tokio::join!(by_ip, by_token);
         if let Some(limit) = by_ip {
             return Err(Refusal { limit, per: "IP de origem", retry_after });
@@ -108,13 +109,14 @@ impl RateLimiter {
         Ok(())
     }
 
-    /// Counts the request on one client's counter; the limit when the count went over it.
-    async fn count(&self, limit: Option<u32>, client: Option<String>, minute: i64) -> Option<u32> {
-        let (limit, client) = (limit?, client?);
+    /// Counts the request on one client's counter (`window`: its key); the limit when the count
+    /// went over it.
+    async fn count(&self, limit: Option<u32>, window: Option<String>, minute: i64) -> Option<u32> {
+        let (limit, window) = (limit?, window?);
         // Kept a minute past the window's end; TTL deletion is lazy anyway, and a later minute
         // never reads this item.
         let expires_at = (minute + 2) * 60;
-        match self.store.count_hit(keys::rate_window(&client, minute), keys::RATE_WINDOW_SK.into(), expires_at).await {
+        match self.store.count_hit(window, keys::RATE_WINDOW_SK.into(), expires_at).await {
             Ok(count) => (count > i64::from(limit)).then_some(limit),
             Err(error) => {
                 tracing::warn!(error = ?error, "could not count the request; let through");

@@ -26,10 +26,15 @@ pub fn token(digest: &str) -> String {
 
 pub const TOKEN_SK: &str = "TOKEN";
 
-/// Request counter of one client (`IP#<address>` or `TOKEN#<digest>`) in one whole minute (minutes
-/// since the Unix epoch); removed by the table's TTL.
-pub fn rate_window(client: &str, minute: i64) -> String {
-    format!("RL#{client}#{minute}")
+/// Request counter of one origin IP in one whole minute (minutes since the Unix epoch); removed by
+/// the table's TTL.
+pub fn ip_rate_window(ip: &str, minute: i64) -> String {
+    format!("RL#IP#{ip}#{minute}")
+}
+
+/// Request counter of one API token (its digest) in one whole minute.
+pub fn token_rate_window(digest: &str, minute: i64) -> String {
+    format!("RL#TOKEN#{digest}#{minute}")
 }
 
 pub const RATE_WINDOW_SK: &str = "RL";
