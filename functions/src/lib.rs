@@ -46,6 +46,23 @@ pub async fn run_billet_registrar() -> Result<(), lambda_runtime::Error> {
     .await
 }
 
+/// Runs the bulk-expansion worker on its SQS event source: each message expands a chunk of
+/// contacts and enqueues their billet registrations and the next chunk.
+pub async fn run_bulk_expander() -> Result<(), lambda_runtime::Error> {
+    billing_api::telemetry::init();
+    let config = billing_api::config::aws().await;
+    let store = Store::new(aws_sdk_dynamodb::Client::new(&config), billing_api::config::table_name());
+    let queues = billing_api::jobs::Queues::from_env(&config)
+        .filter(|q| q.expands_bulk())
+        .ok_or("BILLET_REGISTRATION_QUEUE_URL and BULK_EXPANSION_QUEUE_URL must be set")?;
+    let (store, queues) = (&store, &queues);
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| async move {
+        let batch = Box::pin(billing_api::billings::bulk::handle_batch(store, queues, event.payload));
+        Ok::<_, std::convert::Infallible>(batch.await)
+    }))
+    .await
+}
+
 /// Runs the REQUEST authorizer.
 pub async fn run_authorizer() -> Result<(), lambda_runtime::Error> {
     billing_api::telemetry::init();

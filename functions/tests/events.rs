@@ -126,7 +126,7 @@ async fn every_http_event_runs_through_its_function() {
     // Every fixture in the folder is covered above (or by the authorizer test).
     let mut covered: Vec<&str> = suites.iter().flat_map(|(_, events)| events.iter().map(|(n, _)| *n)).collect();
     covered.push("authorizer.json");
-    covered.push("billet-registration-sqs.json");
+    covered.extend(["billet-registration-sqs.json", "billings-create-bulk.json", "bulk-expansion-sqs.json"]);
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../events");
     for entry in std::fs::read_dir(dir).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
@@ -169,6 +169,46 @@ async fn the_sqs_event_registers_the_billet_once() {
     let listed = body["bank_billets"].as_array().unwrap();
     assert_eq!(listed.len(), 1, "{body}");
     assert_eq!(listed[0]["status"], "opened");
+}
+
+#[tokio::test]
+async fn the_bulk_events_accept_and_expand_once() {
+    std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true");
+    let (config, store) = local_stack().await;
+    let queues = infra::testing::billet_queue(&config).await;
+    let state = AppState::new(store.clone()).with_queues(Some(queues.clone()));
+    let (account, _) = active_account(&store).await;
+    infra::ops::create_bank_rule(&store, account, "Banco simulado", "simulated", None).await.unwrap();
+    infra::ops::create_category(&store, account, "Mensalidades", "receivable").await.unwrap();
+    let tags = functions::http_app(billing_api::tags::router(), state.clone());
+    assert_eq!(run(&tags, "tags-create.json", account).await.0, 201);
+    // Contact 1 carries tag 1, the target of the bulk fixtures.
+    let mut event: Value = serde_json::from_str(&event_for("contacts-create.json", account)).unwrap();
+    let mut contact: Value = serde_json::from_str(event["body"].as_str().unwrap()).unwrap();
+    contact["contact"]["tag_ids"] = serde_json::json!([1]);
+    event["body"] = Value::String(contact.to_string());
+    let contacts = functions::http_app(billing_api::contacts::router(), state.clone());
+    let created = contacts.oneshot(lambda_http::request::from_str(&event.to_string()).unwrap()).await.unwrap();
+    assert_eq!(created.status().as_u16(), 201);
+
+    let billings = functions::http_app(billing_api::billings::router(), state);
+    let (status, body) = run(&billings, "billings-create-bulk.json", account).await;
+    assert_eq!((status, body), (202, serde_json::json!({"status": 202, "enqueued": true, "contacts_count": 1})));
+    // The expansion message, delivered twice: one billing.
+    let mut event = fixture("bulk-expansion-sqs.json");
+    let mut job: Value = serde_json::from_str(event["Records"][0]["body"].as_str().unwrap()).unwrap();
+    job["account_id"] = account.into();
+    event["Records"][0]["body"] = Value::String(job.to_string());
+    let event: SqsEvent = serde_json::from_value(event).expect("an SQS event");
+    for _ in 0..2 {
+        let response = billing_api::billings::bulk::handle_batch(&store, &queues, event.clone()).await;
+        assert_eq!(serde_json::to_value(&response).unwrap(), serde_json::json!({"batchItemFailures": []}));
+    }
+    let (status, body) = run(&billings, "billings-list.json", account).await;
+    assert_eq!(status, 200);
+    let listed = body["billings"].as_array().unwrap();
+    assert_eq!(listed.len(), 1, "{body}");
+    assert_eq!((listed[0]["contact_id"].as_i64(), listed[0]["your_code"].as_str()), (Some(1), Some("MENSAL-03")));
 }
 
 #[tokio::test]

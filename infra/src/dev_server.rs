@@ -3,6 +3,7 @@
 //! and the queue workers in-process, fed the way the SQS event source mappings feed them on AWS.
 
 use anyhow::Context as _;
+use aws_lambda_events::sqs::{SqsBatchResponse, SqsEvent, SqsMessage};
 use axum::extract::State;
 use axum::response::Response;
 use axum::routing::delete;
@@ -11,8 +12,10 @@ use billing_api::app::{all_routes, AppState};
 use billing_api::auth::middleware::{local_authorizer, LocalAuthorizer};
 use billing_api::auth::AuthCache;
 use billing_api::http::{response, routing::finish};
+use billing_api::jobs::Queues;
 use billing_api::rate_limit::rate_limit;
 use billing_api::store::Store;
+use billing_api::{billets, billings};
 
 use crate::cache_flush::LOCAL_FLUSH_PATH;
 
@@ -45,13 +48,41 @@ pub async fn serve(
     axum::serve(listener, service).with_graceful_shutdown(shutdown).await
 }
 
-/// Polls the billet-registration queue for ever and runs each batch through the worker Lambda
-/// runs (`billets::registrar::handle_batch`): handled messages are deleted, failed ones come
-/// back after the queue's visibility timeout, and after five receives land in the DLQ.
-pub async fn run_billet_registrar(sqs: aws_sdk_sqs::Client, queue_url: String, store: Store) {
+/// A queue consumer, as its Lambda runs it.
+#[derive(Clone, Debug)]
+pub enum Worker {
+    /// `billets::registrar`, on the billet-registration queue.
+    BilletRegistrar { store: Store },
+    /// `billings::bulk`, on the bulk-expansion queue; it enqueues registrations and next chunks.
+    BulkExpander { store: Store, queues: Queues },
+}
+
+impl Worker {
+    fn name(&self) -> &'static str {
+        match self {
+            Worker::BilletRegistrar { .. } => "billet-registration",
+            Worker::BulkExpander { .. } => "bulk-expansion",
+        }
+    }
+
+    async fn handle(&self, event: SqsEvent) -> SqsBatchResponse {
+        // Boxed: the workers' futures are deep enough to overflow the compiler's layout limit.
+        match self {
+            Worker::BilletRegistrar { store } => Box::pin(billets::registrar::handle_batch(store, event)).await,
+            Worker::BulkExpander { store, queues } => {
+                Box::pin(billings::bulk::handle_batch(store, queues, event)).await
+            }
+        }
+    }
+}
+
+/// Polls a queue for ever and runs each batch through its worker: handled messages are deleted,
+/// failed ones come back after the queue's visibility timeout, and after five receives land in
+/// the DLQ.
+pub async fn run_worker(sqs: aws_sdk_sqs::Client, queue_url: String, worker: Worker) {
     loop {
-        if let Err(error) = billet_registrar_round(&sqs, &queue_url, &store, 1).await {
-            tracing::warn!(error = ?error, "could not receive from the billet-registration queue");
+        if let Err(error) = worker_round(&sqs, &queue_url, &worker, 1).await {
+            tracing::warn!(error = ?error, queue = worker.name(), "could not receive from the queue");
             tokio::time::sleep(std::time::Duration::from_secs(1)).await;
         }
     }
@@ -59,13 +90,12 @@ pub async fn run_billet_registrar(sqs: aws_sdk_sqs::Client, queue_url: String, s
 
 /// One receive (up to 10 messages, waiting up to `wait_seconds` for the first) and its batch, as
 /// the event source mapping delivers it. Returns how many messages were received.
-pub async fn billet_registrar_round(
+pub async fn worker_round(
     sqs: &aws_sdk_sqs::Client,
     queue_url: &str,
-    store: &Store,
+    worker: &Worker,
     wait_seconds: i32,
 ) -> anyhow::Result<usize> {
-    use aws_lambda_events::sqs::{SqsEvent, SqsMessage};
     let received = sqs
         .receive_message()
         .queue_url(queue_url)
@@ -86,7 +116,7 @@ pub async fn billet_registrar_round(
         record.body = message.body.clone();
         event.records.push(record);
     }
-    let response = billing_api::billets::registrar::handle_batch(store, event).await;
+    let response = worker.handle(event).await;
     let failed: Vec<&str> = response.batch_item_failures.iter().map(|f| f.item_identifier.as_str()).collect();
     for message in &messages {
         if failed.contains(&message.message_id.as_deref().unwrap_or_default()) {

@@ -14,10 +14,11 @@ use base64::Engine as _;
 use serde::Serialize;
 
 pub const BILLET_REGISTRATION_QUEUE: &str = "billing-billet-registration";
+pub const BULK_EXPANSION_QUEUE: &str = "billing-bulk-expansion";
 
 /// Work queues; each gets a `-dlq` after five failed receives.
 pub const QUEUES: [&str; 4] =
-    [BILLET_REGISTRATION_QUEUE, "billing-bulk-expansion", "billing-settlements", "billing-webhook-deliveries"];
+    [BILLET_REGISTRATION_QUEUE, BULK_EXPANSION_QUEUE, "billing-settlements", "billing-webhook-deliveries"];
 pub const WEBHOOK_KEY_SECRET: &str = "billing-service/webhook-master-key";
 const MAX_RECEIVES: &str = "5";
 

@@ -7,22 +7,26 @@ use billing_api::accounts::{self, AccountChanges, AccountId, AccountStatus};
 use billing_api::app::AppState;
 use billing_api::auth::{tokens, AuthCache};
 use billing_api::rate_limit::RateLimits;
+
+use crate::dev_server::Worker;
 use billing_api::store::Store;
 use tokio::sync::OnceCell;
 
 static TABLE_READY: OnceCell<()> = OnceCell::const_new();
-static QUEUE_URL: OnceCell<String> = OnceCell::const_new();
-/// The shared billet-registration queue of the local stack (created once per process); nothing
-/// consumes it in tests (the Lambda event tests build their SQS events themselves).
+static QUEUE_URLS: OnceCell<(String, String)> = OnceCell::const_new();
+/// The shared billet-registration and bulk-expansion queues of the local stack (created once per
+/// process); nothing consumes them in tests (the Lambda event tests build their SQS events
+/// themselves).
 pub async fn billet_queue(config: &SdkConfig) -> billing_api::jobs::Queues {
     let sqs = aws_sdk_sqs::Client::new(config);
-    let url = QUEUE_URL
+    let (billets, bulk) = QUEUE_URLS
         .get_or_init(|| async {
             let urls = crate::local_stack::ensure_queues(&sqs).await.expect("create the queues");
-            urls[crate::local_stack::BILLET_REGISTRATION_QUEUE].clone()
+            let url = |name: &str| urls[name].clone();
+            (url(crate::local_stack::BILLET_REGISTRATION_QUEUE), url(crate::local_stack::BULK_EXPANSION_QUEUE))
         })
         .await;
-    billing_api::jobs::Queues::new(sqs, url.clone())
+    billing_api::jobs::Queues::new(sqs, billets.clone()).with_bulk_expansion(bulk.clone())
 }
 
 /// The SDK configuration and table of the local stack. The table is created once per process.
@@ -80,6 +84,15 @@ pub struct DevServer {
     pub config: SdkConfig,
     pub cache: AuthCache,
     pub billet_queue_url: String,
+    pub bulk_queue_url: String,
+    pub queues: billing_api::jobs::Queues,
+}
+
+/// A queue of one test server.
+async fn test_queue(sqs: &aws_sdk_sqs::Client, purpose: &str) -> String {
+    let name = format!("test-{purpose}-{:016x}", rand::random::<u64>());
+    let created = sqs.create_queue().queue_name(name).send().await.expect("create the test's queue");
+    created.queue_url.expect("queue URL")
 }
 
 impl DevServer {
@@ -103,27 +116,38 @@ impl DevServer {
     async fn serve(config: SdkConfig, store: Store, limits: RateLimits) -> Self {
         let cache = AuthCache::default();
         let sqs = aws_sdk_sqs::Client::new(&config);
-        let name = format!("test-billet-registration-{:016x}", rand::random::<u64>());
-        let created = sqs.create_queue().queue_name(name).send().await.expect("create the test's queue");
-        let billet_queue_url = created.queue_url.expect("queue URL");
-        let queues = billing_api::jobs::Queues::new(sqs, billet_queue_url.clone());
-        let state = AppState::new(store.clone()).with_queues(Some(queues)).with_rate_limits(limits);
+        let billet_queue_url = test_queue(&sqs, "billet-registration").await;
+        let bulk_queue_url = test_queue(&sqs, "bulk-expansion").await;
+        let queues =
+            billing_api::jobs::Queues::new(sqs, billet_queue_url.clone()).with_bulk_expansion(bulk_queue_url.clone());
+        let state = AppState::new(store.clone()).with_queues(Some(queues.clone())).with_rate_limits(limits);
         let router = crate::dev_server::router(state, cache.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a free port");
         let base_url = format!("http://{}", listener.local_addr().expect("local address"));
         tokio::spawn(crate::dev_server::serve(listener, router, std::future::pending()));
-        DevServer { base_url, store, config, cache, billet_queue_url }
+        DevServer { base_url, store, config, cache, billet_queue_url, bulk_queue_url, queues }
     }
 
     /// Runs the registration worker over this server's queue until it is empty; returns how many
     /// messages it handled.
     pub async fn register_billets(&self) -> usize {
+        let worker = Worker::BilletRegistrar { store: self.store.clone() };
+        self.drain(&self.billet_queue_url, &worker).await
+    }
+
+    /// Runs the bulk-expansion worker over this server's queue until it is empty (chunks enqueue
+    /// their successors, which it runs too); returns how many messages it handled. The billets of
+    /// the billings it made wait on the registration queue.
+    pub async fn expand_bulk(&self) -> usize {
+        let worker = Worker::BulkExpander { store: self.store.clone(), queues: self.queues.clone() };
+        self.drain(&self.bulk_queue_url, &worker).await
+    }
+
+    async fn drain(&self, queue_url: &str, worker: &Worker) -> usize {
         let sqs = aws_sdk_sqs::Client::new(&self.config);
         let mut handled = 0;
         loop {
-            let round = crate::dev_server::billet_registrar_round(&sqs, &self.billet_queue_url, &self.store, 0)
-                .await
-                .expect("a worker round");
+            let round = crate::dev_server::worker_round(&sqs, queue_url, worker, 0).await.expect("a worker round");
             if round == 0 {
                 return handled;
             }
@@ -131,10 +155,13 @@ impl DevServer {
         }
     }
 
-    /// The worker polling this server's queue in the background, as the dev server runs it.
+    /// Both workers polling this server's queues in the background, as the dev server runs them.
     pub fn start_worker(&self) {
         let sqs = aws_sdk_sqs::Client::new(&self.config);
-        tokio::spawn(crate::dev_server::run_billet_registrar(sqs, self.billet_queue_url.clone(), self.store.clone()));
+        let registrar = Worker::BilletRegistrar { store: self.store.clone() };
+        tokio::spawn(crate::dev_server::run_worker(sqs.clone(), self.billet_queue_url.clone(), registrar));
+        let expander = Worker::BulkExpander { store: self.store.clone(), queues: self.queues.clone() };
+        tokio::spawn(crate::dev_server::run_worker(sqs, self.bulk_queue_url.clone(), expander));
     }
 
     pub fn url(&self, path: &str) -> String {
@@ -145,4 +172,17 @@ impl DevServer {
     pub fn flusher(&self) -> crate::cache_flush::CacheFlusher {
         crate::cache_flush::CacheFlusher::DevServer { base_url: self.base_url.clone() }
     }
+}
+
+/// A valid CPF from 9 base digits (the two check digits computed).
+pub fn cpf(base: u64) -> String {
+    let mut digits: Vec<u64> = format!("{base:09}").bytes().map(|b| u64::from(b - b'0')).collect();
+    for len in [9, 10] {
+        let sum: u64 = digits.iter().take(len).enumerate().map(|(i, d)| d * (len as u64 + 1 - i as u64)).sum();
+        digits.push(match sum % 11 {
+            0 | 1 => 0,
+            r => 11 - r,
+        });
+    }
+    digits.iter().map(u64::to_string).collect()
 }

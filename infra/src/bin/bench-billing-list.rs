@@ -85,19 +85,6 @@ const SURNAMES: [&str; CONTACTS] = [
     "Moreira", "Nunes", "Oliveira", "Pereira", "Queiroz", "Ribeiro", "Santos", "Teixeira", "Vieira",
 ];
 
-/// A valid CPF from 9 base digits (the two check digits computed).
-fn cpf(base: u64) -> String {
-    let mut digits: Vec<u64> = format!("{base:09}").bytes().map(|b| u64::from(b - b'0')).collect();
-    for len in [9, 10] {
-        let sum: u64 = digits.iter().take(len).enumerate().map(|(i, d)| d * (len as u64 + 1 - i as u64)).sum();
-        digits.push(match sum % 11 {
-            0 | 1 => 0,
-            r => 11 - r,
-        });
-    }
-    digits.iter().map(u64::to_string).collect()
-}
-
 /// Writes the items 25 per `BatchWriteItem`, several batches at once.
 async fn put_all(store: &Store, items: Vec<Item>) -> anyhow::Result<()> {
     use futures::stream::{self, StreamExt, TryStreamExt};
@@ -159,7 +146,7 @@ async fn main() -> anyhow::Result<()> {
     let bank_rule = rule["bank_rule"]["id"].as_i64().context("bank rule id")?;
     let mut contacts = Vec::new();
     for (i, surname) in SURNAMES.iter().enumerate() {
-        let body = json!({"contact": {"full_name": format!("Cliente {surname}"), "cpf": cpf(100_000_000 + i as u64),
+        let body = json!({"contact": {"full_name": format!("Cliente {surname}"), "cpf": infra::testing::cpf(100_000_000 + i as u64),
             "email": format!("c{i}@example.com"),
             "address_postal_code": "01310-100", "address_street": "Avenida Paulista", "address_number": "1000",
             "address_district": "Bela Vista", "address_city": "São Paulo", "address_state": "SP"}});

@@ -9,6 +9,7 @@ use billing_api::auth::AuthCache;
 use billing_api::rate_limit::RateLimits;
 use billing_api::store::Store;
 use clap::Parser;
+use infra::dev_server::Worker;
 
 #[derive(Parser, Debug)]
 #[command(about = "Serves the billing API locally against the local stack")]
@@ -47,18 +48,20 @@ async fn main() -> anyhow::Result<()> {
     println!("  Demo token:    {}", demo.token);
     println!("  Table:         {}", resources.table);
     println!("  Queues:        {}", resources.queues.keys().cloned().collect::<Vec<_>>().join(", "));
-    println!("  Workers:       billet registration (in-process, polling its queue)");
+    println!("  Workers:       billet registration, bulk expansion (in-process, polling their queues)");
     println!("  Rate limits:   {} (RATE_LIMIT_PER_IP / RATE_LIMIT_PER_TOKEN, 0 = off)", limits);
     println!("  Try:           curl -H 'Authorization: Bearer {}' {base}/v1/tags", demo.token);
     println!("Press Ctrl-C to stop.");
 
     let billet_queue = resources.queues[infra::local_stack::BILLET_REGISTRATION_QUEUE].clone();
-    let queues = billing_api::jobs::Queues::new(aws_sdk_sqs::Client::new(&config), billet_queue.clone());
-    tokio::spawn(infra::dev_server::run_billet_registrar(
-        aws_sdk_sqs::Client::new(&config),
-        billet_queue,
-        store.clone(),
-    ));
+    let bulk_queue = resources.queues[infra::local_stack::BULK_EXPANSION_QUEUE].clone();
+    let sqs = aws_sdk_sqs::Client::new(&config);
+    let queues =
+        billing_api::jobs::Queues::new(sqs.clone(), billet_queue.clone()).with_bulk_expansion(bulk_queue.clone());
+    let registrar = Worker::BilletRegistrar { store: store.clone() };
+    tokio::spawn(infra::dev_server::run_worker(sqs.clone(), billet_queue, registrar));
+    let expander = Worker::BulkExpander { store: store.clone(), queues: queues.clone() };
+    tokio::spawn(infra::dev_server::run_worker(sqs, bulk_queue, expander));
     let state = AppState::new(store).with_queues(Some(queues)).with_rate_limits(limits);
     let router = infra::dev_server::router(state, AuthCache::default());
     infra::dev_server::serve(listener, router, async {

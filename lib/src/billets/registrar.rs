@@ -42,25 +42,9 @@ pub enum Outcome {
     Skipped(&'static str),
 }
 
-/// Handles one SQS batch; the ids of the messages that failed go back for redelivery (a message
-/// that is not a job fails too, and ends in the DLQ after the queue's receive limit).
+/// Handles one SQS batch; the ids of the messages that failed go back for redelivery.
 pub async fn handle_batch(store: &Store, event: SqsEvent) -> SqsBatchResponse {
-    let mut response = SqsBatchResponse::default();
-    for message in event.records {
-        let id = message.message_id.clone().unwrap_or_default();
-        let result = match serde_json::from_str::<Job>(message.body.as_deref().unwrap_or_default()) {
-            Ok(job) => handle(store, &job).await,
-            Err(error) => Err(anyhow::Error::new(error).context("message body is not a job")),
-        };
-        match result {
-            Ok(outcome) => tracing::info!(message_id = %id, ?outcome, "billet registration handled"),
-            Err(error) => {
-                tracing::error!(message_id = %id, error = ?error, "billet registration failed");
-                response.add_failure(id);
-            }
-        }
-    }
-    response
+    crate::jobs::handle_batch(event, "billet registration", move |job| async move { handle(store, &job).await }).await
 }
 
 pub async fn handle(store: &Store, job: &Job) -> anyhow::Result<Outcome> {
@@ -68,6 +52,7 @@ pub async fn handle(store: &Store, job: &Job) -> anyhow::Result<Outcome> {
         Job::BilletRegistration { account_id, billing_id, generation, .. } => {
             register(store, *account_id, *billing_id, *generation).await
         }
+        Job::BulkExpansion { .. } => bail!("a bulk-expansion job on the billet-registration queue"),
     }
 }
 

@@ -19,7 +19,7 @@ use crate::http::routing::parse_id;
 use crate::http::{response, ApiError, ApiResult, RequestBody};
 use crate::references::{BankRule, BillCategory};
 use crate::store::records;
-use crate::store::{keys, retry_on_conflict, Store};
+use crate::store::{keys, retry_on_conflict, Store, Write};
 use crate::tags::Tag;
 use crate::time::{today, Timestamp};
 
@@ -30,7 +30,6 @@ pub const MSG_CATEGORY_INVALID: &str = "Categoria financeira não encontrada ou 
 pub const MSG_TAG_NOT_FOUND: &str = "Etiqueta não encontrada";
 pub const MSG_EXCLUDED_TAG_NOT_FOUND: &str = "Etiquetas excluídas (excluded_tag_ids) não encontradas";
 pub const MSG_CONTACT_BLANK: &str = "Contato (contact_id) não pode ficar em branco";
-pub const MSG_BULK_PENDING: &str = "Cobrança em lote (bulk) ainda não está disponível nesta versão";
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -148,28 +147,45 @@ async fn create(State(state): State<AppState>, tenant: Tenant, body: RequestBody
     let account = tenant.account_id();
     let draft = Draft::parse(body.envelope("billing")?).map_err(ApiError::Validation)?;
     let draft = apply_modules(draft, &tenant)?;
-    if draft.issue_type == IssueType::Bulk {
-        return Err(ApiError::validation(MSG_BULK_PENDING));
-    }
     let queues = state.queues.as_ref().ok_or_else(|| anyhow::anyhow!("billet registration queue not configured"))?;
     let store = &state.store;
+    if draft.issue_type == IssueType::Bulk {
+        if !queues.expands_bulk() {
+            return Err(anyhow::anyhow!("bulk expansion queue not configured").into());
+        }
+        let billing = body.0.get("billing").cloned().unwrap_or_default();
+        let accepted = super::bulk::accept(store, queues, account, &draft, billing).await?;
+        return Ok(response::json_response(http::StatusCode::ACCEPTED, &accepted));
+    }
     let billing = retry_on_conflict(|| async {
         let payer = check_references(store, account, &draft).await?;
-        let id = records::next_id::<Billing>(store, account).await?;
-        let first_item =
-            store.reserve_ids(keys::account(account), keys::sequence("BILLINGITEM"), draft.items.len() as i64).await?;
-        let items = Billing::items_from(first_item, &draft.items);
-        let billing = Billing::new(id, &draft, payer, items, Timestamp::now());
-        // The references are checked again inside the transaction; the contacts count the billing
-        // (a contact with billings cannot be deleted).
-        let mut also = links::reference_checks(account, &billing);
-        also.extend(links::reference_writes(account, None, Some(&billing)));
-        also.extend(links::added(account, &billing));
-        records::insert(store, account, &billing, "", also).await?;
-        Ok(billing)
+        insert_new(store, account, &draft, payer, Vec::new()).await
     })
     .await?;
     // Registration of the billet happens in the background (§2.2).
     crate::billets::lifecycle::request_registration(queues, account, &billing).await;
     Ok(response::created(&single(store, account, &billing).await?))
+}
+
+/// Writes a new billing of `draft` paid by `payer`, with `also` in its transaction. The references
+/// are checked again inside the transaction, and the contacts count the billing (a contact with
+/// billings cannot be deleted). A lost race is `Conflict`, for `retry_on_conflict`.
+pub(super) async fn insert_new(
+    store: &Store,
+    account: AccountId,
+    draft: &Draft,
+    payer: Option<i64>,
+    also: Vec<Write>,
+) -> ApiResult<Billing> {
+    let id = records::next_id::<Billing>(store, account).await?;
+    let first_item =
+        store.reserve_ids(keys::account(account), keys::sequence("BILLINGITEM"), draft.items.len() as i64).await?;
+    let items = Billing::items_from(first_item, &draft.items);
+    let billing = Billing::new(id, draft, payer, items, Timestamp::now());
+    let mut writes = links::reference_checks(account, &billing);
+    writes.extend(links::reference_writes(account, None, Some(&billing)));
+    writes.extend(links::added(account, &billing));
+    writes.extend(also);
+    records::insert(store, account, &billing, "", writes).await?;
+    Ok(billing)
 }

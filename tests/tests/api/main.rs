@@ -7,6 +7,7 @@ mod bank_billets;
 mod bill_categories;
 mod billing_updates;
 mod billings;
+mod bulk_billings;
 mod contacts;
 mod errors;
 mod groups;
