@@ -261,7 +261,7 @@ async fn the_function_counts_the_source_ip_api_gateway_saw() {
     let (account, _) = active_account(&store).await;
     let limits = billing_api::rate_limit::RateLimits { per_ip: Some(1), per_token: None };
     let app = functions::http_app(billing_api::tags::router(), AppState::new(store).with_rate_limits(limits));
-    let minute = || billing_api::rate_limit::window(unix_now()).0;
+    let minute = || billing_api::rate_limit::window(billing_api::rate_limit::unix_now()).0;
     for _ in 0..3 {
         // An address of this attempt only (documentation range), so nothing else counts on it.
         let ip = format!("2001:db8::{:x}", rand::random::<u32>());
@@ -287,8 +287,4 @@ async fn the_function_counts_the_source_ip_api_gateway_saw() {
         return;
     }
     panic!("three attempts in a row straddled a minute");
-}
-
-fn unix_now() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64
 }

@@ -65,6 +65,11 @@ impl std::fmt::Display for RateLimits {
     }
 }
 
+/// Now, in unix seconds: the clock the windows are read on.
+pub fn unix_now() -> i64 {
+    chrono::Utc::now().timestamp()
+}
+
 /// The window of a moment (unix seconds): its minute since the epoch, and the seconds from the
 /// moment to the start of the next minute (1..=60), which is what `Retry-After` says.
 pub fn window(unix_seconds: i64) -> (i64, u64) {
@@ -147,7 +152,7 @@ pub async fn rate_limit(State(limiter): State<RateLimiter>, request: Request, ne
         .and_then(|v| v.to_str().ok())
         .and_then(ApiToken::from_authorization_header)
         .map(|token| token.digest());
-    match limiter.admit(ip.as_deref(), digest.as_deref(), chrono::Utc::now().timestamp()).await {
+    match limiter.admit(ip.as_deref(), digest.as_deref(), unix_now()).await {
         Ok(()) => next.run(request).await,
         Err(refusal) => {
             tracing::info!(limit = refusal.limit, per = refusal.per, "request over the rate limit");

@@ -4,17 +4,17 @@
 //! (untouched by it) has begun.
 
 use std::future::Future;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use billing_api::auth::tokens;
-use billing_api::rate_limit::{window, RateLimiter, RateLimits, Refusal};
+use billing_api::rate_limit::{unix_now, window, RateLimiter, RateLimits, Refusal};
 use infra::testing::DevServer;
 
 use crate::support::{Answer, Api};
 
 /// The current window: (minute, seconds to the next one).
 fn window_now() -> (i64, u64) {
-    window(SystemTime::now().duration_since(UNIX_EPOCH).expect("clock after 1970").as_secs() as i64)
+    window(unix_now())
 }
 
 /// Runs `check` until one run starts and ends in the same minute.
