@@ -29,6 +29,11 @@ impl AppState {
         AppState { rate_limits, ..self }
     }
 
+    /// The queues, which routes that enqueue need (a deployment without them is misconfigured: 500).
+    pub fn queues(&self) -> crate::http::ApiResult<&Queues> {
+        self.queues.as_ref().ok_or_else(|| anyhow::anyhow!("the billet registration queue is not configured").into())
+    }
+
     /// The counters of the rate limits, on this state's table.
     pub fn rate_limiter(&self) -> RateLimiter {
         RateLimiter::new(self.store.clone(), self.rate_limits)

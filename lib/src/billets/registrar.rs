@@ -109,14 +109,8 @@ fn payer_of(contact: Option<&Contact>) -> Payer {
 /// Step 2: the `issued` billet, written with the billing's pointer to it.
 async fn issue(store: &Store, owner: &Account, billing: &Billing) -> Result<BankBillet, ApiError> {
     let account = owner.id;
-    let rule = match billing.bank_rule_id {
-        Some(id) => records::find::<BankRule>(store, account, id).await?,
-        None => None,
-    };
-    let contact = match billing.contact_id {
-        Some(id) => records::find::<Contact>(store, account, id).await?,
-        None => None,
-    };
+    let rule = records::find_referenced::<BankRule>(store, account, billing.bank_rule_id).await?;
+    let contact = records::find_referenced::<Contact>(store, account, billing.contact_id).await?;
     let bank_symbol = rule.as_ref().map(|r| r.bank_symbol.clone()).unwrap_or_default();
     let provider = provider_for(&bank_symbol);
     let rule_agreement = rule.as_ref().and_then(|r| r.agreement_code.as_deref());

@@ -57,14 +57,8 @@ pub async fn single_with(
     billing: &Billing,
     billets: &[BankBillet],
 ) -> ApiResult<Value> {
-    let contact = match billing.contact_id {
-        Some(id) => records::find::<Contact>(store, account, id).await?,
-        None => None,
-    };
-    let tag = match billing.tag_id {
-        Some(id) => records::find::<Tag>(store, account, id).await?,
-        None => None,
-    };
+    let contact = records::find_referenced::<Contact>(store, account, billing.contact_id).await?;
+    let tag = records::find_referenced::<Tag>(store, account, billing.tag_id).await?;
     let related = Related { contact: contact.as_ref(), tag: tag.as_ref(), billets };
     Ok(represent(billing, &related, today(), true))
 }
@@ -125,10 +119,7 @@ pub(super) async fn check_references(store: &Store, account: AccountId, draft: &
     }
     let Some(patient) = patient else { return Err(ApiError::validation(MSG_CONTACT_BLANK)) };
     // A guardian deleted since it was set leaves the patient paying.
-    let guardian = match patient.financial_guardian_id {
-        Some(id) => records::find::<Contact>(store, account, id).await?,
-        None => None,
-    };
+    let guardian = records::find_referenced::<Contact>(store, account, patient.financial_guardian_id).await?;
     Ok(Some(guardian.map_or(patient.id, |g| g.id)))
 }
 
@@ -147,7 +138,7 @@ async fn create(State(state): State<AppState>, tenant: Tenant, body: RequestBody
     let account = tenant.account_id();
     let draft = Draft::parse(body.envelope("billing")?).map_err(ApiError::Validation)?;
     let draft = apply_modules(draft, &tenant)?;
-    let queues = state.queues.as_ref().ok_or_else(|| anyhow::anyhow!("billet registration queue not configured"))?;
+    let queues = state.queues()?;
     let store = &state.store;
     if draft.issue_type == IssueType::Bulk {
         if !queues.expands_bulk() {

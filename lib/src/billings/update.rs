@@ -276,9 +276,7 @@ pub async fn update(
     })
     .await?;
     if reissued {
-        let queues =
-            state.queues.as_ref().ok_or_else(|| anyhow::anyhow!("billet registration queue not configured"))?;
-        lifecycle::request_registration(queues, account, &billing).await;
+        lifecycle::request_registration(state.queues()?, account, &billing).await;
     }
     Ok(response::ok(&single(&state.store, account, &billing).await?))
 }

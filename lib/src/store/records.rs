@@ -74,6 +74,14 @@ pub async fn find<R: Record>(store: &Store, account: AccountId, id: i64) -> ApiR
     Ok(item.map(|i| R::from_item(&i)).transpose()?)
 }
 
+/// The record a reference names, when it names one (`None` for no id, or an id of no record).
+pub async fn find_referenced<R: Record>(store: &Store, account: AccountId, id: Option<i64>) -> ApiResult<Option<R>> {
+    match id {
+        Some(id) => find(store, account, id).await,
+        None => Ok(None),
+    }
+}
+
 pub async fn find_or_404<R: Record>(store: &Store, account: AccountId, id: i64) -> ApiResult<R> {
     find(store, account, id).await?.ok_or(ApiError::NotFound)
 }
