@@ -72,6 +72,13 @@ start_moto() {
   exit 1
 }
 
+# Resident memory of the moto server started by start_moto, in MB ("?" when unknown).
+moto_memory_mb() {
+  local kb
+  kb="$(ps -o rss= -p "${MOTO_PID:-0}" 2>/dev/null | tr -d ' ')"
+  if [ -n "$kb" ]; then echo $((kb / 1024)); else echo "?"; fi
+}
+
 stop_moto() {
   if [ -n "${MOTO_PID:-}" ]; then
     kill "$MOTO_PID" 2>/dev/null || true
