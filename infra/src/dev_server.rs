@@ -4,7 +4,8 @@
 
 use anyhow::Context as _;
 use aws_lambda_events::sqs::{SqsBatchResponse, SqsEvent, SqsMessage};
-use axum::extract::State;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::middleware::Next;
 use axum::response::Response;
 use axum::routing::delete;
 use axum::Router;
@@ -18,6 +19,7 @@ use billing_api::store::Store;
 use billing_api::{billets, billings};
 
 use crate::cache_flush::LOCAL_FLUSH_PATH;
+use crate::listener::{JsonListener, Peer};
 
 /// Every route behind the local authorizer and then the rate limits, in the order API Gateway and
 /// the functions apply them on AWS.
@@ -37,15 +39,23 @@ async fn flush_cache(State(cache): State<AuthCache>) -> Response {
     response::no_content()
 }
 
-/// Serves until `shutdown` resolves.
+/// Serves until `shutdown` resolves. hyper's own refusals (a malformed request line, a URI or
+/// head too large) are answered in JSON like every other 4xx (`crate::listener`).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     router: Router,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    // The peer address is the origin IP the per-IP rate limit counts.
-    let service = router.into_make_service_with_connect_info::<std::net::SocketAddr>();
-    axum::serve(listener, service).with_graceful_shutdown(shutdown).await
+    let service = router.layer(axum::middleware::from_fn(peer_address)).into_make_service_with_connect_info::<Peer>();
+    axum::serve(JsonListener(listener), service).with_graceful_shutdown(shutdown).await
+}
+
+/// The peer address is the origin IP the per-IP rate limit counts (`ConnectInfo<SocketAddr>`).
+async fn peer_address(mut request: Request, next: Next) -> Response {
+    if let Some(ConnectInfo(Peer(address))) = request.extensions().get::<ConnectInfo<Peer>>().copied() {
+        request.extensions_mut().insert(ConnectInfo(address));
+    }
+    next.run(request).await
 }
 
 /// A queue consumer, as its Lambda runs it.

@@ -5,6 +5,7 @@
 pub mod cache_flush;
 pub mod demo;
 pub mod dev_server;
+pub mod listener;
 pub mod local_stack;
 pub mod ops;
 pub mod testing;

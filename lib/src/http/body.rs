@@ -1,6 +1,11 @@
 //! Request bodies: JSON, or form-encoded with Rails-style nested keys (`tag[name]=x`,
 //! `contact[tag_ids][]=1`, `billing[billing_items][][description]=x`), both read into one
 //! `serde_json::Value` so that every resource parses its fields once.
+//!
+//! Nesting is bounded: a body deeper than [`MAX_DEPTH`] levels (JSON arrays and objects, or the
+//! brackets of a form key) is a 400, so no request can exhaust the stack of the parser, of the
+//! value's destructor or of anything that walks it. Real bodies are four levels deep at most
+//! (`billing` → `billing_items` → `[]` → `description`).
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
@@ -10,7 +15,11 @@ use serde_json::{Map, Value};
 use super::error::ApiError;
 use super::fields::Fields;
 
-/// A parsed request body. Malformed JSON is a 400; an empty body is an empty object.
+/// Levels of nesting a body may have: JSON containers, or segments of a form key (`a[b][]` is 3).
+pub const MAX_DEPTH: usize = 32;
+
+/// A parsed request body. Malformed JSON and bodies nested deeper than [`MAX_DEPTH`] are a 400;
+/// an empty body is an empty object.
 #[derive(Debug, Clone)]
 pub struct RequestBody(pub Value);
 
@@ -35,19 +44,52 @@ impl<S: Send + Sync> FromRequest<S> for RequestBody {
             .and_then(|v| v.to_str().ok())
             .map(|v| v.trim_start().to_ascii_lowercase().starts_with("application/x-www-form-urlencoded"))
             .unwrap_or(false);
-        let bytes = Bytes::from_request(req, state).await.map_err(|_| ApiError::BodyTooLarge)?;
+        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
+            if rejection.status() == http::StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::BodyTooLarge
+            } else {
+                // The connection failed mid-body (a broken chunked encoding, a client gone).
+                ApiError::BadRequest(super::error::MSG_UNREADABLE_BODY)
+            }
+        })?;
         parse(&bytes, is_form).map(RequestBody)
     }
 }
 
 pub fn parse(bytes: &[u8], is_form: bool) -> Result<Value, ApiError> {
     if is_form {
-        return Ok(parse_form(bytes));
+        return parse_form(bytes);
     }
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Value::Object(Map::new()));
     }
-    serde_json::from_slice(bytes).map_err(|_| ApiError::MalformedBody)
+    // serde_json stops at 128 levels on its own (a "recursion limit" error); ours is tighter.
+    let value: Value = serde_json::from_slice(bytes).map_err(|error| match error.classify() {
+        serde_json::error::Category::Syntax if error.to_string().starts_with("recursion limit") => {
+            ApiError::BadRequest(super::error::MSG_TOO_DEEP)
+        }
+        _ => ApiError::MalformedBody,
+    })?;
+    if depth(&value) > MAX_DEPTH {
+        return Err(ApiError::BadRequest(super::error::MSG_TOO_DEEP));
+    }
+    Ok(value)
+}
+
+/// Levels of containers of a JSON value (a scalar is 0), counted without recursion.
+fn depth(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut pending = vec![(value, 0)];
+    while let Some((value, level)) = pending.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match value {
+            Value::Array(items) => Box::new(items.iter()),
+            Value::Object(map) => Box::new(map.values()),
+            _ => continue,
+        };
+        deepest = deepest.max(level + 1);
+        pending.extend(children.map(|child| (child, level + 1)));
+    }
+    deepest
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -56,15 +98,19 @@ enum Segment {
     Push,
 }
 
-/// Parses `application/x-www-form-urlencoded` with Rack's nesting rules.
-pub fn parse_form(bytes: &[u8]) -> Value {
+/// Parses `application/x-www-form-urlencoded` with Rack's nesting rules; a key of more than
+/// [`MAX_DEPTH`] segments is a 400.
+pub fn parse_form(bytes: &[u8]) -> Result<Value, ApiError> {
     let mut root = Value::Object(Map::new());
     for (key, value) in form_urlencoded::parse(bytes) {
         if let Some(segments) = segments(&key) {
+            if segments.len() > MAX_DEPTH {
+                return Err(ApiError::BadRequest(super::error::MSG_TOO_DEEP));
+            }
             assign(&mut root, &segments, value.into_owned());
         }
     }
-    root
+    Ok(root)
 }
 
 /// `a[b][]` → `[Key(a), Key(b), Push]`; a key that does not follow the bracket grammar is taken
@@ -81,7 +127,8 @@ fn segments(key: &str) -> Option<Vec<Segment>> {
     }
     let mut out = vec![Segment::Key(key[..open].to_owned())];
     let mut rest = &key[open..];
-    while !rest.is_empty() {
+    // One segment past the limit is enough to refuse the key; the rest is not read.
+    while !rest.is_empty() && out.len() <= MAX_DEPTH {
         let Some(inner) = rest.strip_prefix('[') else {
             return Some(vec![Segment::Key(key.to_owned())]);
         };
@@ -143,15 +190,15 @@ mod tests {
 
     #[test]
     fn nested_form_keys_follow_rails() {
-        let v = parse_form(b"tag%5Bname%5D=VIP&tag[color]=success&account_id=9");
+        let v = parse_form(b"tag%5Bname%5D=VIP&tag[color]=success&account_id=9").unwrap();
         assert_eq!(v, json!({"tag": {"name": "VIP", "color": "success"}, "account_id": "9"}));
     }
 
     #[test]
     fn form_arrays_and_the_empty_marker() {
-        let v = parse_form(b"contact[tag_ids][]=1&contact[tag_ids][]=2");
+        let v = parse_form(b"contact[tag_ids][]=1&contact[tag_ids][]=2").unwrap();
         assert_eq!(v, json!({"contact": {"tag_ids": ["1", "2"]}}));
-        let v = parse_form(b"contact[tag_ids][]=");
+        let v = parse_form(b"contact[tag_ids][]=").unwrap();
         assert_eq!(v, json!({"contact": {"tag_ids": [""]}}));
     }
 
@@ -159,7 +206,8 @@ mod tests {
     fn form_arrays_of_objects_start_a_new_object_when_a_key_repeats() {
         let v = parse_form(
             b"b[items][][description]=A&b[items][][quantity]=1&b[items][][description]=B&b[items][][quantity]=2",
-        );
+        )
+        .unwrap();
         assert_eq!(
             v,
             json!({"b": {"items": [{"description": "A", "quantity": "1"}, {"description": "B", "quantity": "2"}]}})
@@ -168,7 +216,7 @@ mod tests {
 
     #[test]
     fn plus_and_percent_decoding_and_odd_keys() {
-        let v = parse_form(b"tag[name]=Caf%C3%A9+da+manh%C3%A3&[x]=1&a[b=2&=3");
+        let v = parse_form(b"tag[name]=Caf%C3%A9+da+manh%C3%A3&[x]=1&a[b=2&=3").unwrap();
         assert_eq!(v["tag"]["name"], "Café da manhã");
         assert_eq!(v["[x]"], "1");
         assert_eq!(v["a[b"], "2");
@@ -180,6 +228,28 @@ mod tests {
         assert_eq!(parse(br#"{"tag":{"name":"x"}}"#, false).unwrap(), json!({"tag": {"name": "x"}}));
         assert!(matches!(parse(b"{\"tag\":", false), Err(ApiError::MalformedBody)));
         assert!(matches!(parse(b"tag[name]=x", false), Err(ApiError::MalformedBody)));
+    }
+
+    fn too_deep(result: Result<Value, ApiError>) -> bool {
+        matches!(result, Err(ApiError::BadRequest(message)) if message == super::super::error::MSG_TOO_DEEP)
+    }
+
+    #[test]
+    fn nesting_is_bounded_in_both_formats() {
+        // Exactly the limit is fine; one more level is a 400, and so are 100,000 levels.
+        let json = |levels: usize| format!("{}1{}", "[".repeat(levels), "]".repeat(levels));
+        assert!(parse(json(MAX_DEPTH).as_bytes(), false).is_ok());
+        assert!(too_deep(parse(json(MAX_DEPTH + 1).as_bytes(), false)));
+        assert!(too_deep(parse(json(100_000).as_bytes(), false)));
+        let objects = format!("{}1{}", r#"{"a":"#.repeat(100_000), "}".repeat(100_000));
+        assert!(too_deep(parse(objects.as_bytes(), false)));
+
+        let form = |segment: &str, levels: usize| format!("tag{}=1", segment.repeat(levels));
+        assert!(parse(form("[a]", MAX_DEPTH - 1).as_bytes(), true).is_ok());
+        assert!(too_deep(parse(form("[a]", MAX_DEPTH).as_bytes(), true)));
+        assert!(too_deep(parse(form("[a]", 100_000).as_bytes(), true)));
+        assert!(too_deep(parse(form("[]", 100_000).as_bytes(), true)));
+        assert!(too_deep(parse(form("[][a]", 50_000).as_bytes(), true)));
     }
 
     #[test]

@@ -14,6 +14,9 @@ pub enum ApiError {
     /// 400: the body is not valid JSON.
     #[error("malformed body")]
     MalformedBody,
+    /// 400 with a Portuguese reason: a body that cannot be read or is nested too deep.
+    #[error("bad request: {0}")]
+    BadRequest(&'static str),
     /// 413: the body exceeds the size limit.
     #[error("body too large")]
     BodyTooLarge,
@@ -36,7 +39,8 @@ pub enum ApiError {
     #[error("refused ({code}): {message}")]
     Coded { status: StatusCode, code: &'static str, message: String },
     /// A concurrent writer won a race; `store::retry_on_conflict` runs the operation again. Only
-    /// if retries run out does it reach the client, as a 500 (retry with backoff, §7).
+    /// if the contention outlasts its time budget does it reach the client: 409
+    /// `{status, message, code: "conflict"}` with `Retry-After`.
     #[error("lost a race to a concurrent writer")]
     Conflict,
     /// 500: anything unexpected. The source is logged, never sent.
@@ -51,14 +55,15 @@ impl ApiError {
 
     pub fn status(&self) -> StatusCode {
         match self {
-            ApiError::MalformedBody => StatusCode::BAD_REQUEST,
+            ApiError::MalformedBody | ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound | ApiError::RouteNotFound => StatusCode::NOT_FOUND,
             ApiError::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Coded { status, .. } => *status,
-            ApiError::Conflict | ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Conflict => StatusCode::CONFLICT,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 }
@@ -68,6 +73,16 @@ pub const MSG_NOT_FOUND: &str = "Não encontrado";
 pub const MSG_ROUTE_NOT_FOUND: &str = "Rota não encontrada";
 pub const MSG_MALFORMED_JSON: &str = "JSON malformado no corpo da requisição";
 pub const MSG_TOO_LARGE: &str = "Corpo da requisição muito grande";
+pub const MSG_TOO_DEEP: &str = "Corpo da requisição aninhado demais (máximo: 32 níveis)";
+pub const MSG_UNREADABLE_BODY: &str = "Corpo da requisição ilegível";
+pub const MSG_CONFLICT: &str =
+    "O registro foi alterado por outra requisição ao mesmo tempo; tente novamente em instantes";
+/// The stable `code` of a 409 for contention that outlasted the retries.
+pub const CODE_CONFLICT: &str = "conflict";
+/// At most this many messages go in a 422's `errors`; a last one says how many were left out.
+pub const MAX_ERRORS_SHOWN: usize = 50;
+/// Seconds a client waits before retrying a write that met contention.
+pub const CONFLICT_RETRY_AFTER: u32 = 1;
 pub const MSG_INTERNAL: &str = "Erro interno do servidor";
 
 impl IntoResponse for ApiError {
@@ -76,26 +91,42 @@ impl IntoResponse for ApiError {
         let code = status.as_u16();
         let body = match &self {
             ApiError::MalformedBody => json!({"status": code, "message": MSG_MALFORMED_JSON}),
+            ApiError::BadRequest(message) => json!({"status": code, "message": message}),
             ApiError::BodyTooLarge => json!({"status": code, "message": MSG_TOO_LARGE}),
             ApiError::Unauthorized => json!({"status": code, "message": MSG_UNAUTHORIZED}),
             ApiError::Forbidden(message) => json!({"status": code, "message": message}),
             ApiError::NotFound => json!({"status": code, "message": MSG_NOT_FOUND}),
             ApiError::RouteNotFound => json!({"status": code, "message": MSG_ROUTE_NOT_FOUND}),
-            ApiError::Validation(errors) => json!({"status": code, "errors": errors}),
+            ApiError::Validation(errors) => json!({"status": code, "errors": shown(errors)}),
             ApiError::Coded { code: stable, message, .. } => {
                 json!({"status": code, "message": message, "code": stable})
             }
             ApiError::Conflict => {
-                tracing::error!("gave up after repeated write conflicts");
-                json!({"status": code, "message": MSG_INTERNAL})
+                tracing::warn!("gave up after write conflicts outlasted the retries");
+                json!({"status": code, "message": MSG_CONFLICT, "code": CODE_CONFLICT})
             }
             ApiError::Internal(source) => {
                 tracing::error!(error = ?source, "internal error");
                 json!({"status": code, "message": MSG_INTERNAL})
             }
         };
-        json_response(status, &body)
+        let mut response = json_response(status, &body);
+        if matches!(self, ApiError::Conflict) {
+            response.headers_mut().insert(http::header::RETRY_AFTER, http::HeaderValue::from(CONFLICT_RETRY_AFTER));
+        }
+        response
     }
+}
+
+/// The messages of a 422, at most [`MAX_ERRORS_SHOWN`] of them: a request with thousands of broken
+/// elements gets a short answer.
+fn shown(errors: &[String]) -> Vec<String> {
+    if errors.len() <= MAX_ERRORS_SHOWN {
+        return errors.to_vec();
+    }
+    let mut shown = errors[..MAX_ERRORS_SHOWN - 1].to_vec();
+    shown.push(format!("… e mais {} erros", errors.len() - (MAX_ERRORS_SHOWN - 1)));
+    shown
 }
 
 #[cfg(test)]
@@ -118,8 +149,24 @@ mod tests {
         assert_eq!(status, 500);
         assert_eq!(body, json!({"status": 500, "message": MSG_INTERNAL}));
         assert_eq!(content_type, "application/json; charset=utf-8");
+    }
+
+    #[tokio::test]
+    async fn contention_is_a_409_with_retry_after() {
+        let response = ApiError::Conflict.into_response();
+        assert_eq!(response.headers()[http::header::RETRY_AFTER], "1");
         let (status, body, _) = body_of(ApiError::Conflict).await;
-        assert_eq!((status, body), (500, json!({"status": 500, "message": MSG_INTERNAL})));
+        assert_eq!((status, body), (409, json!({"status": 409, "message": MSG_CONFLICT, "code": "conflict"})));
+    }
+
+    #[tokio::test]
+    async fn a_long_list_of_errors_is_cut_short() {
+        let errors: Vec<String> = (1..=5000).map(|n| format!("Item {n}: não é válido")).collect();
+        let (_, body, _) = body_of(ApiError::Validation(errors)).await;
+        let shown = body["errors"].as_array().unwrap();
+        assert_eq!(shown.len(), MAX_ERRORS_SHOWN);
+        assert_eq!(shown[0], "Item 1: não é válido");
+        assert_eq!(shown[MAX_ERRORS_SHOWN - 1], "… e mais 4951 erros");
     }
 
     #[tokio::test]
