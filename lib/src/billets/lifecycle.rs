@@ -20,7 +20,7 @@ use crate::billings::compute::Status;
 use crate::billings::model::Billing;
 use crate::http::ApiResult;
 use crate::jobs::{Job, Queues};
-use crate::store::{records, retry_on_conflict, Store, Write};
+use crate::store::{records, retry_in_turn, Store, Write};
 use crate::time::{today, Timestamp};
 
 /// The billet of the billing's latest registration, once issued.
@@ -98,7 +98,7 @@ pub async fn pay(store: &Store, account: AccountId, billing_id: i64, payment: &P
     if payment.amount <= Decimal::ZERO || payment.fee < Decimal::ZERO || payment.fee > payment.amount {
         bail!("the paid amount must be positive and the fee between zero and the paid amount");
     }
-    let billing = retry_on_conflict(|| async {
+    let billing = retry_in_turn(records::key_of::<Billing>(account, billing_id), || async {
         let billing: Billing = records::find_or_404(store, account, billing_id).await?;
         if !billing.status.collectable() {
             return Err(

@@ -331,7 +331,7 @@ pub async fn detach(
     let entries = store.index_entries(keys::listing(account, Contact::KIND), None).await?;
     for entry in entries.iter().filter(|e| pick(e)) {
         let Some(id) = keys::id_of(&entry.sk) else { continue };
-        crate::store::retry_on_conflict(|| async {
+        crate::store::retry_in_turn(records::key_of::<Contact>(account, id), || async {
             let Some(current) = records::find::<Contact>(store, account, id).await? else { return Ok(()) };
             let mut next = current.clone();
             change(&mut next);

@@ -118,7 +118,7 @@ impl Store {
     /// the items up to the last one wanted (about 45 bytes each, 90 per eventually consistent
     /// read unit) and nothing after.
     pub async fn keys_descending(&self, pk: String, skip: usize, take: usize) -> StoreResult<Vec<String>> {
-        let wanted = skip + take;
+        let wanted = skip.saturating_add(take);
         let mut keys = Vec::new();
         let mut start: Option<HashMap<String, AttributeValue>> = None;
         while keys.len() < wanted {

@@ -16,7 +16,7 @@ use aws_sdk_dynamodb::Client;
 
 pub use item::{Item, ItemExt};
 pub use listing::IndexEntry;
-pub use writes::{retry_on_conflict, Condition, Write, MAX_TRANSACTION_ITEMS};
+pub use writes::{retry_in_turn, retry_on_conflict, Condition, Write, MAX_TRANSACTION_ITEMS};
 
 use crate::http::ApiError;
 

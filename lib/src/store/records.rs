@@ -12,7 +12,7 @@ use super::item::{n, s};
 use super::{keys, Condition, Item, ItemExt, Store, StoreError, Write};
 use crate::accounts::AccountId;
 use crate::http::{ApiError, ApiResult, Pagination};
-use crate::store::retry_on_conflict;
+use crate::store::{retry_in_turn, retry_on_conflict};
 use crate::time::Timestamp;
 
 pub trait Record: Sized {
@@ -63,6 +63,11 @@ fn guard_item<R: Record>(account: AccountId, unique_kind: &str, value: &str, rec
         ("kind".into(), s("unique")),
         ("owner".into(), s(keys::record(R::KIND, record.id()))),
     ])
+}
+
+/// The key of the account's record `id` of kind `R`.
+pub fn key_of<R: Record>(account: AccountId, id: i64) -> (String, String) {
+    (keys::account(account), keys::record(R::KIND, id))
 }
 
 pub async fn next_id<R: Record>(store: &Store, account: AccountId) -> ApiResult<i64> {
@@ -211,7 +216,7 @@ pub async fn create<R: Editable>(store: &Store, account: AccountId, changes: &R:
 /// Applies changes to the account's record `id` (404 when it has none); an update that changes
 /// nothing writes nothing.
 pub async fn update<R: Editable>(store: &Store, account: AccountId, id: i64, changes: &R::Changes) -> ApiResult<R> {
-    retry_on_conflict(|| async {
+    retry_in_turn(key_of::<R>(account, id), || async {
         let current: R = find_or_404(store, account, id).await?;
         let Some(next) = current.changed(changes, Timestamp::now())? else {
             return Ok(current);
@@ -225,7 +230,7 @@ pub async fn update<R: Editable>(store: &Store, account: AccountId, id: i64, cha
 
 /// Deletes the account's record `id` with its guard, unless billings depend on it.
 pub async fn delete<R: Editable>(store: &Store, account: AccountId, id: i64) -> ApiResult<()> {
-    let removed: R = retry_on_conflict(|| async {
+    let removed: R = retry_in_turn(key_of::<R>(account, id), || async {
         let current: R = find_or_404(store, account, id).await?;
         if current.in_use() {
             return Err(ApiError::validation(R::IN_USE));
