@@ -13,7 +13,34 @@ pub fn next_business_day(date: NaiveDate) -> NaiveDate {
 
 /// Parses `YYYY-MM-DD`.
 pub fn parse(text: &str) -> Option<NaiveDate> {
-    NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d").ok()
+    let text = text.trim();
+    // Exactly `YYYY-MM-DD`: chrono alone would also take `2030-3-4` or a signed five-digit year.
+    let shape = text.len() == 10
+        && text.bytes().enumerate().all(|(i, b)| if i == 4 || i == 7 { b == b'-' } else { b.is_ascii_digit() });
+    if !shape {
+        return None;
+    }
+    NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()
+}
+
+/// The first due date a bank billet can carry: the base of the barcode's due-date factor.
+pub fn first_due_date() -> NaiveDate {
+    NaiveDate::from_ymd_opt(1997, 10, 7).expect("a valid date")
+}
+
+/// A billing's `due_date` as sent: `YYYY-MM-DD`, moved off a weekend, and not before the first
+/// date a billet can carry; the Portuguese message otherwise.
+pub fn parse_due_date(text: &str) -> Result<NaiveDate, &'static str> {
+    let date = parse(text).ok_or("Vencimento (due_date) não é uma data válida (AAAA-MM-DD)")?;
+    if date < first_due_date() {
+        return Err("Vencimento (due_date) deve ser a partir de 1997-10-07");
+    }
+    let moved = next_business_day(date);
+    // A Saturday 9999-12-31 would move into a five-digit year.
+    if moved.year() > 9999 {
+        return Err("Vencimento (due_date) não é uma data válida (AAAA-MM-DD)");
+    }
+    Ok(moved)
 }
 
 #[cfg(test)]
@@ -29,5 +56,18 @@ mod tests {
         assert_eq!(next_business_day(d("2026-11-27")), d("2026-11-27")); // Friday
         assert_eq!(next_business_day(d("2026-12-31")), d("2026-12-31")); // Thursday
         assert_eq!(parse("22/11/2026"), None);
+    }
+
+    #[test]
+    fn dates_are_exactly_year_month_day() {
+        assert_eq!(parse(" 2030-03-04 "), NaiveDate::from_ymd_opt(2030, 3, 4));
+        for text in ["2030-3-4", "2030-03-4", "+2030-03-04", "20300-03-04", "2030-02-30", "2030/03/04", ""] {
+            assert_eq!(parse(text), None, "{text}");
+        }
+        assert_eq!(parse_due_date("2026-11-21"), Ok(NaiveDate::from_ymd_opt(2026, 11, 23).unwrap()));
+        assert!(parse_due_date("1997-10-06").is_err());
+        assert!(parse_due_date("1997-10-07").is_ok());
+        assert!(parse_due_date("9999-12-30").is_ok());
+        assert!(parse_due_date("2030-02-30").is_err());
     }
 }

@@ -8,6 +8,7 @@ use rust_decimal::Decimal;
 use serde_json::Value;
 
 use super::compute::{self, Status};
+use super::input::MAXIMUM_AMOUNT;
 use super::links;
 use super::model::Billing;
 use super::routes::single;
@@ -20,7 +21,7 @@ use crate::money;
 use crate::references::{BankAccount, SERVICE_ACCOUNT_TYPE};
 use crate::store::item::{dec, n, opt_n, opt_s, s};
 use crate::store::records::{self, Record};
-use crate::store::{keys, retry_on_conflict, Write};
+use crate::store::{keys, retry_in_turn, Write};
 use crate::time::{today, Timestamp};
 
 pub const DISCHARGE_REASONS: [&str; 2] = ["bank_deposit", "payment_in_hand"];
@@ -45,7 +46,7 @@ pub async fn cancel(
     if !(3..=1000).contains(&reason.chars().count()) {
         errors.push("Motivo do cancelamento (cancellation_reason) deve ter de 3 a 1000 caracteres".to_owned());
     }
-    let billing = retry_on_conflict(|| async {
+    let billing = retry_in_turn(records::key_of::<Billing>(account, id), || async {
         let current: Billing = records::find_or_404(&state.store, account, id).await?;
         if !errors.is_empty() {
             return Err(ApiError::Validation(errors.clone()));
@@ -93,8 +94,11 @@ fn pay_off_fields(fields: Fields<'_>) -> Result<(i64, String, Option<Decimal>), 
                 Value::String(s) => money::parse(s),
                 _ => None,
             };
-            if parsed.is_none_or(|g| g <= Decimal::ZERO) {
-                errors.push("Valor recebido (gw_gross_amount) deve ser um número positivo".to_owned());
+            let maximum = MAXIMUM_AMOUNT.parse::<Decimal>().expect("constant");
+            if parsed.is_none_or(|g| g <= Decimal::ZERO || g > maximum || g.normalize().scale() > 2) {
+                errors.push(format!(
+                    "Valor recebido (gw_gross_amount) deve ser um número positivo de até {MAXIMUM_AMOUNT}, com até 2 casas decimais"
+                ));
             }
             parsed
         }
@@ -119,7 +123,7 @@ pub async fn pay_off(
     let id = parse_id(&id)?;
     let parsed = pay_off_fields(body.envelope("billing")?);
     let store = &state.store;
-    let billing = retry_on_conflict(|| async {
+    let billing = retry_in_turn(records::key_of::<Billing>(account, id), || async {
         let current: Billing = records::find_or_404(store, account, id).await?;
         let (bank_account_id, reason, gross) = parsed.clone().map_err(ApiError::Validation)?;
         let bank_account = records::find::<BankAccount>(store, account, bank_account_id).await?;
@@ -178,7 +182,7 @@ pub async fn pay_off(
 pub async fn destroy(State(state): State<AppState>, tenant: Tenant, Path(id): Path<String>) -> ApiResult<Response> {
     let account = tenant.account_id();
     let id = parse_id(&id)?;
-    retry_on_conflict(|| async {
+    retry_in_turn(records::key_of::<Billing>(account, id), || async {
         let current: Billing = records::find_or_404(&state.store, account, id).await?;
         if current.billing_type != "schedule" {
             return Err(ApiError::validation(

@@ -11,7 +11,16 @@ use crate::http::Fields;
 use crate::money;
 
 pub const MINIMUM_AMOUNT: &str = "5.00";
+/// The largest amount a bank billet can carry (ten digits of cents in the barcode): a billing, and
+/// each of its items, may not exceed it.
+pub const MAXIMUM_AMOUNT: &str = "99999999.99";
 pub const MAX_RATE: &str = "999999999";
+/// Items per billing. Each may hold 100 characters of up to 4 bytes of UTF-8, so 500 of them stay
+/// near 230 KB, well under DynamoDB's 400 KB item limit (the billing and its outbox event copy).
+pub const MAX_ITEMS: usize = 500;
+/// Tags a bulk billing may leave out; each is counted on the tag in the billing's transaction.
+pub const MAX_EXCLUDED_TAGS: usize = 50;
+pub const REFERENCE_MAX_CHARS: usize = 255;
 const EVINCIVE_FORBIDDEN: &[char] = &['@', '#', '$', '%', '^', '&', '*', '"', '{', '}', '|', '<', '>', '\\', '[', ']'];
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -91,9 +100,19 @@ fn elements(value: &Value) -> Vec<&Value> {
     }
 }
 
+pub fn msg_too_many_items() -> String {
+    format!("A cobrança pode ter no máximo {MAX_ITEMS} itens (billing_items)")
+}
+
 fn items(value: Option<&Value>, errors: &mut Vec<String>) -> Vec<Item> {
     let mut items = Vec::new();
-    for (index, raw) in value.map(elements).unwrap_or_default().into_iter().enumerate() {
+    let elements = value.map(elements).unwrap_or_default();
+    if elements.len() > MAX_ITEMS {
+        errors.push(msg_too_many_items());
+        return items;
+    }
+    let maximum = MAXIMUM_AMOUNT.parse::<Decimal>().expect("constant");
+    for (index, raw) in elements.into_iter().enumerate() {
         let n = index + 1;
         let Value::Object(map) = raw else {
             errors.push(format!("Item {n}: não é válido"));
@@ -126,6 +145,8 @@ fn items(value: Option<&Value>, errors: &mut Vec<String>) -> Vec<Item> {
         let amount = map.get("amount").and_then(decimal);
         if !amount.is_some_and(|a| a >= Decimal::new(1, 2) && a.scale() <= 2) {
             item_errors.push(format!("Item {n}: valor deve ser de no mínimo 0.01, com até 2 casas decimais"));
+        } else if amount.is_some_and(|a| a > maximum) {
+            item_errors.push(format!("Item {n}: valor deve ser de no máximo {MAXIMUM_AMOUNT}"));
         }
         if item_errors.is_empty() {
             items.push(Item {
@@ -196,13 +217,17 @@ impl Draft {
                 (None, tag_id)
             }
         };
-        let excluded_tag_ids = fields
-            .raw("excluded_tag_ids")
-            .map(elements)
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|v| id(Some(v)).ok().flatten())
-            .collect();
+        let excluded = fields.raw("excluded_tag_ids").map(elements).unwrap_or_default();
+        let mut excluded_tag_ids: Vec<i64> = Vec::new();
+        if excluded.len() > MAX_EXCLUDED_TAGS {
+            errors.push(format!("excluded_tag_ids pode ter no máximo {MAX_EXCLUDED_TAGS} etiquetas"));
+        } else {
+            for tag in excluded.into_iter().filter_map(|v| id(Some(v)).ok().flatten()) {
+                if !excluded_tag_ids.contains(&tag) {
+                    excluded_tag_ids.push(tag);
+                }
+            }
+        }
 
         let evincive = text("evincive", &mut errors);
         if let Some(e) = &evincive {
@@ -223,6 +248,9 @@ impl Draft {
             errors.push("your_code é muito longo (máximo: 20 caracteres)".to_owned());
         }
         let reference = text("reference", &mut errors);
+        if reference.as_ref().is_some_and(|r| r.chars().count() > REFERENCE_MAX_CHARS) {
+            errors.push(format!("reference é muito longo (máximo: {REFERENCE_MAX_CHARS} caracteres)"));
+        }
         let competence = text("competence", &mut errors);
         if competence.as_deref().is_some_and(|c| !is_competence(c)) {
             errors.push("Competência deve estar no formato MM/AAAA".to_owned());
@@ -232,10 +260,10 @@ impl Draft {
                 errors.push("Vencimento (due_date) não pode ficar em branco".to_owned());
                 None
             }
-            Some(d) => match crate::dates::parse(&d) {
-                Some(date) => Some(crate::dates::next_business_day(date)),
-                None => {
-                    errors.push("Vencimento (due_date) não é uma data válida (AAAA-MM-DD)".to_owned());
+            Some(d) => match crate::dates::parse_due_date(&d) {
+                Ok(date) => Some(date),
+                Err(message) => {
+                    errors.push(message.to_owned());
                     None
                 }
             },
@@ -287,12 +315,29 @@ impl Draft {
         };
 
         let items = items(fields.raw("billing_items"), &mut errors);
-        if items.is_empty() && !errors.iter().any(|e| e.starts_with("Item ")) {
+        let item_errors = errors.iter().any(|e| e.starts_with("Item ") || *e == msg_too_many_items());
+        if items.is_empty() && !item_errors {
             errors.push("A cobrança precisa de ao menos um item (billing_items)".to_owned());
         }
-        let amount: Decimal = items.iter().map(|i| i.amount * Decimal::from(i.quantity)).sum();
+        // Checked: each term is at most 9,999,999 × 99,999,999.99, but 500 of them could still
+        // overflow a decimal.
+        let amount = items
+            .iter()
+            .try_fold(Decimal::ZERO, |sum, i| i.amount.checked_mul(Decimal::from(i.quantity))?.checked_add(sum));
+        let maximum = MAXIMUM_AMOUNT.parse::<Decimal>().expect("constant");
+        let amount = match amount {
+            Some(amount) if amount <= maximum => amount,
+            _ => {
+                errors.push(format!("Valor máximo da cobrança é {MAXIMUM_AMOUNT}"));
+                Decimal::ZERO
+            }
+        };
         let unchanged = stored_amount == Some(amount);
-        if !items.is_empty() && !unchanged && amount < MINIMUM_AMOUNT.parse::<Decimal>().expect("constant") {
+        if !items.is_empty()
+            && !unchanged
+            && amount > Decimal::ZERO
+            && amount < MINIMUM_AMOUNT.parse::<Decimal>().expect("constant")
+        {
             errors.push("Valor mínimo da cobrança é 5.00".to_owned());
         }
 

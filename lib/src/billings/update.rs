@@ -11,17 +11,18 @@ use axum::response::Response;
 use serde_json::{json, Map, Value};
 
 use super::compute::Status;
-use super::input::{Draft, IssueType};
+use super::input::{msg_too_many_items, Draft, IssueType, MAX_ITEMS};
 use super::links;
 use super::model::{Billing, BillingItem};
 use super::routes::{check_references, single, MSG_CONTACT_BLANK};
+use crate::accounts::AccountId;
 use crate::app::AppState;
 use crate::auth::Tenant;
 use crate::billets::lifecycle;
 use crate::http::routing::parse_id;
 use crate::http::{response, ApiError, ApiResult, Fields, RequestBody};
 use crate::store::records;
-use crate::store::{keys, retry_on_conflict, Write};
+use crate::store::{keys, retry_in_turn, Write};
 use crate::time::Timestamp;
 
 /// What an update may change on a billing (§2.1 Editability).
@@ -117,6 +118,10 @@ fn merged_items(billing: &Billing, sent: &Value, errors: &mut Vec<String>) -> Va
         // Not a list: the create rules report it (no valid item).
         _ => Vec::new(),
     };
+    if elements.len() > MAX_ITEMS {
+        errors.push(msg_too_many_items());
+        return Value::Array(Vec::new());
+    }
     let mut seen = Vec::new();
     let mut merged = Vec::new();
     for (index, element) in elements.into_iter().enumerate() {
@@ -195,10 +200,10 @@ fn date_only(current: &Billing, sent: Fields<'_>) -> Result<Billing, Vec<String>
                 errors.push("Vencimento (due_date) não pode ficar em branco".to_owned());
                 current.due_date
             }
-            Some(text) => match crate::dates::parse(text) {
-                Some(date) => crate::dates::next_business_day(date),
-                None => {
-                    errors.push("Vencimento (due_date) não é uma data válida (AAAA-MM-DD)".to_owned());
+            Some(text) => match crate::dates::parse_due_date(text) {
+                Ok(date) => date,
+                Err(message) => {
+                    errors.push(message.to_owned());
                     current.due_date
                 }
             },
@@ -211,12 +216,55 @@ fn date_only(current: &Billing, sent: Fields<'_>) -> Result<Billing, Vec<String>
     Ok(Billing { due_date, cancel_penalty, ..current.clone() })
 }
 
+/// What an update reads or reserves once, however often it runs again after losing a race to a
+/// concurrent writer, so that each new attempt costs only the billing's own read and write: the
+/// payer its references give (read for a 422 naming each; the transaction checks them again) and
+/// the ids of its new items.
+#[derive(Default)]
+struct Once {
+    references: tokio::sync::Mutex<Option<(ReferenceIds, Option<i64>)>>,
+    first_new_item: tokio::sync::OnceCell<i64>,
+}
+
+/// The ids a draft refers to.
+type ReferenceIds = (i64, Option<i64>, Option<i64>, Option<i64>, Option<i64>, Vec<i64>);
+
+impl Once {
+    /// The payer of `draft`, its references read unless an earlier attempt read the same ones.
+    async fn payer(&self, state: &AppState, account: AccountId, draft: &Draft) -> ApiResult<Option<i64>> {
+        let ids = (
+            draft.bank_rule_id,
+            draft.contact_id,
+            draft.patient_id,
+            draft.tag_id,
+            draft.bill_category_id,
+            draft.excluded_tag_ids.clone(),
+        );
+        let mut checked = self.references.lock().await;
+        if let Some((seen, payer)) = checked.as_ref() {
+            if *seen == ids {
+                return Ok(*payer);
+            }
+        }
+        let payer = check_references(&state.store, account, draft).await?;
+        *checked = Some((ids, payer));
+        Ok(payer)
+    }
+
+    /// The first of `count` new item ids, reserved on the first attempt that needs them.
+    async fn first_new_item(&self, state: &AppState, account: AccountId, count: i64) -> ApiResult<i64> {
+        let reserve = || state.store.reserve_ids(keys::account(account), keys::sequence("BILLINGITEM"), count);
+        Ok(*self.first_new_item.get_or_try_init(reserve).await?)
+    }
+}
+
 /// The billing with an editable update applied; new items get ids from the sequence.
 async fn edited(
     state: &AppState,
     tenant: &Tenant,
     current: &Billing,
     sent: Fields<'_>,
+    once: &Once,
 ) -> ApiResult<(Billing, Vec<Write>)> {
     let account = tenant.account_id();
     let health = tenant.0.health_module;
@@ -232,13 +280,10 @@ async fn edited(
     if draft.issue_type == IssueType::Individual && draft.contact_id.is_none() && !health {
         return Err(ApiError::validation(MSG_CONTACT_BLANK));
     }
-    let payer = check_references(&state.store, account, &draft).await?;
+    let payer = once.payer(state, account, &draft).await?;
+    // The same count on every attempt: the sent elements without an id.
     let new_items = draft.items.iter().filter(|item| item.id.is_none()).count() as i64;
-    let first_new = if new_items > 0 {
-        state.store.reserve_ids(keys::account(account), keys::sequence("BILLINGITEM"), new_items).await?
-    } else {
-        0
-    };
+    let first_new = if new_items > 0 { once.first_new_item(state, account, new_items).await? } else { 0 };
     let next =
         Billing { cancel_penalty, ..current.with_draft(&draft, payer, Billing::items_from(first_new, &draft.items)) };
     let also = links::reference_checks(account, &next);
@@ -254,13 +299,14 @@ pub async fn update(
     let account = tenant.account_id();
     let id = parse_id(&id)?;
     let sent = body.envelope("billing")?;
-    let (billing, reissued) = retry_on_conflict(|| async {
+    let once = Once::default();
+    let (billing, reissued) = retry_in_turn(records::key_of::<Billing>(account, id), || async {
         let current: Billing = records::find_or_404(&state.store, account, id).await?;
         let billet = lifecycle::current(&state.store, account, &current).await?;
         let (next, mut also) = match editability(&current, lifecycle::billet_editable(billet.as_ref())) {
             Editability::Frozen => return Ok((current, false)),
             Editability::DueDateOnly => (date_only(&current, sent).map_err(ApiError::Validation)?, Vec::new()),
-            Editability::Full => edited(&state, &tenant, &current, sent).await?,
+            Editability::Full => edited(&state, &tenant, &current, sent, &once).await?,
         };
         let reissue = lifecycle::reissue_needed(&current, &next, billet.as_ref());
         if next == current && !reissue {

@@ -33,6 +33,9 @@ pub const TEXT_FIELDS: [&str; 19] = [
 ];
 
 pub const MAX_TAGS: usize = 40;
+/// The spec gives `observation` no bound; 10,000 characters (at most 40 KB) keep a contact far
+/// under DynamoDB's 400 KB item limit.
+pub const OBSERVATION_MAX_CHARS: usize = 10_000;
 pub const MSG_GROUP_NOT_FOUND: &str = "Grupo não encontrado";
 pub const MSG_TAGS_NOT_FOUND: &str = "Etiquetas não encontradas";
 pub const MSG_FULL_NAME_PATTERN: &str = "Nome completo deve conter nome e sobrenome (somente letras)";
@@ -118,9 +121,9 @@ impl ContactChanges {
         if let Some(value) = fields.text("birth_date", label("birth_date"), &mut errors) {
             contact.birth_date = None;
             if let Some(text) = value.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()) {
-                match NaiveDate::parse_from_str(&text, "%Y-%m-%d") {
-                    Ok(date) => contact.birth_date = Some(date),
-                    Err(_) => errors.push(format!("{} não é válida (use AAAA-MM-DD)", label("birth_date"))),
+                match crate::dates::parse(&text) {
+                    Some(date) => contact.birth_date = Some(date),
+                    None => errors.push(format!("{} não é válida (use AAAA-MM-DD)", label("birth_date"))),
                 }
             }
         }
@@ -165,7 +168,11 @@ fn tag_ids(value: &Value) -> Vec<i64> {
         single => vec![single],
     };
     let mut ids = Vec::new();
+    // One id past the limit is enough for the 422; the rest is not read.
     for item in items {
+        if ids.len() > MAX_TAGS {
+            break;
+        }
         let id = match item {
             Value::Number(n) => n.as_i64(),
             Value::String(s) => s.trim().parse::<i64>().ok(),
@@ -281,6 +288,7 @@ fn validate(contact: &Contact, registered: NaiveDate, errors: &mut Vec<String>) 
         size(key, value, 0, 255, errors);
     }
     size("code", &contact.code, 0, 20, errors);
+    size("observation", &contact.observation, 0, OBSERVATION_MAX_CHARS, errors);
     if let Some(email) = &contact.email {
         if chars(email) > 160 {
             errors.push("E-mail é muito longo (máximo: 160 caracteres)".to_owned());

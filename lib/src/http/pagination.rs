@@ -16,15 +16,43 @@ impl Default for Pagination {
     }
 }
 
+/// A parameter read as a whole number: `None` when it is not one (blank, a fraction, letters).
+enum Whole {
+    /// Zero or negative.
+    NotPositive,
+    Positive(usize),
+    /// Positive, and more digits than any count of records.
+    Huge,
+}
+
+fn whole_number(text: Option<&str>) -> Option<Whole> {
+    let text = text?.trim();
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let zero = digits.bytes().all(|b| b == b'0');
+    Some(match digits.parse::<usize>() {
+        _ if negative || zero => Whole::NotPositive,
+        Ok(n) => Whole::Positive(n),
+        Err(_) => Whole::Huge,
+    })
+}
+
 impl Pagination {
     pub fn from_params(page: Option<&str>, per_page: Option<&str>) -> Self {
-        let page = match page.map(str::trim).and_then(|p| p.parse::<i64>().ok()) {
-            Some(p) if p >= 1 => usize::try_from(p).unwrap_or(usize::MAX),
+        let page = match whole_number(page) {
+            Some(Whole::Positive(p)) => p,
+            // Beyond any page there is: an empty page of the list.
+            Some(Whole::Huge) => usize::MAX,
             _ => 1,
         };
-        let per_page = match per_page.map(str::trim).and_then(|p| p.parse::<i64>().ok()) {
-            Some(p) if p > MAX_PER_PAGE as i64 => MAX_PER_PAGE,
-            Some(p) if p >= 1 => p as usize,
+        let per_page = match whole_number(per_page) {
+            Some(Whole::Positive(p)) => p.min(MAX_PER_PAGE),
+            Some(Whole::Huge) => MAX_PER_PAGE,
             _ => DEFAULT_PER_PAGE,
         };
         Pagination { page, per_page }
@@ -69,7 +97,12 @@ mod tests {
         assert_eq!(p(Some("1"), Some("101")), (1, 100));
         assert_eq!(p(Some("1"), Some("100")), (1, 100));
         assert_eq!(p(Some("1"), Some("1")), (1, 1));
-        assert_eq!(p(Some("1"), Some("99999999999999999999")), (1, 25));
+        // Above 100 is 100 however many digits it has; below 1 is 25 (§4.1).
+        assert_eq!(p(Some("1"), Some("99999999999999999999")), (1, 100));
+        assert_eq!(p(Some("1"), Some("-99999999999999999999")), (1, 25));
+        assert_eq!(p(Some("1"), Some("+50")), (1, 50));
+        assert_eq!(p(Some("99999999999999999999"), None), (usize::MAX, 25));
+        assert_eq!(p(Some("-99999999999999999999"), None), (1, 25));
     }
 
     #[test]

@@ -11,6 +11,7 @@ mod bulk_billings;
 mod contacts;
 mod errors;
 mod groups;
+mod hardening;
 mod rate_limits;
 mod support;
 mod tags;

@@ -1,0 +1,176 @@
+//! What a hostile or busy client can send: deeply nested bodies, requests the HTTP layer refuses,
+//! parallel writes to one record, and input that would outgrow a stored item. Every answer is a
+//! 2xx or a 4xx in the spec's shapes, never a 500, a hang or a dead process.
+
+use futures::future::join_all;
+use reqwest::Method;
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use super::billings::{body, create_with, setup};
+use super::support::Api;
+
+/// Sends raw bytes to the server and reads the whole answer (the server closes the connection).
+async fn raw_exchange(api: &Api, request: &[u8]) -> (u16, Value) {
+    let address = api.server.base_url.trim_start_matches("http://");
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    // The server may answer (and close) before reading everything sent.
+    let _ = stream.write_all(request).await;
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer).await;
+    let text = String::from_utf8_lossy(&answer);
+    let status = text.get(9..12).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    assert!(head.to_ascii_lowercase().contains("content-type: application/json; charset=utf-8"), "{head}");
+    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn bodies_nested_beyond_the_limit_are_400_and_the_server_lives_on() {
+    let api = Api::start().await;
+    let nested_form = format!("tag{}=1", "[a]".repeat(100_000));
+    let pushed_form = format!("tag{}=1", "[]".repeat(100_000));
+    let nested_json = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));
+    let nested_objects = format!("{{\"tag\":{}1{}}}", "{\"a\":".repeat(100_000), "}".repeat(100_000));
+    let form = "application/x-www-form-urlencoded";
+    for (content_type, body) in [
+        (form, &nested_form),
+        (form, &pushed_form),
+        ("application/json", &nested_json),
+        ("application/json", &nested_objects),
+    ] {
+        let answer = api.raw(Method::POST, "/v1/tags", content_type, body).await.expect(400);
+        assert_eq!(answer.body["message"], "Corpo da requisição aninhado demais (máximo: 32 níveis)");
+    }
+    // The process is still serving.
+    api.post("/v1/tags", &json!({"tag": {"name": "Viva"}})).await.expect(201);
+}
+
+#[tokio::test]
+async fn the_http_layers_own_refusals_are_json() {
+    let api = Api::start().await;
+    let long_uri = format!("GET /v1/tags?s={} HTTP/1.1\r\nHost: x\r\n\r\n", "a".repeat(70_000));
+    assert_eq!(
+        raw_exchange(&api, long_uri.as_bytes()).await,
+        (414, json!({"status": 414, "message": "URI da requisição longa demais"}))
+    );
+    let many_headers: String = (0..200).map(|i| format!("X-Header-{i}: 1\r\n")).collect();
+    let request = format!("GET /v1/tags HTTP/1.1\r\nHost: x\r\n{many_headers}\r\n");
+    let (status, body) = raw_exchange(&api, request.as_bytes()).await;
+    assert_eq!((status, body["status"].as_i64()), (431, Some(431)));
+    let (status, body) = raw_exchange(&api, b"NOT AN HTTP REQUEST\r\n\r\n").await;
+    assert_eq!((status, body), (400, json!({"status": 400, "message": "Requisição malformada"})));
+    // A long query that HTTP accepts is the application's, answered as usual.
+    let answer = api.get(&format!("/v1/tags?s={}", "a".repeat(20_000))).await.expect(200);
+    assert_eq!(answer.body, json!({"tags": []}));
+}
+
+#[tokio::test]
+async fn pagination_and_dates_are_read_strictly() {
+    let api = Api::start().await;
+    let answer = api.get("/v1/tags?per_page=99999999999999999999").await.expect(200);
+    assert_eq!(answer.header("x-per-page"), Some("100"));
+    let answer = api.get("/v1/tags?page=99999999999999999999").await.expect(200);
+    assert_eq!(answer.body, json!({"tags": []}));
+    let s = setup(&api).await;
+    let mut sent = body(&s);
+    sent["billing"]["due_date"] = json!("2030-3-4");
+    let answer = api.post("/v1/billings", &sent).await.expect(422);
+    assert_eq!(answer.errors(), ["Vencimento (due_date) não é uma data válida (AAAA-MM-DD)"]);
+}
+
+/// Thirty PATCHes of one record at once: each is applied in some order and answers 200.
+async fn thirty_at_once(api: &Api, path: &str, body_of: impl Fn(usize) -> Value) -> Vec<Value> {
+    let answers = join_all((0..30).map(|i| {
+        let sent = body_of(i);
+        async move { api.patch(path, &sent).await }
+    }))
+    .await;
+    answers.into_iter().map(|a| a.expect(200).body).collect()
+}
+
+#[tokio::test]
+async fn thirty_parallel_patches_of_one_record_all_succeed() {
+    let api = Api::start().await;
+    let s = setup(&api).await;
+
+    let tag = api.post("/v1/tags", &json!({"tag": {"name": "Disputada"}})).await.expect(201).body["id"].clone();
+    let path = format!("/v1/tags/{tag}");
+    let answers = thirty_at_once(&api, &path, |i| json!({"tag": {"name": format!("Disputada {i}")}})).await;
+    let last = api.get(&path).await.expect(200).body;
+    assert!(answers.iter().any(|a| a["name"] == last["name"]), "the stored name is one that was sent");
+
+    let path = format!("/v1/contacts/{}", s.contact);
+    let answers = thirty_at_once(&api, &path, |i| json!({"contact": {"observation": format!("Nota {i}")}})).await;
+    let last = api.get(&path).await.expect(200).body;
+    assert!(answers.iter().any(|a| a["observation"] == last["observation"]));
+
+    let billing = create_with(&api, &s, json!({})).await;
+    let path = format!("/v1/billings/{billing}");
+    let answers = thirty_at_once(&api, &path, |i| {
+        json!({"billing": {"observation": format!("Nota {i}"), "billing_items": [
+            {"description": format!("Item {i}"), "quantity": 1, "amount": format!("{}.00", 10 + i)}]}})
+    })
+    .await;
+    let last = api.get(&path).await.expect(200).body;
+    assert!(answers.iter().any(|a| a["observation"] == last["observation"] && a["amount"] == last["amount"]));
+    assert_eq!(last["billing_items"].as_array().unwrap().len(), 1, "one complete item set won, never a mix");
+}
+
+#[tokio::test]
+async fn input_that_would_outgrow_an_item_is_422_naming_the_field() {
+    let api = Api::start().await;
+    let s = setup(&api).await;
+    let path = format!("/v1/contacts/{}", s.contact);
+    let answer = api.patch(&path, &json!({"contact": {"observation": "x".repeat(500_000)}})).await.expect(422);
+    assert_eq!(answer.errors(), ["Observação é muito longo (máximo: 10000 caracteres)"]);
+    api.patch(&path, &json!({"contact": {"observation": "x".repeat(10_000)}})).await.expect(200);
+
+    let mut sent = body(&s);
+    sent["billing"]["reference"] = json!("r".repeat(500_000));
+    let answer = api.post("/v1/billings", &sent).await.expect(422);
+    assert_eq!(answer.errors(), ["reference é muito longo (máximo: 255 caracteres)"]);
+
+    for (count, description) in [(3_500, "d".repeat(100)), (9_000, "d".to_owned())] {
+        let items: Vec<Value> =
+            (0..count).map(|_| json!({"description": description, "quantity": 1, "amount": "1.00"})).collect();
+        let mut sent = body(&s);
+        sent["billing"]["billing_items"] = json!(items);
+        let answer = api.post("/v1/billings", &sent).await.expect(422);
+        assert_eq!(answer.errors(), ["A cobrança pode ter no máximo 500 itens (billing_items)"]);
+    }
+    // The largest billing allowed is stored and read back whole.
+    let items: Vec<Value> =
+        (0..500).map(|_| json!({"description": "ç".repeat(100), "quantity": 1, "amount": "1.00"})).collect();
+    let mut sent = body(&s);
+    sent["billing"]["billing_items"] = json!(items);
+    let created = api.post("/v1/billings", &sent).await.expect(201).body;
+    assert_eq!(created["billing_items"].as_array().unwrap().len(), 500);
+    assert_eq!(created["amount"], "500.00");
+
+    // A bank billet cannot carry more than 99,999,999.99: refused at create, not in the background.
+    let mut sent = body(&s);
+    sent["billing"]["billing_items"] = json!([{"description": "Imóvel", "quantity": 2, "amount": "60000000.00"}]);
+    let answer = api.post("/v1/billings", &sent).await.expect(422);
+    assert_eq!(answer.errors(), ["Valor máximo da cobrança é 99999999.99"]);
+    sent["billing"]["billing_items"] =
+        json!([{"description": "Imóvel", "quantity": 9_999_999, "amount": "79228162514264337593543950335"}]);
+    api.post("/v1/billings", &sent).await.expect(422);
+}
+
+#[tokio::test]
+async fn a_huge_invalid_request_gets_a_short_answer() {
+    let api = Api::start().await;
+    let s = setup(&api).await;
+    // About 760 KB of broken items: the answer names the limit, not each element.
+    let items: Vec<Value> = (0..40_000).map(|_| json!({"description": "", "quantity": 0})).collect();
+    let mut sent = body(&s);
+    sent["billing"]["billing_items"] = json!(items);
+    let answer = api.post("/v1/billings", &sent).await.expect(422);
+    assert!(answer.text.len() < 2_000, "{} bytes", answer.text.len());
+    // Thousands of tag ids are read no further than the limit.
+    let ids: Vec<u64> = (1..=200_000).collect();
+    let answer = api.patch(&format!("/v1/contacts/{}", s.contact), &json!({"contact": {"tag_ids": ids}})).await;
+    let answer = answer.expect(422);
+    assert!(answer.text.len() < 2_000, "{} bytes", answer.text.len());
+}
