@@ -7,6 +7,7 @@ use aws_lambda_events::apigw::ApiGatewayCustomAuthorizerRequestTypeRequest;
 use aws_lambda_events::sqs::{SqsBatchResponse, SqsEvent};
 use billing_api::app::AppState;
 use billing_api::auth::authorizer::{authorize, AuthorizerError};
+use billing_api::values::AccountId;
 use http_body_util::BodyExt;
 use infra::testing::{active_account, local_stack};
 use serde_json::Value;
@@ -19,7 +20,7 @@ fn fixture(name: &str) -> Value {
 }
 
 /// The fixture with its authorizer context pointing at `account`.
-fn event_for(name: &str, account: i64) -> String {
+fn event_for(name: &str, account: AccountId) -> String {
     let mut event = fixture(name);
     let authorizer = &mut event["requestContext"]["authorizer"];
     authorizer["account_id"] = Value::String(account.to_string());
@@ -27,7 +28,7 @@ fn event_for(name: &str, account: i64) -> String {
     event.to_string()
 }
 
-async fn run(app: &axum::Router, name: &str, account: i64) -> (u16, Value) {
+async fn run(app: &axum::Router, name: &str, account: AccountId) -> (u16, Value) {
     let request = lambda_http::request::from_str(&event_for(name, account))
         .unwrap_or_else(|e| panic!("{name} is not an API Gateway REST event: {e}"));
     let response = app.clone().oneshot(request).await.expect("the router answers");
@@ -137,11 +138,11 @@ async fn every_http_event_runs_through_its_function() {
 }
 
 /// The SQS fixture, its message pointed at billing 1 of `account`, through the worker.
-async fn run_sqs(store: &billing_api::store::Store, account: i64) -> SqsBatchResponse {
+async fn run_sqs(store: &billing_api::store::Store, account: AccountId) -> SqsBatchResponse {
     let mut event = fixture("billet-registration-sqs.json");
     let body = event["Records"][0]["body"].as_str().unwrap().to_owned();
     let mut job: Value = serde_json::from_str(&body).unwrap();
-    job["account_id"] = account.into();
+    job["account_id"] = account.get().into();
     event["Records"][0]["body"] = Value::String(job.to_string());
     let event: SqsEvent = serde_json::from_value(event).expect("an SQS event");
     billing_api::billets::registrar::handle_batch(store, event).await
@@ -197,7 +198,7 @@ async fn the_bulk_events_accept_and_expand_once() {
     // The expansion message, delivered twice: one billing.
     let mut event = fixture("bulk-expansion-sqs.json");
     let mut job: Value = serde_json::from_str(event["Records"][0]["body"].as_str().unwrap()).unwrap();
-    job["account_id"] = account.into();
+    job["account_id"] = account.get().into();
     event["Records"][0]["body"] = Value::String(job.to_string());
     let event: SqsEvent = serde_json::from_value(event).expect("an SQS event");
     for _ in 0..2 {

@@ -5,9 +5,10 @@ use std::path::Path;
 
 use anyhow::Context as _;
 use billing_api::accounts::{self, AccountChanges, AccountId};
-use billing_api::auth::{authenticate, tokens};
-use billing_api::references;
+use billing_api::auth::{authenticate, token_record};
 use billing_api::store::Store;
+use billing_api::values::{BankAccountType, CategoryType};
+use billing_api::{bank_accounts, bank_rules, bill_categories};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -39,12 +40,12 @@ pub async fn ensure(store: &Store, file: &Path) -> anyhow::Result<Demo> {
     let account = accounts::create(store, DEMO_ACCOUNT_NAME, profile).await?;
     // What billings need and only operators create: bank rule 1, receivable category 1, payable
     // category 2, checking account 1 and the service's own account 2.
-    references::create_bank_rule(store, account.id, "Banco simulado", "simulated", None).await?;
-    references::create_category(store, account.id, "Mensalidades", "receivable").await?;
-    references::create_category(store, account.id, "Fornecedores", "payable").await?;
-    references::create_bank_account(store, account.id, "Conta corrente", "checking").await?;
-    references::create_bank_account(store, account.id, "Conta do serviço", "service").await?;
-    let (_, token) = tokens::create(store, account.id, "Token de demonstração (dev server)").await?;
+    bank_rules::create(store, account.id, "Banco simulado", "simulated", None).await?;
+    bill_categories::create(store, account.id, "Mensalidades", CategoryType::Receivable).await?;
+    bill_categories::create(store, account.id, "Fornecedores", CategoryType::Payable).await?;
+    bank_accounts::create(store, account.id, "Conta corrente", BankAccountType::Checking).await?;
+    bank_accounts::create(store, account.id, "Conta do serviço", BankAccountType::Service).await?;
+    let (_, token) = token_record::create(store, account.id, "Token de demonstração (dev server)").await?;
     let demo = Demo { account_id: account.id, token: token.expose().to_owned() };
     if let Some(dir) = file.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;

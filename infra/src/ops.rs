@@ -3,15 +3,19 @@
 //! authorizer cache.
 
 use anyhow::Context as _;
-use billing_api::accounts::{self, AccountChanges, AccountId};
-use billing_api::auth::tokens;
-use billing_api::billets::lifecycle::{self as billets, Payment};
+use billing_api::accounts::{self, AccountChanges};
+use billing_api::auth::token_record;
+use billing_api::billets::lifecycle;
 use billing_api::billings::legacy::{self, LegacyBilling};
-use billing_api::billings::model::Billing;
+use billing_api::billings::service::{self as billings, Payment};
+use billing_api::billings::Billing;
 use billing_api::contacts::Contact;
-use billing_api::references;
+use billing_api::contention::retry_in_turn;
+use billing_api::editing::find_or_404;
+use billing_api::store::records;
 use billing_api::store::Store;
-use billing_api::store::{records, retry_on_conflict};
+use billing_api::values::{AccountId, BankAccountType, BillingId, CategoryType, ContactId, Money, TokenId};
+use billing_api::{bank_accounts, bank_rules, bill_categories};
 use serde_json::{json, Value};
 
 use crate::cache_flush::CacheFlusher;
@@ -41,7 +45,7 @@ pub async fn update_account(
 /// The plain token is printed here once; only its digest and last 4 characters are stored.
 pub async fn create_token(store: &Store, account: AccountId, name: &str) -> anyhow::Result<Value> {
     accounts::find(store, account).await?.with_context(|| format!("no account {account}"))?;
-    let (record, token) = tokens::create(store, account, name).await?;
+    let (record, token) = token_record::create(store, account, name).await?;
     Ok(json!({
         "token": record,
         "plain_token": token.expose(),
@@ -50,12 +54,18 @@ pub async fn create_token(store: &Store, account: AccountId, name: &str) -> anyh
 }
 
 pub async fn list_tokens(store: &Store, account: AccountId) -> anyhow::Result<Value> {
-    Ok(json!({ "tokens": tokens::list(store, account).await? }))
+    Ok(json!({ "tokens": token_record::list(store, account).await? }))
 }
 
-pub async fn revoke_token(store: &Store, flusher: &CacheFlusher, account: AccountId, id: i64) -> anyhow::Result<Value> {
-    let record =
-        tokens::revoke(store, account, id).await?.with_context(|| format!("account {account} has no token {id}"))?;
+pub async fn revoke_token(
+    store: &Store,
+    flusher: &CacheFlusher,
+    account: AccountId,
+    id: TokenId,
+) -> anyhow::Result<Value> {
+    let record = token_record::revoke(store, account, id)
+        .await?
+        .with_context(|| format!("account {account} has no token {id}"))?;
     let flushed = flusher.flush().await?;
     Ok(json!({ "token": record, "authorizer_cache": flushed }))
 }
@@ -69,7 +79,7 @@ pub async fn create_bank_rule(
     agreement_code: Option<String>,
 ) -> anyhow::Result<Value> {
     require_account(store, account).await?;
-    let rule = references::create_bank_rule(store, account, name, bank_symbol, agreement_code).await?;
+    let rule = bank_rules::create(store, account, name, bank_symbol, agreement_code).await?;
     Ok(json!({ "bank_rule": rule }))
 }
 
@@ -81,7 +91,9 @@ pub async fn create_bank_account(
     account_type: &str,
 ) -> anyhow::Result<Value> {
     require_account(store, account).await?;
-    let bank_account = references::create_bank_account(store, account, name, account_type).await?;
+    let account_type: BankAccountType =
+        account_type.parse().map_err(|_| anyhow::anyhow!("account type must be one of {}", BankAccountType::list()))?;
+    let bank_account = bank_accounts::create(store, account, name, account_type).await?;
     Ok(json!({ "bank_account": bank_account }))
 }
 
@@ -93,7 +105,9 @@ pub async fn create_category(
     category_type: &str,
 ) -> anyhow::Result<Value> {
     require_account(store, account).await?;
-    let category = references::create_category(store, account, description, category_type).await?;
+    let category_type: CategoryType =
+        category_type.parse().map_err(|_| anyhow::anyhow!("category type must be one of {}", CategoryType::list()))?;
+    let category = bill_categories::create(store, account, description, category_type).await?;
     Ok(json!({ "bill_category": category }))
 }
 
@@ -106,23 +120,28 @@ async fn require_account(store: &Store, account: AccountId) -> anyhow::Result<()
 pub async fn create_legacy_billing(store: &Store, account: AccountId, spec: &LegacyBilling) -> anyhow::Result<Value> {
     require_account(store, account).await?;
     let stored = legacy::create(store, account, spec).await?;
-    let ids: Vec<i64> = stored.iter().map(|b| b.id).collect();
+    let ids: Vec<BillingId> = stored.iter().map(|b| b.id).collect();
     Ok(json!({ "billing_type": spec.billing_type, "billing_ids": ids }))
 }
 
-/// The simulated bank settles a billing's opened billet (see `billets::lifecycle::pay`): prints
-/// the billing as the API now shows it.
-pub async fn pay_billing(store: &Store, account: AccountId, billing: i64, payment: &Payment) -> anyhow::Result<Value> {
+/// The simulated bank settles a billing's opened billet (see
+/// `billings::service::record_bank_payment`): prints the billing as the API now shows it.
+pub async fn pay_billing(
+    store: &Store,
+    account: AccountId,
+    billing: BillingId,
+    payment: &Payment,
+) -> anyhow::Result<Value> {
     require_account(store, account).await?;
-    let paid = billets::pay(store, account, billing, payment).await?;
-    Ok(billing_api::billings::single(store, account, &paid).await?)
+    let paid = billings::record_bank_payment(store, account, billing, payment).await?;
+    Ok(billings::single(store, account, &paid).await?)
 }
 
 /// The amount of the billing's current billet (what a payment defaults to).
-pub async fn billet_amount(store: &Store, account: AccountId, billing: i64) -> anyhow::Result<rust_decimal::Decimal> {
+pub async fn billet_amount(store: &Store, account: AccountId, billing: BillingId) -> anyhow::Result<Money> {
     let found =
         records::find::<Billing>(store, account, billing).await?.with_context(|| format!("no billing {billing}"))?;
-    let billet = billets::current(store, account, &found).await?;
+    let billet = lifecycle::current(store, account, &found).await?;
     Ok(billet.with_context(|| format!("billing {billing} has no bank billet yet"))?.amount)
 }
 
@@ -130,8 +149,8 @@ pub async fn billet_amount(store: &Store, account: AccountId, billing: i64) -> a
 pub async fn set_financial_guardian(
     store: &Store,
     account: AccountId,
-    patient: i64,
-    guardian: Option<i64>,
+    patient: ContactId,
+    guardian: Option<ContactId>,
 ) -> anyhow::Result<Value> {
     require_account(store, account).await?;
     anyhow::ensure!(guardian != Some(patient), "a patient cannot be its own guardian");
@@ -139,10 +158,11 @@ pub async fn set_financial_guardian(
         records::find::<Contact>(store, account, id).await?.with_context(|| format!("no contact {id}"))?;
     }
     records::find::<Contact>(store, account, patient).await?.with_context(|| format!("no contact {patient}"))?;
-    retry_on_conflict(|| async {
-        let current: Contact = records::find_or_404(store, account, patient).await?;
+    retry_in_turn(records::key_of::<Contact>(account, patient), || async {
+        let current: Contact = find_or_404(store, account, patient).await?;
         let next = Contact { financial_guardian_id: guardian, version: current.version + 1, ..current.clone() };
-        records::replace(store, account, &current, &next, "", Vec::new()).await
+        records::replace(store, account, &current, &next, Vec::new()).await?;
+        Ok(())
     })
     .await?;
     Ok(json!({ "contact_id": patient, "financial_guardian_id": guardian }))

@@ -5,7 +5,7 @@
 use aws_config::SdkConfig;
 use billing_api::accounts::{self, AccountChanges, AccountId, AccountStatus};
 use billing_api::app::AppState;
-use billing_api::auth::{tokens, AuthCache};
+use billing_api::auth::{token_record, AuthCache};
 use billing_api::rate_limit::RateLimits;
 
 use crate::dev_server::Worker;
@@ -64,7 +64,7 @@ pub async fn account(
         city: Some("São Paulo".into()),
     };
     let account = accounts::create(store, "Conta de teste", changes).await.expect("create account");
-    let (_, token) = tokens::create(store, account.id, "teste").await.expect("create token");
+    let (_, token) = token_record::create(store, account.id, "teste").await.expect("create token");
     (account.id, format!("Bearer {}", token.expose()))
 }
 

@@ -10,34 +10,48 @@
 //! The sender (a later issue) reads the pending events of an account in order, delivers each to
 //! the account's receivers and marks it delivered.
 
-use std::collections::HashMap;
-
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::accounts::AccountId;
-use crate::store::item::{n, s};
-use crate::store::{keys, Condition, ItemExt, Store, StoreResult, Write};
-use crate::time::Timestamp;
+use crate::store::item::{from_item, to_item};
+use crate::store::{keys, Condition, Store, StoreResult, Write};
+use crate::values::{AccountId, Timestamp};
 
 pub const BILLING_UPDATED: &str = "billing.updated";
 
+/// An event as the outbox keeps it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Event {
+    pub pk: String,
+    pub sk: String,
+    pub kind: String,
+    pub event_id: String,
+    #[serde(rename = "type")]
+    pub event_type: String,
+    pub account_id: AccountId,
+    pub created_at: Timestamp,
+    pub delivery_status: String,
+    /// The JSON the sender signs and posts.
+    pub body: String,
+}
+
 /// The write that records an event of `kind` carrying `data`.
-pub fn record(account: AccountId, kind: &str, data: Value) -> anyhow::Result<Write> {
+pub fn record(account: AccountId, kind: &str, data: Value) -> StoreResult<Write> {
     let now = Timestamp::now();
-    let id = format!("evt_{}", crate::billets::registrar::uuid_v4().replace('-', ""));
+    let id = format!("evt_{}", uuid::Uuid::new_v4().simple());
     let body = json!({"id": id, "type": kind, "created_at": now.to_string(), "data": data});
-    let item = HashMap::from([
-        ("pk".to_owned(), s(keys::events(account))),
-        ("sk".to_owned(), s(keys::event(now.0.timestamp_millis(), &id))),
-        ("kind".to_owned(), s("event")),
-        ("event_id".to_owned(), s(&id)),
-        ("type".to_owned(), s(kind)),
-        ("account_id".to_owned(), n(account)),
-        ("created_at".to_owned(), s(now.to_string())),
-        ("delivery_status".to_owned(), s("pending")),
-        ("body".to_owned(), s(serde_json::to_string(&body)?)),
-    ]);
-    Ok(Write::put_if(item, Condition::absent()))
+    let event = Event {
+        pk: keys::events(account),
+        sk: keys::event(now.0.timestamp_millis(), &id),
+        kind: "event".to_owned(),
+        event_id: id,
+        event_type: kind.to_owned(),
+        account_id: account,
+        created_at: now,
+        delivery_status: "pending".to_owned(),
+        body: body.to_string(),
+    };
+    Ok(Write::put_if(to_item(&event)?, Condition::absent()))
 }
 
 /// The bodies of the account's recorded events, oldest first.
@@ -45,7 +59,8 @@ pub async fn recorded(store: &Store, account: AccountId) -> StoreResult<Vec<Valu
     let items = store.items_with_prefix(keys::events(account), keys::EVENT_PREFIX.to_owned(), true).await?;
     let mut bodies = Vec::new();
     for item in items {
-        bodies.push(serde_json::from_str(&item.string("body")?).map_err(anyhow::Error::new)?);
+        let event: Event = from_item(item)?;
+        bodies.push(serde_json::from_str(&event.body).map_err(|e| crate::store::StoreError::Mapping(e.to_string()))?);
     }
     Ok(bodies)
 }

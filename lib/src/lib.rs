@@ -2,26 +2,32 @@
 //!
 //! Every Lambda function and the local dev server are thin adapters over this crate: each endpoint
 //! group is an axum `Router` here, rules are pure functions, storage goes through [`store::Store`].
+//!
+//! Layers point one way ("types down, workflows up"): [`values`] (ids, money, taxpayer ids,
+//! calendar, the spec's words) → [`store`] (keys, items, transactions; its own errors) → each
+//! resource's model (its record and pure rules) → workflows (`editing`, each resource's `service`,
+//! `contention`) → routes → [`app`]. `tests::no_import_cycles` keeps it so.
 
 pub mod accounts;
 pub mod app;
 pub mod auth;
+pub mod bank_accounts;
+pub mod bank_rules;
 pub mod bill_categories;
 pub mod billets;
 pub mod billings;
+pub mod cash_entries;
 pub mod config;
 pub mod contacts;
-pub mod dates;
-pub mod documents;
+pub mod contention;
+pub mod editing;
 pub mod events;
 pub mod groups;
 pub mod http;
 pub mod jobs;
-pub mod money;
 pub mod rate_limit;
-pub mod references;
+pub mod state;
 pub mod store;
 pub mod tags;
 pub mod telemetry;
-pub mod text;
-pub mod time;
+pub mod values;

@@ -11,72 +11,43 @@ use anyhow::Context as _;
 use aws_sdk_dynamodb::types::{AttributeValue, PutRequest, WriteRequest};
 use billing_api::app::AppState;
 use billing_api::auth::AuthCache;
-use billing_api::billings::compute::Status;
 use billing_api::billings::links;
-use billing_api::billings::model::{Billing, BillingItem, Gateway};
+use billing_api::billings::model::{Billing, BillingItem};
 use billing_api::store::meter::ReadMeter;
 use billing_api::store::records::{item_of, Record};
 use billing_api::store::{keys, Item, Store};
-use billing_api::time::Timestamp;
+use billing_api::values::{
+    BankRuleId, BillingId, BillingItemId, BillingStatus, BillingType, ContactId, Money, Timestamp, ValueKind,
+};
 use serde_json::{json, Value};
 
 const CONTACTS: usize = 20;
 
-fn billing(id: i64, contact: i64, bank_rule: i64, now: Timestamp) -> Billing {
+fn billing(id: i64, contact: ContactId, bank_rule: BankRuleId, now: Timestamp) -> Billing {
     let status = match id % 10 {
-        0 => Status::Paid,
-        1 => Status::Canceled,
-        _ => Status::Opened,
+        0 => BillingStatus::Paid,
+        1 => BillingStatus::Canceled,
+        _ => BillingStatus::Opened,
     };
     let due_date = chrono::NaiveDate::from_ymd_opt(2026, 6, 1).expect("date") + chrono::Days::new((id % 700) as u64);
+    let item = |n: i64, description: &str, amount: &str| BillingItem {
+        id: BillingItemId::new(n),
+        description: description.into(),
+        quantity: 1,
+        amount: Money::parse(amount).expect("amount"),
+    };
     Billing {
-        id,
-        code: Billing::code_for(id),
         your_code: Some(format!("ERP-{id}")),
-        reference: None,
         status,
-        billing_type: "billing".into(),
-        billing_issue_type: "individual".into(),
-        amount: "150.00".parse().expect("amount"),
-        due_date,
-        competence: None,
+        amount: Money::parse("150.00").expect("amount"),
         evincive: Some(format!("Contrato de prestação de serviços {id}")),
         observation: Some("Mensalidade do plano".into()),
-        discount: None,
-        discount2: None,
-        penalty: Some((billing_api::billings::compute::ValueKind::Percentage, "2".parse().expect("rate"))),
-        cancel_penalty: false,
-        interest: None,
-        instruction_type: None,
-        instruction_days: 0,
+        penalty_type: Some(ValueKind::Percentage),
+        penalty: Some("2".parse().expect("rate")),
         bank_rule_id: Some(bank_rule),
         contact_id: Some(contact),
-        patient_id: None,
-        tag_id: None,
-        excluded_tag_ids: Vec::new(),
-        group_id: None,
-        bill_category_id: None,
-        parent_id: None,
-        installments: 1,
-        installment_type: "none".into(),
-        installment: 1,
-        gw: Gateway::default(),
-        billet_generation: 0,
-        billet_id: None,
-        items: vec![
-            BillingItem {
-                id: id * 2,
-                description: "Mensalidade".into(),
-                quantity: 1,
-                amount: "140.00".parse().unwrap(),
-            },
-            BillingItem { id: id * 2 + 1, description: "Taxa".into(), quantity: 1, amount: "10.00".parse().unwrap() },
-        ],
-        cancellation_reason: None,
-        discharge_reason: None,
-        created_at: now,
-        updated_at: now,
-        version: 1,
+        items: vec![item(id * 2, "Mensalidade", "140.00"), item(id * 2 + 1, "Taxa", "10.00")],
+        ..Billing::blank(BillingId::new(id), BillingType::Billing, due_date, now)
     }
 }
 
@@ -143,7 +114,7 @@ async fn main() -> anyhow::Result<()> {
     eprintln!("filling account {account} with {count} billings…");
     let started = Instant::now();
     let rule = infra::ops::create_bank_rule(&store, account, "Banco simulado", "simulated", None).await?;
-    let bank_rule = rule["bank_rule"]["id"].as_i64().context("bank rule id")?;
+    let bank_rule = BankRuleId::new(rule["bank_rule"]["id"].as_i64().context("bank rule id")?);
     let mut contacts = Vec::new();
     for (i, surname) in SURNAMES.iter().enumerate() {
         let body = json!({"contact": {"full_name": format!("Cliente {surname}"), "cpf": infra::testing::cpf(100_000_000 + i as u64),
@@ -151,19 +122,20 @@ async fn main() -> anyhow::Result<()> {
             "address_postal_code": "01310-100", "address_street": "Avenida Paulista", "address_number": "1000",
             "address_district": "Bela Vista", "address_city": "São Paulo", "address_state": "SP"}});
         let (created, _) = call(reqwest::Method::POST, "/v1/contacts".into(), Some(body)).await?;
-        contacts.push(created["id"].as_i64().with_context(|| format!("contact not created: {created}"))?);
+        contacts
+            .push(ContactId::new(created["id"].as_i64().with_context(|| format!("contact not created: {created}"))?));
     }
     let now = Timestamp::now();
     let mut items = Vec::new();
     for id in 1..=count {
         let b = billing(id, contacts[(id as usize) % CONTACTS], bank_rule, now);
-        items.push(item_of(account, &b));
+        items.push(item_of(account, &b)?);
         items.push(Item::from([
             ("pk".to_owned(), AttributeValue::S(keys::billing_keys(account, "billing"))),
-            ("sk".to_owned(), AttributeValue::S(keys::record(Billing::KIND, id))),
+            ("sk".to_owned(), AttributeValue::S(keys::record(Billing::KIND, b.id))),
         ]));
     }
-    let (pk, sk) = links::counter_key(account, "billing");
+    let (pk, sk) = links::counter_key(account, BillingType::Billing);
     items.push(Item::from([
         ("pk".to_owned(), AttributeValue::S(pk)),
         ("sk".to_owned(), AttributeValue::S(sk)),

@@ -1,8 +1,11 @@
 //! The ops CLI: accounts and API tokens, against AWS or the local stack (the standard AWS_* and
 //! AWS_ENDPOINT_URL variables choose which; TABLE_NAME names the table). Prints JSON.
 
-use billing_api::accounts::{AccountChanges, AccountId, AccountStatus};
+use billing_api::accounts::AccountChanges;
 use billing_api::store::Store;
+use billing_api::values::{
+    AccountId, AccountStatus, BankRuleId, BillingId, BillingType, ContactId, GroupId, Money, TagId, TokenId,
+};
 use clap::{Parser, Subcommand, ValueEnum};
 use infra::cache_flush::CacheFlusher;
 use infra::ops;
@@ -140,7 +143,7 @@ enum TokenCommand {
         account: AccountId,
         /// The token's id (from `token list`).
         #[arg(long)]
-        id: i64,
+        id: TokenId,
     },
 }
 
@@ -194,23 +197,24 @@ enum BillingCommand {
         account: AccountId,
         /// schedule or carne.
         #[arg(long = "type")]
-        billing_type: String,
+        billing_type: BillingType,
         #[arg(long)]
-        bank_rule: i64,
+        bank_rule: BankRuleId,
         #[arg(long)]
-        contact: Option<i64>,
+        contact: Option<ContactId>,
         #[arg(long)]
-        tag: Option<i64>,
+        tag: Option<TagId>,
         /// Repeat for several tags.
         #[arg(long = "excluded-tag")]
-        excluded_tags: Vec<i64>,
+        excluded_tags: Vec<TagId>,
         #[arg(long)]
-        group: Option<i64>,
+        group: Option<GroupId>,
         #[arg(long, default_value = "Mensalidade")]
         description: String,
-        /// Per record (per instalment of a booklet), e.g. 99.90.
+        /// Per record (per instalment of a booklet), e.g. 99.90, as it was made (a record older
+        /// than the 5.00 minimum keeps its amount).
         #[arg(long)]
-        amount: rust_decimal::Decimal,
+        amount: Money,
         /// YYYY-MM-DD (of the first instalment of a booklet).
         #[arg(long)]
         due_date: chrono::NaiveDate,
@@ -224,17 +228,17 @@ enum BillingCommand {
         #[arg(long)]
         account: AccountId,
         #[arg(long)]
-        billing: i64,
+        billing: BillingId,
         /// What the payer paid, e.g. 135.00 (more than the billet's amount is interest, less is a
         /// discount). Default: the billet's amount.
         #[arg(long)]
-        amount: Option<rust_decimal::Decimal>,
+        amount: Option<Money>,
         /// YYYY-MM-DD. Default: today.
         #[arg(long)]
         date: Option<chrono::NaiveDate>,
         /// The bank's fee, deducted from what is credited.
         #[arg(long, default_value = "0")]
-        fee: rust_decimal::Decimal,
+        fee: Money,
     },
 }
 
@@ -246,9 +250,9 @@ enum ContactCommand {
         account: AccountId,
         /// The patient's contact id.
         #[arg(long)]
-        contact: i64,
+        contact: ContactId,
         #[arg(long, required_unless_present = "clear")]
-        guardian: Option<i64>,
+        guardian: Option<ContactId>,
         #[arg(long, conflicts_with = "guardian")]
         clear: bool,
     },
@@ -313,9 +317,9 @@ async fn run(cli: Cli) -> anyhow::Result<serde_json::Value> {
                 Some(amount) => amount,
                 None => ops::billet_amount(&store, account, billing).await?,
             };
-            let payment = billing_api::billets::lifecycle::Payment {
+            let payment = billing_api::billings::service::Payment {
                 amount,
-                paid_on: date.unwrap_or_else(billing_api::time::today),
+                paid_on: date.unwrap_or_else(billing_api::values::today),
                 fee,
             };
             ops::pay_billing(&store, account, billing, &payment).await

@@ -55,7 +55,7 @@ mod tests {
 
     fn context() -> AccountContext {
         AccountContext {
-            account_id: 1,
+            account_id: crate::values::AccountId::new(1),
             status: AccountStatus::Active,
             kyc_approved: true,
             pos_enabled: false,

@@ -113,7 +113,13 @@ mod tests {
     use super::*;
 
     fn context(status: AccountStatus, kyc: bool, pos: bool) -> AccountContext {
-        AccountContext { account_id: 7, status, kyc_approved: kyc, pos_enabled: pos, health_module: false }
+        AccountContext {
+            account_id: AccountId::new(7),
+            status,
+            kyc_approved: kyc,
+            pos_enabled: pos,
+            health_module: false,
+        }
     }
 
     #[test]
@@ -141,7 +147,7 @@ mod tests {
         assert_eq!(AccountContext::from_authorizer_context(|k| map.get(k)), Some(c));
         let raw = serde_json::json!({"account_id": 9, "account_status": "active", "kyc_approved": true, "pos_enabled": "false"});
         let parsed = AccountContext::from_authorizer_context(|k| raw.get(k)).unwrap();
-        assert_eq!(parsed.account_id, 9);
+        assert_eq!(parsed.account_id, AccountId::new(9));
         assert!(parsed.kyc_approved && !parsed.pos_enabled);
         assert_eq!(AccountContext::from_authorizer_context(|_| None), None);
     }

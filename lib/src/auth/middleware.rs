@@ -35,7 +35,7 @@ pub async fn local_authorizer(State(auth): State<LocalAuthorizer>, mut request: 
             Err(error) => return error.into_response(),
         },
     };
-    tracing::Span::current().record("account_id", context.account_id);
+    tracing::Span::current().record("account_id", context.account_id.get());
     request.extensions_mut().insert(context);
     next.run(request).await
 }
@@ -53,7 +53,7 @@ pub async fn api_gateway_context(mut request: Request, next: Next) -> Response {
     let Some(context) = context else {
         return ApiError::Unauthorized.into_response();
     };
-    tracing::Span::current().record("account_id", context.account_id);
+    tracing::Span::current().record("account_id", context.account_id.get());
     request.extensions_mut().insert(context);
     next.run(request).await
 }

@@ -1,16 +1,16 @@
 //! Authentication and gating (§5): API tokens, the authorizer (Lambda REQUEST authorizer on AWS,
 //! middleware with a 15-minute cache locally) and the per-request account context.
 
+pub mod api_token;
 pub mod authorizer;
 pub mod cache;
 pub mod context;
 pub mod middleware;
-pub mod token;
-pub mod tokens;
+pub mod token_record;
 
+pub use api_token::ApiToken;
 pub use cache::AuthCache;
 pub use context::{AccountContext, Tenant};
-pub use token::ApiToken;
 
 use crate::http::{ApiError, ApiResult};
 use crate::store::Store;
@@ -20,8 +20,10 @@ use crate::store::Store;
 /// route does it, so that the answer is a 403 with its reason).
 pub async fn authenticate(store: &Store, authorization: Option<&str>) -> ApiResult<AccountContext> {
     let token = authorization.and_then(ApiToken::from_authorization_header).ok_or(ApiError::Unauthorized)?;
-    let record =
-        tokens::find(store, &token.digest()).await?.filter(|t| t.revoked_at.is_none()).ok_or(ApiError::Unauthorized)?;
+    let record = token_record::find(store, &token.digest())
+        .await?
+        .filter(|t| t.revoked_at.is_none())
+        .ok_or(ApiError::Unauthorized)?;
     let account = crate::accounts::find(store, record.account_id).await?.ok_or(ApiError::Unauthorized)?;
     Ok(AccountContext::of(&account))
 }

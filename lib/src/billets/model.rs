@@ -1,81 +1,16 @@
 //! A bank billet as stored: one item per billet under its billing
 //! (`pk = A#<account>`, `sk = BILLET#<billing>#<billet>`, both ids zero-padded), so the billets of
-//! a billing are one key range read newest first. The billet is written whole (attribute
-//! `document`, JSON) beside the few attributes conditions test (`status`, `version`).
+//! a billing are one key range read newest first. Its fields are its attributes (serde).
 
-use std::collections::HashMap;
-
-use anyhow::Context as _;
+use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::NaiveDate;
-use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
-use crate::accounts::AccountId;
-use crate::store::item::{n, s};
-use crate::store::{keys, Condition, Item, ItemExt, Store, StoreResult, Write};
-use crate::time::Timestamp;
+use crate::store::item::{from_item, number, to_item};
+use crate::store::{keys, Condition, Item, Store, StoreResult, Write};
+use crate::values::{AccountId, BilletId, BillingId, Money, Timestamp};
 
-/// §3.2. Transitions used here: `issued` (written locally, waiting for the bank) → `remitting`
-/// (sent to the provider) → `opened` (registered) or `rejected`; `opened` → `paid` (bank payment),
-/// `discharged` (billing paid off) or `canceled` (billing cancelled or billet re-issued); an
-/// `issued`, `remitting` or `rejected` billet can be `canceled` too.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BilletStatus {
-    Issued,
-    PendingRemittance,
-    Remitting,
-    Remittanced,
-    Opened,
-    Rejected,
-    Paid,
-    Discharged,
-    Canceled,
-    Protested,
-}
-
-impl BilletStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BilletStatus::Issued => "issued",
-            BilletStatus::PendingRemittance => "pending_remittance",
-            BilletStatus::Remitting => "remitting",
-            BilletStatus::Remittanced => "remittanced",
-            BilletStatus::Opened => "opened",
-            BilletStatus::Rejected => "rejected",
-            BilletStatus::Paid => "paid",
-            BilletStatus::Discharged => "discharged",
-            BilletStatus::Canceled => "canceled",
-            BilletStatus::Protested => "protested",
-        }
-    }
-
-    /// §2.2 `editable`: the billing around it may still change freely.
-    pub fn editable(self) -> bool {
-        matches!(self, BilletStatus::Issued | BilletStatus::PendingRemittance | BilletStatus::Rejected)
-    }
-
-    /// Not yet answered by the bank: the registration worker carries it on.
-    pub fn awaiting_bank(self) -> bool {
-        matches!(
-            self,
-            BilletStatus::Issued
-                | BilletStatus::PendingRemittance
-                | BilletStatus::Remitting
-                | BilletStatus::Remittanced
-        )
-    }
-
-    /// The payer can still pay it (`overdue` counts only these).
-    pub fn collectable(self) -> bool {
-        matches!(self, BilletStatus::Opened | BilletStatus::Protested)
-    }
-
-    /// Still alive: cancelling or paying off the billing closes it.
-    pub fn open(self) -> bool {
-        self.awaiting_bank() || matches!(self, BilletStatus::Opened | BilletStatus::Protested | BilletStatus::Rejected)
-    }
-}
+pub use crate::values::BilletStatus;
 
 /// The beneficiary's account at the bank.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -109,38 +44,55 @@ pub struct Payer {
 /// What the bank reported on payment or write-off.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Settlement {
-    pub paid_amount: Decimal,
+    #[serde(default, with = "number")]
+    pub paid_amount: Money,
+    #[serde(default)]
     pub paid_at: Option<NaiveDate>,
-    pub net_amount: Decimal,
-    pub discount: Decimal,
-    pub interest: Decimal,
-    pub bank_rate: Decimal,
+    #[serde(default, with = "number")]
+    pub net_amount: Money,
+    #[serde(default, with = "number")]
+    pub discount: Money,
+    #[serde(default, with = "number")]
+    pub interest: Money,
+    #[serde(default, with = "number")]
+    pub bank_rate: Money,
+    #[serde(default)]
     pub credit_at: Option<NaiveDate>,
+    #[serde(default)]
     pub discharged_at: Option<NaiveDate>,
 }
 
 /// The payment documents and the bank's references, filled on registration.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Registered {
+    #[serde(default)]
     pub barcode: Option<String>,
+    #[serde(default)]
     pub digitable_line: Option<String>,
+    #[serde(default)]
     pub pix_qr_code: Option<String>,
+    #[serde(default)]
     pub our_number: Option<String>,
+    #[serde(default)]
     pub provider_id: Option<String>,
+    #[serde(default)]
     pub provider_status: Option<String>,
+    #[serde(default)]
     pub bank_rejection: Option<String>,
+    #[serde(default)]
     pub remittanced_at: Option<NaiveDate>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BankBillet {
-    pub id: i64,
-    pub billing_id: i64,
+    pub id: BilletId,
+    pub billing_id: BillingId,
     /// Which registration request of the billing made it (see `Billing::billet_generation`).
     pub generation: i64,
     pub status: BilletStatus,
     pub bank_symbol: String,
-    pub amount: Decimal,
+    #[serde(with = "number")]
+    pub amount: Money,
     pub due_date: NaiveDate,
     pub our_sequential_number: i64,
     pub uuid: String,
@@ -167,45 +119,61 @@ impl BankBillet {
         BankBillet { status, updated_at: Timestamp::now(), version: self.version + 1, ..self.clone() }
     }
 
-    pub fn to_item(&self, account: AccountId) -> anyhow::Result<Item> {
-        Ok(HashMap::from([
-            ("pk".to_owned(), s(keys::account(account))),
-            ("sk".to_owned(), s(keys::billet(self.billing_id, self.id))),
-            ("kind".to_owned(), s("bank_billet")),
-            ("id".to_owned(), n(self.id)),
-            ("billing_id".to_owned(), n(self.billing_id)),
-            ("status".to_owned(), s(self.status.as_str())),
-            ("version".to_owned(), n(self.version)),
-            ("document".to_owned(), s(serde_json::to_string(self)?)),
-        ]))
+    pub fn to_item(&self, account: AccountId) -> StoreResult<Item> {
+        let mut item = to_item(self)?;
+        item.insert("pk".to_owned(), AttributeValue::S(keys::account(account)));
+        item.insert("sk".to_owned(), AttributeValue::S(keys::billet(self.billing_id, self.id)));
+        item.insert("kind".to_owned(), AttributeValue::S("bank_billet".to_owned()));
+        Ok(item)
     }
 
-    pub fn from_item(item: &Item) -> anyhow::Result<BankBillet> {
-        serde_json::from_str(&item.string("document")?).context("a stored bank billet")
+    pub fn from_item(mut item: Item) -> StoreResult<BankBillet> {
+        upgrade(&mut item);
+        from_item(item)
     }
 
     /// A new billet (the key must be free).
-    pub fn insert(&self, account: AccountId) -> anyhow::Result<Write> {
+    pub fn insert(&self, account: AccountId) -> StoreResult<Write> {
         Ok(Write::put_if(self.to_item(account)?, Condition::absent()))
     }
 
     /// `next` over this billet, which must not have changed since it was read.
-    pub fn replace_with(&self, account: AccountId, next: &BankBillet) -> anyhow::Result<Write> {
+    pub fn replace_with(&self, account: AccountId, next: &BankBillet) -> StoreResult<Write> {
         Ok(Write::put_if(next.to_item(account)?, Condition::version(self.version)))
     }
 }
 
+/// Billets stored before their fields were attributes of their own kept them in one JSON
+/// attribute, `document` (amounts as text); those fields are read from it.
+fn upgrade(item: &mut Item) {
+    if item.contains_key("bank_symbol") {
+        return;
+    }
+    let Some(AttributeValue::S(document)) = item.get("document") else { return };
+    let Ok(fields) = serde_json::from_str::<serde_json::Value>(document) else { return };
+    if let Ok(attributes) = to_item(&fields) {
+        for (name, value) in attributes {
+            item.entry(name).or_insert(value);
+        }
+    }
+}
+
 /// One billet of a billing.
-pub async fn find(store: &Store, account: AccountId, billing_id: i64, id: i64) -> StoreResult<Option<BankBillet>> {
+pub async fn find(
+    store: &Store,
+    account: AccountId,
+    billing_id: BillingId,
+    id: BilletId,
+) -> StoreResult<Option<BankBillet>> {
     let item = store.get(keys::account(account), keys::billet(billing_id, id)).await?;
-    Ok(item.map(|i| BankBillet::from_item(&i)).transpose()?)
+    item.map(BankBillet::from_item).transpose()
 }
 
 /// Every billet of a billing, newest (highest id) first. A billing has a handful (one per
 /// re-issue), so they are read whole.
-pub async fn of_billing(store: &Store, account: AccountId, billing_id: i64) -> StoreResult<Vec<BankBillet>> {
+pub async fn of_billing(store: &Store, account: AccountId, billing_id: BillingId) -> StoreResult<Vec<BankBillet>> {
     let items = store.items_with_prefix(keys::account(account), keys::billets_of(billing_id), false).await?;
-    Ok(items.iter().map(BankBillet::from_item).collect::<anyhow::Result<_>>()?)
+    items.into_iter().map(BankBillet::from_item).collect()
 }
 
 #[cfg(test)]
@@ -215,12 +183,12 @@ pub(crate) mod tests {
     pub(crate) fn sample() -> BankBillet {
         let now = Timestamp::now();
         BankBillet {
-            id: 3,
-            billing_id: 12,
+            id: BilletId::new(3),
+            billing_id: BillingId::new(12),
             generation: 1,
             status: BilletStatus::Opened,
             bank_symbol: "simulated".into(),
-            amount: "135.00".parse().unwrap(),
+            amount: Money::parse("135.00").unwrap(),
             due_date: "2026-12-10".parse().unwrap(),
             our_sequential_number: 1,
             uuid: "b7c1d1a4-5f0e-4c3a-9b1e-2d9f1e6a7c10".into(),
@@ -240,16 +208,51 @@ pub(crate) mod tests {
     #[test]
     fn a_billet_round_trips_through_its_item() {
         let billet = sample();
-        let item = billet.to_item(7).unwrap();
+        let item = billet.to_item(AccountId::new(7)).unwrap();
         assert_eq!(item["sk"].as_s().unwrap(), "BILLET#0000000012#0000000003");
         assert_eq!(item["status"].as_s().unwrap(), "opened");
-        assert_eq!(BankBillet::from_item(&item).unwrap(), billet);
+        assert_eq!(item["amount"].as_n().unwrap(), "135");
+        assert_eq!(item["payer_full_name"].as_s().unwrap(), "Maria");
+        assert_eq!(BankBillet::from_item(item).unwrap(), billet);
     }
 
     #[test]
-    fn status_groups() {
-        assert!(BilletStatus::Rejected.editable() && !BilletStatus::Opened.editable());
-        assert!(BilletStatus::Remitting.awaiting_bank() && !BilletStatus::Opened.awaiting_bank());
-        assert!(BilletStatus::Opened.open() && !BilletStatus::Paid.open() && !BilletStatus::Canceled.open());
+    fn a_billet_stored_as_one_json_document_reads_back() {
+        let billet = sample();
+        // As the previous version stored it: the billet as JSON (amounts as text) beside the
+        // attributes conditions test.
+        let mut document: serde_json::Value = serde_json::from_str(
+            r#"{
+            "id": 3, "billing_id": 12, "generation": 1, "status": "opened", "bank_symbol": "simulated",
+            "amount": "135.00", "due_date": "2026-12-10", "our_sequential_number": 1,
+            "agreement_code": "1234567", "bank_billet_account": null,
+            "agency_number": "", "agency_digit": "", "account_number": "", "account_digit": "",
+            "recipient_full_name": "Clínica", "recipient_document": "", "recipient_full_address": "",
+            "payer_full_name": "Maria", "payer_document": "", "payer_address_postal_code": "",
+            "payer_address_street": "", "payer_address_district": "", "payer_address_city": "",
+            "payer_address_state": "", "barcode": null, "digitable_line": null, "pix_qr_code": null,
+            "our_number": "12345670000000001", "provider_id": null, "provider_status": null,
+            "bank_rejection": null, "remittanced_at": null, "paid_amount": "0", "paid_at": null,
+            "net_amount": "0", "discount": "0", "interest": "0", "bank_rate": "0", "credit_at": null,
+            "discharged_at": null, "version": 2
+        }"#,
+        )
+        .unwrap();
+        document["uuid"] = serde_json::json!(billet.uuid);
+        document["created_at"] = serde_json::json!(billet.created_at);
+        document["updated_at"] = serde_json::json!(billet.updated_at);
+        let item: Item = [
+            ("pk", AttributeValue::S("A#7".into())),
+            ("sk", AttributeValue::S("BILLET#0000000012#0000000003".into())),
+            ("id", AttributeValue::N("3".into())),
+            ("billing_id", AttributeValue::N("12".into())),
+            ("status", AttributeValue::S("opened".into())),
+            ("version", AttributeValue::N("2".into())),
+            ("document", AttributeValue::S(document.to_string())),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), v))
+        .collect();
+        assert_eq!(BankBillet::from_item(item).unwrap(), billet);
     }
 }

@@ -27,9 +27,10 @@ use chrono::NaiveDate;
 use rust_decimal::Decimal;
 use sha2::{Digest, Sha256};
 
-use super::documents::{self, PixCharge};
 use super::model::{BankAccountRef, BankBillet};
-use crate::accounts::{Account, AccountId};
+use super::payment_codes::{self, PixCharge};
+use crate::accounts::Account;
+use crate::values::AccountId;
 
 pub const SIMULATED: &str = "simulated";
 pub const SIMULATED_BANK_CODE: &str = "999";
@@ -99,21 +100,13 @@ pub fn simulated_pix_key(account: AccountId) -> String {
     let digest = Sha256::digest(format!("simulated-pix-key:{account}").as_bytes());
     let mut bytes = [0u8; 16];
     bytes.copy_from_slice(&digest[..16]);
-    uuid_v4_layout(bytes)
-}
-
-/// 16 bytes as a version-4 UUID (`xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx`).
-pub fn uuid_v4_layout(mut bytes: [u8; 16]) -> String {
-    bytes[6] = (bytes[6] & 0x0f) | 0x40;
-    bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    let hex = hex::encode(bytes);
-    format!("{}-{}-{}-{}-{}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32])
+    uuid::Builder::from_random_bytes(bytes).into_uuid().to_string()
 }
 
 /// Letters, digits and spaces only, without accents, upper case: what every Pix reader accepts
 /// in the merchant name and city.
 fn pix_text(text: &str) -> String {
-    let folded = crate::text::sort_key(text).to_uppercase();
+    let folded = crate::values::text::sort_key(text).to_uppercase();
     folded.chars().filter(|c| c.is_ascii_alphanumeric() || *c == ' ').collect::<String>().trim().to_owned()
 }
 
@@ -122,7 +115,7 @@ impl SimulatedBank {
     pub fn answer(owner: &Account, billet: &BankBillet) -> Answer {
         let rejected =
             |message: &str| Answer::Rejected { message: message.to_owned(), provider_status: "REJEITADO".into() };
-        if billet.amount == SIMULATED_REJECTED_AMOUNT.parse::<Decimal>().expect("a decimal") {
+        if billet.amount.get() == SIMULATED_REJECTED_AMOUNT.parse::<Decimal>().expect("a decimal") {
             return rejected("Boleto recusado pelo banco simulado (valor de teste 6,66)");
         }
         if billet.payer.payer_document.is_empty() {
@@ -134,20 +127,21 @@ impl SimulatedBank {
         };
         let our_number = format!("{agreement}{:010}", billet.our_sequential_number);
         let free_field = format!("000000{our_number}{SIMULATED_WALLET}");
-        let barcode = match documents::barcode(SIMULATED_BANK_CODE, billet.due_date, billet.amount, &free_field) {
-            Ok(code) => code,
-            Err(documents::DocumentError::DueDate) => return rejected("Vencimento inválido para boleto"),
-            Err(_) => return rejected("Valor inválido para boleto: acima de 99.999.999,99"),
-        };
-        let digitable_line = documents::digitable_line(&barcode).expect("a barcode just built is valid");
+        let barcode =
+            match payment_codes::barcode(SIMULATED_BANK_CODE, billet.due_date, billet.amount.get(), &free_field) {
+                Ok(code) => code,
+                Err(payment_codes::DocumentError::DueDate) => return rejected("Vencimento inválido para boleto"),
+                Err(_) => return rejected("Valor inválido para boleto: acima de 99.999.999,99"),
+            };
+        let digitable_line = payment_codes::digitable_line(&barcode).expect("a barcode just built is valid");
         let key = simulated_pix_key(owner.id);
         let name = pix_text(&billet.recipient.recipient_full_name);
         let city = pix_text(owner.city.as_deref().unwrap_or_default());
-        let pix = documents::pix_copy_and_paste(&PixCharge {
+        let pix = payment_codes::pix_copy_and_paste(&PixCharge {
             key: &key,
             merchant_name: if name.is_empty() { "BENEFICIARIO" } else { &name },
             merchant_city: if city.is_empty() { "BRASIL" } else { &city },
-            amount: Some(billet.amount),
+            amount: Some(billet.amount.get()),
             txid: &our_number,
         });
         Answer::Registered {
@@ -166,12 +160,12 @@ impl BankProvider for SimulatedBank {
     fn agreement(&self, account: AccountId, agreement_code: Option<&str>) -> String {
         match agreement_code.map(str::trim).filter(|a| !a.is_empty()) {
             Some(code) => code.to_owned(),
-            None => format!("{:07}", account.rem_euclid(10_000_000)),
+            None => format!("{:07}", account.get().rem_euclid(10_000_000)),
         }
     }
 
     fn beneficiary_account(&self, account: AccountId) -> BankAccountRef {
-        let number = format!("{:08}", account.rem_euclid(100_000_000));
+        let number = format!("{:08}", account.get().rem_euclid(100_000_000));
         BankAccountRef {
             agency_number: "0001".into(),
             agency_digit: mod11("0001").to_string(),
@@ -188,12 +182,7 @@ impl BankProvider for SimulatedBank {
 /// The day a payment made on `paid_on` is credited to the beneficiary: the next business day
 /// (weekends skipped; the simulated bank knows no holidays).
 pub fn credit_date(paid_on: NaiveDate) -> NaiveDate {
-    crate::dates::next_business_day(paid_on + chrono::Days::new(1))
-}
-
-/// The bank's fee on a paid billet at the simulated bank: none.
-pub fn simulated_fee(_amount: Decimal) -> Decimal {
-    Decimal::ZERO
+    crate::values::calendar::next_business_day(paid_on + chrono::Days::new(1))
 }
 
 #[cfg(test)]
@@ -214,11 +203,11 @@ mod tests {
     }
 
     fn owner() -> Account {
-        let now = crate::time::Timestamp::now();
+        let now = crate::values::Timestamp::now();
         Account {
-            id: 7,
+            id: AccountId::new(7),
             name: "Clínica".into(),
-            status: crate::accounts::AccountStatus::Active,
+            status: crate::values::AccountStatus::Active,
             kyc_approved: true,
             pos_enabled: false,
             health_module: false,
@@ -239,17 +228,17 @@ mod tests {
             panic!("registered expected")
         };
         assert_eq!(our_number, "12345670000000042");
-        assert!(documents::barcode_is_valid(&barcode));
+        assert!(payment_codes::barcode_is_valid(&barcode));
         assert!(barcode.starts_with("9999"));
         assert_eq!(&barcode[19..], "0000001234567000000004217");
         assert_eq!(&barcode[9..19], "0000018084");
-        assert_eq!(documents::digitable_line(&barcode).unwrap(), digitable_line);
+        assert_eq!(payment_codes::digitable_line(&barcode).unwrap(), digitable_line);
         let pix = pix_qr_code.unwrap();
         assert!(pix.contains("5406180.84"), "{pix}");
         assert!(pix.contains("5921CLINICA SAO JOSE LTDA"), "{pix}");
         assert!(pix.contains("6009SAO PAULO"), "{pix}");
         assert!(pix.contains(&format!("0517{our_number}")), "{pix}");
-        let crc = documents::crc16_ccitt_false(&pix.as_bytes()[..pix.len() - 4]);
+        let crc = payment_codes::crc16_ccitt_false(&pix.as_bytes()[..pix.len() - 4]);
         assert_eq!(&pix[pix.len() - 4..], format!("{crc:04X}"));
     }
 
@@ -280,13 +269,15 @@ mod tests {
     #[test]
     fn beneficiary_data_and_keys_are_stable() {
         let bank = SimulatedBank;
-        assert_eq!(bank.agreement(42, None), "0000042");
-        assert_eq!(bank.agreement(42, Some(" 1234 ")), "1234");
-        let account = bank.beneficiary_account(42);
+        let account_42 = AccountId::new(42);
+        assert_eq!(bank.agreement(account_42, None), "0000042");
+        assert_eq!(bank.agreement(account_42, Some(" 1234 ")), "1234");
+        let account = bank.beneficiary_account(account_42);
         assert_eq!(account.account_number, "00000042");
         assert_eq!(account.agency_number, "0001");
-        assert_eq!(simulated_pix_key(42), simulated_pix_key(42));
-        assert_eq!(simulated_pix_key(42).len(), 36);
+        assert_eq!(simulated_pix_key(account_42), simulated_pix_key(account_42));
+        assert_eq!(simulated_pix_key(account_42).len(), 36);
+        assert_eq!(simulated_pix_key(account_42).as_bytes()[14], b'4', "a version-4 layout");
         assert!(provider_for("simulated").is_some() && provider_for("itau").is_none());
     }
 }

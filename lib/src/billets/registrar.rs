@@ -17,72 +17,81 @@
 //! A delivery of an answered billet changes nothing, so duplicates are harmless. Sequence numbers
 //! burnt by a lost race leave gaps, which banks accept (our numbers must be unique, not dense).
 
-use anyhow::{bail, Context as _};
+use anyhow::Context as _;
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 
-use super::model::{self, BankBillet, BilletStatus, Payer, Recipient, Registered, Settlement};
+use super::model::{BankBillet, BilletStatus, Payer, Recipient, Registered, Settlement};
 use super::provider::{provider_for, Answer};
-use crate::accounts::{self, Account, AccountId};
-use crate::billings::compute::Status;
+use crate::accounts::{self, Account};
+use crate::bank_rules::BankRule;
 use crate::billings::model::Billing;
+use crate::billings::service::{change, Ruled};
 use crate::contacts::Contact;
 use crate::http::ApiError;
-use crate::jobs::Job;
-use crate::references::BankRule;
+use crate::jobs::BilletRegistration;
 use crate::store::records;
 use crate::store::{keys, Store, StoreError};
-use crate::time::{today, Timestamp};
+use crate::values::{today, AccountId, BilletId, BillingId, BillingStatus, Timestamp};
 
 /// What one message came to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
     /// The billet of this registration, in the status the bank left it.
-    Answered { billet_id: i64, status: BilletStatus },
+    Answered { billet_id: BilletId, status: BilletStatus },
     /// Nothing to do (the reason, for the log).
     Skipped(&'static str),
 }
 
 /// Handles one SQS batch; the ids of the messages that failed go back for redelivery.
 pub async fn handle_batch(store: &Store, event: SqsEvent) -> SqsBatchResponse {
-    crate::jobs::handle_batch(event, "billet registration", move |job| async move { handle(store, &job).await }).await
+    crate::jobs::handle_batch(event, "billet registration", move |message: BilletRegistration| async move {
+        register(store, message.account_id, message.billing_id, message.generation).await
+    })
+    .await
 }
 
-pub async fn handle(store: &Store, job: &Job) -> anyhow::Result<Outcome> {
-    match job {
-        Job::BilletRegistration { account_id, billing_id, generation, .. } => {
-            register(store, *account_id, *billing_id, *generation).await
-        }
-        Job::BulkExpansion { .. } => bail!("a bulk-expansion job on the billet-registration queue"),
-    }
+/// What step 2 found: the billet to carry on with, or why there is nothing to do.
+enum Found {
+    Billet(Box<BankBillet>),
+    Skip(&'static str),
 }
 
-pub async fn register(store: &Store, account: AccountId, billing_id: i64, generation: i64) -> anyhow::Result<Outcome> {
+pub async fn register(
+    store: &Store,
+    account: AccountId,
+    billing_id: BillingId,
+    generation: i64,
+) -> anyhow::Result<Outcome> {
     let Some(owner) = accounts::find(store, account).await? else { return Ok(Outcome::Skipped("account not found")) };
-    for _ in 0..6 {
-        let Some(billing) = records::find::<Billing>(store, account, billing_id).await? else {
-            return Ok(Outcome::Skipped("billing not found"));
-        };
-        if billing.billet_generation != generation {
-            return Ok(Outcome::Skipped("a later registration was asked for"));
-        }
-        let billet = match billing.billet_id {
-            Some(id) => {
-                model::find(store, account, billing_id, id).await?.context("the billing's billet is missing")?
+    let found = change(store, account, billing_id, |billing, billet| {
+        let owner = &owner;
+        async move {
+            if billing.billet_generation != generation {
+                return Ok(Ruled::Unchanged(Found::Skip("a later registration was asked for")));
             }
-            None if billing.status != Status::Opened => return Ok(Outcome::Skipped("billing no longer open")),
-            None => match issue(store, &owner, &billing).await {
-                Ok(billet) => billet,
-                // The billing changed (another delivery issued the billet, or an update): read again.
-                Err(ApiError::Conflict) => continue,
-                Err(error) => return Err(error.into()),
-            },
-        };
-        if !billet.status.awaiting_bank() {
-            return Ok(Outcome::Answered { billet_id: billet.id, status: billet.status });
+            if billing.billet_id.is_some() {
+                let billet = billet.context("the billing's billet is missing")?;
+                return Ok(Ruled::Unchanged(Found::Billet(Box::new(billet))));
+            }
+            if billing.status != BillingStatus::Opened {
+                return Ok(Ruled::Unchanged(Found::Skip("billing no longer open")));
+            }
+            let billet = issue(store, owner, &billing).await?;
+            let next = Billing { billet_id: Some(billet.id), ..billing };
+            Ok(Ruled::Changed { next, also: vec![billet.insert(account)?], then: Found::Billet(Box::new(billet)) })
         }
-        return transmit(store, &owner, billet).await;
+    })
+    .await;
+    let billet = match found {
+        Ok((_, Found::Billet(billet))) => *billet,
+        Ok((_, Found::Skip(reason))) => return Ok(Outcome::Skipped(reason)),
+        Err(ApiError::NotFound) => return Ok(Outcome::Skipped("billing not found")),
+        Err(error) => return Err(anyhow::anyhow!("billet registration: {error}")),
+    };
+    if !billet.status.awaiting_bank() {
+        return Ok(Outcome::Answered { billet_id: billet.id, status: billet.status });
     }
-    bail!("billing {billing_id} kept changing during its billet registration")
+    transmit(store, &owner, billet).await
 }
 
 /// The payer as the billet prints it.
@@ -97,7 +106,7 @@ fn payer_of(contact: Option<&Contact>) -> Payer {
         .join(", ");
     Payer {
         payer_full_name: c.description().unwrap_or_default().to_owned(),
-        payer_document: c.document().unwrap_or_default().to_owned(),
+        payer_document: c.document().unwrap_or_default(),
         payer_address_postal_code: text(&c.address_postal_code),
         payer_address_street: street,
         payer_address_district: text(&c.address_district),
@@ -106,7 +115,8 @@ fn payer_of(contact: Option<&Contact>) -> Payer {
     }
 }
 
-/// Step 2: the `issued` billet, written with the billing's pointer to it.
+/// Step 2: the `issued` billet of the billing's registration (written by the caller with the
+/// billing's pointer to it, on the billing's version).
 async fn issue(store: &Store, owner: &Account, billing: &Billing) -> Result<BankBillet, ApiError> {
     let account = owner.id;
     let rule = records::find_referenced::<BankRule>(store, account, billing.bank_rule_id).await?;
@@ -120,7 +130,7 @@ async fn issue(store: &Store, owner: &Account, billing: &Billing) -> Result<Bank
     };
     let sequence = keys::our_number_sequence(agreement.as_deref().unwrap_or("-"));
     let our_sequential_number = store.next_id(keys::account(account), sequence).await?;
-    let id = store.next_id(keys::account(account), keys::sequence("BILLET")).await?;
+    let id = BilletId::new(store.next_id(keys::account(account), keys::sequence("BILLET")).await?);
     let now = Timestamp::now();
     let mut billet = BankBillet {
         id,
@@ -131,7 +141,7 @@ async fn issue(store: &Store, owner: &Account, billing: &Billing) -> Result<Bank
         amount: billing.amount,
         due_date: billing.due_date,
         our_sequential_number,
-        uuid: uuid_v4(),
+        uuid: uuid::Uuid::new_v4().to_string(),
         agreement_code: agreement,
         bank_billet_account: None,
         bank_account: provider.map(|p| p.beneficiary_account(account)).unwrap_or_default(),
@@ -151,8 +161,6 @@ async fn issue(store: &Store, owner: &Account, billing: &Billing) -> Result<Bank
         billet.status = BilletStatus::Rejected;
         billet.registered.bank_rejection = Some(format!("Nenhum banco integrado para o símbolo \"{bank_symbol}\""));
     }
-    let next = Billing { billet_id: Some(id), version: billing.version + 1, ..billing.clone() };
-    records::replace(store, account, billing, &next, "", vec![billet.insert(account)?]).await?;
     Ok(billet)
 }
 
@@ -202,9 +210,4 @@ fn written(result: Result<(), StoreError>) -> anyhow::Result<bool> {
         Err(StoreError::ConditionFailed(_)) => Ok(false),
         Err(error) => Err(anyhow::Error::new(error)),
     }
-}
-
-/// A random UUID (version 4).
-pub fn uuid_v4() -> String {
-    super::provider::uuid_v4_layout(rand::random())
 }

@@ -1,20 +1,18 @@
 //! `/v1/billings/{billing_id}/bank_billets` (§4.3): the billets of one billing, newest first.
 
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
-use serde_json::Value;
 
 use super::model;
-use super::view::represent;
-use crate::app::AppState;
+use super::view::BilletView;
 use crate::auth::Tenant;
-use crate::billings::model::Billing;
-use crate::http::routing::parse_id;
-use crate::http::{response, ApiError, ApiResult, Params};
-use crate::store::records;
-use crate::time::today;
+use crate::billings::Billing;
+use crate::editing::find_or_404;
+use crate::http::{response, ApiError, ApiResult, Params, Path};
+use crate::state::AppState;
+use crate::values::{today, BilletId, BillingId};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -26,15 +24,15 @@ pub fn router() -> Router<AppState> {
 async fn list(
     State(state): State<AppState>,
     tenant: Tenant,
-    Path(billing_id): Path<String>,
+    Path(billing_id): Path<BillingId>,
     RawQuery(query): RawQuery,
 ) -> ApiResult<Response> {
     let account = tenant.account_id();
-    let billing: Billing = records::find_or_404(&state.store, account, parse_id(&billing_id)?).await?;
+    let billing: Billing = find_or_404(&state.store, account, billing_id).await?;
     let pagination = Params::parse(query.as_deref()).pagination();
     let billets = model::of_billing(&state.store, account, billing.id).await?;
     let today = today();
-    let page: Vec<Value> = pagination.slice(&billets).iter().map(|b| represent(b, today)).collect();
+    let page: Vec<BilletView> = pagination.slice(&billets).iter().map(|b| BilletView::new(b, today)).collect();
     Ok(response::list("bank_billets", &page, pagination, billets.len()))
 }
 
@@ -42,10 +40,8 @@ async fn list(
 async fn show(
     State(state): State<AppState>,
     tenant: Tenant,
-    Path((billing_id, id)): Path<(String, String)>,
+    Path((billing_id, id)): Path<(BillingId, BilletId)>,
 ) -> ApiResult<Response> {
-    let account = tenant.account_id();
-    let (billing_id, id) = (parse_id(&billing_id)?, parse_id(&id)?);
-    let billet = model::find(&state.store, account, billing_id, id).await?.ok_or(ApiError::NotFound)?;
-    Ok(response::ok(&represent(&billet, today())))
+    let billet = model::find(&state.store, tenant.account_id(), billing_id, id).await?.ok_or(ApiError::NotFound)?;
+    Ok(response::ok(&BilletView::new(&billet, today())))
 }

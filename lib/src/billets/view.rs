@@ -2,43 +2,99 @@
 //! `days_overdue`, `overdue` and `editable` computed as of today in São Paulo.
 
 use chrono::NaiveDate;
-use serde_json::{json, Value};
+use serde::Serialize;
 
-use super::model::BankBillet;
+use super::model::{BankAccountRef, BankBillet, Payer, Recipient, Registered};
 use crate::billings::compute;
-use crate::money;
+use crate::values::{BilletId, BilletStatus, Money, Timestamp};
 
-const AMOUNTS: [&str; 6] = ["amount", "paid_amount", "net_amount", "discount", "interest", "bank_rate"];
-/// Stored for the worker and conditions, never shown.
-const INTERNAL: [&str; 3] = ["billing_id", "generation", "version"];
+/// What a settlement shows (its amounts with two decimals).
+#[derive(Clone, Debug, Serialize)]
+pub struct SettlementView {
+    pub paid_amount: Money,
+    pub paid_at: Option<NaiveDate>,
+    pub net_amount: Money,
+    pub discount: Money,
+    pub interest: Money,
+    pub bank_rate: Money,
+    pub credit_at: Option<NaiveDate>,
+    pub discharged_at: Option<NaiveDate>,
+}
 
-pub fn represent(billet: &BankBillet, today: NaiveDate) -> Value {
-    let mut out = serde_json::to_value(billet).expect("a billet serializes");
-    let fields = out.as_object_mut().expect("a billet is an object");
-    for key in INTERNAL {
-        fields.remove(key);
-    }
-    for key in AMOUNTS {
-        if let Some(Value::String(text)) = fields.get(key) {
-            let value = text.parse().unwrap_or_default();
-            fields.insert(key.to_owned(), json!(money::format(value)));
+#[derive(Clone, Debug, Serialize)]
+pub struct BilletView {
+    pub id: BilletId,
+    pub status: BilletStatus,
+    pub bank_symbol: String,
+    pub amount: Money,
+    pub due_date: NaiveDate,
+    pub our_sequential_number: i64,
+    pub uuid: String,
+    pub agreement_code: Option<String>,
+    pub bank_billet_account: Option<String>,
+    #[serde(flatten)]
+    pub bank_account: BankAccountRef,
+    #[serde(flatten)]
+    pub recipient: Recipient,
+    #[serde(flatten)]
+    pub payer: Payer,
+    #[serde(flatten)]
+    pub registered: Registered,
+    #[serde(flatten)]
+    pub settlement: SettlementView,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub days_overdue: i64,
+    pub overdue: bool,
+    pub editable: bool,
+}
+
+impl BilletView {
+    pub fn new(billet: &BankBillet, today: NaiveDate) -> Self {
+        let days_overdue = compute::days_overdue(billet.due_date, today);
+        let s = &billet.settlement;
+        BilletView {
+            id: billet.id,
+            status: billet.status,
+            bank_symbol: billet.bank_symbol.clone(),
+            amount: billet.amount,
+            due_date: billet.due_date,
+            our_sequential_number: billet.our_sequential_number,
+            uuid: billet.uuid.clone(),
+            agreement_code: billet.agreement_code.clone(),
+            bank_billet_account: billet.bank_billet_account.clone(),
+            bank_account: billet.bank_account.clone(),
+            recipient: billet.recipient.clone(),
+            payer: billet.payer.clone(),
+            registered: billet.registered.clone(),
+            settlement: SettlementView {
+                paid_amount: s.paid_amount,
+                paid_at: s.paid_at,
+                net_amount: s.net_amount,
+                discount: s.discount,
+                interest: s.interest,
+                bank_rate: s.bank_rate,
+                credit_at: s.credit_at,
+                discharged_at: s.discharged_at,
+            },
+            created_at: billet.created_at,
+            updated_at: billet.updated_at,
+            days_overdue,
+            overdue: days_overdue > 0 && billet.status.collectable(),
+            editable: billet.status.editable(),
         }
     }
-    let days_overdue = compute::days_overdue(billet.due_date, today);
-    fields.insert("days_overdue".into(), json!(days_overdue));
-    fields.insert("overdue".into(), json!(days_overdue > 0 && billet.status.collectable()));
-    fields.insert("editable".into(), json!(billet.status.editable()));
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     #[test]
     fn the_billet_shape() {
         let billet = super::super::model::tests::sample();
-        let shown = represent(&billet, "2026-12-12".parse().unwrap());
+        let shown = serde_json::to_value(BilletView::new(&billet, "2026-12-12".parse().unwrap())).unwrap();
         assert_eq!(shown["amount"], "135.00");
         assert_eq!(shown["paid_amount"], "0.00");
         assert_eq!(shown["status"], "opened");
@@ -48,7 +104,7 @@ mod tests {
         assert_eq!(shown["payer_full_name"], "Maria");
         assert_eq!(shown["recipient_full_name"], "Clínica");
         assert_eq!(shown["paid_at"], Value::Null);
-        for internal in INTERNAL {
+        for internal in ["billing_id", "generation", "version"] {
             assert!(shown.get(internal).is_none(), "{internal} shown");
         }
         let expected = [

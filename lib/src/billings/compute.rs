@@ -16,96 +16,8 @@
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
-use crate::money::cents;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Status {
-    Opened,
-    UnderReview,
-    AwaitingCapture,
-    Protested,
-    InDispute,
-    Paid,
-    Available,
-    Discharged,
-    Canceled,
-    Returned,
-}
-
-impl Status {
-    pub const ALL: [Status; 10] = [
-        Status::Opened,
-        Status::UnderReview,
-        Status::AwaitingCapture,
-        Status::Protested,
-        Status::InDispute,
-        Status::Paid,
-        Status::Available,
-        Status::Discharged,
-        Status::Canceled,
-        Status::Returned,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Opened => "opened",
-            Status::UnderReview => "under_review",
-            Status::AwaitingCapture => "awaiting_capture",
-            Status::Protested => "protested",
-            Status::InDispute => "in_dispute",
-            Status::Paid => "paid",
-            Status::Available => "available",
-            Status::Discharged => "discharged",
-            Status::Canceled => "canceled",
-            Status::Returned => "returned",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Status> {
-        Status::ALL.into_iter().find(|s| s.as_str() == text)
-    }
-
-    /// §3.1: "collectable" means opened, under review, awaiting capture or protested.
-    pub fn collectable(self) -> bool {
-        matches!(self, Status::Opened | Status::UnderReview | Status::AwaitingCapture | Status::Protested)
-    }
-
-    /// Statuses the cancel and pay-off operations accept (the spec leaves them open): the
-    /// collectable ones. A billing in dispute, already settled, cancelled or returned gets 422.
-    pub fn accepts_cancel_or_pay_off(self) -> bool {
-        self.collectable()
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ValueKind {
-    Percentage,
-    FixedAmount,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Period {
-    Monthly,
-    Daily,
-}
-
-impl ValueKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ValueKind::Percentage => "percentage",
-            ValueKind::FixedAmount => "fixed_amount",
-        }
-    }
-}
-
-impl Period {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Period::Monthly => "monthly",
-            Period::Daily => "daily",
-        }
-    }
-}
+use crate::values::money::cents;
+use crate::values::{BillingStatus, InterestPeriod, ValueKind};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Discount {
@@ -117,14 +29,14 @@ pub struct Discount {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Interest {
     pub kind: ValueKind,
-    pub period: Period,
+    pub period: InterestPeriod,
     pub value: Decimal,
 }
 
 /// What the computation needs of a billing.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Terms {
-    pub status: Status,
+    pub status: BillingStatus,
     pub amount: Decimal,
     pub due_date: NaiveDate,
     pub discount: Option<Discount>,
@@ -145,8 +57,8 @@ pub struct Computed {
     pub amount_payable: Decimal,
 }
 
-pub fn virtual_status(status: Status, due_date: NaiveDate, today: NaiveDate) -> &'static str {
-    if status == Status::Opened && due_date < today {
+pub fn virtual_status(status: BillingStatus, due_date: NaiveDate, today: NaiveDate) -> &'static str {
+    if status == BillingStatus::Opened && due_date < today {
         "expired"
     } else {
         status.as_str()
@@ -182,8 +94,8 @@ pub fn extra_amount(terms: &Terms, today: NaiveDate) -> Decimal {
         .map(|i| {
             let per_period = value_of(i.kind, i.value, terms.amount);
             let per_day = match i.period {
-                Period::Monthly => per_period / Decimal::from(30),
-                Period::Daily => per_period,
+                InterestPeriod::Monthly => per_period / Decimal::from(30),
+                InterestPeriod::Daily => per_period,
             };
             cents(per_day * Decimal::from(days))
         })
@@ -251,7 +163,7 @@ mod tests {
 
     fn terms(amount: &str, due: &str) -> Terms {
         Terms {
-            status: Status::Opened,
+            status: BillingStatus::Opened,
             amount: m(amount),
             due_date: d(due),
             discount: None,
@@ -271,14 +183,17 @@ mod tests {
         assert_eq!((on_time.virtual_status, on_time.days_overdue, on_time.overdue), ("opened", 0, false));
         let early = compute(&t, d("2026-11-07"));
         assert_eq!(early.days_overdue, -3);
-        for (status, paid) in
-            [(Status::Paid, true), (Status::Available, true), (Status::Discharged, true), (Status::Canceled, false)]
-        {
+        for (status, paid) in [
+            (BillingStatus::Paid, true),
+            (BillingStatus::Available, true),
+            (BillingStatus::Discharged, true),
+            (BillingStatus::Canceled, false),
+        ] {
             let c = compute(&Terms { status, ..t.clone() }, d("2026-11-22"));
             assert_eq!((c.paid, c.overdue, c.virtual_status), (paid, false, status.as_str()));
         }
         // Under review stays under review, yet is overdue only when opened or expired.
-        let review = compute(&Terms { status: Status::UnderReview, ..t.clone() }, d("2026-11-22"));
+        let review = compute(&Terms { status: BillingStatus::UnderReview, ..t.clone() }, d("2026-11-22"));
         assert_eq!((review.virtual_status, review.overdue), ("under_review", false));
     }
 
@@ -288,7 +203,7 @@ mod tests {
         // 100 × 1% ÷ 30 × 12 = 0,40; total 102,40.
         let t = Terms {
             penalty: Some((ValueKind::Percentage, m("2"))),
-            interest: Some(Interest { kind: ValueKind::Percentage, period: Period::Monthly, value: m("1") }),
+            interest: Some(Interest { kind: ValueKind::Percentage, period: InterestPeriod::Monthly, value: m("1") }),
             ..terms("100.00", "2026-11-10")
         };
         let c = compute(&t, d("2026-11-22"));
@@ -301,20 +216,20 @@ mod tests {
     fn worked_example_daily_and_fixed_charges() {
         // Juros 0,033% a.d. on R$ 1.500,00 for 12 days: 1500 × 0.00033 × 12 = 5,94.
         let daily = Terms {
-            interest: Some(Interest { kind: ValueKind::Percentage, period: Period::Daily, value: m("0.033") }),
+            interest: Some(Interest { kind: ValueKind::Percentage, period: InterestPeriod::Daily, value: m("0.033") }),
             ..terms("1500.00", "2026-11-10")
         };
         assert_eq!(compute(&daily, d("2026-11-22")).extra_amount, m("5.94"));
         // Multa fixa R$ 5,00 and juros fixos R$ 3,00 ao mês: 3 ÷ 30 × 12 = 1,20; total 6,20.
         let fixed = Terms {
             penalty: Some((ValueKind::FixedAmount, m("5"))),
-            interest: Some(Interest { kind: ValueKind::FixedAmount, period: Period::Monthly, value: m("3") }),
+            interest: Some(Interest { kind: ValueKind::FixedAmount, period: InterestPeriod::Monthly, value: m("3") }),
             ..terms("80.00", "2026-11-10")
         };
         assert_eq!(compute(&fixed, d("2026-11-22")).amount_payable, m("86.20"));
         // Juros fixos R$ 0,50 ao dia for 12 days: 6,00.
         let per_day = Terms {
-            interest: Some(Interest { kind: ValueKind::FixedAmount, period: Period::Daily, value: m("0.5") }),
+            interest: Some(Interest { kind: ValueKind::FixedAmount, period: InterestPeriod::Daily, value: m("0.5") }),
             ..terms("80.00", "2026-11-10")
         };
         assert_eq!(compute(&per_day, d("2026-11-22")).extra_amount, m("6.00"));
@@ -324,7 +239,7 @@ mod tests {
     fn cancel_penalty_waives_charges() {
         let t = Terms {
             penalty: Some((ValueKind::Percentage, m("2"))),
-            interest: Some(Interest { kind: ValueKind::Percentage, period: Period::Monthly, value: m("1") }),
+            interest: Some(Interest { kind: ValueKind::Percentage, period: InterestPeriod::Monthly, value: m("1") }),
             cancel_penalty: true,
             ..terms("100.00", "2026-11-10")
         };
@@ -365,7 +280,7 @@ mod tests {
     #[test]
     fn settled_billings_carry_no_discount_or_charge() {
         let t = Terms {
-            status: Status::Canceled,
+            status: BillingStatus::Canceled,
             penalty: Some((ValueKind::FixedAmount, m("9"))),
             ..terms("100", "2026-11-01")
         };
@@ -381,7 +296,7 @@ mod tests {
         // Frozen at the registration date of a gateway billet (before the due date: no charge).
         assert_eq!(display_amount_payable(&t, d("2026-11-22"), Some(d("2026-11-01")), None), m("100.00"));
         assert_eq!(display_amount_payable(&t, d("2026-11-22"), None, None), m("102.00"));
-        let paid = Terms { status: Status::Paid, ..t };
+        let paid = Terms { status: BillingStatus::Paid, ..t };
         assert_eq!(
             display_amount_payable(&paid, d("2026-11-22"), None, Some((m("103"), m("0"), m("2.5")))),
             m("105.5")

@@ -6,9 +6,12 @@ use chrono::NaiveDate;
 use rust_decimal::Decimal;
 use serde_json::Value;
 
-use super::compute::{Period, ValueKind};
-use crate::http::Fields;
-use crate::money;
+use crate::http::fields::{decimal_in, id_in, integer_in};
+use crate::http::{Fields, Sent};
+use crate::values::{
+    BankAccountId, BankRuleId, BillCategoryId, BillingItemId, ContactId, DischargeReason, InstructionType,
+    InterestPeriod, IssueType, Money, TagId, ValueKind,
+};
 
 pub const MINIMUM_AMOUNT: &str = "5.00";
 /// The largest amount a bank billet can carry (ten digits of cents in the barcode): a billing, and
@@ -23,33 +26,28 @@ pub const MAX_EXCLUDED_TAGS: usize = 50;
 pub const REFERENCE_MAX_CHARS: usize = 255;
 const EVINCIVE_FORBIDDEN: &[char] = &['@', '#', '$', '%', '^', '&', '*', '"', '{', '}', '|', '<', '>', '\\', '[', ']'];
 
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum IssueType {
-    Individual,
-    Bulk,
-}
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct Item {
     /// An existing item of the billing (update only; ignored on create).
-    pub id: Option<i64>,
+    pub id: Option<BillingItemId>,
     pub description: String,
     pub quantity: i64,
-    pub amount: Decimal,
+    pub amount: Money,
 }
 
 /// A billing as sent, valid in itself.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Draft {
     pub issue_type: IssueType,
-    pub bank_rule_id: i64,
-    /// Individual: the payer (may be filled from `patient_id` by the health module). Bulk: none.
-    pub contact_id: Option<i64>,
-    pub patient_id: Option<i64>,
+    pub bank_rule_id: BankRuleId,
+    /// Individual: the payer (may be filled from `patient_id` by the health module). Bulk: none on
+    /// create (cleared by the server); an update of a billing its expansion made keeps the payer.
+    pub contact_id: Option<ContactId>,
+    pub patient_id: Option<ContactId>,
     /// Bulk: the target tag. Individual: none (cleared by the server).
-    pub tag_id: Option<i64>,
-    pub excluded_tag_ids: Vec<i64>,
-    pub bill_category_id: Option<i64>,
+    pub tag_id: Option<TagId>,
+    pub excluded_tag_ids: Vec<TagId>,
+    pub bill_category_id: Option<BillCategoryId>,
     pub evincive: Option<String>,
     pub observation: Option<String>,
     pub reference: Option<String>,
@@ -58,37 +56,11 @@ pub struct Draft {
     /// Already moved off a weekend.
     pub due_date: NaiveDate,
     pub penalty: Option<(ValueKind, Decimal)>,
-    pub interest: Option<(ValueKind, Period, Decimal)>,
-    pub instruction: Option<(String, i64)>,
+    pub interest: Option<(ValueKind, InterestPeriod, Decimal)>,
+    pub instruction: Option<(InstructionType, i64)>,
     pub items: Vec<Item>,
     /// Σ quantity × amount, at least 5.00.
-    pub amount: Decimal,
-}
-
-fn id(value: Option<&Value>) -> Result<Option<i64>, ()> {
-    match value {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) => n.as_i64().filter(|i| *i > 0).map(Some).ok_or(()),
-        Some(Value::String(s)) if s.trim().is_empty() => Ok(None),
-        Some(Value::String(s)) => s.trim().parse::<i64>().ok().filter(|i| *i > 0).map(Some).ok_or(()),
-        Some(_) => Err(()),
-    }
-}
-
-fn decimal(value: &Value) -> Option<Decimal> {
-    match value {
-        Value::Number(n) => money::parse(&n.to_string()),
-        Value::String(s) => money::parse(s),
-        _ => None,
-    }
-}
-
-fn kind(text: &str) -> Option<ValueKind> {
-    match text {
-        "percentage" => Some(ValueKind::Percentage),
-        "fixed_amount" => Some(ValueKind::FixedAmount),
-        _ => None,
-    }
+    pub amount: Money,
 }
 
 /// An array, or a form's object of index → value.
@@ -98,6 +70,15 @@ fn elements(value: &Value) -> Vec<&Value> {
         Value::Object(map) => map.values().collect(),
         _ => Vec::new(),
     }
+}
+
+/// The largest amount of a billing or item, as a decimal.
+pub fn maximum_amount() -> Decimal {
+    MAXIMUM_AMOUNT.parse().expect("a decimal constant")
+}
+
+pub fn minimum_amount() -> Decimal {
+    MINIMUM_AMOUNT.parse().expect("a decimal constant")
 }
 
 pub fn msg_too_many_items() -> String {
@@ -111,7 +92,7 @@ fn items(value: Option<&Value>, errors: &mut Vec<String>) -> Vec<Item> {
         errors.push(msg_too_many_items());
         return items;
     }
-    let maximum = MAXIMUM_AMOUNT.parse::<Decimal>().expect("constant");
+    let maximum = maximum_amount();
     for (index, raw) in elements.into_iter().enumerate() {
         let n = index + 1;
         let Value::Object(map) = raw else {
@@ -120,29 +101,28 @@ fn items(value: Option<&Value>, errors: &mut Vec<String>) -> Vec<Item> {
         };
         let mut item_errors = Vec::new();
         let f = Fields::new(map);
-        let item_id = id(map.get("id")).unwrap_or_else(|()| {
-            item_errors.push(format!("Item {n}: id não é válido"));
-            None
-        });
+        let item_id = match id_in::<BillingItemId>(map.get("id")) {
+            Sent::Invalid => {
+                item_errors.push(format!("Item {n}: id não é válido"));
+                None
+            }
+            sent => sent.given(),
+        };
         let description = f
             .text("description", "descrição", &mut item_errors)
             .flatten()
-            .map(|d| crate::text::collapse_whitespace(&d))
+            .map(|d| crate::values::text::collapse_whitespace(&d))
             .unwrap_or_default();
         if description.is_empty() {
             item_errors.push(format!("Item {n}: descrição não pode ficar em branco"));
         } else if description.chars().count() > 100 {
             item_errors.push(format!("Item {n}: descrição é muito longa (máximo: 100 caracteres)"));
         }
-        let quantity = match map.get("quantity") {
-            Some(Value::Number(q)) => q.as_i64(),
-            Some(Value::String(q)) => q.trim().parse::<i64>().ok(),
-            _ => None,
-        };
+        let quantity = integer_in(map.get("quantity")).given();
         if !quantity.is_some_and(|q| (1..=9_999_999).contains(&q)) {
             item_errors.push(format!("Item {n}: quantidade deve ser um inteiro de 1 a 9999999"));
         }
-        let amount = map.get("amount").and_then(decimal);
+        let amount = decimal_in(map.get("amount")).given();
         if !amount.is_some_and(|a| a >= Decimal::new(1, 2) && a.scale() <= 2) {
             item_errors.push(format!("Item {n}: valor deve ser de no mínimo 0.01, com até 2 casas decimais"));
         } else if amount.is_some_and(|a| a > maximum) {
@@ -153,7 +133,7 @@ fn items(value: Option<&Value>, errors: &mut Vec<String>) -> Vec<Item> {
                 id: item_id,
                 description,
                 quantity: quantity.unwrap_or(1),
-                amount: amount.unwrap_or_default(),
+                amount: Money::new(amount.unwrap_or_default()),
             });
         }
         errors.extend(item_errors);
@@ -171,38 +151,41 @@ impl Draft {
 
     /// A billing as it will be after an update (its stored fields with the sent ones over them).
     /// An amount equal to `stored_amount` is not checked against the minimum again (rule 9).
-    pub fn parse_update(fields: Fields<'_>, stored_amount: Decimal) -> Result<Draft, Vec<String>> {
+    pub fn parse_update(fields: Fields<'_>, stored_amount: Money) -> Result<Draft, Vec<String>> {
         Draft::parse_with(fields, Some(stored_amount))
     }
 
-    fn parse_with(fields: Fields<'_>, stored_amount: Option<Decimal>) -> Result<Draft, Vec<String>> {
+    fn parse_with(fields: Fields<'_>, stored_amount: Option<Money>) -> Result<Draft, Vec<String>> {
         let mut errors = Vec::new();
         let text = |key: &str, errors: &mut Vec<String>| -> Option<String> {
             fields.text(key, key, errors).flatten().map(|t| t.trim().to_owned()).filter(|t| !t.is_empty())
         };
-        let id_of = |key: &str, errors: &mut Vec<String>| -> Option<i64> {
-            id(fields.raw(key)).unwrap_or_else(|()| {
-                errors.push(format!("{key} não é válido"));
-                None
-            })
-        };
+        fn id_of<T: std::str::FromStr>(fields: Fields<'_>, key: &str, errors: &mut Vec<String>) -> Option<T> {
+            match fields.id::<T>(key) {
+                Sent::Invalid => {
+                    errors.push(format!("{key} não é válido"));
+                    None
+                }
+                sent => sent.given(),
+            }
+        }
 
-        let issue_type = match text("billing_issue_type", &mut errors).as_deref() {
-            None | Some("individual") => IssueType::Individual,
-            Some("bulk") => IssueType::Bulk,
-            Some(_) => {
+        let issue_type = match text("billing_issue_type", &mut errors).as_deref().map(IssueType::parse) {
+            None => IssueType::Individual,
+            Some(Some(kind)) => kind,
+            Some(None) => {
                 errors.push("billing_issue_type não está incluído na lista (individual, bulk)".to_owned());
                 IssueType::Individual
             }
         };
-        let bank_rule_id = id_of("bank_rule_id", &mut errors);
+        let bank_rule_id = id_of::<BankRuleId>(fields, "bank_rule_id", &mut errors);
         if bank_rule_id.is_none() {
             errors.push("Regra bancária (bank_rule_id) não pode ficar em branco".to_owned());
         }
-        let contact_id = id_of("contact_id", &mut errors);
-        let patient_id = id_of("patient_id", &mut errors);
-        let tag_id = id_of("tag_id", &mut errors);
-        let bill_category_id = id_of("bill_category_id", &mut errors);
+        let contact_id = id_of::<ContactId>(fields, "contact_id", &mut errors);
+        let patient_id = id_of::<ContactId>(fields, "patient_id", &mut errors);
+        let tag_id = id_of::<TagId>(fields, "tag_id", &mut errors);
+        let bill_category_id = id_of::<BillCategoryId>(fields, "bill_category_id", &mut errors);
         let (contact_id, tag_id) = match issue_type {
             IssueType::Individual => {
                 if contact_id.is_none() && patient_id.is_none() {
@@ -214,15 +197,16 @@ impl Draft {
                 if tag_id.is_none() {
                     errors.push("Etiqueta (tag_id) não pode ficar em branco em cobranças em lote".to_owned());
                 }
-                (None, tag_id)
+                // A bulk request has no payer; a billing its expansion made keeps its own.
+                (if stored_amount.is_some() { contact_id } else { None }, tag_id)
             }
         };
         let excluded = fields.raw("excluded_tag_ids").map(elements).unwrap_or_default();
-        let mut excluded_tag_ids: Vec<i64> = Vec::new();
+        let mut excluded_tag_ids: Vec<TagId> = Vec::new();
         if excluded.len() > MAX_EXCLUDED_TAGS {
             errors.push(format!("excluded_tag_ids pode ter no máximo {MAX_EXCLUDED_TAGS} etiquetas"));
         } else {
-            for tag in excluded.into_iter().filter_map(|v| id(Some(v)).ok().flatten()) {
+            for tag in excluded.into_iter().filter_map(|v| id_in::<TagId>(Some(v)).given()) {
                 if !excluded_tag_ids.contains(&tag) {
                     excluded_tag_ids.push(tag);
                 }
@@ -260,7 +244,7 @@ impl Draft {
                 errors.push("Vencimento (due_date) não pode ficar em branco".to_owned());
                 None
             }
-            Some(d) => match crate::dates::parse_due_date(&d) {
+            Some(d) => match crate::values::calendar::parse_due_date(&d) {
                 Ok(date) => Some(date),
                 Err(message) => {
                     errors.push(message.to_owned());
@@ -271,9 +255,9 @@ impl Draft {
 
         let max = MAX_RATE.parse::<Decimal>().expect("constant");
         let rate = |key: &str, errors: &mut Vec<String>| -> Option<Decimal> {
-            let value = fields.raw(key).filter(|v| !v.is_null() && v.as_str() != Some(""))?;
-            match decimal(value) {
-                Some(v) if v >= Decimal::ZERO && v <= max => Some(v),
+            match fields.decimal(key) {
+                Sent::Omitted | Sent::Empty => None,
+                Sent::Given(v) if v >= Decimal::ZERO && v <= max => Some(v),
                 _ => {
                     errors.push(format!("{key} deve ser um número de 0 a 999999999"));
                     None
@@ -284,34 +268,36 @@ impl Draft {
         let interest_value = rate("interest", &mut errors);
         let kind_of = |key: &str, errors: &mut Vec<String>| match text(key, errors) {
             None => Some(ValueKind::Percentage),
-            Some(k) => kind(&k).or_else(|| {
+            Some(k) => ValueKind::parse(&k).or_else(|| {
                 errors.push(format!("{key} não está incluído na lista (percentage, fixed_amount)"));
                 None
             }),
         };
         let penalty_kind = kind_of("penalty_type", &mut errors);
         let interest_kind = kind_of("interest_type", &mut errors);
-        let period = match text("interest_period", &mut errors).as_deref() {
-            None | Some("monthly") => Some(Period::Monthly),
-            Some("daily") => Some(Period::Daily),
-            Some(_) => {
+        let period = match text("interest_period", &mut errors).as_deref().map(InterestPeriod::parse) {
+            None => Some(InterestPeriod::Monthly),
+            Some(Some(period)) => Some(period),
+            Some(None) => {
                 errors.push("interest_period não está incluído na lista (monthly, daily)".to_owned());
                 None
             }
         };
-        let instruction_type = text("instruction_type", &mut errors);
-        if instruction_type.as_deref().is_some_and(|t| t != "protest" && t != "devolution") {
-            errors.push("instruction_type não está incluído na lista (protest, devolution)".to_owned());
-        }
-        let instruction_days = match fields.raw("instruction_days") {
-            None | Some(Value::Null) => 0,
-            Some(v) => match v.as_i64().or_else(|| v.as_str().and_then(|s| s.trim().parse().ok())) {
-                Some(d) if (0..=99).contains(&d) => d,
-                _ => {
-                    errors.push("instruction_days deve ser um inteiro de 0 a 99".to_owned());
-                    0
-                }
-            },
+        let instruction_type = match text("instruction_type", &mut errors).as_deref().map(InstructionType::parse) {
+            None => None,
+            Some(Some(kind)) => Some(kind),
+            Some(None) => {
+                errors.push("instruction_type não está incluído na lista (protest, devolution)".to_owned());
+                None
+            }
+        };
+        let instruction_days = match fields.integer("instruction_days") {
+            Sent::Omitted | Sent::Empty => 0,
+            Sent::Given(d) if (0..=99).contains(&d) => d,
+            _ => {
+                errors.push("instruction_days deve ser um inteiro de 0 a 99".to_owned());
+                0
+            }
         };
 
         let items = items(fields.raw("billing_items"), &mut errors);
@@ -321,23 +307,16 @@ impl Draft {
         }
         // Checked: each term is at most 9,999,999 × 99,999,999.99, but 500 of them could still
         // overflow a decimal.
-        let amount = items
-            .iter()
-            .try_fold(Decimal::ZERO, |sum, i| i.amount.checked_mul(Decimal::from(i.quantity))?.checked_add(sum));
-        let maximum = MAXIMUM_AMOUNT.parse::<Decimal>().expect("constant");
+        let amount = items.iter().try_fold(Money::ZERO, |sum, i| i.amount.checked_times(i.quantity)?.checked_add(sum));
         let amount = match amount {
-            Some(amount) if amount <= maximum => amount,
+            Some(amount) if amount.get() <= maximum_amount() => amount,
             _ => {
                 errors.push(format!("Valor máximo da cobrança é {MAXIMUM_AMOUNT}"));
-                Decimal::ZERO
+                Money::ZERO
             }
         };
         let unchanged = stored_amount == Some(amount);
-        if !items.is_empty()
-            && !unchanged
-            && amount > Decimal::ZERO
-            && amount < MINIMUM_AMOUNT.parse::<Decimal>().expect("constant")
-        {
+        if !items.is_empty() && !unchanged && amount.is_positive() && amount.get() < minimum_amount() {
             errors.push("Valor mínimo da cobrança é 5.00".to_owned());
         }
 
@@ -367,6 +346,75 @@ impl Draft {
     }
 }
 
+/// `cancellation_reason` (§4.2): 3..1000 characters once trimmed.
+pub fn cancellation_reason(fields: Fields<'_>) -> Result<String, Vec<String>> {
+    let mut errors = Vec::new();
+    let reason = fields.text("cancellation_reason", "Motivo do cancelamento", &mut errors).flatten();
+    let reason = reason.map(|r| r.trim().to_owned()).unwrap_or_default();
+    if !(3..=1000).contains(&reason.chars().count()) {
+        errors.push("Motivo do cancelamento (cancellation_reason) deve ter de 3 a 1000 caracteres".to_owned());
+    }
+    if errors.is_empty() {
+        Ok(reason)
+    } else {
+        Err(errors)
+    }
+}
+
+/// What a pay-off sends (§4.2).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PayOff {
+    pub bank_account_id: BankAccountId,
+    pub discharge_reason: DischargeReason,
+    /// The amount received, when sent (else the amount payable today).
+    pub gross: Option<Money>,
+}
+
+pub const MSG_BANK_ACCOUNT_NOT_FOUND: &str = "Conta bancária não encontrada";
+
+impl PayOff {
+    pub fn parse(fields: Fields<'_>) -> Result<PayOff, Vec<String>> {
+        let mut errors = Vec::new();
+        let bank_account_id = match fields.integer("bank_account_id") {
+            Sent::Given(id) if id > 0 => Some(BankAccountId::new(id)),
+            Sent::Given(_) => {
+                errors.push(MSG_BANK_ACCOUNT_NOT_FOUND.to_owned());
+                None
+            }
+            _ => {
+                errors.push("Conta bancária (bank_account_id) não pode ficar em branco".to_owned());
+                None
+            }
+        };
+        let reason = fields.text("discharge_reason", "Motivo da baixa", &mut errors).flatten().unwrap_or_default();
+        let discharge_reason = DischargeReason::parse(reason.trim());
+        if discharge_reason.is_none() {
+            errors.push(
+                "Motivo da baixa (discharge_reason) não está incluído na lista (bank_deposit, payment_in_hand)"
+                    .to_owned(),
+            );
+        }
+        let gross = match fields.decimal("gw_gross_amount") {
+            Sent::Omitted | Sent::Empty => None,
+            sent => {
+                let parsed = sent.given();
+                if parsed.is_none_or(|g| g <= Decimal::ZERO || g > maximum_amount() || g.normalize().scale() > 2) {
+                    errors.push(format!(
+                        "Valor recebido (gw_gross_amount) deve ser um número positivo de até {MAXIMUM_AMOUNT}, com até 2 casas decimais"
+                    ));
+                }
+                parsed.map(Money::new)
+            }
+        };
+        match (bank_account_id, discharge_reason) {
+            (Some(bank_account_id), Some(discharge_reason)) if errors.is_empty() => {
+                Ok(PayOff { bank_account_id, discharge_reason, gross })
+            }
+            _ => Err(errors),
+        }
+    }
+}
+
 /// `MM/YYYY` with a month from 01 to 12.
 fn is_competence(text: &str) -> bool {
     let Some((month, year)) = text.split_once('/') else { return false };
@@ -377,12 +425,17 @@ fn is_competence(text: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::json;
 
     fn parse(body: Value) -> Result<Draft, Vec<String>> {
         Draft::parse(Fields::new(body.as_object().unwrap()))
+    }
+
+    /// A valid individual draft, for tests elsewhere.
+    pub(crate) fn valid_draft() -> Draft {
+        parse(valid()).unwrap()
     }
 
     fn valid() -> Value {
@@ -396,9 +449,13 @@ mod tests {
     #[test]
     fn a_valid_individual_billing() {
         let d = parse(valid()).unwrap();
-        assert_eq!(d.amount, "25.00".parse::<Decimal>().unwrap());
+        assert_eq!(d.amount, Money::parse("25.00").unwrap());
         assert_eq!(d.due_date, "2026-11-23".parse::<NaiveDate>().unwrap(), "Saturday moves to Monday");
-        assert_eq!((d.contact_id, d.tag_id), (Some(3), None), "tag_id is cleared on individual billings");
+        assert_eq!(
+            (d.contact_id, d.tag_id),
+            (Some(ContactId::new(3)), None),
+            "tag_id is cleared on individual billings"
+        );
         assert_eq!(d.items.len(), 2);
     }
 
@@ -408,7 +465,10 @@ mod tests {
         body["billing_issue_type"] = json!("bulk");
         body["excluded_tag_ids"] = json!([4, "x", 5]);
         let d = parse(body).unwrap();
-        assert_eq!((d.contact_id, d.tag_id, d.excluded_tag_ids), (None, Some(9), vec![4, 5]));
+        assert_eq!(
+            (d.contact_id, d.tag_id, d.excluded_tag_ids),
+            (None, Some(TagId::new(9)), vec![TagId::new(4), TagId::new(5)])
+        );
         let mut body = valid();
         body["billing_issue_type"] = json!("bulk");
         body["tag_id"] = json!(null);
@@ -466,8 +526,8 @@ mod tests {
         body["instruction_days"] = json!("30");
         body["competence"] = json!("11/2026");
         let d = parse(body).unwrap();
-        assert_eq!(d.interest.map(|i| i.1), Some(Period::Daily));
-        assert_eq!(d.instruction, Some(("devolution".to_owned(), 30)));
+        assert_eq!(d.interest.map(|i| i.1), Some(InterestPeriod::Daily));
+        assert_eq!(d.instruction, Some((InstructionType::Devolution, 30)));
         let mut body = valid();
         body["penalty"] = json!("1000000000");
         body["interest"] = json!(-1);

@@ -5,22 +5,23 @@
 use std::collections::BTreeMap;
 
 use super::model::Billing;
-use crate::accounts::AccountId;
+use crate::bank_rules::BankRule;
+use crate::bill_categories::BillCategory;
 use crate::contacts::Contact;
 use crate::groups::Group;
-use crate::references::{BankRule, BillCategory};
-use crate::store::item::s;
 use crate::store::records::Record;
-use crate::store::{keys, Condition, Write};
+use crate::store::{item, keys, Condition, KeyItem, StoreResult, Write};
 use crate::tags::Tag;
+use crate::values::{AccountId, BillingType};
 
 /// The records a billing uses, each once: payer and patient, bulk target and excluded tags,
 /// legacy target group.
 fn referenced(billing: &Billing) -> Vec<(&'static str, i64)> {
     let mut refs: Vec<(&'static str, i64)> = Vec::new();
-    let contacts = [billing.contact_id, billing.patient_id].into_iter().flatten().map(|id| (Contact::KIND, id));
-    let tags = billing.tag_id.into_iter().chain(billing.excluded_tag_ids.iter().copied()).map(|id| (Tag::KIND, id));
-    let groups = billing.group_id.into_iter().map(|id| (Group::KIND, id));
+    let contacts = [billing.contact_id, billing.patient_id].into_iter().flatten().map(|id| (Contact::KIND, id.get()));
+    let tags =
+        billing.tag_id.into_iter().chain(billing.excluded_tag_ids.iter().copied()).map(|id| (Tag::KIND, id.get()));
+    let groups = billing.group_id.into_iter().map(|id| (Group::KIND, id.get()));
     for reference in contacts.chain(tags).chain(groups) {
         if !refs.contains(&reference) {
             refs.push(reference);
@@ -32,8 +33,8 @@ fn referenced(billing: &Billing) -> Vec<(&'static str, i64)> {
 /// Conditions that the bank rule and the category a billing names still exist when it is written
 /// (they were read before, for a 422 naming each).
 pub fn reference_checks(account: AccountId, billing: &Billing) -> Vec<Write> {
-    let rule = billing.bank_rule_id.map(|id| (BankRule::KIND, id));
-    let category = billing.bill_category_id.map(|id| (BillCategory::KIND, id));
+    let rule = billing.bank_rule_id.map(|id| (BankRule::KIND, id.get()));
+    let category = billing.bill_category_id.map(|id| (BillCategory::KIND, id.get()));
     rule.into_iter()
         .chain(category)
         .map(|(kind, id)| Write::check_exists(keys::account(account), keys::record(kind, id)))
@@ -60,28 +61,31 @@ pub fn reference_writes(account: AccountId, before: Option<&Billing>, after: Opt
 }
 
 /// A new billing: its key item and one more in its type's counter.
-pub fn added(account: AccountId, billing: &Billing) -> Vec<Write> {
-    let key = [
-        ("pk".to_owned(), s(keys::billing_keys(account, &billing.billing_type))),
-        ("sk".to_owned(), s(keys::record(Billing::KIND, billing.id))),
-    ];
-    vec![Write::put_if(key.into_iter().collect(), Condition::absent()), counter(account, &billing.billing_type, 1)]
+pub fn added(account: AccountId, billing: &Billing) -> StoreResult<Vec<Write>> {
+    let key = KeyItem {
+        pk: keys::billing_keys(account, billing.billing_type.as_str()),
+        sk: keys::record(Billing::KIND, billing.id),
+    };
+    Ok(vec![Write::put_if(item::to_item(&key)?, Condition::absent()), counter(account, billing.billing_type, 1)])
 }
 
 /// A deleted billing: its key item goes and its type's counter drops by one.
 pub fn removed(account: AccountId, billing: &Billing) -> Vec<Write> {
     vec![
-        Write::delete(keys::billing_keys(account, &billing.billing_type), keys::record(Billing::KIND, billing.id)),
-        counter(account, &billing.billing_type, -1),
+        Write::delete(
+            keys::billing_keys(account, billing.billing_type.as_str()),
+            keys::record(Billing::KIND, billing.id),
+        ),
+        counter(account, billing.billing_type, -1),
     ]
 }
 
 /// Key of the counter of billings of a type.
-pub fn counter_key(account: AccountId, billing_type: &str) -> (String, String) {
+pub fn counter_key(account: AccountId, billing_type: BillingType) -> (String, String) {
     (keys::account(account), keys::counter(&format!("{}#{billing_type}", Billing::KIND)))
 }
 
-fn counter(account: AccountId, billing_type: &str, delta: i64) -> Write {
+fn counter(account: AccountId, billing_type: BillingType, delta: i64) -> Write {
     let (pk, sk) = counter_key(account, billing_type);
     Write::add(pk, sk, "value", delta)
 }

@@ -1,32 +1,27 @@
-//! `GET /v1/billings` (§4.2): filters on the listing index entries, order `id` descending, the list
-//! representation. `s` needs the contacts' descriptions and documents: their index is read once.
+//! `GET /v1/billings` (§4.2): which billings a list shows, in order `id` descending. Filters apply
+//! to the listing index entries; `s` needs the contacts' descriptions and documents: their index is
+//! read once.
 
 use std::cmp::Reverse;
 use std::collections::HashMap;
 
-use aws_sdk_dynamodb::types::AttributeValue;
-use axum::extract::{RawQuery, State};
-use axum::response::Response;
 use chrono::NaiveDate;
 
-use super::compute::Status;
 use super::links;
-use super::model::Billing;
-use super::view::{represent, Related};
-use crate::app::AppState;
-use crate::auth::Tenant;
+use super::model::{Billing, BillingListFields};
 use crate::contacts::Contact;
-use crate::http::{response, ApiResult, Pagination, Params};
-use crate::store::records::{self, Listed, Record};
-use crate::store::{keys, IndexEntry, ItemExt, Store};
-use crate::tags::Tag;
-use crate::text::contains_ignoring_case;
-use crate::time::today;
+use crate::http::{ApiResult, Pagination, Params};
+use crate::store::records::{self, Entry, Listed};
+use crate::store::{keys, Store};
+use crate::values::calendar::parse_date;
+use crate::values::ids::parse_positive;
+use crate::values::text::contains_ignoring_case;
+use crate::values::{AccountId, BillingStatus, BillingType, ContactId};
 
 /// One accepted value of `status`: a persisted status or an aggregate of §3.1.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum StatusFilter {
-    Exactly(Status),
+    Exactly(BillingStatus),
     /// Collectable and due today or later.
     Opened,
     /// Collectable and due before today.
@@ -41,24 +36,33 @@ impl StatusFilter {
             "opened" => Some(StatusFilter::Opened),
             "expired" => Some(StatusFilter::Expired),
             "paid" => Some(StatusFilter::Paid),
-            other => Status::parse(other).map(StatusFilter::Exactly),
+            other => BillingStatus::parse(other).map(StatusFilter::Exactly),
         }
     }
 
-    fn matches(self, status: Status, due: NaiveDate, today: NaiveDate) -> bool {
+    fn matches(self, status: BillingStatus, due: NaiveDate, today: NaiveDate) -> bool {
         match self {
             StatusFilter::Exactly(s) => s == status,
             StatusFilter::Opened => status.collectable() && due >= today,
             StatusFilter::Expired => status.collectable() && due < today,
-            StatusFilter::Paid => matches!(status, Status::Paid | Status::Available),
+            StatusFilter::Paid => matches!(status, BillingStatus::Paid | BillingStatus::Available),
         }
     }
+}
+
+/// An id filter: which field of the entry it tests.
+#[derive(Clone, Copy, Debug)]
+enum IdField {
+    Contact,
+    Parent,
+    BankRule,
+    Category,
 }
 
 #[derive(Debug, Default)]
 struct Filters {
     statuses: Option<Vec<StatusFilter>>,
-    numbers: Vec<(&'static str, i64)>,
+    numbers: Vec<(IdField, i64)>,
     your_code: Option<String>,
     created: Option<(NaiveDate, NaiveDate)>,
     due: Option<(NaiveDate, NaiveDate)>,
@@ -67,7 +71,7 @@ struct Filters {
 }
 
 fn range(params: &Params, start: &str, end: &str) -> Option<(NaiveDate, NaiveDate)> {
-    Some((crate::dates::parse(params.get(start)?)?, crate::dates::parse(params.get(end)?)?))
+    Some((parse_date(params.get(start)?)?, parse_date(params.get(end)?)?))
 }
 
 impl Filters {
@@ -79,13 +83,13 @@ impl Filters {
             f.statuses = Some(parsed);
         }
         for (param, field) in [
-            ("contact_id", "contact_id"),
-            ("billing_id", "parent_id"),
-            ("bank_rule_id", "bank_rule_id"),
-            ("bill_category_id", "bill_category_id"),
+            ("contact_id", IdField::Contact),
+            ("billing_id", IdField::Parent),
+            ("bank_rule_id", IdField::BankRule),
+            ("bill_category_id", IdField::Category),
         ] {
             if let Some(value) = params.get(param) {
-                match value.trim().parse::<i64>() {
+                match parse_positive(value) {
                     Ok(id) => f.numbers.push((field, id)),
                     Err(_) => f.impossible = true,
                 }
@@ -109,31 +113,36 @@ impl Filters {
             && !self.impossible
     }
 
-    fn keep(&self, e: &IndexEntry, today: NaiveDate, contacts: &HashMap<i64, (String, String)>) -> bool {
+    fn keep(
+        &self,
+        e: &Entry<BillingListFields>,
+        today: NaiveDate,
+        contacts: &HashMap<ContactId, (String, String)>,
+    ) -> bool {
         if self.impossible {
             return false;
         }
-        let text = |key: &str| e.text(key).unwrap_or_default();
-        let number = |key: &str| match e.fields.get(key) {
-            Some(AttributeValue::N(n)) => n.parse::<i64>().ok(),
-            _ => None,
-        };
-        let date = |key: &str| text(key).parse::<NaiveDate>().ok();
+        let f = &e.fields;
         if let Some(statuses) = &self.statuses {
-            let (Some(status), Some(due)) = (Status::parse(text("status")), date("due_date")) else { return false };
-            if !statuses.iter().any(|f| f.matches(status, due, today)) {
+            if !statuses.iter().any(|s| s.matches(f.status, f.due_date, today)) {
                 return false;
             }
         }
-        if self.numbers.iter().any(|(field, id)| number(field) != Some(*id)) {
+        let number = |field: IdField| match field {
+            IdField::Contact => f.contact_id.map(i64::from),
+            IdField::Parent => f.parent_id.map(i64::from),
+            IdField::BankRule => f.bank_rule_id.map(i64::from),
+            IdField::Category => f.bill_category_id.map(i64::from),
+        };
+        if self.numbers.iter().any(|(field, id)| number(*field) != Some(*id)) {
             return false;
         }
-        if self.your_code.as_deref().is_some_and(|code| text("your_code") != code) {
+        if self.your_code.as_deref().is_some_and(|code| f.your_code.as_deref() != Some(code)) {
             return false;
         }
-        for (field, range) in [("created_on", self.created), ("due_date", self.due)] {
+        for (date, range) in [(f.created_on, self.created), (f.due_date, self.due)] {
             if let Some((start, end)) = range {
-                if !date(field).is_some_and(|d| d >= start && d <= end) {
+                if !(date >= start && date <= end) {
                     return false;
                 }
             }
@@ -142,8 +151,8 @@ impl Filters {
             None => true,
             Some(term) => {
                 let digits: String = term.chars().filter(char::is_ascii_digit).collect();
-                let contact = number("contact_id").and_then(|id| contacts.get(&id));
-                contains_ignoring_case(text("evincive"), term)
+                let contact = f.contact_id.and_then(|id| contacts.get(&id));
+                contains_ignoring_case(f.evincive.as_deref().unwrap_or_default(), term)
                     || contact.is_some_and(|(description, document)| {
                         contains_ignoring_case(description, term) || (!digits.is_empty() && *document == digits)
                     })
@@ -153,19 +162,13 @@ impl Filters {
 }
 
 /// Descriptions and documents of the account's contacts, from their index (only when `s` is sent).
-async fn contact_texts(state: &AppState, account: i64) -> ApiResult<HashMap<i64, (String, String)>> {
-    let entries = state.store.index_entries(keys::listing(account, Contact::KIND), None).await?;
+async fn contact_texts(store: &Store, account: AccountId) -> ApiResult<HashMap<ContactId, (String, String)>> {
+    let entries = records::entries::<Contact>(store, account, None).await?;
     Ok(entries
-        .iter()
+        .into_iter()
         .filter_map(|e| {
-            let id = keys::id_of(&e.sk)?;
-            Some((
-                id,
-                (
-                    e.text("description").unwrap_or_default().to_owned(),
-                    e.text("document").unwrap_or_default().to_owned(),
-                ),
-            ))
+            let id = e.id::<ContactId>()?;
+            Some((id, (e.fields.description.unwrap_or_default(), e.fields.document.unwrap_or_default())))
         })
         .collect())
 }
@@ -175,80 +178,46 @@ async fn contact_texts(state: &AppState, account: i64) -> ApiResult<HashMap<i64,
 /// about one read unit per 90 billings skipped, not with the size of the billings.
 async fn unfiltered(
     store: &Store,
-    account: i64,
-    billing_type: &str,
+    account: AccountId,
+    billing_type: BillingType,
     pagination: Pagination,
 ) -> ApiResult<Listed<Billing>> {
     let (pk, sk) = links::counter_key(account, billing_type);
-    let total = store.get(pk, sk).await?.and_then(|i| i.opt_int("value")).unwrap_or(0).max(0) as usize;
+    let total = store.counter(pk, sk).await?.max(0) as usize;
     if pagination.offset() >= total {
         return Ok(Listed { records: Vec::new(), total });
     }
     let page = store
-        .keys_descending(keys::billing_keys(account, billing_type), pagination.offset(), pagination.per_page)
+        .keys_descending(keys::billing_keys(account, billing_type.as_str()), pagination.offset(), pagination.per_page)
         .await?;
     let page: Vec<_> = page.into_iter().map(|sk| (keys::account(account), sk)).collect();
-    let records = store.batch_get(&page).await?.iter().map(Billing::from_item).collect::<anyhow::Result<Vec<_>>>()?;
+    let records = store.batch_get(&page).await?.into_iter().map(records::read).collect::<Result<Vec<_>, _>>()?;
     Ok(Listed { records, total })
 }
 
-pub async fn list(State(state): State<AppState>, tenant: Tenant, RawQuery(query): RawQuery) -> ApiResult<Response> {
-    let account = tenant.account_id();
-    let params = Params::parse(query.as_deref());
+/// The page of billings a query asks for, and the total after its filters.
+pub async fn list(store: &Store, account: AccountId, params: &Params, today: NaiveDate) -> ApiResult<Listed<Billing>> {
     let pagination = params.pagination();
-    let filters = Filters::from(&params);
-    let billing_type = params.get("billing_type").unwrap_or("billing").trim().to_owned();
-    // The prefix only narrows the read; anything but a billing type matches nothing.
-    let impossible = !["billing", "schedule", "carne"].contains(&billing_type.as_str());
-    let prefix = format!("{billing_type}#");
-    let contacts = if filters.search.is_some() { contact_texts(&state, account).await? } else { HashMap::new() };
-    let today = today();
-    let listed = if filters.is_empty() && !impossible {
-        unfiltered(&state.store, account, &billing_type, pagination).await?
-    } else {
-        records::list::<Billing, _, _, _>(
-            &state.store,
-            account,
-            Some(&prefix),
-            |e| !impossible && filters.keep(e, today, &contacts),
-            |e| Reverse(keys::id_of(&e.sk)),
-            pagination,
-        )
-        .await?
+    let filters = Filters::from(params);
+    let billing_type = BillingType::parse(params.get("billing_type").unwrap_or("billing").trim());
+    let Some(billing_type) = billing_type else {
+        // Anything but a billing type matches nothing.
+        return Ok(Listed { records: Vec::new(), total: 0 });
     };
-
-    let mut contact_ids: Vec<i64> = listed.records.iter().filter_map(|b| b.contact_id).collect();
-    contact_ids.sort_unstable();
-    contact_ids.dedup();
-    let keys: Vec<_> =
-        contact_ids.iter().map(|id| (keys::account(account), keys::record(Contact::KIND, *id))).collect();
-    let embedded: HashMap<i64, Contact> = state
-        .store
-        .batch_get(&keys)
-        .await?
-        .iter()
-        .filter_map(|i| Contact::from_item(i).ok())
-        .map(|c| (c.id, c))
-        .collect();
-    let mut tag_ids: Vec<i64> = listed.records.iter().filter_map(|b| b.tag_id).collect();
-    tag_ids.sort_unstable();
-    tag_ids.dedup();
-    let tags: HashMap<i64, Tag> =
-        crate::tags::find_many(&state.store, account, &tag_ids).await?.into_iter().map(|t| (t.id, t)).collect();
-
-    let views: Vec<_> = listed
-        .records
-        .iter()
-        .map(|b| {
-            let related = Related {
-                contact: b.contact_id.and_then(|id| embedded.get(&id)),
-                tag: b.tag_id.and_then(|id| tags.get(&id)),
-                billets: &[],
-            };
-            represent(b, &related, today, false)
-        })
-        .collect();
-    Ok(response::list("billings", &views, pagination, listed.total))
+    if filters.is_empty() {
+        return unfiltered(store, account, billing_type, pagination).await;
+    }
+    let contacts = if filters.search.is_some() { contact_texts(store, account).await? } else { HashMap::new() };
+    let prefix = format!("{billing_type}#");
+    Ok(records::list::<Billing, _, _, _>(
+        store,
+        account,
+        Some(&prefix),
+        |e| filters.keep(e, today, &contacts),
+        |e| Reverse(keys::id_of(&e.sk)),
+        pagination.window(),
+    )
+    .await?)
 }
 
 #[cfg(test)]
@@ -262,13 +231,16 @@ mod tests {
         let opened = StatusFilter::parse("opened").unwrap();
         let expired = StatusFilter::parse("expired").unwrap();
         let paid = StatusFilter::parse("paid").unwrap();
-        assert!(opened.matches(Status::Opened, today, today));
-        assert!(opened.matches(Status::Protested, today, today));
-        assert!(!opened.matches(Status::Opened, past, today));
-        assert!(expired.matches(Status::UnderReview, past, today));
-        assert!(!expired.matches(Status::InDispute, past, today));
-        assert!(paid.matches(Status::Available, past, today) && !paid.matches(Status::Discharged, past, today));
-        assert!(StatusFilter::parse("discharged").unwrap().matches(Status::Discharged, past, today));
+        assert!(opened.matches(BillingStatus::Opened, today, today));
+        assert!(opened.matches(BillingStatus::Protested, today, today));
+        assert!(!opened.matches(BillingStatus::Opened, past, today));
+        assert!(expired.matches(BillingStatus::UnderReview, past, today));
+        assert!(!expired.matches(BillingStatus::InDispute, past, today));
+        assert!(
+            paid.matches(BillingStatus::Available, past, today)
+                && !paid.matches(BillingStatus::Discharged, past, today)
+        );
+        assert!(StatusFilter::parse("discharged").unwrap().matches(BillingStatus::Discharged, past, today));
         assert_eq!(StatusFilter::parse("nope"), None);
     }
 }

@@ -1,6 +1,8 @@
-//! Billings (§2.1, §3.1, §4.2). The computed fields live in [`compute`] as pure functions.
+//! Billings (§2.1, §3.1, §4.2): the record ([`model`]), what a body may say ([`input`]), the
+//! computed fields as pure functions ([`compute`]), the update rules ([`update`]), the workflow
+//! every change goes through ([`service`]), bulk issuance ([`bulk`]), legacy records ([`legacy`]),
+//! lists ([`list`]), the two representations ([`view`]) and the routes.
 
-mod actions;
 pub mod bulk;
 pub mod compute;
 pub mod input;
@@ -9,7 +11,10 @@ pub mod links;
 mod list;
 pub mod model;
 mod routes;
-mod update;
+pub mod service;
+pub mod update;
 pub mod view;
 
-pub use routes::{router, single, single_with};
+pub use model::Billing;
+pub use routes::router;
+pub use service::{single, single_with};

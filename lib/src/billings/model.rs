@@ -1,108 +1,218 @@
 //! A billing as stored: one item per billing (its line items inside), listed through `gsi1` with
-//! the filterable fields in `list_fields`.
+//! the filterable fields in `list_fields`. The attribute names are the API's field names.
 
-use std::collections::HashMap;
-
-use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
 
-use super::compute::{Discount, Interest, Period, Status, Terms, ValueKind};
-use super::input::{Draft, IssueType, Item as DraftItem};
-use crate::store::item::{b, dec, n, opt_n, opt_s, s};
-use crate::store::records::{version_of, Record};
-use crate::store::{keys, Item, ItemExt};
-use crate::time::Timestamp;
+use super::compute::{Discount, Interest, Terms};
+use super::input::{Draft, Item as DraftItem};
+use crate::store::item::number;
+use crate::store::keys;
+use crate::store::records::Record;
+use crate::values::{
+    BankRuleId, BillCategoryId, BilletId, BillingId, BillingItemId, BillingStatus, BillingType, ContactId,
+    DischargeReason, GroupId, InstructionType, InterestPeriod, IssueType, Money, TagId, Timestamp, ValueKind,
+};
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BillingItem {
-    pub id: i64,
+    pub id: BillingItemId,
     pub description: String,
     pub quantity: i64,
-    pub amount: Decimal,
+    #[serde(with = "number")]
+    pub amount: Money,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+fn one() -> i64 {
+    1
+}
+
+fn no_installments() -> String {
+    "none".to_owned()
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Billing {
-    pub id: i64,
+    pub id: BillingId,
     pub code: String,
     pub your_code: Option<String>,
     pub reference: Option<String>,
-    pub status: Status,
-    pub billing_type: String,
-    pub billing_issue_type: String,
-    pub amount: Decimal,
+    pub status: BillingStatus,
+    pub billing_type: BillingType,
+    pub billing_issue_type: IssueType,
+    #[serde(with = "number")]
+    pub amount: Money,
     pub due_date: NaiveDate,
     pub competence: Option<String>,
     pub evincive: Option<String>,
     pub observation: Option<String>,
-    pub discount: Option<Discount>,
-    pub discount2: Option<Discount>,
-    pub penalty: Option<(ValueKind, Decimal)>,
+    #[serde(default)]
+    pub discount_type: Option<ValueKind>,
+    #[serde(default, with = "number::option")]
+    pub discount: Option<Decimal>,
+    #[serde(default)]
+    pub discount_antecedence: Option<i64>,
+    #[serde(default)]
+    pub discount_type2: Option<ValueKind>,
+    #[serde(default, with = "number::option")]
+    pub discount2: Option<Decimal>,
+    #[serde(default)]
+    pub discount_antecedence2: Option<i64>,
+    #[serde(default)]
+    pub penalty_type: Option<ValueKind>,
+    #[serde(default, with = "number::option")]
+    pub penalty: Option<Decimal>,
+    #[serde(default)]
     pub cancel_penalty: bool,
-    pub interest: Option<Interest>,
-    pub instruction_type: Option<String>,
+    #[serde(default)]
+    pub interest_type: Option<ValueKind>,
+    #[serde(default)]
+    pub interest_period: Option<InterestPeriod>,
+    #[serde(default, with = "number::option")]
+    pub interest: Option<Decimal>,
+    #[serde(default)]
+    pub instruction_type: Option<InstructionType>,
+    #[serde(default)]
     pub instruction_days: i64,
-    pub bank_rule_id: Option<i64>,
-    pub contact_id: Option<i64>,
-    pub patient_id: Option<i64>,
-    pub tag_id: Option<i64>,
-    pub excluded_tag_ids: Vec<i64>,
+    pub bank_rule_id: Option<BankRuleId>,
+    /// The payer (of a bulk billing too: the contact its expansion billed).
+    pub contact_id: Option<ContactId>,
+    #[serde(default)]
+    pub patient_id: Option<ContactId>,
+    /// Bulk billings: the target tag, kept as issued.
+    pub tag_id: Option<TagId>,
+    #[serde(default)]
+    pub excluded_tag_ids: Vec<TagId>,
     /// Legacy bulk target of old records (issuance by group, replaced by tags); never shown.
-    pub group_id: Option<i64>,
-    pub bill_category_id: Option<i64>,
+    #[serde(default)]
+    pub group_id: Option<GroupId>,
+    pub bill_category_id: Option<BillCategoryId>,
     /// Parent booklet of an instalment (legacy `carne`).
-    pub parent_id: Option<i64>,
+    #[serde(default)]
+    pub parent_id: Option<BillingId>,
+    #[serde(default = "one")]
     pub installments: i64,
+    #[serde(default = "no_installments")]
     pub installment_type: String,
+    #[serde(default = "one")]
     pub installment: i64,
-    pub gw: Gateway,
+    /// The `gw_*` block: what a gateway (or a pay-off) recorded.
+    #[serde(default)]
+    pub gw_payment_link: Option<String>,
+    #[serde(default)]
+    pub gw_received_with: Option<String>,
+    #[serde(default)]
+    pub gw_payment_date: Option<NaiveDate>,
+    #[serde(default, with = "number")]
+    pub gw_gross_amount: Money,
+    #[serde(default, with = "number")]
+    pub gw_fee_amount: Money,
+    #[serde(default, with = "number")]
+    pub gw_discount_amount: Money,
+    #[serde(default, with = "number")]
+    pub gw_extra_amount: Money,
     /// Bank-billet registrations asked for so far (0: none, as on legacy records). A re-issue
     /// asks again; the worker registers only for the latest.
+    #[serde(default)]
     pub billet_generation: i64,
     /// The billet of the latest registration, once the worker has issued it.
-    pub billet_id: Option<i64>,
+    #[serde(default)]
+    pub billet_id: Option<BilletId>,
+    #[serde(rename = "billing_items", default)]
     pub items: Vec<BillingItem>,
+    #[serde(default)]
     pub cancellation_reason: Option<String>,
-    pub discharge_reason: Option<String>,
+    #[serde(default)]
+    pub discharge_reason: Option<DischargeReason>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub version: i64,
 }
 
-/// The `gw_*` block: what a gateway (or a pay-off) recorded.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Gateway {
-    pub payment_link: Option<String>,
-    pub received_with: Option<String>,
-    pub payment_date: Option<NaiveDate>,
-    pub gross_amount: Decimal,
-    pub fee_amount: Decimal,
-    pub discount_amount: Decimal,
-    pub extra_amount: Decimal,
+/// What the listing index keeps of a billing: everything its list filters on (§4.2), so a list
+/// never reads billings it does not show.
+#[derive(Serialize, Deserialize)]
+pub struct BillingListFields {
+    pub status: BillingStatus,
+    pub due_date: NaiveDate,
+    pub created_on: NaiveDate,
+    pub contact_id: Option<ContactId>,
+    pub bank_rule_id: Option<BankRuleId>,
+    pub bill_category_id: Option<BillCategoryId>,
+    pub parent_id: Option<BillingId>,
+    pub your_code: Option<String>,
+    pub evincive: Option<String>,
+}
+
+impl Record for Billing {
+    const KIND: &'static str = "BILLING";
+    type Id = BillingId;
+    type ListFields = BillingListFields;
+
+    fn id(&self) -> BillingId {
+        self.id
+    }
+
+    fn version(&self) -> i64 {
+        self.version
+    }
+
+    fn list_fields(&self) -> BillingListFields {
+        BillingListFields {
+            status: self.status,
+            due_date: self.due_date,
+            created_on: self.created_at.date(),
+            contact_id: self.contact_id,
+            bank_rule_id: self.bank_rule_id,
+            bill_category_id: self.bill_category_id,
+            parent_id: self.parent_id,
+            your_code: self.your_code.clone(),
+            evincive: self.evincive.clone(),
+        }
+    }
+
+    /// Lists are per billing type (`billing`, `schedule`, `carne`).
+    fn index_sk(&self) -> String {
+        format!("{}#{}", self.billing_type, keys::record(Self::KIND, self.id))
+    }
+}
+
+fn discount(kind: Option<ValueKind>, value: Option<Decimal>, antecedence: Option<i64>) -> Option<Discount> {
+    Some(Discount {
+        kind: kind.unwrap_or(ValueKind::Percentage),
+        value: value?,
+        antecedence_days: antecedence.unwrap_or(0),
+    })
 }
 
 impl Billing {
+    /// What the computed fields are computed from (a kind left out is a percentage, a period
+    /// monthly, as records made elsewhere may have them).
     pub fn terms(&self) -> Terms {
         Terms {
             status: self.status,
-            amount: self.amount,
+            amount: self.amount.get(),
             due_date: self.due_date,
-            discount: self.discount,
-            discount2: self.discount2,
-            penalty: self.penalty,
-            interest: self.interest,
+            discount: discount(self.discount_type, self.discount, self.discount_antecedence),
+            discount2: discount(self.discount_type2, self.discount2, self.discount_antecedence2),
+            penalty: self.penalty.map(|value| (self.penalty_type.unwrap_or(ValueKind::Percentage), value)),
+            interest: self.interest.map(|value| Interest {
+                kind: self.interest_type.unwrap_or(ValueKind::Percentage),
+                period: self.interest_period.unwrap_or(InterestPeriod::Monthly),
+                value,
+            }),
             cancel_penalty: self.cancel_penalty,
         }
     }
 
     pub fn devolution(&self) -> bool {
-        self.instruction_type.as_deref() == Some("devolution")
+        self.instruction_type == Some(InstructionType::Devolution)
     }
 
     /// Server-assigned code: the id, zero-padded.
-    pub fn code_for(id: i64) -> String {
-        format!("{id:08}")
+    pub fn code_for(id: BillingId) -> String {
+        format!("{:08}", id.get())
     }
 
     /// The draft's items: those with an id keep it, the others take consecutive ids from
@@ -114,7 +224,7 @@ impl Billing {
             .map(|item| BillingItem {
                 id: item.id.unwrap_or_else(|| {
                     next_id += 1;
-                    next_id - 1
+                    BillingItemId::new(next_id - 1)
                 }),
                 description: item.description.clone(),
                 quantity: item.quantity,
@@ -123,39 +233,32 @@ impl Billing {
             .collect()
     }
 
-    /// A new billing from a create body: `opened`, with the draft's fields (see [`Billing::with_draft`]).
-    pub fn new(id: i64, draft: &Draft, payer: Option<i64>, items: Vec<BillingItem>, now: Timestamp) -> Billing {
-        let opened = Billing {
+    /// A billing of type `billing_type`, `opened`, with nothing else set yet.
+    pub fn blank(id: BillingId, billing_type: BillingType, due_date: NaiveDate, now: Timestamp) -> Billing {
+        Billing {
             id,
             code: Billing::code_for(id),
-            status: Status::Opened,
-            billing_type: "billing".into(),
-            billing_issue_type: if draft.issue_type == IssueType::Bulk { "bulk" } else { "individual" }.into(),
-            discount: None,
-            discount2: None,
-            cancel_penalty: false,
-            group_id: None,
-            parent_id: None,
-            installments: 1,
-            installment_type: "none".into(),
-            installment: 1,
-            gw: Gateway::default(),
-            billet_generation: 1,
-            billet_id: None,
-            cancellation_reason: None,
-            discharge_reason: None,
-            created_at: now,
-            updated_at: now,
-            version: 1,
-            // Set from the draft just below.
             your_code: None,
             reference: None,
-            amount: Decimal::ZERO,
-            due_date: draft.due_date,
+            status: BillingStatus::Opened,
+            billing_type,
+            billing_issue_type: IssueType::Individual,
+            amount: Money::ZERO,
+            due_date,
             competence: None,
             evincive: None,
             observation: None,
+            discount_type: None,
+            discount: None,
+            discount_antecedence: None,
+            discount_type2: None,
+            discount2: None,
+            discount_antecedence2: None,
+            penalty_type: None,
             penalty: None,
+            cancel_penalty: false,
+            interest_type: None,
+            interest_period: None,
             interest: None,
             instruction_type: None,
             instruction_days: 0,
@@ -164,15 +267,50 @@ impl Billing {
             patient_id: None,
             tag_id: None,
             excluded_tag_ids: Vec::new(),
+            group_id: None,
             bill_category_id: None,
+            parent_id: None,
+            installments: 1,
+            installment_type: no_installments(),
+            installment: 1,
+            gw_payment_link: None,
+            gw_received_with: None,
+            gw_payment_date: None,
+            gw_gross_amount: Money::ZERO,
+            gw_fee_amount: Money::ZERO,
+            gw_discount_amount: Money::ZERO,
+            gw_extra_amount: Money::ZERO,
+            billet_generation: 0,
+            billet_id: None,
             items: Vec::new(),
+            cancellation_reason: None,
+            discharge_reason: None,
+            created_at: now,
+            updated_at: now,
+            version: 1,
+        }
+    }
+
+    /// A new billing from a create body: `opened`, its billet's registration asked for, with the
+    /// draft's fields (see [`Billing::with_draft`]).
+    pub fn new(
+        id: BillingId,
+        draft: &Draft,
+        payer: Option<ContactId>,
+        items: Vec<BillingItem>,
+        now: Timestamp,
+    ) -> Billing {
+        let opened = Billing {
+            billing_issue_type: draft.issue_type,
+            billet_generation: 1,
+            ..Billing::blank(id, BillingType::Billing, draft.due_date, now)
         };
         opened.with_draft(draft, payer, items)
     }
 
     /// The billing with every field a create body sets taken from `draft` (create, and an update
     /// of an editable billing); `excluded_tag_ids` are kept only on bulk billings.
-    pub fn with_draft(&self, draft: &Draft, payer: Option<i64>, items: Vec<BillingItem>) -> Billing {
+    pub fn with_draft(&self, draft: &Draft, payer: Option<ContactId>, items: Vec<BillingItem>) -> Billing {
         Billing {
             your_code: draft.your_code.clone(),
             reference: draft.reference.clone(),
@@ -181,10 +319,13 @@ impl Billing {
             competence: draft.competence.clone(),
             evincive: draft.evincive.clone(),
             observation: draft.observation.clone(),
-            penalty: draft.penalty,
-            interest: draft.interest.map(|(kind, period, value)| Interest { kind, period, value }),
-            instruction_type: draft.instruction.as_ref().map(|i| i.0.clone()),
-            instruction_days: draft.instruction.as_ref().map_or(0, |i| i.1),
+            penalty_type: draft.penalty.map(|(kind, _)| kind),
+            penalty: draft.penalty.map(|(_, value)| value),
+            interest_type: draft.interest.map(|(kind, _, _)| kind),
+            interest_period: draft.interest.map(|(_, period, _)| period),
+            interest: draft.interest.map(|(_, _, value)| value),
+            instruction_type: draft.instruction.map(|(kind, _)| kind),
+            instruction_days: draft.instruction.map_or(0, |(_, days)| days),
             bank_rule_id: Some(draft.bank_rule_id),
             contact_id: payer,
             patient_id: draft.patient_id,
@@ -200,289 +341,65 @@ impl Billing {
     }
 }
 
-fn kind_of(text: Option<String>) -> ValueKind {
-    if text.as_deref() == Some("fixed_amount") {
-        ValueKind::FixedAmount
-    } else {
-        ValueKind::Percentage
-    }
-}
-
-trait ItemRead {
-    fn decimal(&self, key: &str) -> Option<Decimal>;
-    fn date(&self, key: &str) -> Option<NaiveDate>;
-}
-
-impl ItemRead for Item {
-    fn decimal(&self, key: &str) -> Option<Decimal> {
-        match self.get(key) {
-            Some(AttributeValue::N(v)) => v.parse().ok(),
-            _ => None,
-        }
-    }
-
-    fn date(&self, key: &str) -> Option<NaiveDate> {
-        self.opt_string(key).and_then(|d| d.parse().ok())
-    }
-}
-
-fn discount_attrs(item: &mut Item, suffix: &str, discount: &Option<Discount>) {
-    if let Some(d) = discount {
-        item.insert(format!("discount_type{suffix}"), s(d.kind.as_str()));
-        item.insert(format!("discount{suffix}"), dec(d.value));
-        item.insert(format!("discount_antecedence{suffix}"), n(d.antecedence_days));
-    }
-}
-
-fn discount_of(item: &Item, suffix: &str) -> Option<Discount> {
-    Some(Discount {
-        kind: kind_of(item.opt_string(&format!("discount_type{suffix}"))),
-        value: item.decimal(&format!("discount{suffix}"))?,
-        antecedence_days: item.opt_int(&format!("discount_antecedence{suffix}")).unwrap_or(0),
-    })
-}
-
-impl Record for Billing {
-    const KIND: &'static str = "BILLING";
-
-    fn id(&self) -> i64 {
-        self.id
-    }
-
-    fn version(&self) -> i64 {
-        self.version
-    }
-
-    fn attributes(&self) -> Item {
-        let mut item: Item = HashMap::from([
-            ("id".into(), n(self.id)),
-            ("code".into(), s(&self.code)),
-            ("your_code".into(), opt_s(self.your_code.clone())),
-            ("reference".into(), opt_s(self.reference.clone())),
-            ("status".into(), s(self.status.as_str())),
-            ("billing_type".into(), s(&self.billing_type)),
-            ("billing_issue_type".into(), s(&self.billing_issue_type)),
-            ("amount".into(), dec(self.amount)),
-            ("due_date".into(), s(self.due_date.to_string())),
-            ("competence".into(), opt_s(self.competence.clone())),
-            ("evincive".into(), opt_s(self.evincive.clone())),
-            ("observation".into(), opt_s(self.observation.clone())),
-            ("cancel_penalty".into(), b(self.cancel_penalty)),
-            ("instruction_type".into(), opt_s(self.instruction_type.clone())),
-            ("instruction_days".into(), n(self.instruction_days)),
-            ("bank_rule_id".into(), opt_n(self.bank_rule_id)),
-            ("contact_id".into(), opt_n(self.contact_id)),
-            ("patient_id".into(), opt_n(self.patient_id)),
-            ("tag_id".into(), opt_n(self.tag_id)),
-            ("excluded_tag_ids".into(), AttributeValue::L(self.excluded_tag_ids.iter().map(n).collect())),
-            ("group_id".into(), opt_n(self.group_id)),
-            ("bill_category_id".into(), opt_n(self.bill_category_id)),
-            ("parent_id".into(), opt_n(self.parent_id)),
-            ("installments".into(), n(self.installments)),
-            ("installment_type".into(), s(&self.installment_type)),
-            ("installment".into(), n(self.installment)),
-            ("gw_payment_link".into(), opt_s(self.gw.payment_link.clone())),
-            ("gw_received_with".into(), opt_s(self.gw.received_with.clone())),
-            ("gw_payment_date".into(), opt_s(self.gw.payment_date.map(|d| d.to_string()))),
-            ("gw_gross_amount".into(), dec(self.gw.gross_amount)),
-            ("gw_fee_amount".into(), dec(self.gw.fee_amount)),
-            ("gw_discount_amount".into(), dec(self.gw.discount_amount)),
-            ("gw_extra_amount".into(), dec(self.gw.extra_amount)),
-            ("billet_generation".into(), n(self.billet_generation)),
-            ("billet_id".into(), opt_n(self.billet_id)),
-            ("cancellation_reason".into(), opt_s(self.cancellation_reason.clone())),
-            ("discharge_reason".into(), opt_s(self.discharge_reason.clone())),
-            ("created_at".into(), s(self.created_at.to_string())),
-            ("updated_at".into(), s(self.updated_at.to_string())),
-            (
-                "billing_items".into(),
-                AttributeValue::L(
-                    self.items
-                        .iter()
-                        .map(|i| {
-                            AttributeValue::M(HashMap::from([
-                                ("id".into(), n(i.id)),
-                                ("description".into(), s(&i.description)),
-                                ("quantity".into(), n(i.quantity)),
-                                ("amount".into(), dec(i.amount)),
-                            ]))
-                        })
-                        .collect(),
-                ),
-            ),
-        ]);
-        if let Some((kind, value)) = self.penalty {
-            item.insert("penalty_type".into(), s(kind.as_str()));
-            item.insert("penalty".into(), dec(value));
-        }
-        if let Some(i) = self.interest {
-            item.insert("interest_type".into(), s(i.kind.as_str()));
-            item.insert("interest_period".into(), s(i.period.as_str()));
-            item.insert("interest".into(), dec(i.value));
-        }
-        discount_attrs(&mut item, "", &self.discount);
-        discount_attrs(&mut item, "2", &self.discount2);
-        item
-    }
-
-    fn from_item(item: &Item) -> anyhow::Result<Self> {
-        let items = match item.get("billing_items") {
-            Some(AttributeValue::L(list)) => list
-                .iter()
-                .filter_map(|v| match v {
-                    AttributeValue::M(m) => Some(BillingItem {
-                        id: m.get("id")?.as_n().ok()?.parse().ok()?,
-                        description: m.get("description")?.as_s().ok()?.clone(),
-                        quantity: m.get("quantity")?.as_n().ok()?.parse().ok()?,
-                        amount: m.get("amount")?.as_n().ok()?.parse().ok()?,
-                    }),
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
-        Ok(Billing {
-            id: item.int("id")?,
-            code: item.string("code")?,
-            your_code: item.opt_string("your_code"),
-            reference: item.opt_string("reference"),
-            status: Status::parse(&item.string("status")?).ok_or_else(|| anyhow::anyhow!("unknown billing status"))?,
-            billing_type: item.string("billing_type")?,
-            billing_issue_type: item.string("billing_issue_type")?,
-            amount: item.decimal("amount").unwrap_or_default(),
-            due_date: item.date("due_date").ok_or_else(|| anyhow::anyhow!("billing without due date"))?,
-            competence: item.opt_string("competence"),
-            evincive: item.opt_string("evincive"),
-            observation: item.opt_string("observation"),
-            discount: discount_of(item, ""),
-            discount2: discount_of(item, "2"),
-            penalty: item.decimal("penalty").map(|v| (kind_of(item.opt_string("penalty_type")), v)),
-            cancel_penalty: item.boolean("cancel_penalty").unwrap_or(false),
-            interest: item.decimal("interest").map(|value| Interest {
-                kind: kind_of(item.opt_string("interest_type")),
-                period: if item.opt_string("interest_period").as_deref() == Some("daily") {
-                    Period::Daily
-                } else {
-                    Period::Monthly
-                },
-                value,
-            }),
-            instruction_type: item.opt_string("instruction_type"),
-            instruction_days: item.opt_int("instruction_days").unwrap_or(0),
-            bank_rule_id: item.opt_int("bank_rule_id"),
-            contact_id: item.opt_int("contact_id"),
-            patient_id: item.opt_int("patient_id"),
-            tag_id: item.opt_int("tag_id"),
-            excluded_tag_ids: match item.get("excluded_tag_ids") {
-                Some(AttributeValue::L(ids)) => ids.iter().filter_map(|v| v.as_n().ok()?.parse().ok()).collect(),
-                _ => Vec::new(),
-            },
-            group_id: item.opt_int("group_id"),
-            bill_category_id: item.opt_int("bill_category_id"),
-            parent_id: item.opt_int("parent_id"),
-            installments: item.opt_int("installments").unwrap_or(1),
-            installment_type: item.opt_string("installment_type").unwrap_or_else(|| "none".into()),
-            installment: item.opt_int("installment").unwrap_or(1),
-            gw: Gateway {
-                payment_link: item.opt_string("gw_payment_link"),
-                received_with: item.opt_string("gw_received_with"),
-                payment_date: item.date("gw_payment_date"),
-                gross_amount: item.decimal("gw_gross_amount").unwrap_or_default(),
-                fee_amount: item.decimal("gw_fee_amount").unwrap_or_default(),
-                discount_amount: item.decimal("gw_discount_amount").unwrap_or_default(),
-                extra_amount: item.decimal("gw_extra_amount").unwrap_or_default(),
-            },
-            billet_generation: item.opt_int("billet_generation").unwrap_or(0),
-            billet_id: item.opt_int("billet_id"),
-            items,
-            cancellation_reason: item.opt_string("cancellation_reason"),
-            discharge_reason: item.opt_string("discharge_reason"),
-            created_at: item.timestamp("created_at")?,
-            updated_at: item.timestamp("updated_at")?,
-            version: version_of(item)?,
-        })
-    }
-
-    /// Everything the list filters on (§4.2), so a list never reads billings it does not show.
-    fn list_fields(&self) -> HashMap<String, AttributeValue> {
-        HashMap::from([
-            ("status".into(), s(self.status.as_str())),
-            ("due_date".into(), s(self.due_date.to_string())),
-            ("created_on".into(), s(self.created_at.date().to_string())),
-            ("contact_id".into(), opt_n(self.contact_id)),
-            ("bank_rule_id".into(), opt_n(self.bank_rule_id)),
-            ("bill_category_id".into(), opt_n(self.bill_category_id)),
-            ("parent_id".into(), opt_n(self.parent_id)),
-            ("your_code".into(), opt_s(self.your_code.clone())),
-            ("evincive".into(), opt_s(self.evincive.clone())),
-        ])
-    }
-
-    /// Lists are per billing type (`billing`, `schedule`, `carne`).
-    fn index_sk(&self) -> String {
-        format!("{}#{}", self.billing_type, keys::record(Self::KIND, self.id))
-    }
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use crate::store::records::{item_of, read};
+    use crate::values::AccountId;
+
+    pub(crate) fn sample() -> Billing {
+        let now = Timestamp::now();
+        Billing {
+            your_code: Some("ERP-1".into()),
+            amount: Money::parse("25.50").unwrap(),
+            competence: Some("12/2026".into()),
+            discount_type: Some(ValueKind::Percentage),
+            discount: Some("5".parse().unwrap()),
+            discount_antecedence: Some(3),
+            penalty_type: Some(ValueKind::FixedAmount),
+            penalty: Some("2.5".parse().unwrap()),
+            interest_type: Some(ValueKind::Percentage),
+            interest_period: Some(InterestPeriod::Daily),
+            interest: Some("0.033".parse().unwrap()),
+            instruction_type: Some(InstructionType::Devolution),
+            instruction_days: 30,
+            bank_rule_id: Some(BankRuleId::new(1)),
+            contact_id: Some(ContactId::new(3)),
+            group_id: Some(GroupId::new(4)),
+            bill_category_id: Some(BillCategoryId::new(2)),
+            billet_generation: 2,
+            billet_id: Some(BilletId::new(5)),
+            items: vec![BillingItem {
+                id: BillingItemId::new(1),
+                description: "Mensalidade".into(),
+                quantity: 1,
+                amount: Money::parse("25.50").unwrap(),
+            }],
+            discharge_reason: Some(DischargeReason::BankDeposit),
+            ..Billing::blank(BillingId::new(7), BillingType::Billing, "2026-12-01".parse().unwrap(), now)
+        }
+    }
 
     #[test]
     fn a_billing_round_trips_through_its_item() {
-        let now = Timestamp::now();
-        let billing = Billing {
-            id: 7,
-            code: Billing::code_for(7),
-            your_code: Some("ERP-1".into()),
-            reference: None,
-            status: Status::Opened,
-            billing_type: "billing".into(),
-            billing_issue_type: "individual".into(),
-            amount: "25.50".parse().unwrap(),
-            due_date: "2026-12-01".parse().unwrap(),
-            competence: Some("12/2026".into()),
-            evincive: None,
-            observation: None,
-            discount: Some(Discount { kind: ValueKind::Percentage, value: "5".parse().unwrap(), antecedence_days: 3 }),
-            discount2: None,
-            penalty: Some((ValueKind::FixedAmount, "2.5".parse().unwrap())),
-            cancel_penalty: false,
-            interest: Some(Interest {
-                kind: ValueKind::Percentage,
-                period: Period::Daily,
-                value: "0.033".parse().unwrap(),
-            }),
-            instruction_type: Some("devolution".into()),
-            instruction_days: 30,
-            bank_rule_id: Some(1),
-            contact_id: Some(3),
-            patient_id: None,
-            tag_id: None,
-            excluded_tag_ids: vec![],
-            group_id: Some(4),
-            bill_category_id: Some(2),
-            parent_id: None,
-            installments: 1,
-            installment_type: "none".into(),
-            installment: 1,
-            gw: Gateway::default(),
-            billet_generation: 2,
-            billet_id: Some(5),
-            items: vec![BillingItem {
-                id: 1,
-                description: "Mensalidade".into(),
-                quantity: 1,
-                amount: "25.50".parse().unwrap(),
-            }],
-            cancellation_reason: None,
-            discharge_reason: Some("bank_deposit".into()),
-            created_at: now,
-            updated_at: now,
-            version: 1,
-        };
-        let mut item = billing.attributes();
-        item.insert("version".into(), n(1));
-        assert_eq!(Billing::from_item(&item).unwrap(), billing);
+        let billing = sample();
+        let item = item_of(AccountId::new(1), &billing).unwrap();
+        assert_eq!(item["amount"].as_n().unwrap(), "25.5");
+        assert_eq!(item["interest"].as_n().unwrap(), "0.033");
+        assert_eq!(item["status"].as_s().unwrap(), "opened");
+        assert!(item["billing_items"].as_l().is_ok());
+        assert_eq!(read::<Billing>(item).unwrap(), billing);
+    }
+
+    #[test]
+    fn a_billing_stored_without_its_optional_blocks_reads_with_the_defaults() {
+        let mut item = item_of(AccountId::new(1), &sample()).unwrap();
+        for absent in ["penalty_type", "interest_type", "interest_period", "installments", "installment_type"] {
+            item.remove(absent);
+        }
+        let read: Billing = read(item).unwrap();
+        assert_eq!(read.terms().penalty.map(|p| p.0), Some(ValueKind::Percentage));
+        assert_eq!(read.terms().interest.map(|i| i.period), Some(InterestPeriod::Monthly));
+        assert_eq!((read.installments, read.installment_type.as_str()), (1, "none"));
     }
 }

@@ -4,26 +4,18 @@
 //! the create rules, so an update can never store what a create would refuse. `billing_items`,
 //! when sent, is the complete new set (implicit destruction): an element with the `id` of one of
 //! the billing's items updates that item (fields it omits keep their values), one without `id` is
-//! a new item, and items left out are removed; an empty set is a 422 and nothing changes.
+//! a new item, and items left out are removed; an empty set is a 422 and nothing changes. A bulk
+//! billing keeps the tag and excluded tags it was issued with, and the payer its expansion gave it.
+//!
+//! These are the rules; `service::update` runs them against the stored billing.
 
-use axum::extract::{Path, State};
-use axum::response::Response;
 use serde_json::{json, Map, Value};
 
-use super::compute::Status;
-use super::input::{msg_too_many_items, Draft, IssueType, MAX_ITEMS};
-use super::links;
+use super::input::{msg_too_many_items, Draft, MAX_ITEMS};
 use super::model::{Billing, BillingItem};
-use super::routes::{check_references, single, MSG_CONTACT_BLANK};
-use crate::accounts::AccountId;
-use crate::app::AppState;
-use crate::auth::Tenant;
-use crate::billets::lifecycle;
-use crate::http::routing::parse_id;
-use crate::http::{response, ApiError, ApiResult, Fields, RequestBody};
-use crate::store::records;
-use crate::store::{keys, retry_in_turn, Write};
-use crate::time::Timestamp;
+use crate::http::fields::integer_in;
+use crate::http::{Fields, Sent};
+use crate::values::{BillingStatus, BillingType, IssueType};
 
 /// What an update may change on a billing (§2.1 Editability).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,11 +33,11 @@ pub enum Editability {
 /// checkout gateway (it has a gateway payment link). An opened billing failing the last two
 /// accepts only a new due date and `cancel_penalty`.
 pub fn editability(billing: &Billing, billet_editable: bool) -> Editability {
-    match billing.billing_type.as_str() {
-        "carne" => Editability::Frozen,
-        "schedule" => Editability::Full,
-        _ if billing.status != Status::Opened => Editability::Frozen,
-        _ if billet_editable && billing.gw.payment_link.is_none() => Editability::Full,
+    match billing.billing_type {
+        BillingType::Carne => Editability::Frozen,
+        BillingType::Schedule => Editability::Full,
+        _ if billing.status != BillingStatus::Opened => Editability::Frozen,
+        _ if billet_editable && billing.gw_payment_link.is_none() => Editability::Full,
         _ => Editability::DueDateOnly,
     }
 }
@@ -75,11 +67,12 @@ const ACCEPTED: [&str; 20] = [
 ];
 
 fn item_fields(item: &BillingItem) -> Value {
-    json!({"id": item.id, "description": item.description, "quantity": item.quantity, "amount": item.amount.to_string()})
+    json!({"id": item.id, "description": item.description, "quantity": item.quantity, "amount": item.amount.get().to_string()})
 }
 
 /// The billing's stored values as a create body.
 fn stored_fields(billing: &Billing) -> Map<String, Value> {
+    let terms = billing.terms();
     let value = json!({
         "billing_issue_type": billing.billing_issue_type,
         "bank_rule_id": billing.bank_rule_id,
@@ -94,11 +87,11 @@ fn stored_fields(billing: &Billing) -> Map<String, Value> {
         "your_code": billing.your_code,
         "competence": billing.competence,
         "due_date": billing.due_date.to_string(),
-        "penalty": billing.penalty.map(|(_, value)| value.to_string()),
-        "penalty_type": billing.penalty.map(|(kind, _)| kind.as_str()),
-        "interest": billing.interest.map(|i| i.value.to_string()),
-        "interest_type": billing.interest.map(|i| i.kind.as_str()),
-        "interest_period": billing.interest.map(|i| i.period.as_str()),
+        "penalty": terms.penalty.map(|(_, value)| value.to_string()),
+        "penalty_type": terms.penalty.map(|(kind, _)| kind.as_str()),
+        "interest": terms.interest.map(|i| i.value.to_string()),
+        "interest_type": terms.interest.map(|i| i.kind.as_str()),
+        "interest_period": terms.interest.map(|i| i.period.as_str()),
         "instruction_type": billing.instruction_type,
         "instruction_days": billing.instruction_days,
         "billing_items": billing.items.iter().map(item_fields).collect::<Vec<_>>(),
@@ -130,16 +123,17 @@ fn merged_items(billing: &Billing, sent: &Value, errors: &mut Vec<String>) -> Va
             merged.push(element.clone());
             continue;
         };
-        let id = match fields.get("id") {
-            Some(Value::Number(id)) => id.as_i64(),
-            Some(Value::String(id)) if !id.trim().is_empty() => Some(id.trim().parse().unwrap_or(-1)),
-            _ => None,
+        // An id that is not a whole number names no item of the billing.
+        let id = match integer_in(fields.get("id")) {
+            Sent::Omitted | Sent::Empty => None,
+            Sent::Given(id) => Some(id),
+            Sent::Invalid => Some(-1),
         };
         let Some(id) = id else {
             merged.push(element.clone());
             continue;
         };
-        let Some(existing) = billing.items.iter().find(|item| item.id == id) else {
+        let Some(existing) = billing.items.iter().find(|item| item.id.get() == id) else {
             errors.push(format!("Item {n}: o item {id} não pertence a esta cobrança"));
             continue;
         };
@@ -159,12 +153,16 @@ fn merged_items(billing: &Billing, sent: &Value, errors: &mut Vec<String>) -> Va
 }
 
 /// The billing as the update leaves it, parsed by the create rules (422 with every broken rule).
-fn merged_draft(billing: &Billing, sent: Fields<'_>, health_module: bool) -> Result<Draft, Vec<String>> {
+pub fn merged_draft(billing: &Billing, sent: Fields<'_>, health_module: bool) -> Result<Draft, Vec<String>> {
     let mut errors = Vec::new();
     let mut fields = stored_fields(billing);
     for key in ACCEPTED {
         // Without the health module the patient is not the API's to change.
         if key == "patient_id" && !health_module {
+            continue;
+        }
+        // A bulk billing keeps the tag and excluded tags it was issued with.
+        if billing.billing_issue_type == IssueType::Bulk && (key == "tag_id" || key == "excluded_tag_ids") {
             continue;
         }
         let Some(value) = sent.raw(key) else { continue };
@@ -186,12 +184,12 @@ fn merged_draft(billing: &Billing, sent: Fields<'_>, health_module: bool) -> Res
 }
 
 /// `cancel_penalty` when sent (null or blank keeps it).
-fn cancel_penalty(sent: Fields<'_>, current: bool, errors: &mut Vec<String>) -> bool {
+pub fn cancel_penalty(sent: Fields<'_>, current: bool, errors: &mut Vec<String>) -> bool {
     sent.boolean("cancel_penalty", "cancel_penalty", errors).flatten().unwrap_or(current)
 }
 
 /// A due-date-only update: the new date (moved off a weekend) and `cancel_penalty`.
-fn date_only(current: &Billing, sent: Fields<'_>) -> Result<Billing, Vec<String>> {
+pub fn date_only(current: &Billing, sent: Fields<'_>) -> Result<Billing, Vec<String>> {
     let mut errors = Vec::new();
     let due_date = match sent.text("due_date", "Vencimento (due_date)", &mut errors) {
         None => current.due_date,
@@ -200,7 +198,7 @@ fn date_only(current: &Billing, sent: Fields<'_>) -> Result<Billing, Vec<String>
                 errors.push("Vencimento (due_date) não pode ficar em branco".to_owned());
                 current.due_date
             }
-            Some(text) => match crate::dates::parse_due_date(text) {
+            Some(text) => match crate::values::calendar::parse_due_date(text) {
                 Ok(date) => date,
                 Err(message) => {
                     errors.push(message.to_owned());
@@ -216,167 +214,24 @@ fn date_only(current: &Billing, sent: Fields<'_>) -> Result<Billing, Vec<String>
     Ok(Billing { due_date, cancel_penalty, ..current.clone() })
 }
 
-/// What an update reads or reserves once, however often it runs again after losing a race to a
-/// concurrent writer, so that each new attempt costs only the billing's own read and write: the
-/// payer its references give (read for a 422 naming each; the transaction checks them again) and
-/// the ids of its new items.
-#[derive(Default)]
-struct Once {
-    references: tokio::sync::Mutex<Option<(ReferenceIds, Option<i64>)>>,
-    first_new_item: tokio::sync::OnceCell<i64>,
-}
-
-/// The ids a draft refers to.
-type ReferenceIds = (i64, Option<i64>, Option<i64>, Option<i64>, Option<i64>, Vec<i64>);
-
-impl Once {
-    /// The payer of `draft`, its references read unless an earlier attempt read the same ones.
-    async fn payer(&self, state: &AppState, account: AccountId, draft: &Draft) -> ApiResult<Option<i64>> {
-        let ids = (
-            draft.bank_rule_id,
-            draft.contact_id,
-            draft.patient_id,
-            draft.tag_id,
-            draft.bill_category_id,
-            draft.excluded_tag_ids.clone(),
-        );
-        let mut checked = self.references.lock().await;
-        if let Some((seen, payer)) = checked.as_ref() {
-            if *seen == ids {
-                return Ok(*payer);
-            }
-        }
-        let payer = check_references(&state.store, account, draft).await?;
-        *checked = Some((ids, payer));
-        Ok(payer)
-    }
-
-    /// The first of `count` new item ids, reserved on the first attempt that needs them.
-    async fn first_new_item(&self, state: &AppState, account: AccountId, count: i64) -> ApiResult<i64> {
-        let reserve = || state.store.reserve_ids(keys::account(account), keys::sequence("BILLINGITEM"), count);
-        Ok(*self.first_new_item.get_or_try_init(reserve).await?)
-    }
-}
-
-/// The billing with an editable update applied; new items get ids from the sequence.
-async fn edited(
-    state: &AppState,
-    tenant: &Tenant,
-    current: &Billing,
-    sent: Fields<'_>,
-    once: &Once,
-) -> ApiResult<(Billing, Vec<Write>)> {
-    let account = tenant.account_id();
-    let health = tenant.0.health_module;
-    let mut errors = Vec::new();
-    let cancel_penalty = cancel_penalty(sent, current.cancel_penalty, &mut errors);
-    let draft = merged_draft(current, sent, health).map_err(|mut more| {
-        errors.append(&mut more);
-        ApiError::Validation(errors.clone())
-    })?;
-    if !errors.is_empty() {
-        return Err(ApiError::Validation(errors));
-    }
-    if draft.issue_type == IssueType::Individual && draft.contact_id.is_none() && !health {
-        return Err(ApiError::validation(MSG_CONTACT_BLANK));
-    }
-    let payer = once.payer(state, account, &draft).await?;
-    // The same count on every attempt: the sent elements without an id.
-    let new_items = draft.items.iter().filter(|item| item.id.is_none()).count() as i64;
-    let first_new = if new_items > 0 { once.first_new_item(state, account, new_items).await? } else { 0 };
-    let next =
-        Billing { cancel_penalty, ..current.with_draft(&draft, payer, Billing::items_from(first_new, &draft.items)) };
-    let also = links::reference_checks(account, &next);
-    Ok((next, also))
-}
-
-pub async fn update(
-    State(state): State<AppState>,
-    tenant: Tenant,
-    Path(id): Path<String>,
-    body: RequestBody,
-) -> ApiResult<Response> {
-    let account = tenant.account_id();
-    let id = parse_id(&id)?;
-    let sent = body.envelope("billing")?;
-    let once = Once::default();
-    let (billing, reissued) = retry_in_turn(records::key_of::<Billing>(account, id), || async {
-        let current: Billing = records::find_or_404(&state.store, account, id).await?;
-        let billet = lifecycle::current(&state.store, account, &current).await?;
-        let (next, mut also) = match editability(&current, lifecycle::billet_editable(billet.as_ref())) {
-            Editability::Frozen => return Ok((current, false)),
-            Editability::DueDateOnly => (date_only(&current, sent).map_err(ApiError::Validation)?, Vec::new()),
-            Editability::Full => edited(&state, &tenant, &current, sent, &once).await?,
-        };
-        let reissue = lifecycle::reissue_needed(&current, &next, billet.as_ref());
-        if next == current && !reissue {
-            return Ok((current, false));
-        }
-        let mut next = Billing { updated_at: Timestamp::now(), version: current.version + 1, ..next };
-        if reissue {
-            also.extend(lifecycle::reissue(account, &mut next, billet.as_ref())?);
-        }
-        also.extend(links::reference_writes(account, Some(&current), Some(&next)));
-        records::replace(&state.store, account, &current, &next, "", also).await?;
-        Ok((next, reissue))
-    })
-    .await?;
-    if reissued {
-        lifecycle::request_registration(state.queues()?, account, &billing).await;
-    }
-    Ok(response::ok(&single(&state.store, account, &billing).await?))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::billings::model::Gateway;
+    use crate::values::{BankRuleId, BillingId, BillingItemId, ContactId, Money, Timestamp};
 
     fn billing() -> Billing {
-        let now = Timestamp::now();
+        let item = |id, description: &str, amount| BillingItem {
+            id: BillingItemId::new(id),
+            description: description.into(),
+            quantity: 1,
+            amount: Money::parse(amount).unwrap(),
+        };
         Billing {
-            id: 1,
-            code: Billing::code_for(1),
-            your_code: None,
-            reference: None,
-            status: Status::Opened,
-            billing_type: "billing".into(),
-            billing_issue_type: "individual".into(),
-            amount: "4.00".parse().unwrap(),
-            due_date: "2026-12-01".parse().unwrap(),
-            competence: None,
-            evincive: None,
-            observation: None,
-            discount: None,
-            discount2: None,
-            penalty: None,
-            cancel_penalty: false,
-            interest: None,
-            instruction_type: None,
-            instruction_days: 0,
-            bank_rule_id: Some(1),
-            contact_id: Some(2),
-            patient_id: None,
-            tag_id: None,
-            excluded_tag_ids: vec![],
-            group_id: None,
-            bill_category_id: None,
-            parent_id: None,
-            installments: 1,
-            installment_type: "none".into(),
-            installment: 1,
-            gw: Gateway::default(),
-            billet_generation: 0,
-            billet_id: None,
-            items: vec![
-                BillingItem { id: 10, description: "A".into(), quantity: 1, amount: "3.00".parse().unwrap() },
-                BillingItem { id: 11, description: "B".into(), quantity: 1, amount: "1.00".parse().unwrap() },
-            ],
-            cancellation_reason: None,
-            discharge_reason: None,
-            created_at: now,
-            updated_at: now,
-            version: 1,
+            amount: Money::parse("4.00").unwrap(),
+            bank_rule_id: Some(BankRuleId::new(1)),
+            contact_id: Some(ContactId::new(2)),
+            items: vec![item(10, "A", "3.00"), item(11, "B", "1.00")],
+            ..Billing::blank(BillingId::new(1), BillingType::Billing, "2026-12-01".parse().unwrap(), Timestamp::now())
         }
     }
 
@@ -389,14 +244,14 @@ mod tests {
         let mut b = billing();
         assert_eq!(editability(&b, true), Editability::Full);
         assert_eq!(editability(&b, false), Editability::DueDateOnly);
-        b.gw.payment_link = Some("https://pay.example/x".into());
+        b.gw_payment_link = Some("https://pay.example/x".into());
         assert_eq!(editability(&b, true), Editability::DueDateOnly);
-        b.status = Status::Paid;
+        b.status = BillingStatus::Paid;
         assert_eq!(editability(&b, true), Editability::Frozen);
-        b.billing_type = "schedule".into();
+        b.billing_type = BillingType::Schedule;
         assert_eq!(editability(&b, true), Editability::Full);
-        b.billing_type = "carne".into();
-        b.status = Status::Opened;
+        b.billing_type = BillingType::Carne;
+        b.status = BillingStatus::Opened;
         assert_eq!(editability(&b, true), Editability::Frozen);
     }
 
@@ -408,7 +263,7 @@ mod tests {
         let err = draft(&b, json!({"billing_items": [{"id": 10, "amount": "2.00"}, {"id": 11}]})).unwrap_err();
         assert_eq!(err, ["Valor mínimo da cobrança é 5.00"]);
         let d = draft(&b, json!({"billing_items": [{"id": 10, "amount": "4.00"}, {"id": 11}]})).unwrap();
-        assert_eq!(d.amount, "5.00".parse().unwrap());
+        assert_eq!(d.amount, Money::parse("5.00").unwrap());
     }
 
     #[test]
@@ -417,7 +272,7 @@ mod tests {
         let d = draft(&b, json!({"billing_items": [{"id": "11", "quantity": 5}, {"description": "Novo", "quantity": 1, "amount": 2}]}))
             .unwrap();
         let ids: Vec<_> = d.items.iter().map(|i| i.id).collect();
-        assert_eq!(ids, [Some(11), None], "item 10 is removed");
+        assert_eq!(ids, [Some(BillingItemId::new(11)), None], "item 10 is removed");
         assert_eq!((d.items[0].description.as_str(), d.items[0].quantity), ("B", 5), "omitted fields kept");
         assert_eq!(
             draft(&b, json!({"billing_items": []})).unwrap_err(),
@@ -439,6 +294,20 @@ mod tests {
         let b = billing();
         let d = draft(&b, json!({"patient_id": 5, "billing_issue_type": "bulk", "tag_id": 3})).unwrap();
         assert_eq!((d.patient_id, d.issue_type, d.tag_id), (None, IssueType::Individual, None));
+    }
+
+    #[test]
+    fn a_bulk_billing_keeps_its_tags_and_its_payer() {
+        let b = Billing {
+            billing_issue_type: IssueType::Bulk,
+            tag_id: Some(crate::values::TagId::new(3)),
+            excluded_tag_ids: vec![crate::values::TagId::new(4)],
+            ..billing()
+        };
+        let d = draft(&b, json!({"tag_id": 9, "excluded_tag_ids": [], "observation": "nova"})).unwrap();
+        assert_eq!(d.issue_type, IssueType::Bulk);
+        assert_eq!((d.tag_id, d.excluded_tag_ids.clone()), (b.tag_id, b.excluded_tag_ids.clone()));
+        assert_eq!(d.contact_id, Some(ContactId::new(2)), "the payer its expansion gave it");
     }
 
     #[test]

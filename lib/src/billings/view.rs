@@ -4,27 +4,18 @@
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
-use serde_json::{json, Map, Value};
+use serde::Serialize;
 
-use super::compute::{self, Discount};
-use super::model::Billing;
+use super::compute::{self, Computed};
+use super::model::{Billing, BillingItem};
+use crate::billets::view::BilletView;
 use crate::billets::BankBillet;
 use crate::contacts::Contact;
-use crate::money;
 use crate::tags::Tag;
-
-fn amount(value: Decimal) -> Value {
-    Value::String(money::format(value))
-}
-
-fn discount_block(out: &mut Map<String, Value>, suffix: &str, discount: Option<Discount>) {
-    out.insert(format!("discount_type{suffix}"), discount.map(|d| json!(d.kind.as_str())).unwrap_or(Value::Null));
-    out.insert(format!("discount{suffix}"), discount.map(|d| amount(d.value)).unwrap_or(Value::Null));
-    out.insert(
-        format!("discount_antecedence{suffix}"),
-        discount.map(|d| json!(d.antecedence_days)).unwrap_or(Value::Null),
-    );
-}
+use crate::values::{
+    BankRuleId, BillCategoryId, BillingId, BillingItemId, BillingStatus, BillingType, ContactId, InstructionType,
+    InterestPeriod, IssueType, Money, TagColor, TagId, Timestamp, ValueKind,
+};
 
 /// Related records embedded in the representation.
 pub struct Related<'a> {
@@ -34,103 +25,292 @@ pub struct Related<'a> {
     pub billets: &'a [BankBillet],
 }
 
-pub fn represent(billing: &Billing, related: &Related<'_>, today: NaiveDate, single: bool) -> Value {
-    let computed = compute::compute(&billing.terms(), today);
-    let mut out = Map::new();
-    out.insert("id".into(), json!(billing.id));
-    out.insert("code".into(), json!(billing.code));
-    out.insert("your_code".into(), json!(billing.your_code));
-    out.insert("reference".into(), json!(billing.reference));
-    out.insert("status".into(), json!(billing.status.as_str()));
-    out.insert("virtual_status".into(), json!(computed.virtual_status));
-    out.insert("billing_type".into(), json!(billing.billing_type));
-    out.insert("billing_issue_type".into(), json!(billing.billing_issue_type));
-    out.insert("amount".into(), amount(billing.amount));
-    out.insert("due_date".into(), json!(billing.due_date.to_string()));
-    out.insert("competence".into(), json!(billing.competence));
-    out.insert("evincive".into(), json!(billing.evincive));
-    out.insert("observation".into(), json!(billing.observation));
-    if single {
-        discount_block(&mut out, "", billing.discount);
-        discount_block(&mut out, "2", billing.discount2);
+/// A rate or value shown with two decimals (`"2.00"`), or null.
+fn shown(value: Option<Decimal>) -> Option<Money> {
+    value.map(Money::new)
+}
+
+/// The fields both representations open with.
+#[derive(Serialize)]
+struct Head<'a> {
+    id: BillingId,
+    code: &'a str,
+    your_code: &'a Option<String>,
+    reference: &'a Option<String>,
+    status: BillingStatus,
+    virtual_status: &'static str,
+    billing_type: BillingType,
+    billing_issue_type: IssueType,
+    amount: Money,
+    due_date: NaiveDate,
+    competence: &'a Option<String>,
+    evincive: &'a Option<String>,
+    observation: &'a Option<String>,
+}
+
+/// The discount block (single representation only; read-only).
+#[derive(Serialize)]
+struct Discounts {
+    discount_type: Option<ValueKind>,
+    discount: Option<Money>,
+    discount_antecedence: Option<i64>,
+    discount_type2: Option<ValueKind>,
+    discount2: Option<Money>,
+    discount_antecedence2: Option<i64>,
+}
+
+/// Charges, instructions, references and the instalment block.
+#[derive(Serialize)]
+struct Terms {
+    penalty_type: Option<ValueKind>,
+    penalty: Option<Money>,
+    cancel_penalty: bool,
+    interest_type: Option<ValueKind>,
+    interest_period: Option<InterestPeriod>,
+    interest: Option<Money>,
+    instruction_type: Option<InstructionType>,
+    instruction_days: i64,
+    bank_rule_id: Option<BankRuleId>,
+    contact_id: Option<ContactId>,
+    patient_id: Option<ContactId>,
+    tag_id: Option<TagId>,
+    bill_category_id: Option<BillCategoryId>,
+    /// The booklet an instalment belongs to (the `billing_id` list filter); null otherwise.
+    billing_id: Option<BillingId>,
+    installments: i64,
+    installment_type: String,
+    installment: i64,
+}
+
+/// The `gw_*` block (single representation only).
+#[derive(Serialize)]
+struct Gateway<'a> {
+    gw_payment_link: &'a Option<String>,
+    gw_received_with: &'a Option<String>,
+    gw_payment_date: Option<NaiveDate>,
+    gw_gross_amount: Money,
+    gw_fee_amount: Money,
+    gw_net_amount: Money,
+    gw_discount_amount: Money,
+    gw_extra_amount: Money,
+    gw_escrow_end_date: Option<Timestamp>,
+    gw_installment_count: Option<i64>,
+    gw_payment_method_type: Option<i64>,
+    gw_payment_method_code: Option<i64>,
+    gw_type_id: Option<i64>,
+}
+
+#[derive(Serialize)]
+struct Amounts {
+    discount_amount: Money,
+    extra_amount: Money,
+    amount_payable: Money,
+}
+
+#[derive(Serialize)]
+struct ContactSummary<'a> {
+    id: ContactId,
+    description: Option<&'a str>,
+    email: &'a Option<String>,
+    document: Option<String>,
+}
+
+#[derive(Serialize)]
+struct TagSummary<'a> {
+    id: TagId,
+    name: &'a str,
+    color: TagColor,
+}
+
+/// What both representations close with.
+#[derive(Serialize)]
+struct Tail<'a> {
+    days_overdue: i64,
+    overdue: bool,
+    return_date: Option<NaiveDate>,
+    redirect_url: Option<String>,
+    notification_url: Option<String>,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    contact: Option<ContactSummary<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tag: Option<TagSummary<'a>>,
+}
+
+#[derive(Serialize)]
+pub struct ItemView {
+    pub id: BillingItemId,
+    pub description: String,
+    pub quantity: i64,
+    pub amount: Money,
+}
+
+impl From<&BillingItem> for ItemView {
+    fn from(item: &BillingItem) -> Self {
+        ItemView { id: item.id, description: item.description.clone(), quantity: item.quantity, amount: item.amount }
     }
-    out.insert("penalty_type".into(), json!(billing.penalty.map(|p| p.0.as_str())));
-    out.insert("penalty".into(), billing.penalty.map(|p| amount(p.1)).unwrap_or(Value::Null));
-    out.insert("cancel_penalty".into(), json!(billing.cancel_penalty));
-    out.insert("interest_type".into(), json!(billing.interest.map(|i| i.kind.as_str())));
-    out.insert("interest_period".into(), json!(billing.interest.map(|i| i.period.as_str())));
-    out.insert("interest".into(), billing.interest.map(|i| amount(i.value)).unwrap_or(Value::Null));
-    out.insert("instruction_type".into(), json!(billing.instruction_type));
-    out.insert("instruction_days".into(), json!(billing.instruction_days));
-    out.insert("bank_rule_id".into(), json!(billing.bank_rule_id));
-    out.insert("contact_id".into(), json!(billing.contact_id));
-    out.insert("patient_id".into(), json!(billing.patient_id));
-    out.insert("tag_id".into(), json!(billing.tag_id));
-    out.insert("bill_category_id".into(), json!(billing.bill_category_id));
-    // The booklet an instalment belongs to (the `billing_id` list filter); null otherwise.
-    out.insert("billing_id".into(), json!(billing.parent_id));
-    out.insert("installments".into(), json!(billing.installments));
-    out.insert("installment_type".into(), json!(billing.installment_type));
-    out.insert("installment".into(), json!(billing.installment));
-    if single {
-        let gw = &billing.gw;
-        out.insert("gw_payment_link".into(), json!(gw.payment_link));
-        out.insert("gw_received_with".into(), json!(gw.received_with));
-        out.insert("gw_payment_date".into(), json!(gw.payment_date.map(|d| d.to_string())));
-        out.insert("gw_gross_amount".into(), amount(gw.gross_amount));
-        out.insert("gw_fee_amount".into(), amount(gw.fee_amount));
-        out.insert("gw_net_amount".into(), amount(gw.gross_amount - gw.fee_amount));
-        out.insert("gw_discount_amount".into(), amount(gw.discount_amount));
-        out.insert("gw_extra_amount".into(), amount(gw.extra_amount));
-        for key in [
-            "gw_escrow_end_date",
-            "gw_installment_count",
-            "gw_payment_method_type",
-            "gw_payment_method_code",
-            "gw_type_id",
-        ] {
-            out.insert(key.into(), Value::Null);
+}
+
+/// The single representation.
+#[derive(Serialize)]
+pub struct BillingView<'a> {
+    #[serde(flatten)]
+    head: Head<'a>,
+    #[serde(flatten)]
+    discounts: Discounts,
+    #[serde(flatten)]
+    terms: Terms,
+    #[serde(flatten)]
+    gateway: Gateway<'a>,
+    #[serde(flatten)]
+    amounts: Amounts,
+    display_amount_payable: Money,
+    paid: bool,
+    #[serde(flatten)]
+    tail: Tail<'a>,
+    billing_items: Vec<ItemView>,
+    billing_reminder_deliveries: [(); 0],
+    bank_billets: Vec<BilletView>,
+}
+
+/// The list representation.
+#[derive(Serialize)]
+pub struct BillingListView<'a> {
+    #[serde(flatten)]
+    head: Head<'a>,
+    #[serde(flatten)]
+    terms: Terms,
+    #[serde(flatten)]
+    amounts: Amounts,
+    #[serde(flatten)]
+    tail: Tail<'a>,
+}
+
+fn head<'a>(b: &'a Billing, computed: &Computed) -> Head<'a> {
+    Head {
+        id: b.id,
+        code: &b.code,
+        your_code: &b.your_code,
+        reference: &b.reference,
+        status: b.status,
+        virtual_status: computed.virtual_status,
+        billing_type: b.billing_type,
+        billing_issue_type: b.billing_issue_type,
+        amount: b.amount,
+        due_date: b.due_date,
+        competence: &b.competence,
+        evincive: &b.evincive,
+        observation: &b.observation,
+    }
+}
+
+fn terms(b: &Billing) -> Terms {
+    let charges = b.terms();
+    Terms {
+        penalty_type: charges.penalty.map(|p| p.0),
+        penalty: shown(charges.penalty.map(|p| p.1)),
+        cancel_penalty: b.cancel_penalty,
+        interest_type: charges.interest.map(|i| i.kind),
+        interest_period: charges.interest.map(|i| i.period),
+        interest: shown(charges.interest.map(|i| i.value)),
+        instruction_type: b.instruction_type,
+        instruction_days: b.instruction_days,
+        bank_rule_id: b.bank_rule_id,
+        contact_id: b.contact_id,
+        patient_id: b.patient_id,
+        tag_id: b.tag_id,
+        bill_category_id: b.bill_category_id,
+        billing_id: b.parent_id,
+        installments: b.installments,
+        installment_type: b.installment_type.clone(),
+        installment: b.installment,
+    }
+}
+
+fn amounts(computed: &Computed) -> Amounts {
+    Amounts {
+        discount_amount: Money::new(computed.discount_amount),
+        extra_amount: Money::new(computed.extra_amount),
+        amount_payable: Money::new(computed.amount_payable),
+    }
+}
+
+fn tail<'a>(b: &'a Billing, related: &Related<'a>, computed: &Computed) -> Tail<'a> {
+    Tail {
+        days_overdue: computed.days_overdue,
+        overdue: computed.overdue,
+        return_date: compute::return_date(b.due_date, b.devolution(), b.instruction_days),
+        redirect_url: None,
+        notification_url: None,
+        created_at: b.created_at,
+        updated_at: b.updated_at,
+        contact: related.contact.map(|c| ContactSummary {
+            id: c.id,
+            description: c.description(),
+            email: &c.email,
+            document: c.document(),
+        }),
+        tag: related.tag.map(|t| TagSummary { id: t.id, name: &t.name, color: t.color }),
+    }
+}
+
+impl<'a> BillingView<'a> {
+    pub fn new(b: &'a Billing, related: &Related<'a>, today: NaiveDate) -> Self {
+        let charges = b.terms();
+        let computed = compute::compute(&charges, today);
+        let received = (b.gw_gross_amount.get(), b.gw_discount_amount.get(), b.gw_extra_amount.get());
+        let display = compute::display_amount_payable(&charges, today, None, Some(received));
+        let discount = |d: Option<compute::Discount>| {
+            (d.map(|d| d.kind), shown(d.map(|d| d.value)), d.map(|d| d.antecedence_days))
+        };
+        let (discount_type, discount1, discount_antecedence) = discount(charges.discount);
+        let (discount_type2, discount2, discount_antecedence2) = discount(charges.discount2);
+        BillingView {
+            head: head(b, &computed),
+            discounts: Discounts {
+                discount_type,
+                discount: discount1,
+                discount_antecedence,
+                discount_type2,
+                discount2,
+                discount_antecedence2,
+            },
+            terms: terms(b),
+            gateway: Gateway {
+                gw_payment_link: &b.gw_payment_link,
+                gw_received_with: &b.gw_received_with,
+                gw_payment_date: b.gw_payment_date,
+                gw_gross_amount: b.gw_gross_amount,
+                gw_fee_amount: b.gw_fee_amount,
+                gw_net_amount: b.gw_gross_amount - b.gw_fee_amount,
+                gw_discount_amount: b.gw_discount_amount,
+                gw_extra_amount: b.gw_extra_amount,
+                gw_escrow_end_date: None,
+                gw_installment_count: None,
+                gw_payment_method_type: None,
+                gw_payment_method_code: None,
+                gw_type_id: None,
+            },
+            amounts: amounts(&computed),
+            display_amount_payable: Money::new(display),
+            paid: computed.paid,
+            tail: tail(b, related, &computed),
+            billing_items: b.items.iter().map(ItemView::from).collect(),
+            billing_reminder_deliveries: [],
+            bank_billets: related.billets.iter().map(|billet| BilletView::new(billet, today)).collect(),
         }
     }
-    out.insert("discount_amount".into(), amount(computed.discount_amount));
-    out.insert("extra_amount".into(), amount(computed.extra_amount));
-    out.insert("amount_payable".into(), amount(computed.amount_payable));
-    if single {
-        let received = (billing.gw.gross_amount, billing.gw.discount_amount, billing.gw.extra_amount);
-        let display = compute::display_amount_payable(&billing.terms(), today, None, Some(received));
-        out.insert("display_amount_payable".into(), amount(display));
-        out.insert("paid".into(), json!(computed.paid));
+}
+
+impl<'a> BillingListView<'a> {
+    pub fn new(b: &'a Billing, related: &Related<'a>, today: NaiveDate) -> Self {
+        let computed = compute::compute(&b.terms(), today);
+        BillingListView {
+            head: head(b, &computed),
+            terms: terms(b),
+            amounts: amounts(&computed),
+            tail: tail(b, related, &computed),
+        }
     }
-    out.insert("days_overdue".into(), json!(computed.days_overdue));
-    out.insert("overdue".into(), json!(computed.overdue));
-    out.insert(
-        "return_date".into(),
-        json!(compute::return_date(billing.due_date, billing.devolution(), billing.instruction_days)
-            .map(|d| d.to_string())),
-    );
-    out.insert("redirect_url".into(), Value::Null);
-    out.insert("notification_url".into(), Value::Null);
-    out.insert("created_at".into(), json!(billing.created_at.to_string()));
-    out.insert("updated_at".into(), json!(billing.updated_at.to_string()));
-    if let Some(c) = related.contact {
-        out.insert(
-            "contact".into(),
-            json!({"id": c.id, "description": c.description(), "email": c.email, "document": c.document()}),
-        );
-    }
-    if let Some(t) = related.tag {
-        out.insert("tag".into(), json!({"id": t.id, "name": t.name, "color": t.color}));
-    }
-    if single {
-        let items: Vec<Value> = billing
-            .items
-            .iter()
-            .map(|i| json!({"id": i.id, "description": i.description, "quantity": i.quantity, "amount": amount(i.amount)}))
-            .collect();
-        out.insert("billing_items".into(), Value::Array(items));
-        out.insert("billing_reminder_deliveries".into(), json!([]));
-        let billets: Vec<Value> = related.billets.iter().map(|b| crate::billets::view::represent(b, today)).collect();
-        out.insert("bank_billets".into(), Value::Array(billets));
-    }
-    Value::Object(out)
 }

@@ -3,33 +3,95 @@
 
 use std::collections::HashMap;
 
+use chrono::NaiveDate;
 use serde::Serialize;
 
-use super::Contact;
-use crate::accounts::AccountId;
+use super::model::Contact;
 use crate::http::ApiResult;
-use crate::store::{keys, ItemExt, Store};
-use crate::tags::Tag;
+use crate::store::records;
+use crate::store::{keys, Store};
+use crate::tags::model::{Tag, ON_ACCOUNT_TAGS};
+use crate::values::{AccountId, ContactId, ContactType, GroupId, TagColor, TagId, Timestamp};
 
-/// Counter of the account's tags with `allows_on_account`, kept by tag writes in their own
-/// transactions, so the on-account rule needs one read instead of a scan of the tags.
-pub const ON_ACCOUNT_TAGS: &str = "ON_ACCOUNT_TAGS";
-
+/// A tag as a contact shows it.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct TagSummary {
-    pub id: i64,
+    pub id: TagId,
     pub name: String,
-    pub color: String,
+    pub color: TagColor,
 }
 
 #[derive(Clone, Debug, Serialize)]
 pub struct ContactView {
-    #[serde(flatten)]
-    pub contact: Contact,
+    pub id: ContactId,
+    pub contact_type: ContactType,
+    pub group_id: Option<GroupId>,
+    pub code: Option<String>,
+    pub active: bool,
+    pub email: Option<String>,
+    pub legal_entity: bool,
+    pub full_name: Option<String>,
+    pub company_name: Option<String>,
+    pub trademark: Option<String>,
+    pub birth_date: Option<NaiveDate>,
+    pub cpf: Option<String>,
+    pub cnpj: Option<String>,
+    pub business_phone_area: Option<String>,
+    pub business_phone_number: Option<String>,
+    pub cell_phone_area: Option<String>,
+    pub cell_phone_number: Option<String>,
+    pub address_postal_code: Option<String>,
+    pub address_street: Option<String>,
+    pub address_number: Option<String>,
+    pub address_complement: Option<String>,
+    pub address_district: Option<String>,
+    pub address_city: Option<String>,
+    pub address_state: Option<String>,
+    pub observation: Option<String>,
+    pub created_at: Option<Timestamp>,
+    pub updated_at: Option<Timestamp>,
     pub description: Option<String>,
     pub document: Option<String>,
     pub tags: Vec<TagSummary>,
     pub on_account_allowed: bool,
+}
+
+impl ContactView {
+    fn new(c: &Contact, tags: Vec<TagSummary>, on_account_allowed: bool) -> Self {
+        ContactView {
+            id: c.id,
+            contact_type: c.contact_type,
+            group_id: c.group_id,
+            code: c.code.clone(),
+            active: c.active,
+            email: c.email.clone(),
+            legal_entity: c.legal_entity,
+            full_name: c.full_name.clone(),
+            company_name: c.company_name.clone(),
+            trademark: c.trademark.clone(),
+            birth_date: c.birth_date,
+            cpf: c.cpf.as_ref().map(ToString::to_string),
+            cnpj: c.cnpj.as_ref().map(ToString::to_string),
+            business_phone_area: c.business_phone_area.clone(),
+            business_phone_number: c.business_phone_number.clone(),
+            cell_phone_area: c.cell_phone_area.clone(),
+            cell_phone_number: c.cell_phone_number.clone(),
+            address_postal_code: c.address_postal_code.clone(),
+            address_street: c.address_street.clone(),
+            address_number: c.address_number.clone(),
+            address_complement: c.address_complement.clone(),
+            address_district: c.address_district.clone(),
+            address_city: c.address_city.clone(),
+            address_state: c.address_state.clone(),
+            observation: c.observation.clone(),
+            created_at: c.created_at,
+            updated_at: c.updated_at,
+            description: c.description().map(str::to_owned),
+            document: c.document(),
+            tags,
+            on_account_allowed,
+        }
+    }
 }
 
 /// Rules 1, 2 and 6–7 of §2.4: while no tag of the account is marked every contact may buy on
@@ -38,33 +100,26 @@ pub fn on_account_allowed(marked_tags_in_account: i64, holds_marked_tag: bool) -
     marked_tags_in_account <= 0 || holds_marked_tag
 }
 
+/// How many tags of the account allow on-account sales.
 pub async fn on_account_tags_marked(store: &Store, account: AccountId) -> ApiResult<i64> {
-    let item = store.get(keys::account(account), keys::counter(ON_ACCOUNT_TAGS)).await?;
-    Ok(item.and_then(|i| i.opt_int("value")).unwrap_or(0))
+    Ok(store.counter(keys::account(account), keys::counter(ON_ACCOUNT_TAGS)).await?)
 }
 
 /// Views of `contacts` with two more reads in all: their tags (one batch) and the counter.
 pub async fn represent(store: &Store, account: AccountId, contacts: &[Contact]) -> ApiResult<Vec<ContactView>> {
-    let mut wanted: Vec<i64> = contacts.iter().flat_map(|c| c.tag_ids.iter().copied()).collect();
+    let mut wanted: Vec<TagId> = contacts.iter().flat_map(|c| c.tag_ids.iter().copied()).collect();
     wanted.sort_unstable();
     wanted.dedup();
-    let tags: HashMap<i64, Tag> =
-        crate::tags::find_many(store, account, &wanted).await?.into_iter().map(|t| (t.id, t)).collect();
+    let tags: HashMap<TagId, Tag> =
+        records::find_many::<Tag>(store, account, &wanted).await?.into_iter().map(|t| (t.id, t)).collect();
     let marked = if contacts.is_empty() { 0 } else { on_account_tags_marked(store, account).await? };
     Ok(contacts
         .iter()
         .map(|c| {
             let held: Vec<&Tag> = c.tag_ids.iter().filter_map(|id| tags.get(id)).collect();
-            ContactView {
-                contact: c.clone(),
-                description: c.description().map(str::to_owned),
-                document: c.document().map(str::to_owned),
-                tags: held
-                    .iter()
-                    .map(|t| TagSummary { id: t.id, name: t.name.clone(), color: t.color.clone() })
-                    .collect(),
-                on_account_allowed: on_account_allowed(marked, held.iter().any(|t| t.allows_on_account)),
-            }
+            let summaries =
+                held.iter().map(|t| TagSummary { id: t.id, name: t.name.clone(), color: t.color }).collect();
+            ContactView::new(c, summaries, on_account_allowed(marked, held.iter().any(|t| t.allows_on_account)))
         })
         .collect())
 }

@@ -1,31 +1,56 @@
-//! `/v1/groups` (§4.6). PUT behaves as PATCH: omitted fields keep their values. Delete is refused
-//! while billings depend on the group; contacts pointing to it are released when contacts arrive.
+//! `/v1/groups` (§4.6). PUT behaves as PATCH: omitted fields keep their values.
 
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
+use serde::Serialize;
 
-use super::{index_prefix, Group, GroupChanges, CONTACT_TYPES};
-use serde_json::Value;
-
-use crate::accounts::AccountId;
-use crate::app::AppState;
+use super::model::{Group, GroupChanges};
+use super::service::GroupFilter;
 use crate::auth::Tenant;
-use crate::http::resource::{self, Resource};
+use crate::editing::routes::{self as resource, Resource};
 use crate::http::{response, ApiResult, Fields, Params};
-use crate::store::{records, Store};
-use crate::text::{contains_ignoring_case, sort_key};
+use crate::state::AppState;
+use crate::store::Store;
+use crate::values::{AccountId, GroupContactType, GroupId, Timestamp};
+
+/// A group as the API shows it.
+#[derive(Serialize)]
+pub struct GroupView {
+    pub id: GroupId,
+    pub contact_type: GroupContactType,
+    pub description: String,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+impl From<Group> for GroupView {
+    fn from(group: Group) -> Self {
+        GroupView {
+            id: group.id,
+            contact_type: group.contact_type,
+            description: group.description,
+            created_at: group.created_at,
+            updated_at: group.updated_at,
+        }
+    }
+}
 
 impl Resource for Group {
     const ENVELOPE: &'static str = "group";
+    type View = GroupView;
 
     fn parse(fields: Fields<'_>, creating: bool) -> Result<GroupChanges, Vec<String>> {
         GroupChanges::parse(fields, creating)
     }
 
-    async fn represent(_store: &Store, _account: AccountId, records: Vec<Self>) -> ApiResult<Vec<Value>> {
-        Ok(resource::as_json(&records))
+    async fn represent(_store: &Store, _account: AccountId, records: Vec<Self>) -> ApiResult<Vec<GroupView>> {
+        Ok(records.into_iter().map(GroupView::from).collect())
+    }
+
+    async fn delete(store: &Store, account: AccountId, id: GroupId) -> ApiResult<()> {
+        super::service::delete(store, account, id).await
     }
 }
 
@@ -39,31 +64,18 @@ pub fn router() -> Router<AppState> {
     )
 }
 
-/// Ordered by contact type, then description (ignoring case and accents), then id. `contact_type`
-/// is exact (another value matches nothing); `s` is a case-insensitive substring of the description.
+/// `contact_type` is exact (another value matches nothing); `s` is a case-insensitive substring of
+/// the description.
 async fn list(State(state): State<AppState>, tenant: Tenant, RawQuery(query): RawQuery) -> ApiResult<Response> {
     let params = Params::parse(query.as_deref());
     let pagination = params.pagination();
-    let search = params.get("s");
-    // The prefix only narrows the read; a value that is not a contact type matches nothing, even
-    // one that carries the index separator.
     let kind = params.get("contact_type");
-    let impossible = kind.is_some_and(|k| !CONTACT_TYPES.contains(&k));
-    let prefix = kind.map(index_prefix);
-    let listed = records::list::<Group, _, _, _>(
-        &state.store,
-        tenant.account_id(),
-        prefix.as_deref(),
-        |entry| {
-            !impossible
-                && search.is_none_or(|s| contains_ignoring_case(entry.text("description").unwrap_or_default(), s))
-        },
-        |entry| {
-            let kind = entry.text("contact_type").unwrap_or_default().to_owned();
-            (kind, sort_key(entry.text("description").unwrap_or_default()))
-        },
-        pagination,
-    )
-    .await?;
-    Ok(response::list("groups", &listed.records, pagination, listed.total))
+    let filter = GroupFilter {
+        contact_type: kind.and_then(GroupContactType::parse),
+        impossible: kind.is_some_and(|k| GroupContactType::parse(k).is_none()),
+        search: params.get("s"),
+    };
+    let listed = super::service::list(&state.store, tenant.account_id(), &filter, pagination.window()).await?;
+    let views: Vec<GroupView> = listed.records.into_iter().map(GroupView::from).collect();
+    Ok(response::list("groups", &views, pagination, listed.total))
 }

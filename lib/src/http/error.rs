@@ -6,6 +6,7 @@ use http::StatusCode;
 use serde_json::json;
 
 use super::response::json_response;
+use crate::store::StoreError;
 
 pub type ApiResult<T> = Result<T, ApiError>;
 
@@ -46,6 +47,19 @@ pub enum ApiError {
     /// 500: anything unexpected. The source is logged, never sent.
     #[error(transparent)]
     Internal(#[from] anyhow::Error),
+}
+
+/// What storage refusals mean to a client, in one place: a transaction that lost a race, or a
+/// condition on a record read before (its version, a related record still there) that no longer
+/// holds, is a lost race that `contention::retry_*` runs again; anything else is unexpected. A taken
+/// unique value means something different to each resource, which maps it first.
+impl From<StoreError> for ApiError {
+    fn from(error: StoreError) -> Self {
+        match error {
+            StoreError::Conflict | StoreError::ConditionFailed(_) => ApiError::Conflict,
+            other => ApiError::Internal(anyhow::Error::new(other)),
+        }
+    }
 }
 
 impl ApiError {

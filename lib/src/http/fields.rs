@@ -3,7 +3,61 @@
 //! a value cannot be read. `None` = the field was omitted (PATCH keeps the current value);
 //! `Some(None)` = it was sent as null or empty.
 
+use chrono::NaiveDate;
+use rust_decimal::Decimal;
 use serde_json::{Map, Value};
+
+use crate::values::{calendar, ids, money};
+
+/// A field as sent, read as a value of some kind.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Sent<T> {
+    /// Not in the body: an update keeps the current value.
+    Omitted,
+    /// `null` or blank text.
+    Empty,
+    Given(T),
+    /// Present, but not a value of the kind asked for.
+    Invalid,
+}
+
+impl<T> Sent<T> {
+    /// The value, when one was given.
+    pub fn given(self) -> Option<T> {
+        match self {
+            Sent::Given(value) => Some(value),
+            _ => None,
+        }
+    }
+}
+
+/// A JSON value (number or text, as forms send everything as text) read with `parse`; `null` and
+/// blank text are [`Sent::Empty`].
+fn read<T>(value: Option<&Value>, parse: impl Fn(&str) -> Option<T>) -> Sent<T> {
+    match value {
+        None => Sent::Omitted,
+        Some(Value::Null) => Sent::Empty,
+        Some(Value::String(s)) if s.trim().is_empty() => Sent::Empty,
+        Some(Value::String(s)) => parse(s.trim()).map_or(Sent::Invalid, Sent::Given),
+        Some(Value::Number(n)) => parse(&n.to_string()).map_or(Sent::Invalid, Sent::Given),
+        Some(_) => Sent::Invalid,
+    }
+}
+
+/// A positive id in a JSON value (a number, or text of one).
+pub fn id_in<T: std::str::FromStr>(value: Option<&Value>) -> Sent<T> {
+    read(value, |text| ids::parse_positive(text).ok().and_then(|id| id.to_string().parse().ok()))
+}
+
+/// A whole number in a JSON value (a number without fraction, or text of one).
+pub fn integer_in(value: Option<&Value>) -> Sent<i64> {
+    read(value, |text| text.parse::<i64>().ok())
+}
+
+/// A decimal in a JSON value (a number, or plain decimal text: no separators, no exponent).
+pub fn decimal_in(value: Option<&Value>) -> Sent<Decimal> {
+    read(value, money::parse)
+}
 
 #[derive(Debug, Clone, Copy)]
 pub struct Fields<'a> {
@@ -23,6 +77,29 @@ impl<'a> Fields<'a> {
         self.map.contains_key(key)
     }
 
+    /// A record id (a positive integer, as a number or text).
+    pub fn id<T: std::str::FromStr>(&self, key: &str) -> Sent<T> {
+        id_in(self.map.get(key))
+    }
+
+    /// A whole number, as a number or text.
+    pub fn integer(&self, key: &str) -> Sent<i64> {
+        integer_in(self.map.get(key))
+    }
+
+    /// A decimal, as a number or plain decimal text.
+    pub fn decimal(&self, key: &str) -> Sent<Decimal> {
+        decimal_in(self.map.get(key))
+    }
+
+    /// A date written exactly `YYYY-MM-DD`.
+    pub fn date(&self, key: &str) -> Sent<NaiveDate> {
+        match self.map.get(key) {
+            Some(Value::Number(_)) => Sent::Invalid,
+            other => read(other, calendar::parse_date),
+        }
+    }
+
     /// A text field. Numbers and booleans are taken as their text; arrays and objects are errors.
     pub fn text(&self, key: &str, label: &str, errors: &mut Vec<String>) -> Option<Option<String>> {
         match self.map.get(key)? {
@@ -33,6 +110,38 @@ impl<'a> Fields<'a> {
             Value::Array(_) | Value::Object(_) => {
                 errors.push(format!("{label} não é válido"));
                 None
+            }
+        }
+    }
+
+    /// A one-line name (a tag's name, a group's description): whitespace collapsed, required on
+    /// create, never blank, at most `max_chars`. `None` when omitted on update, or refused (with
+    /// `blank` or `too_long` pushed to `errors`).
+    pub fn name(
+        &self,
+        key: &str,
+        label: &str,
+        creating: bool,
+        (max_chars, blank, too_long): (usize, &str, &str),
+        errors: &mut Vec<String>,
+    ) -> Option<String> {
+        match self.text(key, label, errors) {
+            None if !creating => None,
+            None | Some(None) => {
+                errors.push(blank.to_owned());
+                None
+            }
+            Some(Some(raw)) => {
+                let name = crate::values::text::collapse_whitespace(&raw);
+                if name.is_empty() {
+                    errors.push(blank.to_owned());
+                    None
+                } else if name.chars().count() > max_chars {
+                    errors.push(too_long.to_owned());
+                    None
+                } else {
+                    Some(name)
+                }
             }
         }
     }
@@ -86,6 +195,26 @@ mod tests {
         assert!(errors.is_empty());
         assert_eq!(f.text("d", "D", &mut errors), None);
         assert_eq!(errors, vec!["D não é válido"]);
+    }
+
+    #[test]
+    fn ids_integers_decimals_and_dates() {
+        use crate::values::TagId;
+        let v = json!({"a": 7, "b": " 8 ", "c": "x", "d": 0, "e": "", "f": null, "g": "10.50", "h": 2.5, "i": "2030-03-04", "j": "2030-3-4"});
+        let f = Fields::new(v.as_object().unwrap());
+        assert_eq!(f.id::<TagId>("a"), Sent::Given(TagId::new(7)));
+        assert_eq!(f.id::<TagId>("b"), Sent::Given(TagId::new(8)));
+        assert_eq!(f.id::<TagId>("c"), Sent::Invalid);
+        assert_eq!(f.id::<TagId>("d"), Sent::Invalid);
+        assert_eq!(f.id::<TagId>("e"), Sent::Empty);
+        assert_eq!(f.id::<TagId>("f"), Sent::Empty);
+        assert_eq!(f.id::<TagId>("z"), Sent::Omitted);
+        assert_eq!(f.integer("b"), Sent::Given(8));
+        assert_eq!(f.integer("h"), Sent::Invalid);
+        assert_eq!(f.decimal("g"), Sent::Given("10.50".parse().unwrap()));
+        assert_eq!(f.decimal("h"), Sent::Given("2.5".parse().unwrap()));
+        assert_eq!(f.date("i"), Sent::Given(NaiveDate::from_ymd_opt(2030, 3, 4).unwrap()));
+        assert_eq!(f.date("j"), Sent::Invalid);
     }
 
     #[test]

@@ -3,15 +3,16 @@
 
 pub mod body;
 pub mod error;
+pub mod extract;
 pub mod fields;
 pub mod pagination;
 pub mod query;
-pub mod resource;
 pub mod response;
 pub mod routing;
 
 pub use body::RequestBody;
 pub use error::{ApiError, ApiResult};
-pub use fields::Fields;
+pub use extract::Path;
+pub use fields::{Fields, Sent};
 pub use pagination::Pagination;
 pub use query::Params;

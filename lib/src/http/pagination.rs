@@ -68,6 +68,11 @@ impl Pagination {
         total.div_ceil(self.per_page)
     }
 
+    /// Which entries of a filtered, ordered list this page shows.
+    pub fn window(&self) -> crate::store::records::Window {
+        crate::store::records::Window { skip: self.offset(), take: self.per_page }
+    }
+
     /// The slice of `items` (already filtered and ordered) that this page shows.
     pub fn slice<'a, T>(&self, items: &'a [T]) -> &'a [T] {
         let start = self.offset().min(items.len());

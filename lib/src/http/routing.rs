@@ -24,11 +24,6 @@ pub fn finish(router: Router) -> Router {
     router.fallback(not_found).method_not_allowed_fallback(not_found).layer(axum::middleware::from_fn(log_request))
 }
 
-/// Parses a path id; anything but a positive integer is simply not found.
-pub fn parse_id(raw: &str) -> Result<i64, ApiError> {
-    raw.parse::<i64>().ok().filter(|id| *id > 0).ok_or(ApiError::NotFound)
-}
-
 async fn log_request(request: Request, next: Next) -> Response {
     let request_id = match request.extensions().get::<RequestContext>() {
         Some(RequestContext::ApiGatewayV1(gateway)) => gateway.request_id.clone(),

@@ -1,59 +1,105 @@
-//! Queue messages and their producer. Every new billing, and every re-issue, asks for its bank
-//! billet to be registered through the billet-registration queue (DESIGN §6); the worker is
-//! `billets::registrar`.
+//! Queue messages and their producer (DESIGN §6). Each queue has its own message type, so a worker
+//! reads only its own kind: a body of another kind, or no message at all, fails and ends in the
+//! queue's DLQ after its receive limit.
 //!
-//! Message (JSON body of one SQS message):
-//! `{"kind": "billet_registration", "account_id": 7, "billing_id": 42, "generation": 1, "requested_at": "<ISO 8601>"}`
+//! Billet registration (worker `billets::registrar`): every new billing, and every re-issue, asks
+//! for its bank billet to be registered:
+//! `{"kind": "billet_registration", "account_id": 7, "billing_id": 42, "generation": 1, "requested_at": "<ISO 8601>"}`.
 //! `generation` is the billing's registration request it answers (1 on create, one more on each
 //! re-issue; 1 when absent). It is idempotent by (account_id, billing_id, generation): the worker
 //! issues a billet only while the billing has none for that generation, so a message delivered
 //! twice produces one billet, and a message overtaken by a re-issue produces none.
 //!
-//! A bulk billing (§2.1) goes through the bulk-expansion queue, worker `billings::bulk`:
+//! Bulk expansion (worker `billings::bulk`):
 //! `{"kind": "bulk_expansion", "account_id": 7, "expansion_id": "<uuid>", "billing": {<the create
 //! body's billing object>}, "after_contact_id": null, "requested_at": "<ISO 8601>"}`. One message
 //! expands up to a chunk of contacts (ascending id, those above `after_contact_id`) and sends the
 //! next chunk's message; it is idempotent by (expansion_id, contact id).
 
-use anyhow::Context as _;
+use std::fmt::Debug;
+
+use anyhow::{bail, Context as _};
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::accounts::AccountId;
-use crate::time::Timestamp;
+use crate::values::{AccountId, BillingId, ContactId, Timestamp};
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Job {
-    BilletRegistration {
-        account_id: AccountId,
-        billing_id: i64,
-        #[serde(default = "first_generation")]
-        generation: i64,
-        #[serde(default)]
-        requested_at: String,
-    },
-    BulkExpansion {
-        account_id: AccountId,
-        expansion_id: String,
-        /// The `billing` object of the create body, parsed again by the worker.
-        billing: serde_json::Value,
-        /// The chunk starts after this contact id (none: from the first contact).
-        #[serde(default)]
-        after_contact_id: Option<i64>,
-        #[serde(default)]
-        requested_at: String,
-    },
+/// The message type of one queue.
+pub trait Message: Serialize + DeserializeOwned + Debug {
+    /// The `kind` every body of this queue carries.
+    const KIND: &'static str;
+    /// The URL of its queue, when configured.
+    fn queue_url(queues: &Queues) -> Option<&str>;
+}
+
+/// A billet registration request (see the module text).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BilletRegistration {
+    pub account_id: AccountId,
+    pub billing_id: BillingId,
+    #[serde(default = "first_generation")]
+    pub generation: i64,
+    #[serde(default)]
+    pub requested_at: String,
 }
 
 fn first_generation() -> i64 {
     1
 }
 
-impl Job {
-    pub fn billet_registration(account_id: AccountId, billing_id: i64, generation: i64) -> Self {
-        Job::BilletRegistration { account_id, billing_id, generation, requested_at: Timestamp::now().to_string() }
+impl BilletRegistration {
+    pub fn new(account_id: AccountId, billing_id: BillingId, generation: i64) -> Self {
+        BilletRegistration { account_id, billing_id, generation, requested_at: Timestamp::now().to_string() }
     }
+}
+
+impl Message for BilletRegistration {
+    const KIND: &'static str = "billet_registration";
+
+    fn queue_url(queues: &Queues) -> Option<&str> {
+        Some(&queues.billet_registration)
+    }
+}
+
+/// One chunk of a bulk billing's expansion (see the module text).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BulkExpansion {
+    pub account_id: AccountId,
+    pub expansion_id: String,
+    /// The `billing` object of the create body, parsed again by the worker.
+    pub billing: serde_json::Value,
+    /// The chunk starts after this contact id (none: from the first contact).
+    #[serde(default)]
+    pub after_contact_id: Option<ContactId>,
+    #[serde(default)]
+    pub requested_at: String,
+}
+
+impl Message for BulkExpansion {
+    const KIND: &'static str = "bulk_expansion";
+
+    fn queue_url(queues: &Queues) -> Option<&str> {
+        queues.bulk_expansion.as_deref()
+    }
+}
+
+/// The body of a message: its fields and its `kind`.
+pub fn body<M: Message>(message: &M) -> anyhow::Result<String> {
+    let mut value = serde_json::to_value(message)?;
+    let fields = value.as_object_mut().context("a message is an object")?;
+    fields.insert("kind".to_owned(), serde_json::Value::String(M::KIND.to_owned()));
+    Ok(value.to_string())
+}
+
+/// The message a body holds, when it is one of `M`'s kind.
+pub fn parse<M: Message>(body: &str) -> anyhow::Result<M> {
+    let value: serde_json::Value = serde_json::from_str(body).context("the body is not JSON")?;
+    match value.get("kind").and_then(|k| k.as_str()) {
+        Some(kind) if kind == M::KIND => {}
+        other => bail!("a message of kind {other:?} on the queue of {}", M::KIND),
+    }
+    serde_json::from_value(value).with_context(|| format!("not a {} message", M::KIND))
 }
 
 /// The SQS client and queue URLs (`BILLET_REGISTRATION_QUEUE_URL`, `BULK_EXPANSION_QUEUE_URL`).
@@ -82,46 +128,34 @@ impl Queues {
         })
     }
 
-    pub fn url(&self) -> &str {
-        &self.billet_registration
-    }
-
     /// Whether bulk billings can be accepted (their queue is configured).
     pub fn expands_bulk(&self) -> bool {
         self.bulk_expansion.is_some()
     }
 
-    pub async fn send(&self, job: &Job) -> anyhow::Result<()> {
-        let url = match job {
-            Job::BilletRegistration { .. } => &self.billet_registration,
-            Job::BulkExpansion { .. } => self.bulk_expansion.as_ref().context("no bulk-expansion queue")?,
-        };
-        self.sqs
-            .send_message()
-            .queue_url(url)
-            .message_body(serde_json::to_string(job)?)
-            .send()
-            .await
-            .context("SendMessage")?;
+    pub async fn send<M: Message>(&self, message: &M) -> anyhow::Result<()> {
+        let url = M::queue_url(self).with_context(|| format!("no queue for {} messages", M::KIND))?;
+        self.sqs.send_message().queue_url(url).message_body(body(message)?).send().await.context("SendMessage")?;
         Ok(())
     }
 }
 
 /// Runs each message of an SQS batch through `handle`; the ids of the messages that failed go
-/// back for redelivery (`ReportBatchItemFailures`). A body that is not a job fails too, and ends in
+/// back for redelivery (`ReportBatchItemFailures`). A body that is not an `M` fails too, and ends in
 /// the DLQ after the queue's receive limit.
-pub async fn handle_batch<T, F, Fut>(event: SqsEvent, what: &str, handle: F) -> SqsBatchResponse
+pub async fn handle_batch<M, T, F, Fut>(event: SqsEvent, what: &str, handle: F) -> SqsBatchResponse
 where
-    T: std::fmt::Debug,
-    F: Fn(Job) -> Fut,
+    M: Message,
+    T: Debug,
+    F: Fn(M) -> Fut,
     Fut: std::future::Future<Output = anyhow::Result<T>>,
 {
     let mut response = SqsBatchResponse::default();
     for message in event.records {
         let id = message.message_id.clone().unwrap_or_default();
-        let result = match serde_json::from_str::<Job>(message.body.as_deref().unwrap_or_default()) {
-            Ok(job) => handle(job).await,
-            Err(error) => Err(anyhow::Error::new(error).context("message body is not a job")),
+        let result = match parse::<M>(message.body.as_deref().unwrap_or_default()) {
+            Ok(parsed) => handle(parsed).await,
+            Err(error) => Err(error),
         };
         match result {
             Ok(outcome) => tracing::info!(message_id = %id, ?outcome, "{what} handled"),
@@ -140,14 +174,22 @@ mod tests {
 
     #[test]
     fn the_message_format() {
-        let job = Job::BilletRegistration { account_id: 7, billing_id: 42, generation: 2, requested_at: "t".into() };
+        let job = BilletRegistration {
+            account_id: AccountId::new(7),
+            billing_id: BillingId::new(42),
+            generation: 2,
+            requested_at: "t".into(),
+        };
+        let sent: serde_json::Value = serde_json::from_str(&body(&job).unwrap()).unwrap();
         assert_eq!(
-            serde_json::to_value(&job).unwrap(),
+            sent,
             serde_json::json!({"kind": "billet_registration", "account_id": 7, "billing_id": 42, "generation": 2, "requested_at": "t"})
         );
-        let old: Job =
-            serde_json::from_str(r#"{"kind":"billet_registration","account_id":7,"billing_id":42,"requested_at":"t"}"#)
-                .unwrap();
-        assert!(matches!(old, Job::BilletRegistration { generation: 1, .. }));
+        let old: BilletRegistration =
+            parse(r#"{"kind":"billet_registration","account_id":7,"billing_id":42,"requested_at":"t"}"#).unwrap();
+        assert_eq!(old.generation, 1);
+        // Another queue's message is not this queue's.
+        assert!(parse::<BilletRegistration>(r#"{"kind":"bulk_expansion","account_id":7}"#).is_err());
+        assert!(parse::<BulkExpansion>(&body(&job).unwrap()).is_err());
     }
 }

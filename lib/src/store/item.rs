@@ -1,87 +1,124 @@
-//! Reading and writing attribute values.
+//! Items and their mapping: every stored record goes to and from its DynamoDB item through
+//! `serde` and `serde_dynamo`, so a record type's fields are its attribute names. Decimals (money,
+//! rates) are DynamoDB numbers, through [`number`].
 
 use std::collections::HashMap;
 
-use anyhow::{anyhow, Context as _};
 use aws_sdk_dynamodb::types::AttributeValue;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 
-use crate::time::Timestamp;
+use super::{StoreError, StoreResult};
 
 pub type Item = HashMap<String, AttributeValue>;
 
-pub fn s(value: impl Into<String>) -> AttributeValue {
-    AttributeValue::S(value.into())
+/// The item of a value whose fields are attributes.
+pub fn to_item<T: Serialize>(value: &T) -> StoreResult<Item> {
+    serde_dynamo::to_item(value).map_err(|e| StoreError::Mapping(e.to_string()))
 }
 
-pub fn n(value: impl ToString) -> AttributeValue {
-    AttributeValue::N(value.to_string())
+/// The value an item holds (attributes it does not name are ignored).
+pub fn from_item<T: DeserializeOwned>(item: Item) -> StoreResult<T> {
+    serde_dynamo::from_item(item).map_err(|e| StoreError::Mapping(e.to_string()))
 }
 
-pub fn b(value: bool) -> AttributeValue {
-    AttributeValue::Bool(value)
+/// One attribute as a value of `T`.
+pub fn from_attribute<T: DeserializeOwned>(value: AttributeValue) -> StoreResult<T> {
+    serde_dynamo::from_attribute_value(value).map_err(|e| StoreError::Mapping(e.to_string()))
 }
 
-/// A number, or an explicit NULL when absent.
-pub fn opt_n(value: Option<i64>) -> AttributeValue {
-    value.map(n).unwrap_or(AttributeValue::Null(true))
+/// An item of nothing but its keys (links, key partitions).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct KeyItem {
+    pub pk: String,
+    pub sk: String,
 }
 
-/// A decimal as a number, without trailing zeros.
-pub fn dec(value: rust_decimal::Decimal) -> AttributeValue {
-    AttributeValue::N(value.normalize().to_string())
+/// The `value` of a counter or sequence item.
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+pub struct CounterValue {
+    #[serde(default)]
+    pub value: i64,
 }
 
-/// A string, or an explicit NULL when absent.
-pub fn opt_s(value: Option<impl Into<String>>) -> AttributeValue {
-    value.map(s).unwrap_or(AttributeValue::Null(true))
-}
+/// Decimals as DynamoDB numbers: written from their exact text, read back exactly (through the
+/// shortest text of a float, which is exact for every value the service admits: up to 15
+/// significant digits). Use with `#[serde(with = "crate::store::item::number")]` on a `Decimal`
+/// or `Money` field; `number::option` for an `Option` of one.
+pub mod number {
+    use rust_decimal::Decimal;
+    use serde::{Deserializer, Serializer};
 
-pub trait ItemExt {
-    fn string(&self, key: &str) -> anyhow::Result<String>;
-    fn opt_string(&self, key: &str) -> Option<String>;
-    fn int(&self, key: &str) -> anyhow::Result<i64>;
-    fn opt_int(&self, key: &str) -> Option<i64>;
-    fn boolean(&self, key: &str) -> anyhow::Result<bool>;
-    fn timestamp(&self, key: &str) -> anyhow::Result<Timestamp>;
-    fn opt_timestamp(&self, key: &str) -> Option<Timestamp>;
-}
+    use crate::values::money::DecimalVisitor;
 
-impl ItemExt for Item {
-    fn string(&self, key: &str) -> anyhow::Result<String> {
-        self.opt_string(key).ok_or_else(|| anyhow!("attribute {key} missing or not a string"))
+    pub fn serialize<S: Serializer, T: Copy + Into<Decimal>>(value: &T, serializer: S) -> Result<S::Ok, S::Error> {
+        let text = (*value).into().normalize().to_string();
+        let number: f64 = text.parse().map_err(serde::ser::Error::custom)?;
+        serializer.serialize_f64(number)
     }
 
-    fn opt_string(&self, key: &str) -> Option<String> {
-        match self.get(key) {
-            Some(AttributeValue::S(v)) => Some(v.clone()),
-            _ => None,
+    pub fn deserialize<'de, D: Deserializer<'de>, T: From<Decimal>>(deserializer: D) -> Result<T, D::Error> {
+        deserializer.deserialize_any(DecimalVisitor).map(T::from)
+    }
+
+    pub mod option {
+        use rust_decimal::Decimal;
+        use serde::{Deserialize, Deserializer, Serializer};
+
+        pub fn serialize<S: Serializer, T: Copy + Into<Decimal>>(
+            value: &Option<T>,
+            serializer: S,
+        ) -> Result<S::Ok, S::Error> {
+            match value {
+                Some(value) => super::serialize(value, serializer),
+                None => serializer.serialize_none(),
+            }
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>, T: From<Decimal>>(
+            deserializer: D,
+        ) -> Result<Option<T>, D::Error> {
+            #[derive(serde::Deserialize)]
+            struct Number(#[serde(with = "super")] Decimal);
+            Ok(Option::<Number>::deserialize(deserializer)?.map(|n| T::from(n.0)))
         }
     }
+}
 
-    fn int(&self, key: &str) -> anyhow::Result<i64> {
-        match self.get(key) {
-            Some(AttributeValue::N(v)) => v.parse().with_context(|| format!("attribute {key} is not an integer")),
-            _ => Err(anyhow!("attribute {key} missing or not a number")),
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::values::Money;
+    use rust_decimal::Decimal;
+
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Priced {
+        #[serde(with = "number")]
+        amount: Money,
+        #[serde(with = "number::option")]
+        rate: Option<Decimal>,
+        #[serde(with = "number::option", default)]
+        missing: Option<Decimal>,
     }
 
-    fn opt_int(&self, key: &str) -> Option<i64> {
-        self.int(key).ok()
-    }
-
-    fn boolean(&self, key: &str) -> anyhow::Result<bool> {
-        match self.get(key) {
-            Some(AttributeValue::Bool(v)) => Ok(*v),
-            _ => Err(anyhow!("attribute {key} missing or not a boolean")),
-        }
-    }
-
-    fn timestamp(&self, key: &str) -> anyhow::Result<Timestamp> {
-        let text = self.string(key)?;
-        Timestamp::parse(&text).ok_or_else(|| anyhow!("attribute {key} is not a timestamp"))
-    }
-
-    fn opt_timestamp(&self, key: &str) -> Option<Timestamp> {
-        self.opt_string(key).and_then(|t| Timestamp::parse(&t))
+    #[test]
+    fn decimals_are_exact_numbers() {
+        let value = Priced {
+            amount: Money::parse("99999999.99").unwrap(),
+            rate: Some("0.033".parse().unwrap()),
+            missing: None,
+        };
+        let item = to_item(&value).unwrap();
+        assert_eq!(item["amount"], AttributeValue::N("99999999.99".into()));
+        assert_eq!(item["rate"], AttributeValue::N("0.033".into()));
+        assert_eq!(item["missing"], AttributeValue::Null(true));
+        assert_eq!(from_item::<Priced>(item).unwrap(), value);
+        // Integers and attributes left out read as well.
+        let stored: Item = HashMap::from([
+            ("amount".to_owned(), AttributeValue::N("150".into())),
+            ("rate".to_owned(), AttributeValue::Null(true)),
+        ]);
+        let read: Priced = from_item(stored).unwrap();
+        assert_eq!((read.amount.to_string(), read.rate, read.missing), ("150.00".to_owned(), None, None));
     }
 }

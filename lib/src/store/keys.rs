@@ -2,7 +2,7 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::accounts::AccountId;
+use crate::values::{AccountId, BilletId, BillingId, TagId};
 
 /// Partition of everything an account owns.
 pub fn account(account: AccountId) -> String {
@@ -40,8 +40,8 @@ pub fn token_rate_window(digest: &str, minute: i64) -> String {
 pub const RATE_WINDOW_SK: &str = "RL";
 
 /// Records of one kind, by id, zero-padded so that key order is id order.
-pub fn record(kind: &str, id: i64) -> String {
-    format!("{kind}#{id:010}")
+pub fn record(kind: &str, id: impl Into<i64>) -> String {
+    format!("{kind}#{:010}", id.into())
 }
 
 /// `gsi1` partition listing the records of one kind of one account.
@@ -57,7 +57,7 @@ pub fn unique(kind: &str, value: &str) -> String {
 
 /// Partition of the links from one tag to its contacts (`sk` = the contact's record key), which the
 /// bulk expansion of billings and tag deletion query.
-pub fn tag_links(account: AccountId, tag: i64) -> String {
+pub fn tag_links(account: AccountId, tag: TagId) -> String {
     format!("A#{account}#TAG#{tag}")
 }
 
@@ -81,18 +81,23 @@ pub fn event(created_at_millis: i64, event_id: &str) -> String {
 }
 
 /// Prefix of the sort keys of one billing's bank billets (in the account's partition).
-pub fn billets_of(billing_id: i64) -> String {
-    format!("BILLET#{billing_id:010}#")
+pub fn billets_of(billing_id: BillingId) -> String {
+    format!("BILLET#{:010}#", billing_id.get())
 }
 
 /// A bank billet, under its billing so that a billing's billets are one key range.
-pub fn billet(billing_id: i64, billet_id: i64) -> String {
-    format!("{}{billet_id:010}", billets_of(billing_id))
+pub fn billet(billing_id: BillingId, billet_id: BilletId) -> String {
+    format!("{}{:010}", billets_of(billing_id), billet_id.get())
 }
 
 /// Sequence of `our_sequential_number` for one agreement of an account.
 pub fn our_number_sequence(agreement: &str) -> String {
     sequence(&format!("OURNUMBER#{agreement}"))
+}
+
+/// A bulk billing's expansion while it runs: it holds a reference on its tags (`A#<acct>`).
+pub fn bulk_expansion(expansion_id: &str) -> String {
+    format!("EXPANSION#{expansion_id}")
 }
 
 /// Per-account counter items (`UpdateItem ADD`).
@@ -111,13 +116,15 @@ mod tests {
 
     #[test]
     fn keys_have_fixed_shapes() {
-        assert_eq!(account(42), "A#42");
-        assert_eq!(record("TAG", 7), "TAG#0000000007");
-        assert_eq!(listing(42, "TAG"), "A#42#TAG");
+        let account_42 = AccountId::new(42);
+        assert_eq!(account(account_42), "A#42");
+        assert_eq!(record("TAG", TagId::new(7)), "TAG#0000000007");
+        assert_eq!(listing(account_42, "TAG"), "A#42#TAG");
         assert_eq!(id_of("TAG#0000000007"), Some(7));
         assert_eq!(id_of("customers#0000000012"), Some(12));
-        assert_eq!(billet(12, 3), "BILLET#0000000012#0000000003");
-        assert!(billet(12, 3).starts_with(&billets_of(12)) && !billet(120, 3).starts_with(&billets_of(12)));
+        let (b12, b120, third) = (BillingId::new(12), BillingId::new(120), BilletId::new(3));
+        assert_eq!(billet(b12, third), "BILLET#0000000012#0000000003");
+        assert!(billet(b12, third).starts_with(&billets_of(b12)) && !billet(b120, third).starts_with(&billets_of(b12)));
         assert_eq!(event(1_795_352_400_000, "evt_1"), "EVENT#1795352400000#evt_1");
         let long = "x".repeat(1000);
         assert_eq!(unique("GROUP", &long).len(), "UNIQUE#GROUP#".len() + 64);

@@ -1,5 +1,7 @@
-//! DynamoDB storage: one table, keys built only in [`keys`], multi-item changes as one
-//! transaction, listing through the `gsi1` index (see docs/data-model.md).
+//! DynamoDB storage: one table, keys built only in [`keys`], records mapped by serde
+//! ([`item`], [`records`]), multi-item changes as one transaction, listing through the `gsi1` index
+//! (see docs/data-model.md). Storage answers its own errors ([`StoreError`]); what they mean to a
+//! client is decided above it.
 
 pub mod item;
 pub mod keys;
@@ -14,20 +16,24 @@ use anyhow::Context as _;
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_dynamodb::Client;
 
-pub use item::{Item, ItemExt};
+pub use item::{CounterValue, Item, KeyItem};
 pub use listing::IndexEntry;
-pub use writes::{retry_in_turn, retry_on_conflict, Condition, Write, MAX_TRANSACTION_ITEMS};
-
-use crate::http::ApiError;
+pub use writes::{Condition, Write, MAX_TRANSACTION_ITEMS};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// The condition of these writes (indexes into the list given to [`Store::write`]) failed.
     #[error("condition failed on writes {0:?}")]
     ConditionFailed(Vec<usize>),
+    /// The value a uniqueness guard protects is another record's.
+    #[error("the unique value is taken")]
+    Duplicate,
     /// Another transaction touched the same items at the same moment; the caller may retry.
     #[error("transaction conflict")]
     Conflict,
+    /// An item that does not map to its record type (or a record that does not map to an item).
+    #[error("item mapping: {0}")]
+    Mapping(String),
     #[error(transparent)]
     Other(#[from] anyhow::Error),
 }
@@ -35,17 +41,6 @@ pub enum StoreError {
 impl StoreError {
     pub fn failed_at(&self, index: usize) -> bool {
         matches!(self, StoreError::ConditionFailed(failed) if failed.contains(&index))
-    }
-}
-
-/// Condition failures mean something different to each operation and are mapped by the caller
-/// first; what reaches this conversion is a lost race or an unexpected failure.
-impl From<StoreError> for ApiError {
-    fn from(error: StoreError) -> Self {
-        match error {
-            StoreError::Conflict => ApiError::Conflict,
-            other => ApiError::Internal(anyhow::Error::new(other)),
-        }
     }
 }
 
@@ -88,6 +83,14 @@ impl Store {
 
     pub fn table(&self) -> &str {
         &self.table
+    }
+
+    /// The value of a counter item (zero when it does not exist yet).
+    pub async fn counter(&self, pk: String, sk: String) -> StoreResult<i64> {
+        Ok(match self.get(pk, sk).await? {
+            Some(found) => item::from_item::<CounterValue>(found)?.value,
+            None => 0,
+        })
     }
 
     /// Strongly consistent read of one item.
@@ -141,6 +144,6 @@ impl Store {
         };
         let output = update.send().await.context("UpdateItem ADD on a counter")?;
         let attributes = output.attributes.context("the counter returned no attributes")?;
-        Ok(attributes.int("value")?)
+        Ok(item::from_item::<CounterValue>(attributes)?.value)
     }
 }

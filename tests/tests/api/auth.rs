@@ -1,7 +1,7 @@
 //! §5: tokens, 401 and 403, revocation and the authorizer cache.
 
 use billing_api::accounts::{self, AccountChanges, AccountStatus};
-use billing_api::auth::tokens;
+use billing_api::auth::token_record as tokens;
 use infra::testing::account;
 use serde_json::json;
 

@@ -1,8 +1,9 @@
 //! §2.2, §3.2, §4.3: billets registered in the background by the simulated bank, their endpoints,
 //! re-issue, what cancel and pay-off do to them, and the bank payment of the ops CLI.
 
-use billing_api::billets::documents::{barcode_is_valid, crc16_ccitt_false, digitable_line};
-use billing_api::billets::lifecycle::Payment;
+use billing_api::billets::payment_codes::{barcode_is_valid, crc16_ccitt_false, digitable_line};
+use billing_api::billings::service::Payment;
+use billing_api::values::{BilletId, BillingId};
 use serde_json::{json, Value};
 
 use super::billings::{body, setup, Setup};
@@ -53,7 +54,7 @@ async fn a_new_billing_shows_an_opened_billet_seconds_later() {
     assert_eq!(&barcode[9..19], "0000002500", "amount in cents");
     assert_eq!(billet["pix_qr_code"].as_str().unwrap().matches("540525.00").count(), 1);
     // Agreement = the account id (the rule has none), numbered per account and agreement.
-    let agreement = format!("{:07}", api.account_id % 10_000_000);
+    let agreement = format!("{:07}", api.account_id.get() % 10_000_000);
     assert_eq!(billet["agreement_code"], json!(agreement));
     assert_eq!(billet["our_sequential_number"], 1);
     assert_eq!(billet["our_number"], json!(format!("{agreement}0000000001")));
@@ -105,23 +106,24 @@ async fn duplicate_deliveries_create_one_billet() {
     let store = &api.server.store;
     let (account, register) = (api.account_id, billing_api::billets::registrar::register);
     // The same message three times, two of them at the same moment, then the queue's own copy.
-    let (a, b) = tokio::join!(register(store, account, id, 1), register(store, account, id, 1));
+    let (a, b) =
+        tokio::join!(register(store, account, BillingId::new(id), 1), register(store, account, BillingId::new(id), 1));
     let (a, b) = (a.unwrap(), b.unwrap());
-    let again = register(store, account, id, 1).await.unwrap();
+    let again = register(store, account, BillingId::new(id), 1).await.unwrap();
     assert_eq!(api.server.register_billets().await, 1);
     let listed = billets(&api, id).await;
     assert_eq!(listed.len(), 1, "{listed:?}");
     assert_eq!(listed[0]["status"], "opened");
     let opened = billing_api::billets::registrar::Outcome::Answered {
-        billet_id: listed[0]["id"].as_i64().unwrap(),
+        billet_id: BilletId::new(listed[0]["id"].as_i64().unwrap()),
         status: billing_api::billets::BilletStatus::Opened,
     };
     assert_eq!(again, opened);
     assert!(a == opened || b == opened, "{a:?} {b:?}");
     // A message of an older generation, or for a missing billing, does nothing.
     use billing_api::billets::registrar::Outcome::Skipped;
-    assert!(matches!(register(store, account, id, 0).await.unwrap(), Skipped(_)));
-    assert!(matches!(register(store, account, 99_999, 1).await.unwrap(), Skipped(_)));
+    assert!(matches!(register(store, account, BillingId::new(id), 0).await.unwrap(), Skipped(_)));
+    assert!(matches!(register(store, account, BillingId::new(99_999), 1).await.unwrap(), Skipped(_)));
     assert_eq!(billets(&api, id).await.len(), 1);
 }
 
@@ -311,7 +313,7 @@ async fn a_bank_payment_settles_billet_and_billing_and_records_an_event() {
         paid_on: "2030-03-01".parse().unwrap(),
         fee: "1.50".parse().unwrap(),
     };
-    let refused = infra::ops::pay_billing(store, api.account_id, id, &early).await.unwrap_err();
+    let refused = infra::ops::pay_billing(store, api.account_id, BillingId::new(id), &early).await.unwrap_err();
     assert!(format!("{refused:#}").contains("no registered"), "{refused:#}");
     api.server.register_billets().await;
     // Paid late, with interest.
@@ -320,7 +322,7 @@ async fn a_bank_payment_settles_billet_and_billing_and_records_an_event() {
         paid_on: "2030-03-08".parse().unwrap(),
         fee: "1.50".parse().unwrap(),
     };
-    let paid = infra::ops::pay_billing(store, api.account_id, id, &late).await.unwrap();
+    let paid = infra::ops::pay_billing(store, api.account_id, BillingId::new(id), &late).await.unwrap();
     assert_eq!((paid["status"].as_str(), paid["paid"].as_bool()), (Some("paid"), Some(true)));
     assert_eq!(paid["gw_received_with"], "bank_billet");
     assert_eq!(paid["gw_payment_date"], "2030-03-08");
@@ -341,7 +343,7 @@ async fn a_bank_payment_settles_billet_and_billing_and_records_an_event() {
     // The API shows the same, and a second payment is refused.
     let shown = api.get(&format!("/v1/billings/{id}")).await.expect(200).body;
     assert_eq!(shown, paid);
-    assert!(infra::ops::pay_billing(store, api.account_id, id, &late).await.is_err());
+    assert!(infra::ops::pay_billing(store, api.account_id, BillingId::new(id), &late).await.is_err());
     // One billing.updated event, carrying the billing as shown.
     let events = billing_api::events::recorded(store, api.account_id).await.unwrap();
     assert_eq!(events.len(), 1);

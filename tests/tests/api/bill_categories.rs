@@ -52,7 +52,15 @@ async fn ops_refuses_unknown_types_and_accounts() {
     let store = &api.server.store;
     assert!(infra::ops::create_category(store, api.account_id, "X", "expense").await.is_err());
     assert!(infra::ops::create_bank_account(store, api.account_id, "X", "gold").await.is_err());
-    assert!(infra::ops::create_bank_rule(store, 987_654_321, "X", "simulated", None).await.is_err());
+    assert!(infra::ops::create_bank_rule(
+        store,
+        billing_api::values::AccountId::new(987_654_321),
+        "X",
+        "simulated",
+        None
+    )
+    .await
+    .is_err());
     let account = infra::ops::create_bank_account(store, api.account_id, "Caixa da loja", "service").await.unwrap();
     assert_eq!(account["bank_account"]["account_type"], "service");
     let rule = infra::ops::create_bank_rule(store, api.account_id, "Simulado", "simulated", Some("1234".into()))

@@ -6,6 +6,7 @@ use billing_api::accounts::{self, AccountChanges};
 use billing_api::billings::legacy::LegacyBilling;
 use billing_api::billings::model::Billing;
 use billing_api::store::records;
+use billing_api::values::{BankRuleId, BillingId, ContactId, GroupId, TagId};
 use serde_json::{json, Value};
 
 use super::billings::{body, create_with, ids, setup, Setup};
@@ -24,9 +25,9 @@ async fn contact(api: &Api, name: &str, cpf: &str) -> i64 {
 
 fn legacy(s: &Setup, billing_type: &str) -> LegacyBilling {
     LegacyBilling {
-        billing_type: billing_type.into(),
-        bank_rule_id: s.bank_rule,
-        contact_id: Some(s.contact),
+        billing_type: billing_type.parse().unwrap(),
+        bank_rule_id: BankRuleId::new(s.bank_rule),
+        contact_id: Some(ContactId::new(s.contact)),
         tag_id: None,
         excluded_tag_ids: Vec::new(),
         group_id: None,
@@ -128,11 +129,11 @@ async fn billings_past_editing_accept_only_the_due_date_or_nothing() {
     let store = &api.server.store;
     // On the checkout gateway: only due_date and cancel_penalty.
     let id = create_with(&api, &s, json!({})).await;
-    let current: Billing = records::find(store, api.account_id, id).await.unwrap().unwrap();
+    let current: Billing = records::find(store, api.account_id, BillingId::new(id)).await.unwrap().unwrap();
     let mut next = current.clone();
-    next.gw.payment_link = Some("https://checkout.example/p/1".into());
+    next.gw_payment_link = Some("https://checkout.example/p/1".into());
     next.version += 1;
-    records::replace(store, api.account_id, &current, &next, "", Vec::new()).await.unwrap();
+    records::replace(store, api.account_id, &current, &next, Vec::new()).await.unwrap();
     let path = format!("/v1/billings/{id}");
     let change = json!({"billing": {"due_date": "2031-01-04", "cancel_penalty": true, "observation": "ignorada",
         "billing_items": []}});
@@ -177,10 +178,10 @@ async fn legacy_records_are_listed_by_type_and_booklet() {
     assert_eq!(carne.header("x-total-count"), Some("4"));
     let parent = booklet[0].id;
     let children = api.get(&format!("/v1/billings?billing_type=carne&billing_id={parent}")).await.expect(200);
-    assert_eq!(ids(&children), [booklet[3].id, booklet[2].id, booklet[1].id]);
-    assert_eq!(children.body["billings"][0]["billing_id"], parent);
+    assert_eq!(ids(&children), [booklet[3].id.get(), booklet[2].id.get(), booklet[1].id.get()]);
+    assert_eq!(children.body["billings"][0]["billing_id"], parent.get());
     assert_eq!(children.body["billings"][0]["installment"], 3);
-    assert_eq!(ids(&api.get("/v1/billings?billing_type=schedule").await.expect(200)), [schedule[0].id]);
+    assert_eq!(ids(&api.get("/v1/billings?billing_type=schedule").await.expect(200)), [schedule[0].id.get()]);
 
     // A schedule can be deleted; the count and the payer's refusal follow.
     api.delete(&format!("/v1/billings/{}", schedule[0].id)).await.expect(204);
@@ -204,12 +205,12 @@ async fn tags_and_groups_used_by_billings_cannot_be_deleted() {
     let group = group.expect(201).body["id"].as_i64().unwrap();
     let bulk = LegacyBilling {
         contact_id: None,
-        tag_id: Some(target),
-        excluded_tag_ids: vec![excluded],
+        tag_id: Some(TagId::new(target)),
+        excluded_tag_ids: vec![TagId::new(excluded)],
         ..legacy(&s, "schedule")
     };
     let by_tag = billing_api::billings::legacy::create(store, api.account_id, &bulk).await.unwrap();
-    let by_group = LegacyBilling { contact_id: None, group_id: Some(group), ..legacy(&s, "schedule") };
+    let by_group = LegacyBilling { contact_id: None, group_id: Some(GroupId::new(group)), ..legacy(&s, "schedule") };
     let by_group = billing_api::billings::legacy::create(store, api.account_id, &by_group).await.unwrap();
     let shown = api.get(&format!("/v1/billings/{}", by_tag[0].id)).await.expect(200).body;
     assert_eq!((shown["billing_issue_type"].as_str(), shown["tag"]["id"].as_i64()), (Some("bulk"), Some(target)));
@@ -261,7 +262,8 @@ async fn the_health_module_fills_the_payer_from_the_patient() {
     let b = api.post("/v1/billings", &without_contact(patient)).await.expect(201).body;
     assert_eq!((b["contact_id"].as_i64(), b["patient_id"].as_i64()), (Some(patient), Some(patient)));
     // With a guardian: the guardian pays, unless a contact_id is sent.
-    infra::ops::set_financial_guardian(&api.server.store, api.account_id, patient, Some(s.contact)).await.unwrap();
+    let (patient_id, guardian) = (ContactId::new(patient), ContactId::new(s.contact));
+    infra::ops::set_financial_guardian(&api.server.store, api.account_id, patient_id, Some(guardian)).await.unwrap();
     let b = api.post("/v1/billings", &without_contact(patient)).await.expect(201).body;
     assert_eq!((b["contact_id"].as_i64(), b["patient_id"].as_i64()), (Some(s.contact), Some(patient)));
     assert_eq!(b["contact"]["description"], "Maria da Silva");
@@ -271,4 +273,28 @@ async fn the_health_module_fills_the_payer_from_the_patient() {
     assert_eq!(answer.errors(), ["Paciente não encontrado"]);
     // The patient has billings too: it cannot be deleted.
     api.delete(&format!("/v1/contacts/{patient}")).await.expect(422);
+}
+
+#[tokio::test]
+async fn an_amount_older_than_the_minimum_is_not_checked_again_until_it_changes() {
+    let api = Api::start().await;
+    let s = setup(&api).await;
+    // A schedule made elsewhere before the 5.00 minimum, imported as it was.
+    let old = LegacyBilling { amount: "3.00".parse().unwrap(), ..legacy(&s, "schedule") };
+    let schedule = billing_api::billings::legacy::create(&api.server.store, api.account_id, &old).await.unwrap();
+    let path = format!("/v1/billings/{}", schedule[0].id);
+    let shown = api.get(&path).await.expect(200).body;
+    assert_eq!(shown["amount"], "3.00");
+    // Rule 9: an update that keeps the amount is not checked against the minimum…
+    let b = api.patch(&path, &json!({"billing": {"observation": "Plano antigo", "due_date": "2030-02-11"}})).await;
+    let b = b.expect(200).body;
+    assert_eq!((b["amount"].as_str(), b["observation"].as_str()), (Some("3.00"), Some("Plano antigo")));
+    let item = item_ids(&b)[0];
+    let same = json!({"billing": {"billing_items": [{"id": item, "description": "Mensalidade antiga"}]}});
+    assert_eq!(api.patch(&path, &same).await.expect(200).body["billing_items"][0]["description"], "Mensalidade antiga");
+    // …one that changes it is.
+    let cheaper = json!({"billing": {"billing_items": [{"id": item, "amount": "4.00"}]}});
+    assert_eq!(api.patch(&path, &cheaper).await.expect(422).errors(), ["Valor mínimo da cobrança é 5.00"]);
+    let dearer = json!({"billing": {"billing_items": [{"id": item, "amount": "5.00"}]}});
+    assert_eq!(api.patch(&path, &dearer).await.expect(200).body["amount"], "5.00");
 }

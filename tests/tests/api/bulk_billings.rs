@@ -1,9 +1,11 @@
-//! Bulk billings (§2.1, §4.2): `202` at once, then one individual billing per reached contact,
-//! made by the bulk-expansion worker in chunks, each registering its billet like any billing.
+//! Bulk billings (§2.1, §4.2): `202` at once, then one bulk billing per reached contact (its payer),
+//! made by the bulk-expansion worker in chunks, each registering its billet like any billing; the
+//! tag stays in use (§4.5) from acceptance on.
 
 use std::collections::BTreeSet;
 
 use billing_api::billings::bulk::{self, CHUNK, MSG_NO_CONTACTS};
+use billing_api::jobs::BulkExpansion;
 use infra::testing::cpf;
 use serde_json::{json, Value};
 
@@ -63,7 +65,8 @@ async fn a_bulk_billing_reaches_the_active_customers_of_its_tag() {
     let made = billings(&api).await;
     assert_eq!(contacts_of(&made), BTreeSet::from([reached, also_reached]));
     for b in &made {
-        assert_eq!((b["billing_issue_type"].as_str(), b["status"].as_str()), (Some("individual"), Some("opened")));
+        assert_eq!((b["billing_issue_type"].as_str(), b["status"].as_str()), (Some("bulk"), Some("opened")));
+        assert_eq!((b["tag_id"].as_i64(), b["tag"]["name"].as_str()), (Some(target), Some("Mensalistas")));
         assert_eq!((b["amount"].as_str(), b["due_date"].as_str()), (Some("25.00"), Some("2030-03-04")));
         assert_eq!(b["your_code"], "ERP-77");
     }
@@ -83,16 +86,22 @@ async fn a_message_delivered_twice_creates_nothing_twice() {
     let target = tag(&api, "Turma A").await;
     contact(&api, 1, "customer", true, &[target]).await;
     contact(&api, 2, "customer", true, &[target]).await;
-    let billing = bulk_body(&s, target, &[])["billing"].clone();
+    let message = |expansion: &str| BulkExpansion {
+        account_id: api.account_id,
+        expansion_id: expansion.into(),
+        billing: bulk_body(&s, target, &[])["billing"].clone(),
+        after_contact_id: None,
+        requested_at: String::new(),
+    };
     let (store, queues) = (&api.server.store, &api.server.queues);
-    let first = bulk::expand(store, queues, api.account_id, "expansao-1", &billing, None).await.unwrap();
+    let first = bulk::expand(store, queues, &message("expansao-1")).await.unwrap();
     assert_eq!((first.created.len(), first.next_after), (2, None));
-    let again = bulk::expand(store, queues, api.account_id, "expansao-1", &billing, None).await.unwrap();
-    assert_eq!(again.created, Vec::<i64>::new(), "the redelivery finds both billings made");
+    let again = bulk::expand(store, queues, &message("expansao-1")).await.unwrap();
+    assert!(again.created.is_empty(), "the redelivery finds both billings made");
     assert_eq!(billings(&api).await.len(), 2);
     assert_eq!(api.server.register_billets().await, 2, "one registration per billing");
     // Another expansion of the same body is another request: it bills again.
-    let other = bulk::expand(store, queues, api.account_id, "expansao-2", &billing, None).await.unwrap();
+    let other = bulk::expand(store, queues, &message("expansao-2")).await.unwrap();
     assert_eq!(other.created.len(), 2);
 }
 
@@ -121,6 +130,40 @@ async fn long_tags_are_expanded_chunk_after_chunk() {
         page += 1;
     }
     assert_eq!(made, ids);
+}
+
+#[tokio::test]
+async fn a_tag_is_in_use_from_acceptance_and_its_billings_keep_it() {
+    let api = Api::start().await;
+    let s = setup(&api).await;
+    let (target, excluded) = (tag(&api, "Turma B").await, tag(&api, "Isentos").await);
+    let payer = contact(&api, 1, "customer", true, &[target]).await;
+    api.post("/v1/billings", &bulk_body(&s, target, &[excluded])).await.expect(202);
+    // Still expanding: neither tag can be deleted.
+    for used in [target, excluded] {
+        let answer = api.delete(&format!("/v1/tags/{used}")).await.expect(422);
+        assert_eq!(answer.errors(), [billing_api::tags::MSG_IN_USE]);
+    }
+    assert_eq!(api.server.expand_bulk().await, 1);
+    // Expanded: the billing it made keeps the tags in use, and stays a bulk billing of its payer.
+    api.delete(&format!("/v1/tags/{target}")).await.expect(422);
+    api.delete(&format!("/v1/tags/{excluded}")).await.expect(422);
+    let made = billings(&api).await;
+    let id = made[0]["id"].as_i64().unwrap();
+    // Renaming the tag does not change the billing: it keeps the same tag_id (§4.5).
+    api.patch(&format!("/v1/tags/{target}"), &json!({"tag": {"name": "Turma B 2031"}})).await.expect(200);
+    let shown = api.get(&format!("/v1/billings/{id}")).await.expect(200).body;
+    assert_eq!((shown["tag_id"].as_i64(), shown["contact_id"].as_i64()), (Some(target), Some(payer)));
+    assert_eq!(shown["tag"]["name"], "Turma B 2031");
+    // An update keeps its payer and tags; the payer cannot be deleted while it exists.
+    let change = json!({"billing": {"observation": "Turma da manhã", "tag_id": excluded}});
+    let updated = api.patch(&format!("/v1/billings/{id}"), &change).await.expect(200).body;
+    assert_eq!(
+        (updated["billing_issue_type"].as_str(), updated["tag_id"].as_i64(), updated["contact_id"].as_i64()),
+        (Some("bulk"), Some(target), Some(payer))
+    );
+    assert_eq!(updated["observation"], "Turma da manhã");
+    api.delete(&format!("/v1/contacts/{payer}")).await.expect(422);
 }
 
 #[tokio::test]

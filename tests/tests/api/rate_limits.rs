@@ -6,7 +6,7 @@
 use std::future::Future;
 use std::time::Duration;
 
-use billing_api::auth::tokens;
+use billing_api::auth::token_record as tokens;
 use billing_api::rate_limit::{unix_now, window, RateLimiter, RateLimits, Refusal};
 use infra::testing::DevServer;
 

@@ -40,7 +40,7 @@ impl Answer {
 pub struct Api {
     pub server: DevServer,
     pub http: reqwest::Client,
-    pub account_id: i64,
+    pub account_id: billing_api::values::AccountId,
     pub auth: Option<String>,
 }
 

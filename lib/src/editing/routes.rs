@@ -1,25 +1,25 @@
-//! The handlers every account-owned resource shares (show, create, update, delete): parse the
-//! envelope → gate → rule → store → represent. A resource module only says how to parse its fields
-//! and lists its own routes.
+//! The handlers every edited resource shares (show, create, update, delete): parse the envelope →
+//! gate → workflow → represent. A resource only says how to parse its fields, how it is shown and
+//! what deleting it takes with it, and lists its own routes.
 
-use axum::extract::{Path, State};
-use axum::response::Response;
 use std::future::Future;
 
+use axum::extract::State;
+use axum::response::Response;
 use serde::Serialize;
-use serde_json::Value;
 
-use super::routing::parse_id;
-use super::{response, ApiError, ApiResult, Fields, RequestBody};
-use crate::accounts::AccountId;
-use crate::app::AppState;
+use super::Editable;
 use crate::auth::Tenant;
-use crate::store::records::{self, Editable};
+use crate::http::{response, ApiError, ApiResult, Fields, Path, RequestBody};
+use crate::state::AppState;
 use crate::store::Store;
+use crate::values::AccountId;
 
-pub trait Resource: Editable + Send + Sync + 'static {
-    /// The body envelope: `tag`, `group`.
+pub trait Resource: Editable + 'static {
+    /// The body envelope: `tag`, `group`, `contact`.
     const ENVELOPE: &'static str;
+    /// What the API shows of one record.
+    type View: Serialize + Send;
 
     /// Reads and validates the envelope's fields; on create the required ones must be there.
     fn parse(fields: Fields<'_>, creating: bool) -> Result<Self::Changes, Vec<String>>;
@@ -29,16 +29,15 @@ pub trait Resource: Editable + Send + Sync + 'static {
         store: &Store,
         account: AccountId,
         records: Vec<Self>,
-    ) -> impl Future<Output = ApiResult<Vec<Value>>> + Send;
+    ) -> impl Future<Output = ApiResult<Vec<Self::View>>> + Send;
+
+    /// Deletes the record and what goes with it.
+    fn delete(store: &Store, account: AccountId, id: Self::Id) -> impl Future<Output = ApiResult<()>> + Send;
 }
 
-/// The representation of records that are their own JSON.
-pub fn as_json<R: Serialize>(records: &[R]) -> Vec<Value> {
-    records.iter().map(|r| serde_json::to_value(r).expect("records serialize")).collect()
-}
-
-async fn one<R: Resource>(store: &Store, account: AccountId, record: R) -> ApiResult<Value> {
-    Ok(R::represent(store, account, vec![record]).await?.into_iter().next().unwrap_or(Value::Null))
+async fn one<R: Resource>(store: &Store, account: AccountId, record: R) -> ApiResult<R::View> {
+    let mut views = R::represent(store, account, vec![record]).await?;
+    views.pop().ok_or_else(|| anyhow::anyhow!("a record without its representation").into())
 }
 
 fn changes<R: Resource>(body: &RequestBody, creating: bool) -> ApiResult<R::Changes> {
@@ -48,10 +47,10 @@ fn changes<R: Resource>(body: &RequestBody, creating: bool) -> ApiResult<R::Chan
 pub async fn show<R: Resource>(
     State(state): State<AppState>,
     tenant: Tenant,
-    Path(id): Path<String>,
+    Path(id): Path<R::Id>,
 ) -> ApiResult<Response> {
     let account = tenant.account_id();
-    let record: R = records::find_or_404(&state.store, account, parse_id(&id)?).await?;
+    let record: R = super::find_or_404(&state.store, account, id).await?;
     Ok(response::ok(&one(&state.store, account, record).await?))
 }
 
@@ -62,28 +61,27 @@ pub async fn create<R: Resource>(
 ) -> ApiResult<Response> {
     let changes = changes::<R>(&body, true)?;
     let account = tenant.account_id();
-    let record: R = records::create(&state.store, account, &changes).await?;
+    let record: R = super::create(&state.store, account, &changes).await?;
     Ok(response::created(&one(&state.store, account, record).await?))
 }
 
 pub async fn update<R: Resource>(
     State(state): State<AppState>,
     tenant: Tenant,
-    Path(id): Path<String>,
+    Path(id): Path<R::Id>,
     body: RequestBody,
 ) -> ApiResult<Response> {
-    let id = parse_id(&id)?;
     let changes = changes::<R>(&body, false)?;
     let account = tenant.account_id();
-    let record: R = records::update(&state.store, account, id, &changes).await?;
+    let record: R = super::update(&state.store, account, id, &changes).await?;
     Ok(response::ok(&one(&state.store, account, record).await?))
 }
 
 pub async fn destroy<R: Resource>(
     State(state): State<AppState>,
     tenant: Tenant,
-    Path(id): Path<String>,
+    Path(id): Path<R::Id>,
 ) -> ApiResult<Response> {
-    records::delete::<R>(&state.store, tenant.account_id(), parse_id(&id)?).await?;
+    R::delete(&state.store, tenant.account_id(), id).await?;
     Ok(response::no_content())
 }

@@ -1,14 +1,45 @@
-//! Brazilian documents. A `Cpf` or `Cnpj` exists only when valid (parse, don't validate).
+//! Brazilian taxpayer ids (the "documents" of §2.3). A `Cpf` or `Cnpj` exists only when valid (parse, don't validate).
 //!
 //! CPF: 11 digits, two mod-11 check digits, all-equal digits refused.
 //! CNPJ: 14 characters, the first 12 `0-9A-Z` (alphanumeric CNPJ: each character's value is its ASCII
 //! code − 48, so digits keep their value), the last two numeric mod-11 check digits.
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// A valid CPF, as its 11 digits.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Cpf(String);
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A valid CNPJ, as its 14 characters (12 `0-9A-Z`, 2 check digits).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Cnpj(String);
+
+/// Both are their normalized text on the wire and in storage; reading one back checks it again.
+macro_rules! document_serde {
+    ($name:ident) => {
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(&self.0)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let text = String::deserialize(deserializer)?;
+                $name::parse(&text).ok_or_else(|| serde::de::Error::custom(concat!("not a valid ", stringify!($name))))
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+    };
+}
+
+document_serde!(Cpf);
+document_serde!(Cnpj);
 
 /// `529.982.247-25` → `52998224725` (§2.3: non-digits removed).
 pub fn normalize_cpf(raw: &str) -> String {

@@ -1,0 +1,507 @@
+//! The billing workflow, in one place: what create, update, cancel, pay-off, delete, bulk
+//! expansion, billet registration and bank payment do to a billing. Every change of an existing
+//! billing goes through [`change`]: read the billing and its current billet, apply a rule, write
+//! the billing back on its version with whatever else the rule adds (billets, cash entries,
+//! events, moved reference counts) in one transaction; a lost race runs the rule again on what the
+//! winner wrote.
+
+use std::future::Future;
+
+use serde_json::Value;
+
+use super::compute;
+use super::input::{Draft, PayOff, MSG_BANK_ACCOUNT_NOT_FOUND};
+use super::links;
+use super::model::Billing;
+use super::update::{self, Editability};
+use super::view::{BillingView, Related};
+use crate::bank_accounts::BankAccount;
+use crate::bank_rules::BankRule;
+use crate::bill_categories::BillCategory;
+use crate::billets::lifecycle;
+use crate::billets::model::{self as billets, BankBillet, BilletStatus};
+use crate::cash_entries::CashEntry;
+use crate::contacts::Contact;
+use crate::contention::{retry_in_turn, retry_on_conflict};
+use crate::editing::find_or_404;
+use crate::events;
+use crate::http::{ApiError, ApiResult, Fields};
+use crate::jobs::Queues;
+use crate::store::records;
+use crate::store::{keys, Store, Write};
+use crate::tags::Tag;
+use crate::values::{
+    today, AccountId, BankAccountType, BillingId, BillingStatus, BillingType, CategoryType, ContactId, IssueType,
+    Money, Timestamp,
+};
+
+pub const MSG_BANK_RULE_NOT_FOUND: &str = "Regra bancária não encontrada";
+pub const MSG_CONTACT_NOT_FOUND: &str = "Contato não encontrado";
+pub const MSG_PATIENT_NOT_FOUND: &str = "Paciente não encontrado";
+pub const MSG_CATEGORY_INVALID: &str = "Categoria financeira não encontrada ou não é de recebimento";
+pub const MSG_TAG_NOT_FOUND: &str = "Etiqueta não encontrada";
+pub const MSG_EXCLUDED_TAG_NOT_FOUND: &str = "Etiquetas excluídas (excluded_tag_ids) não encontradas";
+pub const MSG_CONTACT_BLANK: &str = "Contato (contact_id) não pode ficar em branco";
+
+/// What a rule made of a billing.
+#[allow(clippy::large_enum_variant)] // built once per change and moved straight into `change`
+pub enum Ruled<T> {
+    /// Nothing to write; `T` is what the caller learns.
+    Unchanged(T),
+    /// The billing as the rule leaves it (its version is bumped by [`change`]) and what else goes
+    /// into its transaction.
+    Changed { next: Billing, also: Vec<Write>, then: T },
+}
+
+/// Reads the account's billing `id` (404 when missing) and its current billet, applies `rule`, and
+/// writes the billing back on its version with what the rule adds and the reference counts its
+/// change moves, in one transaction. Writers of one billing take turns; a lost race runs the rule
+/// again on what the winner wrote.
+pub async fn change<T, F, Fut>(store: &Store, account: AccountId, id: BillingId, rule: F) -> ApiResult<(Billing, T)>
+where
+    F: Fn(Billing, Option<BankBillet>) -> Fut,
+    Fut: Future<Output = ApiResult<Ruled<T>>>,
+{
+    retry_in_turn(records::key_of::<Billing>(account, id), || async {
+        let current: Billing = find_or_404(store, account, id).await?;
+        let billet = lifecycle::current(store, account, &current).await?;
+        match rule(current.clone(), billet).await? {
+            Ruled::Unchanged(then) => Ok((current, then)),
+            Ruled::Changed { next, mut also, then } => {
+                let next = Billing { version: current.version + 1, ..next };
+                also.extend(links::reference_writes(account, Some(&current), Some(&next)));
+                records::replace(store, account, &current, &next, also).await?;
+                Ok((next, then))
+            }
+        }
+    })
+    .await
+}
+
+/// The single representation, with the contact, tag and billets it embeds.
+pub async fn single(store: &Store, account: AccountId, billing: &Billing) -> ApiResult<Value> {
+    // Legacy records never had a registration: no billets to read.
+    let billets = match billing.billet_generation {
+        0 => Vec::new(),
+        _ => billets::of_billing(store, account, billing.id).await?,
+    };
+    single_with(store, account, billing, &billets).await
+}
+
+/// The single representation with these billets (newest first) instead of the stored ones: what
+/// a transaction about to be written will show.
+pub async fn single_with(
+    store: &Store,
+    account: AccountId,
+    billing: &Billing,
+    billets: &[BankBillet],
+) -> ApiResult<Value> {
+    let contact = records::find_referenced::<Contact>(store, account, billing.contact_id).await?;
+    let tag = records::find_referenced::<Tag>(store, account, billing.tag_id).await?;
+    let related = Related { contact: contact.as_ref(), tag: tag.as_ref(), billets };
+    Ok(serde_json::to_value(BillingView::new(billing, &related, today())).map_err(anyhow::Error::new)?)
+}
+
+/// Without the health module `patient_id` is ignored and an individual billing needs `contact_id`
+/// (rule 2).
+pub fn apply_modules(mut draft: Draft, health_module: bool) -> ApiResult<Draft> {
+    if !health_module {
+        draft.patient_id = None;
+        if draft.issue_type == IssueType::Individual && draft.contact_id.is_none() {
+            return Err(ApiError::validation(MSG_CONTACT_BLANK));
+        }
+    }
+    Ok(draft)
+}
+
+/// Rules 1–4 and the health module: every reference must be a record of the account (422 naming
+/// each). Returns the payer: for an individual billing, the `contact_id` sent, or else the
+/// patient's financial guardian, or else the patient; for a bulk billing, its own (a bulk request
+/// has none; a billing its expansion made has the contact it billed).
+pub async fn check_references(store: &Store, account: AccountId, draft: &Draft) -> ApiResult<Option<ContactId>> {
+    let mut errors = Vec::new();
+    if records::find::<BankRule>(store, account, draft.bank_rule_id).await?.is_none() {
+        errors.push(MSG_BANK_RULE_NOT_FOUND.to_owned());
+    }
+    let patient = match draft.patient_id {
+        Some(id) => {
+            let found = records::find::<Contact>(store, account, id).await?;
+            if found.is_none() {
+                errors.push(MSG_PATIENT_NOT_FOUND.to_owned());
+            }
+            found
+        }
+        None => None,
+    };
+    if let Some(id) = draft.contact_id {
+        if records::find::<Contact>(store, account, id).await?.is_none() {
+            errors.push(MSG_CONTACT_NOT_FOUND.to_owned());
+        }
+    }
+    if let Some(id) = draft.bill_category_id {
+        let category = records::find::<BillCategory>(store, account, id).await?;
+        if category.is_none_or(|c| c.category_type != CategoryType::Receivable) {
+            errors.push(MSG_CATEGORY_INVALID.to_owned());
+        }
+    }
+    if let Some(id) = draft.tag_id {
+        if records::find::<Tag>(store, account, id).await?.is_none() {
+            errors.push(MSG_TAG_NOT_FOUND.to_owned());
+        }
+    }
+    let found: Vec<_> =
+        records::find_many::<Tag>(store, account, &draft.excluded_tag_ids).await?.iter().map(|t| t.id).collect();
+    let missing: Vec<String> =
+        draft.excluded_tag_ids.iter().filter(|id| !found.contains(id)).map(|id| id.to_string()).collect();
+    if !missing.is_empty() {
+        errors.push(format!("{MSG_EXCLUDED_TAG_NOT_FOUND}: {}", missing.join(", ")));
+    }
+    if !errors.is_empty() {
+        return Err(ApiError::Validation(errors));
+    }
+    if draft.issue_type == IssueType::Bulk {
+        return Ok(draft.contact_id);
+    }
+    if let Some(contact) = draft.contact_id {
+        return Ok(Some(contact));
+    }
+    let Some(patient) = patient else { return Err(ApiError::validation(MSG_CONTACT_BLANK)) };
+    // A guardian deleted since it was set leaves the patient paying.
+    let guardian = records::find_referenced::<Contact>(store, account, patient.financial_guardian_id).await?;
+    Ok(Some(guardian.map_or(patient.id, |g| g.id)))
+}
+
+/// Writes a new billing of `draft` paid by `payer`, with `also` in its transaction. The references
+/// are checked again inside the transaction, and the records it uses count it (they cannot be
+/// deleted while it exists). A lost race is `Conflict`, for the caller's retry.
+pub async fn insert_new(
+    store: &Store,
+    account: AccountId,
+    draft: &Draft,
+    payer: Option<ContactId>,
+    also: Vec<Write>,
+) -> ApiResult<Billing> {
+    let id = records::next_id::<Billing>(store, account).await?;
+    let first_item =
+        store.reserve_ids(keys::account(account), keys::sequence("BILLINGITEM"), draft.items.len() as i64).await?;
+    let items = Billing::items_from(first_item, &draft.items);
+    let billing = Billing::new(id, draft, payer, items, Timestamp::now());
+    let mut writes = links::reference_checks(account, &billing);
+    writes.extend(links::reference_writes(account, None, Some(&billing)));
+    writes.extend(links::added(account, &billing)?);
+    writes.extend(also);
+    records::insert(store, account, &billing, writes).await?;
+    Ok(billing)
+}
+
+/// An individual billing: stored, then its billet's registration asked for (§2.2: in the
+/// background).
+pub async fn create(store: &Store, queues: &Queues, account: AccountId, draft: &Draft) -> ApiResult<Billing> {
+    let billing = retry_on_conflict(|| async {
+        let payer = check_references(store, account, draft).await?;
+        insert_new(store, account, draft, payer, Vec::new()).await
+    })
+    .await?;
+    lifecycle::request_registration(queues, account, &billing).await;
+    Ok(billing)
+}
+
+/// What an update reads or reserves once, however often it runs again after losing a race to a
+/// concurrent writer, so that each new attempt costs only the billing's own read and write: the
+/// payer its references give (read for a 422 naming each; the transaction checks them again) and
+/// the ids of its new items.
+#[derive(Default)]
+struct Once {
+    references: tokio::sync::Mutex<Option<(ReferenceIds, Option<ContactId>)>>,
+    first_new_item: tokio::sync::OnceCell<i64>,
+}
+
+/// The ids a draft refers to.
+type ReferenceIds = (
+    crate::values::BankRuleId,
+    Option<ContactId>,
+    Option<ContactId>,
+    Option<crate::values::TagId>,
+    Option<crate::values::BillCategoryId>,
+    Vec<crate::values::TagId>,
+);
+
+impl Once {
+    /// The payer of `draft`, its references read unless an earlier attempt read the same ones.
+    async fn payer(&self, store: &Store, account: AccountId, draft: &Draft) -> ApiResult<Option<ContactId>> {
+        let ids = (
+            draft.bank_rule_id,
+            draft.contact_id,
+            draft.patient_id,
+            draft.tag_id,
+            draft.bill_category_id,
+            draft.excluded_tag_ids.clone(),
+        );
+        let mut checked = self.references.lock().await;
+        if let Some((seen, payer)) = checked.as_ref() {
+            if *seen == ids {
+                return Ok(*payer);
+            }
+        }
+        let payer = check_references(store, account, draft).await?;
+        *checked = Some((ids, payer));
+        Ok(payer)
+    }
+
+    /// The first of `count` new item ids, reserved on the first attempt that needs them.
+    async fn first_new_item(&self, store: &Store, account: AccountId, count: i64) -> ApiResult<i64> {
+        let reserve = || store.reserve_ids(keys::account(account), keys::sequence("BILLINGITEM"), count);
+        Ok(*self.first_new_item.get_or_try_init(reserve).await?)
+    }
+}
+
+/// The billing with an editable update applied; new items get ids from the sequence.
+async fn edited(
+    store: &Store,
+    account: AccountId,
+    health_module: bool,
+    current: &Billing,
+    sent: Fields<'_>,
+    once: &Once,
+) -> ApiResult<(Billing, Vec<Write>)> {
+    let mut errors = Vec::new();
+    let cancel_penalty = update::cancel_penalty(sent, current.cancel_penalty, &mut errors);
+    let draft = update::merged_draft(current, sent, health_module).map_err(|mut more| {
+        errors.append(&mut more);
+        ApiError::Validation(errors.clone())
+    })?;
+    if !errors.is_empty() {
+        return Err(ApiError::Validation(errors));
+    }
+    if draft.issue_type == IssueType::Individual && draft.contact_id.is_none() && !health_module {
+        return Err(ApiError::validation(MSG_CONTACT_BLANK));
+    }
+    let payer = once.payer(store, account, &draft).await?;
+    // The same count on every attempt: the sent elements without an id.
+    let new_items = draft.items.iter().filter(|item| item.id.is_none()).count() as i64;
+    let first_new = if new_items > 0 { once.first_new_item(store, account, new_items).await? } else { 0 };
+    let next =
+        Billing { cancel_penalty, ..current.with_draft(&draft, payer, Billing::items_from(first_new, &draft.items)) };
+    let also = links::reference_checks(account, &next);
+    Ok((next, also))
+}
+
+/// `PATCH /v1/billings/{id}` (§4.2 Update, §2.1 Editability): the fields the billing's editability
+/// admits; a change of what its billet prints re-issues it (registration asked for after the
+/// write).
+pub async fn update(
+    store: &Store,
+    queues: &Queues,
+    account: AccountId,
+    health_module: bool,
+    id: BillingId,
+    sent: Fields<'_>,
+) -> ApiResult<Billing> {
+    let once = Once::default();
+    let (billing, reissued) = change(store, account, id, |current, billet| {
+        let once = &once;
+        async move {
+            let (next, mut also) = match update::editability(&current, lifecycle::billet_editable(billet.as_ref())) {
+                Editability::Frozen => return Ok(Ruled::Unchanged(false)),
+                Editability::DueDateOnly => {
+                    (update::date_only(&current, sent).map_err(ApiError::Validation)?, Vec::new())
+                }
+                Editability::Full => edited(store, account, health_module, &current, sent, once).await?,
+            };
+            let reissue = lifecycle::reissue_needed(&current, &next, billet.as_ref());
+            if next == current && !reissue {
+                return Ok(Ruled::Unchanged(false));
+            }
+            let mut next = Billing { updated_at: Timestamp::now(), ..next };
+            if reissue {
+                also.extend(lifecycle::reissue(account, &mut next, billet.as_ref())?);
+            }
+            Ok(Ruled::Changed { next, also, then: reissue })
+        }
+    })
+    .await?;
+    if reissued {
+        lifecycle::request_registration(queues, account, &billing).await;
+    }
+    Ok(billing)
+}
+
+fn refused(billing: &Billing, action: &str) -> ApiError {
+    ApiError::validation(format!("Cobrança com status {} não pode ser {action}", billing.status))
+}
+
+/// `POST /v1/billings/{id}/cancel` (§3.1): a collectable billing becomes `canceled` with its
+/// reason; its open billet is cancelled in the same transaction.
+pub async fn cancel(
+    store: &Store,
+    account: AccountId,
+    id: BillingId,
+    reason: Result<String, Vec<String>>,
+) -> ApiResult<Billing> {
+    let (billing, ()) = change(store, account, id, |current, billet| {
+        let reason = reason.clone();
+        async move {
+            let reason = reason.map_err(ApiError::Validation)?;
+            if !current.status.accepts_cancel_or_pay_off() {
+                return Err(refused(&current, "cancelada"));
+            }
+            let also = lifecycle::close(account, billet.as_ref(), BilletStatus::Canceled)?;
+            let next = Billing {
+                status: BillingStatus::Canceled,
+                cancellation_reason: Some(reason),
+                updated_at: Timestamp::now(),
+                ..current
+            };
+            Ok(Ruled::Changed { next, also, then: () })
+        }
+    })
+    .await?;
+    Ok(billing)
+}
+
+/// `POST /v1/billings/{id}/pay_off` (§3.1): a collectable billing is settled manually, recording a
+/// cash entry on a bank account of the account (not the service's own) that inherits the billing's
+/// category. Without `gw_gross_amount`, the amount payable today is taken as received. Its open
+/// billet is written off (`discharged`) in the same transaction.
+pub async fn pay_off(
+    store: &Store,
+    account: AccountId,
+    id: BillingId,
+    request: Result<PayOff, Vec<String>>,
+) -> ApiResult<Billing> {
+    let (billing, ()) = change(store, account, id, |current, billet| {
+        let request = request.clone();
+        async move {
+            let request = request.map_err(ApiError::Validation)?;
+            match records::find::<BankAccount>(store, account, request.bank_account_id).await? {
+                None => return Err(ApiError::validation(MSG_BANK_ACCOUNT_NOT_FOUND)),
+                Some(a) if a.account_type == BankAccountType::Service => {
+                    return Err(ApiError::validation("Conta bancária do próprio serviço não pode receber baixa manual"))
+                }
+                Some(_) => {}
+            }
+            if !current.status.accepts_cancel_or_pay_off() {
+                return Err(refused(&current, "baixada"));
+            }
+            let today = today();
+            let received =
+                request.gross.unwrap_or_else(|| Money::new(compute::compute(&current.terms(), today).amount_payable));
+            let entry = CashEntry {
+                id: CashEntry::next_id(store, account).await?,
+                bank_account_id: request.bank_account_id,
+                billing_id: current.id,
+                contact_id: current.contact_id,
+                bill_category_id: current.bill_category_id,
+                amount: received,
+                entry_date: today,
+                discharge_reason: Some(request.discharge_reason),
+                created_at: Timestamp::now(),
+            };
+            let (pk, sk) = records::key_of::<BankAccount>(account, request.bank_account_id);
+            let mut also = vec![entry.insert(account)?, Write::check_exists(pk, sk)];
+            also.extend(lifecycle::close(account, billet.as_ref(), BilletStatus::Discharged)?);
+            let next = Billing {
+                status: BillingStatus::Discharged,
+                discharge_reason: Some(request.discharge_reason),
+                gw_gross_amount: received,
+                gw_payment_date: Some(today),
+                gw_received_with: Some(request.discharge_reason.to_string()),
+                updated_at: Timestamp::now(),
+                ..current
+            };
+            Ok(Ruled::Changed { next, also, then: () })
+        }
+    })
+    .await?;
+    Ok(billing)
+}
+
+/// `DELETE /v1/billings/{id}`: only legacy `schedule` records; a billing from the API can only be
+/// cancelled (422). The records it used stop counting it.
+pub async fn delete(store: &Store, account: AccountId, id: BillingId) -> ApiResult<()> {
+    retry_in_turn(records::key_of::<Billing>(account, id), || async {
+        let current: Billing = find_or_404(store, account, id).await?;
+        if current.billing_type != BillingType::Schedule {
+            return Err(ApiError::validation(
+                "Somente cobranças recorrentes (schedule) podem ser excluídas; cancele a cobrança",
+            ));
+        }
+        let mut also = links::reference_writes(account, Some(&current), None);
+        also.extend(links::removed(account, &current));
+        records::remove(store, account, &current, also).await?;
+        Ok(())
+    })
+    .await
+}
+
+/// A payment the bank reported.
+#[derive(Clone, Debug)]
+pub struct Payment {
+    pub amount: Money,
+    pub paid_on: chrono::NaiveDate,
+    /// The bank's fee, deducted from what is credited.
+    pub fee: Money,
+}
+
+/// Settles the billing's opened billet with a bank payment: the billet becomes `paid` (paid
+/// amount and date, discount or interest as the difference to its amount, fee, credit on the
+/// next business day); the billing becomes `paid` with `gw_received_with = bank_billet`,
+/// `gw_payment_date`, `gw_gross_amount` = the billet's amount, `gw_discount_amount` /
+/// `gw_extra_amount` = the difference, `gw_fee_amount` = the fee, so that
+/// `display_amount_payable` (gross − discount + extra) is frozen at what was paid; and a
+/// `billing.updated` event is recorded. All in one transaction.
+pub async fn record_bank_payment(
+    store: &Store,
+    account: AccountId,
+    id: BillingId,
+    payment: &Payment,
+) -> anyhow::Result<Billing> {
+    if !payment.amount.is_positive() || payment.fee < Money::ZERO || payment.fee > payment.amount {
+        anyhow::bail!("the paid amount must be positive and the fee between zero and the paid amount");
+    }
+    let paid = change(store, account, id, |billing, billet| async move {
+        if !billing.status.collectable() {
+            return Err(anyhow::anyhow!("billing {id} is {} and cannot be paid", billing.status).into());
+        }
+        let Some(billet) = billet.filter(|b| b.status.collectable()) else {
+            return Err(anyhow::anyhow!("billing {id} has no registered (opened) bank billet yet").into());
+        };
+        let difference = payment.amount - billet.amount;
+        let (discount, extra) =
+            if difference < Money::ZERO { (-difference, Money::ZERO) } else { (Money::ZERO, difference) };
+        let mut paid = billet.moved_to(BilletStatus::Paid);
+        paid.settlement.paid_amount = payment.amount;
+        paid.settlement.paid_at = Some(payment.paid_on);
+        paid.settlement.net_amount = payment.amount - payment.fee;
+        paid.settlement.bank_rate = payment.fee;
+        paid.settlement.discount = discount;
+        paid.settlement.interest = extra;
+        paid.settlement.credit_at = Some(crate::billets::provider::credit_date(payment.paid_on));
+        paid.registered.provider_status = Some("LIQUIDADO".into());
+        let next = Billing {
+            status: BillingStatus::Paid,
+            gw_received_with: Some("bank_billet".into()),
+            gw_payment_date: Some(payment.paid_on),
+            gw_gross_amount: billet.amount,
+            gw_fee_amount: payment.fee,
+            gw_discount_amount: discount,
+            gw_extra_amount: extra,
+            updated_at: Timestamp::now(),
+            ..billing.clone()
+        };
+        // The event shows the billing as this transaction leaves it, the paid billet included.
+        let mut billets = billets::of_billing(store, account, billing.id).await?;
+        billets.iter_mut().filter(|b| b.id == paid.id).for_each(|b| *b = paid.clone());
+        let shown_as = Billing { version: billing.version + 1, ..next.clone() };
+        let shown = single_with(store, account, &shown_as, &billets).await?;
+        let event = events::record(account, events::BILLING_UPDATED, serde_json::json!({"billing": shown}))?;
+        let also = vec![billet.replace_with(account, &paid)?, event];
+        Ok(Ruled::Changed { next, also, then: () })
+    })
+    .await;
+    match paid {
+        Ok((billing, ())) => Ok(billing),
+        Err(ApiError::NotFound) => anyhow::bail!("no billing {id}"),
+        Err(other) => Err(anyhow::anyhow!("bank payment: {other}")),
+    }
+}

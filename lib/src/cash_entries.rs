@@ -1,0 +1,44 @@
+//! Cash entries: money recorded on a bank account of the account. A manual settlement (pay-off)
+//! writes one in the billing's transaction, inheriting the billing's category.
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+
+use crate::store::item::{number, to_item};
+use crate::store::{keys, Condition, Store, StoreResult, Write};
+use crate::values::{
+    AccountId, BankAccountId, BillCategoryId, BillingId, CashEntryId, ContactId, DischargeReason, Money, Timestamp,
+};
+
+const KIND: &str = "CASHENTRY";
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CashEntry {
+    pub id: CashEntryId,
+    pub bank_account_id: BankAccountId,
+    pub billing_id: BillingId,
+    pub contact_id: Option<ContactId>,
+    pub bill_category_id: Option<BillCategoryId>,
+    #[serde(with = "number")]
+    pub amount: Money,
+    pub entry_date: NaiveDate,
+    pub discharge_reason: Option<DischargeReason>,
+    pub created_at: Timestamp,
+}
+
+impl CashEntry {
+    /// A fresh id from the account's sequence of cash entries.
+    pub async fn next_id(store: &Store, account: AccountId) -> StoreResult<CashEntryId> {
+        Ok(CashEntryId::new(store.next_id(keys::account(account), keys::sequence(KIND)).await?))
+    }
+
+    /// The write that stores it (`A#<account>`, `CASHENTRY#<id>`; the key must be free).
+    pub fn insert(&self, account: AccountId) -> StoreResult<Write> {
+        let mut item = to_item(self)?;
+        item.insert("pk".to_owned(), AttributeValue::S(keys::account(account)));
+        item.insert("sk".to_owned(), AttributeValue::S(keys::record(KIND, self.id)));
+        item.insert("kind".to_owned(), AttributeValue::S("cash_entry".to_owned()));
+        Ok(Write::put_if(item, Condition::absent()))
+    }
+}

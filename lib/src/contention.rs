@@ -1,0 +1,147 @@
+//! Writes under contention (docs/decisions.md): a read-modify-write that loses a race to a
+//! concurrent writer runs again against what the winner wrote, with exponential backoff and full
+//! jitter, for a bounded time; writers of one record in one process take turns.
+
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex, Weak};
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::http::ApiError;
+
+/// How long a request keeps running again an operation that lost races, before it gives up with
+/// [`ApiError::Conflict`] (a 409 with `Retry-After`). Well inside the API functions' 10 s timeout.
+pub const CONFLICT_BUDGET: Duration = Duration::from_secs(5);
+/// The first pause after a lost race; each next one may be twice as long, up to [`MAX_PAUSE`].
+const FIRST_PAUSE: Duration = Duration::from_millis(10);
+const MAX_PAUSE: Duration = Duration::from_millis(500);
+
+/// Runs `attempt` again when it lost a race to a concurrent writer (a transaction conflict, or
+/// an optimistic-lock condition the attempt reports as [`ApiError::Conflict`]), each time against
+/// what the winner wrote, after an exponentially growing pause with full jitter (so that racing
+/// writers spread out instead of colliding again), for at most [`CONFLICT_BUDGET`]. Any other
+/// outcome is returned at once.
+pub async fn retry_on_conflict<T, F, Fut>(attempt: F) -> Result<T, ApiError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, ApiError>>,
+{
+    retry_until(Instant::now() + CONFLICT_BUDGET, attempt).await
+}
+
+/// [`retry_on_conflict`] for a read-modify-write of one existing record (`pk`, `sk`): the writers of
+/// that record in this process take turns, so that each reads what the previous one wrote instead
+/// of all of them racing and retrying. Across processes (each Lambda container serves one request
+/// at a time) the version conditions and the retries still decide; in one process serving many
+/// requests (the dev server) this spares the wasted attempts, which on the local emulator, where
+/// every DynamoDB call is serialised, would cost the square of the number of writers. Waiting for
+/// the turn counts against the same budget.
+pub async fn retry_in_turn<T, F, Fut>(record: RecordKey, attempt: F) -> Result<T, ApiError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, ApiError>>,
+{
+    let deadline = Instant::now() + CONFLICT_BUDGET;
+    let turn = turn_of(record);
+    let Ok(_turn) = tokio::time::timeout_at(deadline, turn.lock_owned()).await else {
+        return Err(ApiError::Conflict);
+    };
+    retry_until(deadline, attempt).await
+}
+
+async fn retry_until<T, F, Fut>(deadline: Instant, mut attempt: F) -> Result<T, ApiError>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, ApiError>>,
+{
+    let mut ceiling = FIRST_PAUSE;
+    loop {
+        match attempt().await {
+            Err(ApiError::Conflict) => {
+                let pause = ceiling.mul_f64(rand::random::<f64>());
+                if Instant::now() + pause >= deadline {
+                    return Err(ApiError::Conflict);
+                }
+                tokio::time::sleep(pause).await;
+                ceiling = (ceiling * 2).min(MAX_PAUSE);
+            }
+            other => return other,
+        }
+    }
+}
+
+type Turn = Arc<tokio::sync::Mutex<()>>;
+type RecordKey = (String, String);
+
+/// The records some request of this process is changing, each with the lock its writers queue on.
+static TURNS: LazyLock<Mutex<HashMap<RecordKey, Weak<tokio::sync::Mutex<()>>>>> = LazyLock::new(Default::default);
+
+fn turn_of(record: RecordKey) -> Turn {
+    let mut turns = TURNS.lock().expect("turns lock");
+    // Records nobody is changing any more are forgotten.
+    turns.retain(|_, turn| turn.strong_count() > 0);
+    if let Some(turn) = turns.get(&record).and_then(Weak::upgrade) {
+        return turn;
+    }
+    let turn = Turn::default();
+    turns.insert(record, Arc::downgrade(&turn));
+    turn
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    #[tokio::test(start_paused = true)]
+    async fn lost_races_are_run_again_until_they_win() {
+        let tries = AtomicU32::new(0);
+        let result = retry_on_conflict(|| async {
+            match tries.fetch_add(1, Ordering::SeqCst) {
+                0..=19 => Err(ApiError::Conflict),
+                n => Ok(n),
+            }
+        })
+        .await;
+        assert_eq!(result.unwrap(), 20);
+    }
+
+    #[tokio::test]
+    async fn writers_of_one_record_take_turns() {
+        let inside = AtomicU32::new(0);
+        let record = || ("A#1".to_owned(), "TAG#0000000001".to_owned());
+        let writer = || async {
+            retry_in_turn(record(), || async {
+                assert_eq!(inside.fetch_add(1, Ordering::SeqCst), 0, "one writer at a time");
+                tokio::time::sleep(Duration::from_millis(2)).await;
+                inside.fetch_sub(1, Ordering::SeqCst);
+                Ok::<_, ApiError>(())
+            })
+            .await
+        };
+        let results = futures::future::join_all((0..20).map(|_| writer())).await;
+        assert!(results.iter().all(Result::is_ok));
+        // Another record is not held up by them.
+        let other = ("A#1".to_owned(), "TAG#0000000002".to_owned());
+        assert!(retry_in_turn(other, || async { Ok::<_, ApiError>(()) }).await.is_ok());
+        assert!(TURNS.lock().unwrap().values().all(|t| t.strong_count() == 0));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn contention_that_outlasts_the_budget_is_a_conflict() {
+        let started = tokio::time::Instant::now();
+        let result: Result<(), ApiError> = retry_on_conflict(|| async { Err(ApiError::Conflict) }).await;
+        assert!(matches!(result, Err(ApiError::Conflict)));
+        assert!(started.elapsed() <= CONFLICT_BUDGET);
+        // Other failures are not retried.
+        let tries = AtomicU32::new(0);
+        let result: Result<(), ApiError> = retry_on_conflict(|| async {
+            tries.fetch_add(1, Ordering::SeqCst);
+            Err(ApiError::NotFound)
+        })
+        .await;
+        assert!(matches!(result, Err(ApiError::NotFound)));
+        assert_eq!(tries.load(Ordering::SeqCst), 1);
+    }
+}

@@ -1,0 +1,101 @@
+//! The records the API creates, edits and deletes field by field (tags, groups, contacts): the
+//! workflow they share. Parse → rule → store, with a lost race run again (`contention`), a taken
+//! unique value answered with the record's own 422, and nothing half-saved. What a deletion takes
+//! with it (links, cascades) belongs to each resource's own service.
+
+pub mod routes;
+
+use std::future::Future;
+
+use crate::contention::retry_in_turn;
+use crate::http::{ApiError, ApiResult};
+use crate::store::records::{self, Record};
+use crate::store::{Store, StoreError, Write};
+use crate::values::{AccountId, Timestamp};
+
+/// A record the API creates, edits and deletes from parsed changes.
+pub trait Editable: Record + Clone {
+    type Changes: Clone + Send + Sync;
+    /// The 422 message when billings still depend on the record.
+    const IN_USE: &'static str;
+
+    /// The 422 message when its unique value is taken.
+    fn duplicate(&self) -> String;
+    /// A new record from the changes, or the 422 they deserve.
+    fn create(id: Self::Id, changes: &Self::Changes, now: Timestamp) -> ApiResult<Self>;
+    /// The record with the changes applied and its version bumped, `None` when nothing changes, or
+    /// the 422 they deserve.
+    fn changed(&self, changes: &Self::Changes, now: Timestamp) -> ApiResult<Option<Self>>;
+    /// Whether billings still depend on it (deleting is refused).
+    fn in_use(&self) -> bool;
+
+    /// Writes that belong in the transaction storing `self` over `before` (reference checks,
+    /// links, counters). May read the store to refuse unknown references with a 422.
+    fn related_writes(
+        &self,
+        _before: Option<&Self>,
+        _store: &Store,
+        _account: AccountId,
+    ) -> impl Future<Output = ApiResult<Vec<Write>>> + Send {
+        async { Ok(Vec::new()) }
+    }
+
+    /// Writes that belong in the transaction deleting it.
+    fn delete_writes(&self, _account: AccountId) -> Vec<Write> {
+        Vec::new()
+    }
+}
+
+/// A refused write of `record`: its unique value taken is a 422 with its message; any other
+/// refused condition is a lost race.
+fn refusal<R: Editable>(record: &R, error: StoreError) -> ApiError {
+    match error {
+        StoreError::Duplicate => ApiError::validation(record.duplicate()),
+        other => other.into(),
+    }
+}
+
+/// The account's record `id`, or 404.
+pub async fn find_or_404<R: Record>(store: &Store, account: AccountId, id: R::Id) -> ApiResult<R> {
+    records::find(store, account, id).await?.ok_or(ApiError::NotFound)
+}
+
+/// Creates a record with a new id; a lost race is retried, a taken unique value is a 422.
+pub async fn create<R: Editable>(store: &Store, account: AccountId, changes: &R::Changes) -> ApiResult<R> {
+    crate::contention::retry_on_conflict(|| async {
+        let record = R::create(records::next_id::<R>(store, account).await?, changes, Timestamp::now())?;
+        let also = record.related_writes(None, store, account).await?;
+        records::insert(store, account, &record, also).await.map_err(|e| refusal(&record, e))?;
+        Ok(record)
+    })
+    .await
+}
+
+/// Applies changes to the account's record `id` (404 when it has none); an update that changes
+/// nothing writes nothing.
+pub async fn update<R: Editable>(store: &Store, account: AccountId, id: R::Id, changes: &R::Changes) -> ApiResult<R> {
+    retry_in_turn(records::key_of::<R>(account, id), || async {
+        let current: R = find_or_404(store, account, id).await?;
+        let Some(next) = current.changed(changes, Timestamp::now())? else {
+            return Ok(current);
+        };
+        let also = next.related_writes(Some(&current), store, account).await?;
+        records::replace(store, account, &current, &next, also).await.map_err(|e| refusal(&next, e))?;
+        Ok(next)
+    })
+    .await
+}
+
+/// Deletes the account's record `id` with its guard, unless billings depend on it; the deleted
+/// record, for what its deletion takes with it.
+pub async fn delete<R: Editable>(store: &Store, account: AccountId, id: R::Id) -> ApiResult<R> {
+    retry_in_turn(records::key_of::<R>(account, id), || async {
+        let current: R = find_or_404(store, account, id).await?;
+        if current.in_use() {
+            return Err(ApiError::validation(R::IN_USE));
+        }
+        records::remove(store, account, &current, current.delete_writes(account)).await?;
+        Ok(current)
+    })
+    .await
+}

@@ -1,0 +1,15 @@
+//! Values: ids, money, taxpayer ids, the calendar, text rules and the spec's closed sets of words.
+//! The leaf of the crate: nothing here knows storage, HTTP or any resource.
+
+pub mod calendar;
+pub mod cpf_cnpj;
+pub mod ids;
+pub mod kinds;
+pub mod money;
+pub mod text;
+
+pub use calendar::{today, Timestamp};
+pub use cpf_cnpj::{Cnpj, Cpf};
+pub use ids::*;
+pub use kinds::*;
+pub use money::Money;
