@@ -1,0 +1,331 @@
+//! Layers point one way ("types down, workflows up"): no file of `lib/src` may depend, through its
+//! `crate::`, `super::` and `self::` paths, on a file that depends back on it. Run alone with
+//! `cargo test -p billing-api --test module_cycles`; a failure names each cycle's files.
+//!
+//! The paths are read as text (comments removed): each is resolved to the file that defines its
+//! longest module prefix, following `pub use` re-exports to the file that defines the name. A
+//! module's `mod.rs` and its own sub-files are not counted against each other (a parent lists and
+//! re-exports its children).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+type Module = Vec<String>;
+
+/// Every `.rs` file under `src`, by module path (`billings/mod.rs` is `billings`).
+fn files(src: &Path) -> BTreeMap<Module, PathBuf> {
+    let mut found = BTreeMap::new();
+    let mut pending = vec![src.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read a source folder") {
+            let path = entry.expect("a folder entry").path();
+            if path.is_dir() {
+                pending.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let relative = path.strip_prefix(src).expect("under src").with_extension("");
+            let mut module: Module = relative.iter().map(|part| part.to_string_lossy().into_owned()).collect();
+            if module.last().is_some_and(|last| last == "mod") || module == ["lib"] {
+                module.pop();
+            }
+            found.insert(module, path);
+        }
+    }
+    found
+}
+
+/// The text without comments (line and block), so that prose naming a path is not a dependency.
+fn without_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    let mut in_string = false;
+    while i < bytes.len() {
+        if in_string {
+            if bytes[i] == b'\\' {
+                i += 2;
+                continue;
+            }
+            if bytes[i] == b'"' {
+                in_string = false;
+            }
+            i += 1;
+            continue;
+        }
+        if bytes[i] == b'"' {
+            in_string = true;
+            i += 1;
+        } else if text[i..].starts_with("//") {
+            while i < bytes.len() && bytes[i] != b'\n' {
+                i += 1;
+            }
+        } else if text[i..].starts_with("/*") {
+            i = text[i..].find("*/").map_or(bytes.len(), |end| i + end + 2);
+        } else {
+            let c = text[i..].chars().next().expect("a character");
+            out.push(c);
+            i += c.len_utf8();
+        }
+    }
+    out
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// The paths a `use` tree or an inline path spells from `start` on: `a::b::{c, d::e}` gives
+/// `a::b::c` and `a::b::d::e`. Returns the paths and where the tree ends.
+fn paths_from(text: &str, start: usize, prefix: &[String]) -> (Vec<Module>, usize) {
+    let bytes = text.as_bytes();
+    let mut i = start;
+    let mut path: Module = prefix.to_vec();
+    loop {
+        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if i < bytes.len() && bytes[i] == b'{' {
+            let mut all = Vec::new();
+            i += 1;
+            loop {
+                while i < bytes.len() && (bytes[i].is_ascii_whitespace() || bytes[i] == b',') {
+                    i += 1;
+                }
+                if i >= bytes.len() || bytes[i] == b'}' {
+                    return (all, i + 1);
+                }
+                let (inner, end) = paths_from(text, i, &path);
+                all.extend(inner);
+                i = end;
+            }
+        }
+        let begin = i;
+        while i < bytes.len() && is_ident(bytes[i] as char) {
+            i += 1;
+        }
+        if begin == i {
+            return (vec![path], i);
+        }
+        path.push(text[begin..i].to_owned());
+        if text[i..].starts_with("::") {
+            i += 2;
+        } else {
+            return (vec![path], i);
+        }
+    }
+}
+
+/// The module a path's first segments name, seen from `module` (whose file is `is_dir` when it is a
+/// `mod.rs` or `lib.rs`): `crate::…`, `super::…`, `self::…`, or a child module of this one.
+fn absolute(module: &Module, is_dir: bool, path: &Module, files: &BTreeMap<Module, PathBuf>) -> Option<Module> {
+    let here: Module = if is_dir { module.clone() } else { module[..module.len().saturating_sub(1)].to_vec() };
+    match path.first().map(String::as_str) {
+        Some("crate") => Some(path[1..].to_vec()),
+        Some("self") => Some([here, path[1..].to_vec()].concat()),
+        Some("super") => {
+            let mut base = here;
+            let mut rest = &path[..];
+            while rest.first().is_some_and(|s| s == "super") {
+                base.pop();
+                rest = &rest[1..];
+            }
+            Some([base, rest.to_vec()].concat())
+        }
+        // A child module named directly (`use model::Tag;` in `tags/mod.rs`).
+        Some(first) => {
+            let child = [here.clone(), vec![first.to_owned()]].concat();
+            files.contains_key(&child).then(|| [here, path.clone()].concat())
+        }
+        None => None,
+    }
+}
+
+struct Crate {
+    files: BTreeMap<Module, PathBuf>,
+    texts: BTreeMap<Module, String>,
+    /// (module, name) → the absolute path a `pub use` of that module re-exports the name from.
+    reexports: BTreeMap<(Module, String), Module>,
+}
+
+impl Crate {
+    fn read(src: &Path) -> Self {
+        let files = files(src);
+        let texts: BTreeMap<Module, String> = files
+            .iter()
+            .map(|(m, p)| (m.clone(), without_comments(&std::fs::read_to_string(p).expect("read a source file"))))
+            .collect();
+        let mut reexports = BTreeMap::new();
+        for (module, text) in &texts {
+            let is_dir = is_dir(&files[module]);
+            for (at, _) in text.match_indices("pub use ") {
+                let (paths, _) = paths_from(text, at + "pub use ".len(), &[]);
+                for path in paths {
+                    let Some(target) = absolute(module, is_dir, &path, &files) else { continue };
+                    if let Some(name) = path.last().filter(|n| n.as_str() != "*" && n.as_str() != "self") {
+                        reexports.insert((module.clone(), name.clone()), target);
+                    }
+                }
+            }
+        }
+        Crate { files, texts, reexports }
+    }
+
+    /// The file an absolute path lands in: its longest module prefix, through re-exports.
+    fn resolve(&self, path: &Module, depth: usize) -> Option<Module> {
+        for k in (0..=path.len()).rev() {
+            let prefix = path[..k].to_vec();
+            if !self.files.contains_key(&prefix) {
+                continue;
+            }
+            if let Some(name) = path.get(k) {
+                if let Some(target) = self.reexports.get(&(prefix.clone(), name.clone())) {
+                    if depth < 8 && target != path {
+                        let mut followed = target.clone();
+                        followed.extend_from_slice(&path[k + 1..]);
+                        return self.resolve(&followed, depth + 1);
+                    }
+                }
+            }
+            return Some(prefix);
+        }
+        None
+    }
+
+    /// Which files each file depends on.
+    fn edges(&self) -> BTreeMap<Module, BTreeSet<Module>> {
+        let mut edges: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
+        for (module, text) in &self.texts {
+            let is_dir = is_dir(&self.files[module]);
+            let targets = edges.entry(module.clone()).or_default();
+            let mut paths = Vec::new();
+            for keyword in ["crate::", "super::", "self::"] {
+                for (at, _) in text.match_indices(keyword) {
+                    let before = text[..at].chars().next_back();
+                    if before.is_some_and(|c| is_ident(c) || c == ':') {
+                        continue;
+                    }
+                    paths.extend(paths_from(text, at, &[]).0);
+                }
+            }
+            for (at, _) in text.match_indices("use ") {
+                if text[..at].chars().next_back().is_some_and(is_ident) {
+                    continue;
+                }
+                let (found, _) = paths_from(text, at + 4, &[]);
+                let relative =
+                    |p: &Module| !matches!(p.first().map(String::as_str), None | Some("crate" | "super" | "self"));
+                paths.extend(found.into_iter().filter(relative));
+            }
+            for path in paths {
+                let Some(absolute) = absolute(module, is_dir, &path, &self.files) else { continue };
+                let Some(target) = self.resolve(&absolute, 0) else { continue };
+                // A parent and its own children are not counted against each other.
+                let related = target.starts_with(module) || module.starts_with(&target);
+                if !related {
+                    targets.insert(target);
+                }
+            }
+        }
+        edges
+    }
+}
+
+fn is_dir(path: &Path) -> bool {
+    matches!(path.file_name().and_then(|n| n.to_str()), Some("mod.rs" | "lib.rs"))
+}
+
+/// The strongly connected components with more than one file (Tarjan's algorithm).
+fn cycles(edges: &BTreeMap<Module, BTreeSet<Module>>) -> Vec<Vec<Module>> {
+    struct State<'a> {
+        edges: &'a BTreeMap<Module, BTreeSet<Module>>,
+        index: BTreeMap<&'a Module, usize>,
+        low: BTreeMap<&'a Module, usize>,
+        stack: Vec<&'a Module>,
+        on_stack: BTreeSet<&'a Module>,
+        found: Vec<Vec<Module>>,
+    }
+    fn visit<'a>(s: &mut State<'a>, node: &'a Module) {
+        let n = s.index.len();
+        s.index.insert(node, n);
+        s.low.insert(node, n);
+        s.stack.push(node);
+        s.on_stack.insert(node);
+        for next in s.edges.get(node).into_iter().flatten() {
+            if !s.edges.contains_key(next) {
+                continue;
+            }
+            if !s.index.contains_key(next) {
+                visit(s, next);
+                let low = s.low[node].min(s.low[next]);
+                s.low.insert(node, low);
+            } else if s.on_stack.contains(next) {
+                let low = s.low[node].min(s.index[next]);
+                s.low.insert(node, low);
+            }
+        }
+        if s.low[node] == s.index[node] {
+            let mut component = Vec::new();
+            while let Some(top) = s.stack.pop() {
+                s.on_stack.remove(top);
+                component.push(top.clone());
+                if top == node {
+                    break;
+                }
+            }
+            if component.len() > 1 {
+                s.found.push(component);
+            }
+        }
+    }
+    let mut state = State {
+        edges,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        found: Vec::new(),
+    };
+    for node in edges.keys() {
+        if !state.index.contains_key(node) {
+            visit(&mut state, node);
+        }
+    }
+    state.found
+}
+
+fn name(module: &Module) -> String {
+    if module.is_empty() {
+        "lib".to_owned()
+    } else {
+        module.join("/")
+    }
+}
+
+#[test]
+fn no_import_cycles_between_the_files_of_lib_src() {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
+    let krate = Crate::read(&src);
+    let found = cycles(&krate.edges());
+    let described: Vec<String> = found.iter().map(|c| c.iter().map(name).collect::<Vec<_>>().join(" <-> ")).collect();
+    assert!(described.is_empty(), "import cycles between files of lib/src:\n{}", described.join("\n"));
+}
+
+#[test]
+fn the_check_finds_a_cycle_when_there_is_one() {
+    let module = |path: &str| path.split('/').map(str::to_owned).collect::<Module>();
+    let edges = BTreeMap::from([
+        (module("a"), BTreeSet::from([module("b")])),
+        (module("b"), BTreeSet::from([module("c/d")])),
+        (module("c/d"), BTreeSet::from([module("a")])),
+        (module("e"), BTreeSet::from([module("a")])),
+    ]);
+    let found = cycles(&edges);
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].len(), 3);
+    let (paths, _) = paths_from("crate::{a::b, c::{d, e::f}};", 0, &[]);
+    assert_eq!(paths.len(), 3);
+    assert_eq!(paths[2], module("crate/c/e/f"));
+}
