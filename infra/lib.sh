@@ -26,14 +26,15 @@ ensure_moto_venv() {
   fi
 }
 
-# The third-party billet validators the tests run (tests/validators, npm; pinned by its lock file).
+# The third-party validators the tests run (tests/validators, npm; pinned by its lock file): billet
+# documents and webhook signatures.
 ensure_validators() {
-  need node "Node.js 18+ with npm (the independent billet validators run on it)"
+  need node "Node.js 18+ with npm (the independent validators of billets and webhooks run on it)"
   need npm "npm"
   local dir="$ROOT/tests/validators"
   local marker="$dir/node_modules/.installed-$(sha256sum "$dir/package-lock.json" | cut -c1-16)"
   if [ ! -f "$marker" ]; then
-    say "==> installing the independent billet validators into tests/validators (once)"
+    say "==> installing the independent validators into tests/validators (once)"
     (cd "$dir" && npm ci --silent --no-audit --no-fund)
     touch "$marker"
   fi

@@ -2,6 +2,7 @@
 //! the events in `events/` can be run through exactly what Lambda runs.
 
 use aws_lambda_events::apigw::ApiGatewayCustomAuthorizerRequestTypeRequest;
+use aws_lambda_events::dynamodb::Event as StreamEvent;
 use aws_lambda_events::sqs::SqsEvent;
 use axum::Router;
 use billing_api::app::AppState;
@@ -10,6 +11,7 @@ use billing_api::auth::middleware::api_gateway_context;
 use billing_api::http::routing::finish;
 use billing_api::rate_limit::{rate_limit, RateLimits};
 use billing_api::store::Store;
+use billing_api::webhooks::{Policy, Schedule, SecretBox, Sender};
 use lambda_runtime::{service_fn, Diagnostic, LambdaEvent};
 
 /// An endpoint group as its Lambda serves it: the account context comes from the API Gateway
@@ -61,6 +63,70 @@ pub async fn run_bulk_expander() -> Result<(), lambda_runtime::Error> {
         Ok::<_, std::convert::Infallible>(batch.await)
     }))
     .await
+}
+
+/// The deliveries queue of the webhook functions (`WEBHOOK_DELIVERIES_QUEUE_URL`).
+fn webhook_queues(config: &aws_config::SdkConfig) -> Result<billing_api::jobs::Queues, lambda_runtime::Error> {
+    let url = std::env::var("WEBHOOK_DELIVERIES_QUEUE_URL").map_err(|_| "WEBHOOK_DELIVERIES_QUEUE_URL must be set")?;
+    Ok(billing_api::jobs::Queues::new(aws_sdk_sqs::Client::new(config), String::new()).with_webhook_deliveries(url))
+}
+
+/// Runs the webhook dispatcher on the table's stream (filtered to new events): one delivery per
+/// receiver, queued. A failure stops the batch at that record (`ReportBatchItemFailures`).
+pub async fn run_webhook_dispatcher() -> Result<(), lambda_runtime::Error> {
+    billing_api::telemetry::init();
+    let config = billing_api::config::aws().await;
+    let store = Store::new(aws_sdk_dynamodb::Client::new(&config), billing_api::config::table_name());
+    let queues = webhook_queues(&config)?;
+    let (store, queues) = (&store, &queues);
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<StreamEvent>| async move {
+        let batch = Box::pin(billing_api::webhooks::dispatcher::handle_stream(store, queues, event.payload));
+        Ok::<_, std::convert::Infallible>(batch.await)
+    }))
+    .await
+}
+
+/// Runs the outbox sweeper on its schedule: dispatches events the stream left pending for over a
+/// minute (a batch the stream gave up on, a dispatcher outage).
+pub async fn run_outbox_sweeper() -> Result<(), lambda_runtime::Error> {
+    billing_api::telemetry::init();
+    let config = billing_api::config::aws().await;
+    let store = Store::new(aws_sdk_dynamodb::Client::new(&config), billing_api::config::table_name());
+    let queues = webhook_queues(&config)?;
+    let (store, queues) = (&store, &queues);
+    lambda_runtime::run(service_fn(move |_: LambdaEvent<serde_json::Value>| async move {
+        let before = billing_api::values::Timestamp(billing_api::values::Timestamp::now().0 - chrono::Duration::minutes(1));
+        let done = billing_api::webhooks::dispatcher::sweep(store, queues, before, SWEEP_LIMIT).await?;
+        Ok::<_, lambda_runtime::Error>(serde_json::json!({ "dispatched": done }))
+    }))
+    .await
+}
+
+/// Events one sweep dispatches at most (a minute's run keeps well inside its timeout).
+pub const SWEEP_LIMIT: usize = 500;
+
+/// Runs the webhook sender on the deliveries queue: signed POSTs, retries held on the queue.
+pub async fn run_webhook_sender() -> Result<(), lambda_runtime::Error> {
+    billing_api::telemetry::init();
+    let sender = webhook_sender().await?;
+    let sender = &sender;
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| async move {
+        Ok::<_, std::convert::Infallible>(Box::pin(sender.handle_batch(event.payload)).await)
+    }))
+    .await
+}
+
+/// The sender as its function builds it: master key from Secrets Manager, strict delivery policy
+/// (the local switch is ignored on Lambda), the default retry schedule unless overridden.
+pub async fn webhook_sender() -> Result<Sender, lambda_runtime::Error> {
+    let config = billing_api::config::aws().await;
+    Ok(Sender {
+        store: Store::new(aws_sdk_dynamodb::Client::new(&config), billing_api::config::table_name()),
+        queues: webhook_queues(&config)?,
+        vault: std::sync::Arc::new(SecretBox::from_env(&config).await?),
+        client: billing_api::webhooks::client::Client::new(Policy::from_env())?,
+        schedule: Schedule::from_env(),
+    })
 }
 
 /// Runs the REQUEST authorizer.

@@ -62,7 +62,7 @@ impl CacheFlusher {
             }
             CacheFlusher::DevServer { base_url } => {
                 let url = format!("{}{LOCAL_FLUSH_PATH}", base_url.trim_end_matches('/'));
-                match reqwest::Client::new().delete(&url).send().await {
+                match billing_api::config::http_client().delete(&url).send().await {
                     Ok(response) if response.status().is_success() => Ok(FlushOutcome::Flushed),
                     Ok(response) => anyhow::bail!("dev server answered {} to the cache flush", response.status()),
                     Err(e) if e.is_connect() => Ok(FlushOutcome::DevServerNotRunning),

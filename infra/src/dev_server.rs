@@ -1,6 +1,7 @@
 //! The dev server: every router of the API on one address, with the authorizer as middleware (a
 //! 15-minute cache, flushed by `DELETE /_local/authorizer-cache`), exactly the code the Lambdas run;
-//! and the queue workers in-process, fed the way the SQS event source mappings feed them on AWS.
+//! the queue workers in-process, fed the way the SQS event source mappings feed them on AWS; and
+//! the outbox sweep that hands events to the webhook dispatcher (the table's stream on AWS).
 
 use anyhow::Context as _;
 use aws_lambda_events::sqs::{SqsBatchResponse, SqsEvent, SqsMessage};
@@ -16,6 +17,8 @@ use billing_api::http::{response, routing::finish};
 use billing_api::jobs::Queues;
 use billing_api::rate_limit::rate_limit;
 use billing_api::store::Store;
+use billing_api::values::Timestamp;
+use billing_api::webhooks::{dispatcher, Sender};
 use billing_api::{billets, billings};
 
 use crate::cache_flush::LOCAL_FLUSH_PATH;
@@ -65,6 +68,8 @@ pub enum Worker {
     BilletRegistrar { store: Store },
     /// `billings::bulk`, on the bulk-expansion queue; it enqueues registrations and next chunks.
     BulkExpander { store: Store, queues: Queues },
+    /// `webhooks::sender`, on the webhook-deliveries queue.
+    WebhookSender(Box<Sender>),
 }
 
 impl Worker {
@@ -72,6 +77,7 @@ impl Worker {
         match self {
             Worker::BilletRegistrar { .. } => "billet-registration",
             Worker::BulkExpander { .. } => "bulk-expansion",
+            Worker::WebhookSender(_) => "webhook-deliveries",
         }
     }
 
@@ -82,7 +88,21 @@ impl Worker {
             Worker::BulkExpander { store, queues } => {
                 Box::pin(billings::bulk::handle_batch(store, queues, event)).await
             }
+            Worker::WebhookSender(sender) => Box::pin(sender.handle_batch(event)).await,
         }
+    }
+}
+
+/// How often the dev server sweeps the outbox (the stream's part on AWS).
+pub const OUTBOX_SWEEP_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Dispatches the outbox's pending events for ever, as the stream and the sweeper do on AWS.
+pub async fn run_outbox(store: Store, queues: Queues) {
+    loop {
+        if let Err(error) = dispatcher::sweep(&store, &queues, Timestamp::now(), 100).await {
+            tracing::warn!(error = ?error, "could not sweep the outbox");
+        }
+        tokio::time::sleep(OUTBOX_SWEEP_EVERY).await;
     }
 }
 

@@ -9,3 +9,4 @@ pub mod listener;
 pub mod local_stack;
 pub mod ops;
 pub mod testing;
+pub mod webhooks;

@@ -15,12 +15,24 @@ use serde::Serialize;
 
 pub const BILLET_REGISTRATION_QUEUE: &str = "billing-billet-registration";
 pub const BULK_EXPANSION_QUEUE: &str = "billing-bulk-expansion";
+pub const WEBHOOK_DELIVERIES_QUEUE: &str = "billing-webhook-deliveries";
 
-/// Work queues; each gets a `-dlq` after five failed receives.
+/// Work queues; each gets a `-dlq` after five failed receives (the webhook deliveries' after
+/// thirty, see [`queue_settings`]).
 pub const QUEUES: [&str; 4] =
-    [BILLET_REGISTRATION_QUEUE, BULK_EXPANSION_QUEUE, "billing-settlements", "billing-webhook-deliveries"];
-pub const WEBHOOK_KEY_SECRET: &str = "billing-service/webhook-master-key";
-const MAX_RECEIVES: &str = "5";
+    [BILLET_REGISTRATION_QUEUE, BULK_EXPANSION_QUEUE, "billing-settlements", WEBHOOK_DELIVERIES_QUEUE];
+pub const WEBHOOK_KEY_SECRET: &str = billing_api::config::DEFAULT_WEBHOOK_KEY_SECRET;
+
+/// Receives before the DLQ, visibility timeout (seconds) and retention (seconds) of a queue, as
+/// `template.yaml` sets them. A webhook delivery's message is received once per attempt and once
+/// per 12 hours of a longer wait (13 receives for the whole schedule), and lives through the
+/// three days of retries.
+pub fn queue_settings(name: &str) -> (&'static str, &'static str, &'static str) {
+    match name {
+        WEBHOOK_DELIVERIES_QUEUE => ("30", "180", "1209600"),
+        _ => ("5", "60", "345600"),
+    }
+}
 
 #[derive(Clone, Debug, Serialize)]
 pub struct LocalResources {
@@ -85,9 +97,18 @@ pub async fn ensure_table(db: &aws_sdk_dynamodb::Client, table: &str) -> anyhow:
     Ok(())
 }
 
+/// The queue's name on the local stack: `QUEUE_NAME_PREFIX` (empty by default; tests that run a
+/// dev server of their own give it one) and the name.
+pub fn queue_name(base: &str) -> String {
+    format!("{}{base}", std::env::var("QUEUE_NAME_PREFIX").unwrap_or_default())
+}
+
+/// The queues and their DLQs, created when missing; URLs by base name (`QUEUES`, `<name>-dlq`).
 pub async fn ensure_queues(sqs: &aws_sdk_sqs::Client) -> anyhow::Result<BTreeMap<String, String>> {
     let mut urls = BTreeMap::new();
-    for name in QUEUES {
+    for base in QUEUES {
+        let name = queue_name(base);
+        let name = name.as_str();
         let dlq_name = format!("{name}-dlq");
         let dlq_url =
             sqs.create_queue().queue_name(&dlq_name).send().await.context("create DLQ")?.queue_url.unwrap_or_default();
@@ -101,19 +122,27 @@ pub async fn ensure_queues(sqs: &aws_sdk_sqs::Client) -> anyhow::Result<BTreeMap
             .attributes
             .and_then(|a| a.get(&QueueAttributeName::QueueArn).cloned())
             .context("DLQ has no ARN")?;
-        let redrive = serde_json::json!({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": MAX_RECEIVES}).to_string();
-        let url = sqs
-            .create_queue()
-            .queue_name(name)
-            .attributes(QueueAttributeName::RedrivePolicy, redrive)
-            .attributes(QueueAttributeName::VisibilityTimeout, "60")
-            .send()
-            .await
-            .context("create queue")?
-            .queue_url
-            .unwrap_or_default();
-        urls.insert(dlq_name, dlq_url);
-        urls.insert(name.to_owned(), url);
+        let (receives, visibility, retention) = queue_settings(base);
+        let redrive = serde_json::json!({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": receives}).to_string();
+        let attributes = std::collections::HashMap::from([
+            (QueueAttributeName::RedrivePolicy, redrive),
+            (QueueAttributeName::VisibilityTimeout, visibility.to_owned()),
+            (QueueAttributeName::MessageRetentionPeriod, retention.to_owned()),
+        ]);
+        let created = sqs.create_queue().queue_name(name).set_attributes(Some(attributes.clone())).send().await;
+        let url = match created {
+            Ok(out) => out.queue_url.unwrap_or_default(),
+            // Made by an earlier version with other settings: bring them up to date.
+            Err(e) if e.as_service_error().is_some_and(|e| e.is_queue_name_exists()) => {
+                let url = sqs.get_queue_url().queue_name(name).send().await.context("queue URL")?.queue_url;
+                let url = url.unwrap_or_default();
+                sqs.set_queue_attributes().queue_url(&url).set_attributes(Some(attributes)).send().await.context("queue settings")?;
+                url
+            }
+            Err(e) => return Err(anyhow::Error::new(e).context("create queue")),
+        };
+        urls.insert(format!("{base}-dlq"), dlq_url);
+        urls.insert(base.to_owned(), url);
     }
     Ok(urls)
 }

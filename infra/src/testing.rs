@@ -10,6 +10,8 @@ use billing_api::rate_limit::RateLimits;
 
 use crate::dev_server::Worker;
 use billing_api::store::Store;
+use billing_api::webhooks::{Policy, Schedule, SecretBox, Sender};
+use std::sync::Arc;
 use tokio::sync::OnceCell;
 
 static TABLE_READY: OnceCell<()> = OnceCell::const_new();
@@ -85,7 +87,10 @@ pub struct DevServer {
     pub cache: AuthCache,
     pub billet_queue_url: String,
     pub bulk_queue_url: String,
+    pub webhook_queue_url: String,
     pub queues: billing_api::jobs::Queues,
+    /// The webhook master key, read from the local stack's Secrets Manager.
+    pub vault: Arc<SecretBox>,
 }
 
 /// A queue of one test server.
@@ -106,9 +111,15 @@ impl DevServer {
     /// A server with these rate limits, on a table of its own, so that no other test's requests
     /// from 127.0.0.1 reach its counters.
     pub async fn start_limited(limits: RateLimits) -> Self {
+        Self::start_alone(limits).await
+    }
+
+    /// A server on a table of its own: its outbox sweep ([`DevServer::start_webhooks`]) sees only
+    /// its own events.
+    pub async fn start_alone(limits: RateLimits) -> Self {
         let (config, _) = local_stack().await;
         let db = aws_sdk_dynamodb::Client::new(&config);
-        let table = format!("billing-limits-{:016x}", rand::random::<u64>());
+        let table = format!("billing-test-{:016x}", rand::random::<u64>());
         crate::local_stack::ensure_table(&db, &table).await.expect("create the test's table");
         Self::serve(config, Store::new(db, table), limits).await
     }
@@ -118,14 +129,17 @@ impl DevServer {
         let sqs = aws_sdk_sqs::Client::new(&config);
         let billet_queue_url = test_queue(&sqs, "billet-registration").await;
         let bulk_queue_url = test_queue(&sqs, "bulk-expansion").await;
-        let queues =
-            billing_api::jobs::Queues::new(sqs, billet_queue_url.clone()).with_bulk_expansion(bulk_queue_url.clone());
+        let webhook_queue_url = test_queue(&sqs, "webhook-deliveries").await;
+        let queues = billing_api::jobs::Queues::new(sqs, billet_queue_url.clone())
+            .with_bulk_expansion(bulk_queue_url.clone())
+            .with_webhook_deliveries(webhook_queue_url.clone());
+        let vault = Arc::new(webhook_vault(&config).await);
         let state = AppState::new(store.clone()).with_queues(Some(queues.clone())).with_rate_limits(limits);
         let router = crate::dev_server::router(state, cache.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a free port");
         let base_url = format!("http://{}", listener.local_addr().expect("local address"));
         tokio::spawn(crate::dev_server::serve(listener, router, std::future::pending()));
-        DevServer { base_url, store, config, cache, billet_queue_url, bulk_queue_url, queues }
+        DevServer { base_url, store, config, cache, billet_queue_url, bulk_queue_url, webhook_queue_url, queues, vault }
     }
 
     /// Runs the registration worker over this server's queue until it is empty; returns how many
@@ -164,6 +178,39 @@ impl DevServer {
         tokio::spawn(crate::dev_server::run_worker(sqs, self.bulk_queue_url.clone(), expander));
     }
 
+    /// The webhook path as the dev server runs it: the outbox swept every half second and the
+    /// sender polling this server's deliveries queue, delivering to `http://127.0.0.1` receivers
+    /// (the local switch) with this retry schedule. Use on a server of its own
+    /// ([`DevServer::start_alone`]), or the sweep dispatches other tests' events too.
+    pub fn start_webhooks(&self, schedule: Schedule) {
+        let sender = self.webhook_sender(Policy::LOCAL, schedule);
+        tokio::spawn(crate::dev_server::run_outbox(self.store.clone(), self.queues.clone()));
+        let sqs = aws_sdk_sqs::Client::new(&self.config);
+        let worker = Worker::WebhookSender(Box::new(sender));
+        tokio::spawn(crate::dev_server::run_worker(sqs, self.webhook_queue_url.clone(), worker));
+    }
+
+    /// A sender of this server's deliveries.
+    pub fn webhook_sender(&self, policy: Policy, schedule: Schedule) -> Sender {
+        Sender {
+            store: self.store.clone(),
+            queues: self.queues.clone(),
+            vault: self.vault.clone(),
+            client: billing_api::webhooks::client::Client::new(policy).expect("the delivery client"),
+            schedule,
+        }
+    }
+
+    /// The ops CLI's webhook operations against this server (local receivers allowed).
+    pub fn webhook_ops(&self) -> crate::webhooks::WebhookOps {
+        crate::webhooks::WebhookOps {
+            store: self.store.clone(),
+            vault: self.vault.clone(),
+            queues: Some(self.queues.clone()),
+            policy: Policy::LOCAL,
+        }
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.base_url, path)
     }
@@ -172,6 +219,12 @@ impl DevServer {
     pub fn flusher(&self) -> crate::cache_flush::CacheFlusher {
         crate::cache_flush::CacheFlusher::DevServer { base_url: self.base_url.clone() }
     }
+}
+
+/// The webhook master key of the local stack (the secret is created when missing).
+async fn webhook_vault(config: &SdkConfig) -> SecretBox {
+    crate::local_stack::ensure_secret(&aws_sdk_secretsmanager::Client::new(config)).await.expect("the webhook key secret");
+    SecretBox::from_env(config).await.expect("read the webhook key secret")
 }
 
 /// A valid CPF from 9 base digits (the two check digits computed).

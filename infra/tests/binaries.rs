@@ -51,7 +51,7 @@ async fn start_dev_server(demo_file: &std::path::Path) -> Server {
 }
 
 async fn status(server: &Server, token: &str, path: &str) -> u16 {
-    reqwest::Client::new()
+    billing_api::config::http_client()
         .get(format!("{}{path}", server.base_url))
         .header("Authorization", format!("Bearer {token}"))
         .send()
@@ -153,7 +153,7 @@ async fn ops_errors_are_json_on_stderr_with_a_failing_exit() {
 }
 
 async fn call(server: &Server, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
-    let mut request = reqwest::Client::new()
+    let mut request = billing_api::config::http_client()
         .request(method, format!("{}{path}", server.base_url))
         .header("Authorization", format!("Bearer {}", server.token));
     if let Some(body) = body {

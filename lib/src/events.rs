@@ -1,26 +1,39 @@
-//! The outbox of events for the webhook sender (§6).
+//! The outbox of events for the webhook receivers (§6).
 //!
-//! An event is written in the same transaction as the change it reports, so an event exists if
-//! and only if the change was saved. Item: `pk = A#<account>#EVENTS`,
+//! An event is written in the same transaction as the change it reports, so an event exists if and
+//! only if the change was saved. Item: `pk = A#<account>#EVENTS`,
 //! `sk = EVENT#<created_at in epoch milliseconds, 13 digits>#<event id>` (oldest first), with
-//! `event_id` (`evt_<uuid>`, the `X-Service-Delivery` base the receiver deduplicates on), `type`
-//! (`billing.updated`), `created_at`, `delivery_status = pending`, and `body`: the exact JSON
-//! the sender will sign and POST, `{"id", "type", "created_at", "data"}`, where `data` for
-//! `billing.updated` is `{"billing": <the billing's single representation at that moment>}`.
-//! The sender (a later issue) reads the pending events of an account in order, delivers each to
-//! the account's receivers and marks it delivered.
+//! `event_id` (`evt_` and a time-ordered UUID, v7, whose first 48 bits are that millisecond: the
+//! key is known from the id alone), `type`, `created_at`, `delivery_status` and `body`: the exact
+//! JSON the sender signs and POSTs, `{"id", "type", "created_at", "data"}`. The table's TTL
+//! removes an event 30 days after it happened (`expires_at`), with its deliveries.
+//!
+//! Until it is dispatched (one delivery per receiver, `webhooks::dispatcher`) an event is listed in
+//! `gsi1` under `OUTBOX#PENDING#<shard>` (`delivery_status = pending`); dispatching removes it from
+//! there (`delivery_status = dispatched`). On AWS the table's stream hands each new event to the
+//! dispatcher at once and a scheduled sweep of the pending index catches any the stream missed;
+//! locally the dev server sweeps the index every half second.
 
+use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::store::item::{from_item, to_item};
-use crate::store::{keys, Condition, Store, StoreResult, Write};
+use crate::store::{keys, Condition, KeyItem, KeyRange, Sort, Store, StoreError, StoreResult, Write};
 use crate::values::{AccountId, Timestamp};
 
 pub const BILLING_UPDATED: &str = "billing.updated";
+pub const SALE_UPDATED: &str = "sale.updated";
+pub const STORE_CREDIT_CREATED: &str = "store_credit.created";
+
+/// How long events, deliveries and attempts are kept: 30 days.
+pub const KEPT_SECONDS: i64 = 30 * 24 * 3600;
+
+/// Every event type the service sends, for the documentation and the tests.
+pub const TYPES: [&str; 3] = [BILLING_UPDATED, SALE_UPDATED, STORE_CREDIT_CREATED];
 
 /// An event as the outbox keeps it.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Event {
     pub pk: String,
     pub sk: String,
@@ -33,34 +46,125 @@ pub struct Event {
     pub delivery_status: String,
     /// The JSON the sender signs and posts.
     pub body: String,
+    /// When the table's TTL removes it (epoch seconds).
+    #[serde(default)]
+    pub expires_at: i64,
+    /// The pending index (present until dispatched).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gsi1pk: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gsi1sk: Option<String>,
+}
+
+/// A new event id: `evt_` and a version-7 UUID (time-ordered, its first 48 bits the millisecond of
+/// `at`), without hyphens.
+fn new_id(at: Timestamp) -> String {
+    let millis = u64::try_from(at.0.timestamp_millis()).unwrap_or_default();
+    let random: [u8; 10] = rand::random();
+    format!("evt_{}", uuid::Builder::from_unix_timestamp_millis(millis, &random).into_uuid().simple())
+}
+
+/// The millisecond an event id was made at (its key), when it is one of ours.
+pub fn created_millis(event_id: &str) -> Option<i64> {
+    let uuid = uuid::Uuid::try_parse(event_id.strip_prefix("evt_")?).ok()?;
+    if uuid.get_version_num() != 7 {
+        return None;
+    }
+    let (seconds, nanos) = uuid.get_timestamp()?.to_unix();
+    Some(seconds as i64 * 1000 + i64::from(nanos / 1_000_000))
+}
+
+impl Event {
+    /// An event of `kind` carrying `data`, pending dispatch.
+    pub fn new(account: AccountId, kind: &str, data: Value) -> Event {
+        let now = Timestamp::now();
+        let id = new_id(now);
+        let millis = now.0.timestamp_millis();
+        let body = json!({"id": id, "type": kind, "created_at": now.to_string(), "data": data});
+        Event {
+            pk: keys::events(account),
+            sk: keys::event(millis, &id),
+            kind: "event".to_owned(),
+            gsi1pk: Some(keys::outbox_pending(keys::outbox_shard(account))),
+            gsi1sk: Some(format!("{millis:013}#{id}")),
+            event_id: id,
+            event_type: kind.to_owned(),
+            account_id: account,
+            created_at: now,
+            delivery_status: "pending".to_owned(),
+            body: body.to_string(),
+            expires_at: now.0.timestamp() + KEPT_SECONDS,
+        }
+    }
+
+    /// The body as JSON.
+    pub fn body(&self) -> StoreResult<Value> {
+        serde_json::from_str(&self.body).map_err(|e| StoreError::Mapping(e.to_string()))
+    }
 }
 
 /// The write that records an event of `kind` carrying `data`.
 pub fn record(account: AccountId, kind: &str, data: Value) -> StoreResult<Write> {
-    let now = Timestamp::now();
-    let id = format!("evt_{}", uuid::Uuid::new_v4().simple());
-    let body = json!({"id": id, "type": kind, "created_at": now.to_string(), "data": data});
-    let event = Event {
-        pk: keys::events(account),
-        sk: keys::event(now.0.timestamp_millis(), &id),
-        kind: "event".to_owned(),
-        event_id: id,
-        event_type: kind.to_owned(),
-        account_id: account,
-        created_at: now,
-        delivery_status: "pending".to_owned(),
-        body: body.to_string(),
-    };
-    Ok(Write::put_if(to_item(&event)?, Condition::absent()))
+    Ok(Write::put_if(to_item(&Event::new(account, kind, data))?, Condition::absent()))
 }
 
-/// The bodies of the account's recorded events, oldest first.
+/// The account's event `event_id`, when it exists.
+pub async fn find(store: &Store, account: AccountId, event_id: &str) -> StoreResult<Option<Event>> {
+    let Some(millis) = created_millis(event_id) else { return Ok(None) };
+    store.get(keys::events(account), keys::event(millis, event_id)).await?.map(from_item).transpose()
+}
+
+/// The bodies of the account's recorded events (of the last 30 days), oldest first: for tests and
+/// operators; nothing in the service lists an account's events.
 pub async fn recorded(store: &Store, account: AccountId) -> StoreResult<Vec<Value>> {
     let items = store.items_with_prefix(keys::events(account), keys::EVENT_PREFIX.to_owned(), true).await?;
-    let mut bodies = Vec::new();
-    for item in items {
-        let event: Event = from_item(item)?;
-        bodies.push(serde_json::from_str(&event.body).map_err(|e| crate::store::StoreError::Mapping(e.to_string()))?);
+    items.into_iter().map(|item| from_item::<Event>(item)?.body()).collect()
+}
+
+/// Up to `limit` events not yet dispatched that happened before `before`, oldest first in each
+/// shard (their keys: `(pk, sk)`). Bounded: one index page per shard.
+pub async fn pending(store: &Store, before: Timestamp, limit: usize) -> StoreResult<Vec<(String, String)>> {
+    let cutoff = format!("{:013}", before.0.timestamp_millis());
+    let mut found = Vec::new();
+    for shard in 0..keys::OUTBOX_SHARDS {
+        if found.len() >= limit {
+            break;
+        }
+        let range = KeyRange::index(keys::outbox_pending(shard), Sort::Below(cutoff.clone()), true);
+        let page = store.page(&range, limit - found.len(), None).await?;
+        found.extend(page.items.iter().map(KeyItem::keys_of));
     }
-    Ok(bodies)
+    Ok(found)
+}
+
+/// The write that marks an event dispatched: out of the pending index.
+pub fn dispatched(event: &Event) -> Write {
+    let update = Condition::new("SET delivery_status = :dispatched REMOVE gsi1pk, gsi1sk")
+        .value(":dispatched", AttributeValue::S("dispatched".to_owned()));
+    Write::update(event.pk.clone(), event.sk.clone(), update, Some(Condition::present()))
+}
+
+/// The event an item of the outbox holds.
+pub async fn read(store: &Store, pk: String, sk: String) -> StoreResult<Option<Event>> {
+    store.get(pk, sk).await?.map(from_item).transpose()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_event_id_carries_its_key() {
+        let event = Event::new(AccountId::new(7), BILLING_UPDATED, json!({"billing": {"id": 1}}));
+        assert!(event.event_id.starts_with("evt_") && event.event_id.len() == 36, "{}", event.event_id);
+        let millis = created_millis(&event.event_id).unwrap();
+        assert_eq!(millis, event.created_at.0.timestamp_millis());
+        assert_eq!(event.sk, keys::event(millis, &event.event_id));
+        assert_eq!(created_millis("evt_nope"), None);
+        // Older ids (random, version 4) have no time in them.
+        assert_eq!(created_millis(&format!("evt_{}", uuid::Uuid::new_v4().simple())), None);
+        let body = event.body().unwrap();
+        assert_eq!((body["id"].as_str(), body["type"].as_str()), (Some(event.event_id.as_str()), Some("billing.updated")));
+        assert_eq!(event.gsi1pk.as_deref(), Some("OUTBOX#PENDING#7"));
+    }
 }

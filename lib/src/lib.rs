@@ -31,3 +31,4 @@ pub mod store;
 pub mod tags;
 pub mod telemetry;
 pub mod values;
+pub mod webhooks;

@@ -96,7 +96,7 @@ async fn main() -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let base = format!("http://{}", listener.local_addr()?);
     tokio::spawn(infra::dev_server::serve(listener, router, std::future::pending()));
-    let http = reqwest::Client::new();
+    let http = billing_api::config::http_client();
     let call = |method: reqwest::Method, path: String, body: Option<Value>| {
         let request = http.request(method, format!("{base}{path}")).header("Authorization", &auth);
         async move {

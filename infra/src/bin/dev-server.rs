@@ -8,7 +8,9 @@ use billing_api::app::AppState;
 use billing_api::auth::AuthCache;
 use billing_api::rate_limit::RateLimits;
 use billing_api::store::Store;
+use billing_api::webhooks::{Policy, Schedule, SecretBox, Sender};
 use clap::Parser;
+use std::sync::Arc;
 use infra::dev_server::Worker;
 
 #[derive(Parser, Debug)]
@@ -38,6 +40,7 @@ async fn main() -> anyhow::Result<()> {
     let demo = infra::demo::ensure(&store, &args.demo_file).await?;
 
     let limits = RateLimits::from_env()?;
+    let policy = Policy::from_env();
     let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port))
         .await
         .with_context(|| format!("listen on {}:{}", args.host, args.port))?;
@@ -48,16 +51,31 @@ async fn main() -> anyhow::Result<()> {
     println!("  Demo token:    {}", demo.token);
     println!("  Table:         {}", resources.table);
     println!("  Queues:        {}", resources.queues.keys().cloned().collect::<Vec<_>>().join(", "));
-    println!("  Workers:       billet registration, bulk expansion (in-process, polling their queues)");
+    println!("  Workers:       billet registration, bulk expansion, webhook deliveries (in-process, polling their queues)");
+    println!("  Webhooks:      outbox swept every 0.5 s; {} (WEBHOOKS_ALLOW_INSECURE_LOCAL)", match policy.allow_insecure_local {
+        true => "http://127.0.0.1 receivers allowed",
+        false => "https:// receivers on public addresses only",
+    });
     println!("  Rate limits:   {} (RATE_LIMIT_PER_IP / RATE_LIMIT_PER_TOKEN, 0 = off)", limits);
     println!("  Try:           curl -H 'Authorization: Bearer {}' {base}/v1/tags", demo.token);
     println!("Press Ctrl-C to stop.");
 
     let billet_queue = resources.queues[infra::local_stack::BILLET_REGISTRATION_QUEUE].clone();
     let bulk_queue = resources.queues[infra::local_stack::BULK_EXPANSION_QUEUE].clone();
+    let webhook_queue = resources.queues[infra::local_stack::WEBHOOK_DELIVERIES_QUEUE].clone();
     let sqs = aws_sdk_sqs::Client::new(&config);
-    let queues =
-        billing_api::jobs::Queues::new(sqs.clone(), billet_queue.clone()).with_bulk_expansion(bulk_queue.clone());
+    let queues = billing_api::jobs::Queues::new(sqs.clone(), billet_queue.clone())
+        .with_bulk_expansion(bulk_queue.clone())
+        .with_webhook_deliveries(webhook_queue.clone());
+    let sender = Sender {
+        store: store.clone(),
+        queues: queues.clone(),
+        vault: Arc::new(SecretBox::from_env(&config).await.context("the webhook master key")?),
+        client: billing_api::webhooks::client::Client::new(policy)?,
+        schedule: Schedule::from_env(),
+    };
+    tokio::spawn(infra::dev_server::run_outbox(store.clone(), queues.clone()));
+    tokio::spawn(infra::dev_server::run_worker(sqs.clone(), webhook_queue, Worker::WebhookSender(Box::new(sender))));
     let registrar = Worker::BilletRegistrar { store: store.clone() };
     tokio::spawn(infra::dev_server::run_worker(sqs.clone(), billet_queue, registrar));
     let expander = Worker::BulkExpander { store: store.clone(), queues: queues.clone() };

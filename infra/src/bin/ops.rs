@@ -3,16 +3,22 @@
 
 use billing_api::accounts::AccountChanges;
 use billing_api::store::Store;
+use anyhow::Context as _;
+use billing_api::jobs::Queues;
 use billing_api::values::{
-    AccountId, AccountStatus, BankRuleId, BillingId, BillingType, ContactId, GroupId, Money, TagId, TokenId,
+    AccountId, AccountStatus, BankRuleId, BillingId, BillingType, ContactId, DeliveryStatus, GroupId, Money, TagId,
+    Timestamp, TokenId, WebhookId,
 };
+use billing_api::webhooks::deliveries::Filter;
+use billing_api::webhooks::{Policy, SecretBox};
+use infra::webhooks::WebhookOps;
 use clap::{Parser, Subcommand, ValueEnum};
 use infra::cache_flush::CacheFlusher;
 use infra::ops;
 
 #[derive(Parser, Debug)]
 #[command(
-    about = "Operations that happen outside the API: accounts, API tokens, bank rules, bank accounts, categories, legacy billings, guardians",
+    about = "Operations that happen outside the API: accounts, API tokens, bank rules, bank accounts, categories, legacy billings, guardians, webhook receivers",
     version
 )]
 struct Cli {
@@ -43,6 +49,9 @@ enum Command {
     /// Contacts: the health module's financial guardian.
     #[command(subcommand)]
     Contact(ContactCommand),
+    /// Webhook receivers of an account, their deliveries and replays.
+    #[command(subcommand)]
+    Webhook(WebhookCommand),
     /// Creates the table, queues and secret when missing (local stack).
     Setup,
 }
@@ -258,6 +267,84 @@ enum ContactCommand {
     },
 }
 
+#[derive(Subcommand, Debug)]
+enum WebhookCommand {
+    /// Registers a receiver URL (https://, at most 3 per account) and prints its signing secret.
+    Add {
+        #[arg(long)]
+        account: AccountId,
+        #[arg(long)]
+        url: String,
+    },
+    /// Lists the account's receivers (secrets masked; disabled ones say why).
+    List {
+        #[arg(long)]
+        account: AccountId,
+    },
+    /// Shows one receiver with its signing secret.
+    Show {
+        #[arg(long)]
+        account: AccountId,
+        #[arg(long)]
+        id: WebhookId,
+    },
+    /// Removes a receiver; its pending deliveries fail ("receiver removed").
+    Remove {
+        #[arg(long)]
+        account: AccountId,
+        #[arg(long)]
+        id: WebhookId,
+    },
+    /// A new signing secret; the previous one keeps signing beside it for 24 hours.
+    RotateSecret {
+        #[arg(long)]
+        account: AccountId,
+        #[arg(long)]
+        id: WebhookId,
+    },
+    /// Stops deliveries to a receiver (its pending deliveries fail; replay them after enabling).
+    Disable {
+        #[arg(long)]
+        account: AccountId,
+        #[arg(long)]
+        id: WebhookId,
+    },
+    /// Resumes deliveries to a receiver (and clears its failure streak).
+    Enable {
+        #[arg(long)]
+        account: AccountId,
+        #[arg(long)]
+        id: WebhookId,
+    },
+    /// The delivery log (30 days), newest first, with every attempt.
+    Deliveries {
+        #[arg(long)]
+        account: AccountId,
+        /// pending, delivered or failed.
+        #[arg(long)]
+        status: Option<DeliveryStatus>,
+        /// The deliveries of one event (evt_...).
+        #[arg(long)]
+        event: Option<String>,
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
+    /// Sends deliveries again with their original delivery ids.
+    Replay {
+        #[arg(long)]
+        account: AccountId,
+        /// Every delivery of this event (evt_...).
+        #[arg(long, required_unless_present = "failed_since", conflicts_with = "failed_since")]
+        event: Option<String>,
+        /// Every delivery that failed at or after this moment (RFC 3339, e.g. 2026-11-20T00:00:00Z).
+        #[arg(long)]
+        failed_since: Option<String>,
+        /// At most this many per run (the output says whether more remain).
+        #[arg(long, default_value_t = 1000)]
+        limit: usize,
+    },
+}
+
 #[tokio::main]
 async fn main() {
     let cli = Cli::parse();
@@ -327,6 +414,7 @@ async fn run(cli: Cli) -> anyhow::Result<serde_json::Value> {
         Command::Contact(ContactCommand::Guardian { account, contact, guardian, clear: _ }) => {
             ops::set_financial_guardian(&store, account, contact, guardian).await
         }
+        Command::Webhook(command) => webhook(&config, store, command).await,
         Command::Setup => Ok(serde_json::to_value(infra::local_stack::ensure(&config, &table).await?)?),
         Command::Account(AccountCommand::Create { name, settings }) => {
             ops::create_account(&store, &name, settings.changes(None)).await
@@ -338,5 +426,48 @@ async fn run(cli: Cli) -> anyhow::Result<serde_json::Value> {
         Command::Token(TokenCommand::Create { account, name }) => ops::create_token(&store, account, &name).await,
         Command::Token(TokenCommand::List { account }) => ops::list_tokens(&store, account).await,
         Command::Token(TokenCommand::Revoke { account, id }) => ops::revoke_token(&store, &flusher, account, id).await,
+    }
+}
+
+/// The deliveries queue: `WEBHOOK_DELIVERIES_QUEUE_URL`, or the local stack's queue by name.
+async fn deliveries_queue(config: &aws_config::SdkConfig) -> Option<Queues> {
+    let sqs = aws_sdk_sqs::Client::new(config);
+    let url = match std::env::var("WEBHOOK_DELIVERIES_QUEUE_URL").ok().filter(|u| !u.is_empty()) {
+        Some(url) => url,
+        None => {
+            let name = infra::local_stack::queue_name(infra::local_stack::WEBHOOK_DELIVERIES_QUEUE);
+            sqs.get_queue_url().queue_name(name).send().await.ok()?.queue_url?
+        }
+    };
+    Some(Queues::new(sqs, String::new()).with_webhook_deliveries(url))
+}
+
+async fn webhook(config: &aws_config::SdkConfig, store: Store, command: WebhookCommand) -> anyhow::Result<serde_json::Value> {
+    let vault = SecretBox::from_env(config).await.context("the webhook master key (WEBHOOK_KEY_SECRET_ID)")?;
+    let vault = std::sync::Arc::new(vault);
+    let queues = match command {
+        WebhookCommand::Replay { .. } => deliveries_queue(config).await,
+        _ => None,
+    };
+    let ops = WebhookOps { store, vault, queues, policy: Policy::from_env() };
+    match command {
+        WebhookCommand::Add { account, url } => ops.add(account, &url).await,
+        WebhookCommand::List { account } => ops.list(account).await,
+        WebhookCommand::Show { account, id } => ops.show(account, id).await,
+        WebhookCommand::Remove { account, id } => ops.remove(account, id).await,
+        WebhookCommand::RotateSecret { account, id } => ops.rotate_secret(account, id).await,
+        WebhookCommand::Disable { account, id } => ops.set_enabled(account, id, false).await,
+        WebhookCommand::Enable { account, id } => ops.set_enabled(account, id, true).await,
+        WebhookCommand::Deliveries { account, status, event, limit } => {
+            let filter = Filter { status, event_id: event, failed_since: None };
+            ops.deliveries(account, &filter, limit).await
+        }
+        WebhookCommand::Replay { account, event, failed_since, limit } => {
+            let since = match failed_since {
+                Some(text) => Some(Timestamp::parse(&text).with_context(|| format!("--failed-since {text:?} is not an RFC 3339 time"))?),
+                None => None,
+            };
+            ops.replay(account, event.as_deref(), since, limit).await
+        }
     }
 }

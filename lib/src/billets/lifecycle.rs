@@ -15,6 +15,32 @@ use crate::jobs::{BilletRegistration, Queues};
 use crate::store::{Store, StoreResult, Write};
 use crate::values::{today, AccountId, BillingStatus};
 
+/// A billet a change of its billing writes, as it will be stored.
+#[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)] // one per change, moved straight into its transaction
+pub enum BilletWrite {
+    /// A new billet (a registration issues it).
+    New(BankBillet),
+    /// `from` becomes `to` (one version more), provided it did not change since it was read.
+    Moved { from: BankBillet, to: BankBillet },
+}
+
+impl BilletWrite {
+    /// The billet as the write leaves it.
+    pub fn after(&self) -> &BankBillet {
+        match self {
+            BilletWrite::New(billet) | BilletWrite::Moved { to: billet, .. } => billet,
+        }
+    }
+
+    pub fn write(&self, account: AccountId) -> StoreResult<Write> {
+        match self {
+            BilletWrite::New(billet) => billet.insert(account),
+            BilletWrite::Moved { from, to } => from.replace_with(account, to),
+        }
+    }
+}
+
 /// The billet of the billing's latest registration, once issued.
 pub async fn current(store: &Store, account: AccountId, billing: &Billing) -> StoreResult<Option<BankBillet>> {
     match billing.billet_id {
@@ -40,24 +66,20 @@ pub fn reissue_needed(before: &Billing, after: &Billing, current: Option<&BankBi
 }
 
 /// Closes the billet in `to` (`canceled`, `discharged`) when it is still open.
-pub fn close(account: AccountId, current: Option<&BankBillet>, to: BilletStatus) -> StoreResult<Vec<Write>> {
-    match current {
-        Some(billet) if billet.status.open() => {
-            let mut next = billet.moved_to(to);
-            if to == BilletStatus::Discharged {
-                next.settlement.discharged_at = Some(today());
-            }
-            Ok(vec![billet.replace_with(account, &next)?])
-        }
-        _ => Ok(Vec::new()),
+pub fn close(current: Option<&BankBillet>, to: BilletStatus) -> Option<BilletWrite> {
+    let billet = current.filter(|billet| billet.status.open())?;
+    let mut next = billet.moved_to(to);
+    if to == BilletStatus::Discharged {
+        next.settlement.discharged_at = Some(today());
     }
+    Some(BilletWrite::Moved { from: billet.clone(), to: next })
 }
 
 /// Asks for a new registration on `next` and cancels the current billet (same transaction).
-pub fn reissue(account: AccountId, next: &mut Billing, current: Option<&BankBillet>) -> StoreResult<Vec<Write>> {
+pub fn reissue(next: &mut Billing, current: Option<&BankBillet>) -> Option<BilletWrite> {
     next.billet_generation += 1;
     next.billet_id = None;
-    close(account, current, BilletStatus::Canceled)
+    close(current, BilletStatus::Canceled)
 }
 
 /// Sends the registration message of the billing's latest generation. The billing is already

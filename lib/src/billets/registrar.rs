@@ -11,8 +11,9 @@
 //!    reads the winner's billet.
 //! 3. A billet still awaiting the bank is marked `remitting`, sent to the provider, and written
 //!    `opened` (documents filled) or `rejected` (`bank_rejection` filled), each write conditioned
-//!    on the billet's version, so a billet cancelled meanwhile stays cancelled. A provider failure
-//!    leaves it `remitting` and fails the message; the redelivery carries on from there.
+//!    on the billet's version, so a billet cancelled meanwhile stays cancelled; the answer is
+//!    announced by a `billing.updated` event in the same transaction. A provider failure leaves it
+//!    `remitting` and fails the message; the redelivery carries on from there.
 //!
 //! A delivery of an answered billet changes nothing, so duplicates are harmless. Sequence numbers
 //! burnt by a lost race leave gaps, which banks accept (our numbers must be unique, not dense).
@@ -25,7 +26,8 @@ use super::provider::{provider_for, Answer};
 use crate::accounts::{self, Account};
 use crate::bank_rules::BankRule;
 use crate::billings::model::Billing;
-use crate::billings::service::{change, Ruled};
+use crate::billings::service::{announcement, change, Ruled};
+use super::lifecycle::BilletWrite;
 use crate::contacts::Contact;
 use crate::http::ApiError;
 use crate::jobs::BilletRegistration;
@@ -78,7 +80,10 @@ pub async fn register(
             }
             let billet = issue(store, owner, &billing).await?;
             let next = Billing { billet_id: Some(billet.id), ..billing };
-            Ok(Ruled::Changed { next, also: vec![billet.insert(account)?], then: Found::Billet(Box::new(billet)) })
+            // An issued billet is on its way to the bank: announced when the bank answers.
+            let announce = billet.status == BilletStatus::Rejected;
+            let then = Found::Billet(Box::new(billet.clone()));
+            Ok(Ruled::Changed { next, billet: Some(BilletWrite::New(billet)), also: Vec::new(), announce, then })
         }
     })
     .await;
@@ -197,7 +202,10 @@ async fn transmit(store: &Store, owner: &Account, billet: BankBillet) -> anyhow:
             done.registered.provider_status = Some(provider_status);
         }
     }
-    if !written(store.write(vec![remitting.replace_with(account, &done)?]).await)? {
+    // The answer and its `billing.updated` event in one transaction.
+    let billing = records::find::<Billing>(store, account, done.billing_id).await?.context("the billet's billing")?;
+    let event = announcement(store, account, &billing, Some(&done)).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+    if !written(store.write(vec![remitting.replace_with(account, &done)?, event]).await)? {
         return Ok(Outcome::Skipped("the billet changed while the bank answered"));
     }
     Ok(Outcome::Answered { billet_id: done.id, status: done.status })

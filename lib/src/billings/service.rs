@@ -1,9 +1,15 @@
 //! The billing workflow, in one place: what create, update, cancel, pay-off, delete, bulk
 //! expansion, billet registration and bank payment do to a billing. Every change of an existing
 //! billing goes through [`change`]: read the billing and its current billet, apply a rule, write
-//! the billing back on its version with whatever else the rule adds (billets, cash entries,
-//! events, moved reference counts) in one transaction; a lost race runs the rule again on what the
-//! winner wrote.
+//! the billing back on its version with whatever else the rule adds (its billet, cash entries,
+//! moved reference counts) and the `billing.updated` event that announces it, in one
+//! transaction; a lost race runs the rule again on what the winner wrote.
+//!
+//! Announced (§6, wider than the spec's "at present"): every change of a billing's status,
+//! payment data or billet (registered or rejected by the bank, paid, cancelled, settled, updated).
+//! Not announced: its creation (the integrator made it) and a billet being issued on its way to
+//! the bank. The event's `data` is `{"billing": <the single representation>}` as the transaction
+//! leaves it.
 
 use std::future::Future;
 
@@ -18,7 +24,7 @@ use super::view::{BillingView, Related};
 use crate::bank_accounts::BankAccount;
 use crate::bank_rules::BankRule;
 use crate::bill_categories::BillCategory;
-use crate::billets::lifecycle;
+use crate::billets::lifecycle::{self, BilletWrite};
 use crate::billets::model::{self as billets, BankBillet, BilletStatus};
 use crate::cash_entries::CashEntry;
 use crate::contacts::Contact;
@@ -48,9 +54,10 @@ pub const MSG_CONTACT_BLANK: &str = "Contato (contact_id) não pode ficar em bra
 pub enum Ruled<T> {
     /// Nothing to write; `T` is what the caller learns.
     Unchanged(T),
-    /// The billing as the rule leaves it (its version is bumped by [`change`]) and what else goes
-    /// into its transaction.
-    Changed { next: Billing, also: Vec<Write>, then: T },
+    /// The billing as the rule leaves it (its version is bumped by [`change`]), the billet it
+    /// writes, what else goes into its transaction, and whether a `billing.updated` event
+    /// announces it.
+    Changed { next: Billing, billet: Option<BilletWrite>, also: Vec<Write>, announce: bool, then: T },
 }
 
 /// Reads the account's billing `id` (404 when missing) and its current billet, applies `rule`, and
@@ -67,8 +74,14 @@ where
         let billet = lifecycle::current(store, account, &current).await?;
         match rule(current.clone(), billet).await? {
             Ruled::Unchanged(then) => Ok((current, then)),
-            Ruled::Changed { next, mut also, then } => {
+            Ruled::Changed { next, billet, mut also, announce, then } => {
                 let next = Billing { version: current.version + 1, ..next };
+                if let Some(billet) = &billet {
+                    also.push(billet.write(account)?);
+                }
+                if announce {
+                    also.push(announcement(store, account, &next, billet.as_ref().map(BilletWrite::after)).await?);
+                }
                 also.extend(links::reference_writes(account, Some(&current), Some(&next)));
                 records::replace(store, account, &current, &next, also).await?;
                 Ok((next, then))
@@ -100,6 +113,40 @@ pub async fn single_with(
     let tag = records::find_referenced::<Tag>(store, account, billing.tag_id).await?;
     let related = Related { contact: contact.as_ref(), tag: tag.as_ref(), billets };
     Ok(serde_json::to_value(BillingView::new(billing, &related, today())).map_err(anyhow::Error::new)?)
+}
+
+/// Largest event body the outbox keeps whole (an item holds 400 KB). A billing with many items
+/// and many re-issued billets may exceed it: its event then lists only the current billet, and
+/// without the items if still too large (`GET` the billing for the rest).
+const EVENT_DATA_MAX_BYTES: usize = 256 * 1024;
+
+/// The `billing.updated` event of `billing` as a transaction leaves it, `billet` written as given.
+pub async fn announcement(
+    store: &Store,
+    account: AccountId,
+    billing: &Billing,
+    billet: Option<&BankBillet>,
+) -> ApiResult<Write> {
+    let mut billets = match (billing.billet_generation, billet) {
+        (0, None) => Vec::new(),
+        _ => billets::of_billing(store, account, billing.id).await?,
+    };
+    if let Some(written) = billet {
+        match billets.iter_mut().find(|b| b.id == written.id) {
+            Some(stored) => *stored = written.clone(),
+            None => billets.insert(0, written.clone()),
+        }
+    }
+    let mut shown = single_with(store, account, billing, &billets).await?;
+    for cut in ["bank_billets", "billing_items"] {
+        if shown.to_string().len() <= EVENT_DATA_MAX_BYTES {
+            break;
+        }
+        if let Some(list) = shown.get_mut(cut).and_then(Value::as_array_mut) {
+            list.truncate(usize::from(cut == "bank_billets"));
+        }
+    }
+    Ok(events::record(account, events::BILLING_UPDATED, serde_json::json!({ "billing": shown }))?)
 }
 
 /// Without the health module `patient_id` is ignored and an individual billing needs `contact_id`
@@ -301,7 +348,7 @@ pub async fn update(
     let (billing, reissued) = change(store, account, id, |current, billet| {
         let once = &once;
         async move {
-            let (next, mut also) = match update::editability(&current, lifecycle::billet_editable(billet.as_ref())) {
+            let (next, also) = match update::editability(&current, lifecycle::billet_editable(billet.as_ref())) {
                 Editability::Frozen => return Ok(Ruled::Unchanged(false)),
                 Editability::DueDateOnly => {
                     (update::date_only(&current, sent).map_err(ApiError::Validation)?, Vec::new())
@@ -313,10 +360,8 @@ pub async fn update(
                 return Ok(Ruled::Unchanged(false));
             }
             let mut next = Billing { updated_at: Timestamp::now(), ..next };
-            if reissue {
-                also.extend(lifecycle::reissue(account, &mut next, billet.as_ref())?);
-            }
-            Ok(Ruled::Changed { next, also, then: reissue })
+            let billet = if reissue { lifecycle::reissue(&mut next, billet.as_ref()) } else { None };
+            Ok(Ruled::Changed { next, billet, also, announce: true, then: reissue })
         }
     })
     .await?;
@@ -345,14 +390,14 @@ pub async fn cancel(
             if !current.status.accepts_cancel_or_pay_off() {
                 return Err(refused(&current, "cancelada"));
             }
-            let also = lifecycle::close(account, billet.as_ref(), BilletStatus::Canceled)?;
+            let billet = lifecycle::close(billet.as_ref(), BilletStatus::Canceled);
             let next = Billing {
                 status: BillingStatus::Canceled,
                 cancellation_reason: Some(reason),
                 updated_at: Timestamp::now(),
                 ..current
             };
-            Ok(Ruled::Changed { next, also, then: () })
+            Ok(Ruled::Changed { next, billet, also: Vec::new(), announce: true, then: () })
         }
     })
     .await?;
@@ -398,8 +443,8 @@ pub async fn pay_off(
                 created_at: Timestamp::now(),
             };
             let (pk, sk) = records::key_of::<BankAccount>(account, request.bank_account_id);
-            let mut also = vec![entry.insert(account)?, Write::check_exists(pk, sk)];
-            also.extend(lifecycle::close(account, billet.as_ref(), BilletStatus::Discharged)?);
+            let also = vec![entry.insert(account)?, Write::check_exists(pk, sk)];
+            let billet = lifecycle::close(billet.as_ref(), BilletStatus::Discharged);
             let next = Billing {
                 status: BillingStatus::Discharged,
                 discharge_reason: Some(request.discharge_reason),
@@ -409,7 +454,7 @@ pub async fn pay_off(
                 updated_at: Timestamp::now(),
                 ..current
             };
-            Ok(Ruled::Changed { next, also, then: () })
+            Ok(Ruled::Changed { next, billet, also, announce: true, then: () })
         }
     })
     .await?;
@@ -448,8 +493,8 @@ pub struct Payment {
 /// next business day); the billing becomes `paid` with `gw_received_with = bank_billet`,
 /// `gw_payment_date`, `gw_gross_amount` = the billet's amount, `gw_discount_amount` /
 /// `gw_extra_amount` = the difference, `gw_fee_amount` = the fee, so that
-/// `display_amount_payable` (gross − discount + extra) is frozen at what was paid; and a
-/// `billing.updated` event is recorded. All in one transaction.
+/// `display_amount_payable` (gross − discount + extra) is frozen at what was paid; and
+/// `billing.updated` announces it. All in one transaction.
 pub async fn record_bank_payment(
     store: &Store,
     account: AccountId,
@@ -487,16 +532,10 @@ pub async fn record_bank_payment(
             gw_discount_amount: discount,
             gw_extra_amount: extra,
             updated_at: Timestamp::now(),
-            ..billing.clone()
+            ..billing
         };
-        // The event shows the billing as this transaction leaves it, the paid billet included.
-        let mut billets = billets::of_billing(store, account, billing.id).await?;
-        billets.iter_mut().filter(|b| b.id == paid.id).for_each(|b| *b = paid.clone());
-        let shown_as = Billing { version: billing.version + 1, ..next.clone() };
-        let shown = single_with(store, account, &shown_as, &billets).await?;
-        let event = events::record(account, events::BILLING_UPDATED, serde_json::json!({"billing": shown}))?;
-        let also = vec![billet.replace_with(account, &paid)?, event];
-        Ok(Ruled::Changed { next, also, then: () })
+        let billet = Some(BilletWrite::Moved { from: billet, to: paid });
+        Ok(Ruled::Changed { next, billet, also: Vec::new(), announce: true, then: () })
     })
     .await;
     match paid {

@@ -15,6 +15,11 @@
 //! body's billing object>}, "after_contact_id": null, "requested_at": "<ISO 8601>"}`. One message
 //! expands up to a chunk of contacts (ascending id, those above `after_contact_id`) and sends the
 //! next chunk's message; it is idempotent by (expansion_id, contact id).
+//!
+//! Webhook delivery (worker `webhooks::sender`):
+//! `{"kind": "webhook_delivery", "account_id": 7, "delivery_id": "dlv_<event>_<receiver>"}`. It
+//! names a delivery record, which holds the state: a message delivered twice, or overtaken by a
+//! replay, attempts the delivery once (the sender claims it).
 
 use std::fmt::Debug;
 
@@ -84,6 +89,27 @@ impl Message for BulkExpansion {
     }
 }
 
+/// A webhook delivery to attempt (see the module text).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WebhookDelivery {
+    pub account_id: AccountId,
+    pub delivery_id: String,
+}
+
+impl WebhookDelivery {
+    pub fn new(account_id: AccountId, delivery_id: &str) -> Self {
+        WebhookDelivery { account_id, delivery_id: delivery_id.to_owned() }
+    }
+}
+
+impl Message for WebhookDelivery {
+    const KIND: &'static str = "webhook_delivery";
+
+    fn queue_url(queues: &Queues) -> Option<&str> {
+        queues.webhook_deliveries.as_deref()
+    }
+}
+
 /// The body of a message: its fields and its `kind`.
 pub fn body<M: Message>(message: &M) -> anyhow::Result<String> {
     let mut value = serde_json::to_value(message)?;
@@ -102,30 +128,39 @@ pub fn parse<M: Message>(body: &str) -> anyhow::Result<M> {
     serde_json::from_value(value).with_context(|| format!("not a {} message", M::KIND))
 }
 
-/// The SQS client and queue URLs (`BILLET_REGISTRATION_QUEUE_URL`, `BULK_EXPANSION_QUEUE_URL`).
+/// The SQS client and queue URLs (`BILLET_REGISTRATION_QUEUE_URL`, `BULK_EXPANSION_QUEUE_URL`,
+/// `WEBHOOK_DELIVERIES_QUEUE_URL`).
 #[derive(Clone, Debug)]
 pub struct Queues {
     sqs: aws_sdk_sqs::Client,
     billet_registration: String,
     bulk_expansion: Option<String>,
+    webhook_deliveries: Option<String>,
 }
 
 impl Queues {
     pub fn new(sqs: aws_sdk_sqs::Client, billet_registration: String) -> Self {
-        Queues { sqs, billet_registration, bulk_expansion: None }
+        Queues { sqs, billet_registration, bulk_expansion: None, webhook_deliveries: None }
     }
 
     pub fn with_bulk_expansion(self, url: String) -> Self {
         Queues { bulk_expansion: Some(url), ..self }
     }
 
+    pub fn with_webhook_deliveries(self, url: String) -> Self {
+        Queues { webhook_deliveries: Some(url), ..self }
+    }
+
+    /// The queues the environment names; the billet-registration queue is required for the API
+    /// functions, the others only where they are used.
     pub fn from_env(config: &aws_config::SdkConfig) -> Option<Self> {
         let var = |name: &str| std::env::var(name).ok().filter(|u| !u.is_empty());
-        let queues = Queues::new(aws_sdk_sqs::Client::new(config), var("BILLET_REGISTRATION_QUEUE_URL")?);
-        Some(match var("BULK_EXPANSION_QUEUE_URL") {
-            Some(url) => queues.with_bulk_expansion(url),
-            None => queues,
-        })
+        let mut queues =
+            Queues::new(aws_sdk_sqs::Client::new(config), var("BILLET_REGISTRATION_QUEUE_URL").unwrap_or_default());
+        queues.bulk_expansion = var("BULK_EXPANSION_QUEUE_URL");
+        queues.webhook_deliveries = var("WEBHOOK_DELIVERIES_QUEUE_URL");
+        let any = !queues.billet_registration.is_empty() || queues.webhook_deliveries.is_some();
+        any.then_some(queues)
     }
 
     /// Whether bulk billings can be accepted (their queue is configured).
@@ -134,8 +169,25 @@ impl Queues {
     }
 
     pub async fn send<M: Message>(&self, message: &M) -> anyhow::Result<()> {
-        let url = M::queue_url(self).with_context(|| format!("no queue for {} messages", M::KIND))?;
+        let url = self.url_of::<M>()?;
         self.sqs.send_message().queue_url(url).message_body(body(message)?).send().await.context("SendMessage")?;
+        Ok(())
+    }
+
+    fn url_of<M: Message>(&self) -> anyhow::Result<&str> {
+        M::queue_url(self).filter(|url| !url.is_empty()).with_context(|| format!("no queue for {} messages", M::KIND))
+    }
+
+    /// Keeps a received message of `M`'s queue invisible for `seconds` more (0 to 43,200).
+    pub async fn hold<M: Message>(&self, receipt_handle: &str, seconds: i32) -> anyhow::Result<()> {
+        self.sqs
+            .change_message_visibility()
+            .queue_url(self.url_of::<M>()?)
+            .receipt_handle(receipt_handle)
+            .visibility_timeout(seconds.clamp(0, 43_200))
+            .send()
+            .await
+            .context("ChangeMessageVisibility")?;
         Ok(())
     }
 }

@@ -34,6 +34,17 @@ pub struct KeyItem {
     pub sk: String,
 }
 
+impl KeyItem {
+    /// The table keys of an item (empty when absent).
+    pub fn keys_of(item: &Item) -> (String, String) {
+        let text = |key: &str| match item.get(key) {
+            Some(AttributeValue::S(value)) => value.clone(),
+            _ => String::new(),
+        };
+        (text("pk"), text("sk"))
+    }
+}
+
 /// The `value` of a counter or sequence item.
 #[derive(Clone, Copy, Debug, Default, Deserialize)]
 pub struct CounterValue {

@@ -2,7 +2,7 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::values::{AccountId, BilletId, BillingId, TagId};
+use crate::values::{AccountId, BilletId, BillingId, TagId, WebhookId};
 
 /// Partition of everything an account owns.
 pub fn account(account: AccountId) -> String {
@@ -70,6 +70,60 @@ pub fn billing_keys(account: AccountId, billing_type: &str) -> String {
 /// Partition of an account's event outbox.
 pub fn events(account: AccountId) -> String {
     format!("A#{account}#EVENTS")
+}
+
+/// Shards of the index of events not yet dispatched to webhook receivers (`gsi1`): an account's
+/// events go to one shard, so no single index partition takes every event of the service.
+pub const OUTBOX_SHARDS: i64 = 8;
+
+/// `gsi1` partition of one shard of the events not yet dispatched.
+pub fn outbox_pending(shard: i64) -> String {
+    format!("OUTBOX#PENDING#{shard}")
+}
+
+/// The shard an account's pending events are listed in.
+pub fn outbox_shard(account: AccountId) -> i64 {
+    account.get().rem_euclid(OUTBOX_SHARDS)
+}
+
+/// Partition of an account's webhook deliveries and their attempts (kept 30 days).
+pub fn webhook_log(account: AccountId) -> String {
+    format!("A#{account}#WEBHOOKS")
+}
+
+/// A webhook receiver of an account (in the account's partition).
+pub fn webhook(id: WebhookId) -> String {
+    record("WEBHOOK", id)
+}
+
+pub const WEBHOOK_PREFIX: &str = "WEBHOOK#";
+
+/// A delivery of one event to one receiver, in order of the event's creation (epoch ms, 13 digits).
+pub fn delivery(event_ms: i64, event_id: &str, receiver: WebhookId) -> String {
+    format!("{DELIVERY_PREFIX}{event_ms:013}#{event_id}#{:010}", receiver.get())
+}
+
+pub const DELIVERY_PREFIX: &str = "DELIVERY#";
+
+/// `gsi1` partition of an account's failed deliveries, by the time they failed
+/// (`gsi1sk = <failed_at epoch ms, 13 digits>#<delivery sk>`).
+pub fn failed_deliveries(account: AccountId) -> String {
+    format!("A#{account}#WEBHOOKS#FAILED")
+}
+
+/// The deliveries of one event (a prefix of [`delivery`]).
+pub fn deliveries_of(event_ms: i64, event_id: &str) -> String {
+    format!("{DELIVERY_PREFIX}{event_ms:013}#{event_id}#")
+}
+
+/// One attempt of a delivery.
+pub fn delivery_attempt(event_ms: i64, event_id: &str, receiver: WebhookId, attempt: u32) -> String {
+    format!("ATTEMPT#{event_ms:013}#{event_id}#{:010}#{attempt:03}", receiver.get())
+}
+
+/// The attempts of one delivery (a prefix of [`delivery_attempt`]).
+pub fn attempts_of(event_ms: i64, event_id: &str, receiver: WebhookId) -> String {
+    format!("ATTEMPT#{event_ms:013}#{event_id}#{:010}#", receiver.get())
 }
 
 /// Prefix of every event's sort key in the outbox.

@@ -30,6 +30,46 @@ impl IndexEntry {
     }
 }
 
+/// Which sort keys of a partition a [`KeyRange`] covers.
+#[derive(Clone, Debug)]
+pub enum Sort {
+    All,
+    Prefix(String),
+    /// At or after this key.
+    From(String),
+    /// Before this key.
+    Below(String),
+}
+
+/// A key range of one partition of the table, or of the listing index (`gsi1`).
+#[derive(Clone, Debug)]
+pub struct KeyRange {
+    pub index: bool,
+    pub partition: String,
+    pub sort: Sort,
+    pub ascending: bool,
+}
+
+impl KeyRange {
+    /// The sort keys of a table partition that start with `prefix`.
+    pub fn prefix(partition: String, prefix: impl Into<String>, ascending: bool) -> Self {
+        KeyRange { index: false, partition, sort: Sort::Prefix(prefix.into()), ascending }
+    }
+
+    /// An index partition, from its first entry or in `sort`'s range.
+    pub fn index(partition: String, sort: Sort, ascending: bool) -> Self {
+        KeyRange { index: true, partition, sort, ascending }
+    }
+}
+
+/// A page of a [`KeyRange`].
+#[derive(Clone, Debug, Default)]
+pub struct Page {
+    pub items: Vec<Item>,
+    /// Where the next page starts (`LastEvaluatedKey`), when there may be one.
+    pub next: Option<Item>,
+}
+
 /// `BatchGetItem` takes at most this many keys.
 const BATCH_GET_LIMIT: usize = 100;
 
@@ -91,6 +131,48 @@ impl Store {
         })
         .await?;
         Ok(entries)
+    }
+
+    /// One page of a key range: at most `limit` items (one round trip), and where the next page
+    /// starts when there may be more. Reads on the table are strongly consistent; on the listing
+    /// index they give the keys and `list_fields` only.
+    pub async fn page(&self, range: &KeyRange, limit: usize, start: Option<Item>) -> StoreResult<Page> {
+        let (pk, sk) = if range.index { ("gsi1pk", "gsi1sk") } else { ("pk", "sk") };
+        let mut query = self
+            .client()
+            .query()
+            .table_name(self.table())
+            .expression_attribute_names("#pk", pk)
+            .expression_attribute_values(":pk", AttributeValue::S(range.partition.clone()))
+            .scan_index_forward(range.ascending)
+            .limit(i32::try_from(limit.clamp(1, 1000)).unwrap_or(1000))
+            .set_exclusive_start_key(start);
+        let condition = match &range.sort {
+            Sort::All => "#pk = :pk",
+            Sort::Prefix(value) => {
+                query = query.expression_attribute_values(":sk", AttributeValue::S(value.clone()));
+                "#pk = :pk AND begins_with(#sk, :sk)"
+            }
+            Sort::From(value) => {
+                query = query.expression_attribute_values(":sk", AttributeValue::S(value.clone()));
+                "#pk = :pk AND #sk >= :sk"
+            }
+            Sort::Below(value) => {
+                query = query.expression_attribute_values(":sk", AttributeValue::S(value.clone()));
+                "#pk = :pk AND #sk < :sk"
+            }
+        };
+        if !matches!(range.sort, Sort::All) {
+            query = query.expression_attribute_names("#sk", sk);
+        }
+        query = query.key_condition_expression(condition);
+        query = if range.index { query.index_name(LIST_INDEX) } else { query.consistent_read(true) };
+        let output = query.send().await.context("Query a page of a key range")?;
+        self.metered(|m| m.query(output.items(), !range.index));
+        Ok(Page {
+            items: output.items.unwrap_or_default(),
+            next: output.last_evaluated_key.filter(|key| !key.is_empty()),
+        })
     }
 
     /// The keys of every item in a base-table partition (link partitions).

@@ -17,7 +17,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_dynamodb::Client;
 
 pub use item::{CounterValue, Item, KeyItem};
-pub use listing::IndexEntry;
+pub use listing::{IndexEntry, KeyRange, Page, Sort};
 pub use writes::{Condition, Write, MAX_TRANSACTION_ITEMS};
 
 #[derive(Debug, thiserror::Error)]

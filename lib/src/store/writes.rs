@@ -75,20 +75,12 @@ pub enum Write {
         sk: String,
         condition: Condition,
     },
-    /// `ADD attribute delta` on a counter item (created at 0 when missing).
-    Add {
+    /// An update expression (with its names and values) on one item, under an optional condition.
+    Update {
         pk: String,
         sk: String,
-        attribute: String,
-        delta: i64,
-    },
-    /// `ADD attribute delta` on an existing record, bumping its `version` so that a writer that
-    /// read it before (a delete checking `billing_refs`) fails its condition.
-    AddToRecord {
-        pk: String,
-        sk: String,
-        attribute: String,
-        delta: i64,
+        update: Condition,
+        condition: Option<Condition>,
     },
 }
 
@@ -114,24 +106,53 @@ impl Write {
         Write::Check { pk, sk, condition: Condition::present() }
     }
 
-    pub fn add(pk: String, sk: String, attribute: &str, delta: i64) -> Self {
-        Write::Add { pk, sk, attribute: attribute.to_owned(), delta }
+    /// `update` on the item, under `condition` when given.
+    pub fn update(pk: String, sk: String, update: Condition, condition: Option<Condition>) -> Self {
+        Write::Update { pk, sk, update, condition }
     }
 
-    /// Counts a reference on an existing record (fails when the record is gone).
+    /// `ADD attribute delta` on a counter item (created at 0 when missing).
+    pub fn add(pk: String, sk: String, attribute: &str, delta: i64) -> Self {
+        let update = Condition::new("ADD #attribute :delta")
+            .name("#attribute", attribute)
+            .value(":delta", AttributeValue::N(delta.to_string()));
+        Write::update(pk, sk, update, None)
+    }
+
+    /// `ADD attribute delta` on a counter item, provided the count stays at most `max` (the
+    /// condition fails otherwise). Meant for positive deltas.
+    pub fn add_up_to(pk: String, sk: String, attribute: &str, delta: i64, max: i64) -> Self {
+        let update = Condition::new("ADD #attribute :delta")
+            .name("#attribute", attribute)
+            .value(":delta", AttributeValue::N(delta.to_string()));
+        let bound = Condition::new("attribute_not_exists(#attribute) OR #attribute <= :most")
+            .name("#attribute", attribute)
+            .value(":most", AttributeValue::N((max - delta).to_string()));
+        Write::update(pk, sk, update, Some(bound))
+    }
+
+    /// `ADD attribute delta` on an existing record (fails when the record is gone), bumping its
+    /// `version` so that a writer that read it before (a delete checking `billing_refs`) fails its
+    /// condition.
     pub fn add_to_record(pk: String, sk: String, attribute: &str, delta: i64) -> Self {
-        Write::AddToRecord { pk, sk, attribute: attribute.to_owned(), delta }
+        let update = Condition::new("ADD #attribute :delta, #version :one")
+            .name("#attribute", attribute)
+            .name("#version", "version")
+            .value(":delta", AttributeValue::N(delta.to_string()))
+            .value(":one", AttributeValue::N("1".into()));
+        Write::update(pk, sk, update, Some(Condition::present()))
     }
 
     fn into_transact_item(self, table: &str) -> anyhow::Result<TransactWriteItem> {
         let builder = TransactWriteItem::builder();
+        let expression = |c: &Condition| (!c.expression.is_empty()).then(|| c.expression.clone());
         Ok(match self {
             Write::Put { item, condition } => {
                 let c = condition.unwrap_or_default();
                 let put = types::Put::builder()
                     .table_name(table)
                     .set_item(Some(item))
-                    .set_condition_expression((!c.expression.is_empty()).then(|| c.expression.clone()))
+                    .set_condition_expression(expression(&c))
                     .set_expression_attribute_names(c.names())
                     .set_expression_attribute_values(c.values())
                     .build()?;
@@ -143,7 +164,7 @@ impl Write {
                     .table_name(table)
                     .key("pk", AttributeValue::S(pk))
                     .key("sk", AttributeValue::S(sk))
-                    .set_condition_expression((!c.expression.is_empty()).then(|| c.expression.clone()))
+                    .set_condition_expression(expression(&c))
                     .set_expression_attribute_names(c.names())
                     .set_expression_attribute_values(c.values())
                     .build()?;
@@ -160,33 +181,31 @@ impl Write {
                     .build()?;
                 builder.condition_check(check).build()
             }
-            Write::AddToRecord { pk, sk, attribute, delta } => {
+            Write::Update { pk, sk, update, condition } => {
+                let c = merged(&update, condition.as_ref());
                 let update = types::Update::builder()
                     .table_name(table)
                     .key("pk", AttributeValue::S(pk))
                     .key("sk", AttributeValue::S(sk))
-                    .update_expression("ADD #attribute :delta, #version :one")
-                    .condition_expression("attribute_exists(pk)")
-                    .expression_attribute_names("#attribute", attribute)
-                    .expression_attribute_names("#version", "version")
-                    .expression_attribute_values(":delta", AttributeValue::N(delta.to_string()))
-                    .expression_attribute_values(":one", AttributeValue::N("1".into()))
-                    .build()?;
-                builder.update(update).build()
-            }
-            Write::Add { pk, sk, attribute, delta } => {
-                let update = types::Update::builder()
-                    .table_name(table)
-                    .key("pk", AttributeValue::S(pk))
-                    .key("sk", AttributeValue::S(sk))
-                    .update_expression("ADD #attribute :delta")
-                    .expression_attribute_names("#attribute", attribute)
-                    .expression_attribute_values(":delta", AttributeValue::N(delta.to_string()))
+                    .update_expression(update.expression.clone())
+                    .set_condition_expression(condition.as_ref().and_then(expression))
+                    .set_expression_attribute_names(c.names())
+                    .set_expression_attribute_values(c.values())
                     .build()?;
                 builder.update(update).build()
             }
         })
     }
+}
+
+/// The names and values of an update and its condition, together (as one request carries them).
+fn merged(update: &Condition, condition: Option<&Condition>) -> Condition {
+    let mut all = update.clone();
+    if let Some(condition) = condition {
+        all.names.extend(condition.names.clone());
+        all.values.extend(condition.values.clone());
+    }
+    all
 }
 
 /// DynamoDB's limit of items in one transaction.
@@ -197,7 +216,7 @@ impl Store {
     pub async fn write(&self, writes: Vec<Write>) -> StoreResult<()> {
         match writes.len() {
             0 => Ok(()),
-            1 if matches!(writes[0], Write::Put { .. } | Write::Delete { .. }) => {
+            1 if !matches!(writes[0], Write::Check { .. }) => {
                 self.write_one(writes.into_iter().next().expect("one write")).await
             }
             n if n > MAX_TRANSACTION_ITEMS => {
@@ -248,7 +267,28 @@ impl Store {
                         )
                     })
             }
-            other => self.transact(vec![other]).await,
+            Write::Update { pk, sk, update, condition } => {
+                let c = merged(&update, condition.as_ref());
+                self.client()
+                    .update_item()
+                    .table_name(self.table())
+                    .key("pk", AttributeValue::S(pk))
+                    .key("sk", AttributeValue::S(sk))
+                    .update_expression(update.expression.clone())
+                    .set_condition_expression(condition.map(|c| c.expression))
+                    .set_expression_attribute_names(c.names())
+                    .set_expression_attribute_values(c.values())
+                    .send()
+                    .await
+                    .map(|_| ())
+                    .map_err(|e| {
+                        conditional_or(
+                            e.as_service_error().is_some_and(|e| e.is_conditional_check_failed_exception()),
+                            e,
+                        )
+                    })
+            }
+            check => self.transact(vec![check]).await,
         }
     }
 

@@ -109,6 +109,8 @@ record_ids! {
     /// An API token of an account.
     TokenId;
     CashEntryId;
+    /// A webhook receiver (URL) of an account.
+    WebhookId;
 }
 
 #[cfg(test)]

@@ -215,6 +215,16 @@ words! {
     }
 }
 
+words! {
+    /// A webhook delivery: `pending` until the receiver answers `2xx` (`delivered`) or the retries
+    /// run out (`failed`).
+    DeliveryStatus {
+        Pending = "pending",
+        Delivered = "delivered",
+        Failed = "failed",
+    }
+}
+
 impl BilletStatus {
     /// §2.2 `editable`: the billing around it may still change freely.
     pub fn editable(self) -> bool {

@@ -15,3 +15,4 @@ mod hardening;
 mod rate_limits;
 mod support;
 mod tags;
+mod webhooks;

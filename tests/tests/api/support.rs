@@ -52,7 +52,7 @@ impl Api {
     /// A fresh account on `server`.
     pub async fn on(server: DevServer) -> Self {
         let (account_id, auth) = active_account(&server.store).await;
-        Api { server, http: reqwest::Client::new(), account_id, auth: Some(auth) }
+        Api { server, http: billing_api::config::http_client(), account_id, auth: Some(auth) }
     }
 
     /// Another account on the same server.

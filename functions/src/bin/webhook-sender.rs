@@ -1,0 +1,6 @@
+//! The webhook sender on Lambda (SQS event source on the webhook-deliveries queue).
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_runtime::Error> {
+    functions::run_webhook_sender().await
+}

@@ -1,0 +1,230 @@
+//! The HTTP client of deliveries: HTTPS only, certificates checked against the public roots
+//! (Mozilla's, compiled in: self-signed and private CAs are refused), no redirects followed, no
+//! proxy, 10 seconds for the whole attempt, and only public addresses ([`super::guard`]).
+//!
+//! `WEBHOOKS_ALLOW_INSECURE_LOCAL=1` lets the local stack and tests deliver to
+//! `http://127.0.0.1:<port>`: plain HTTP, and loopback addresses (only those) pass the guard. On
+//! Lambda (`AWS_LAMBDA_FUNCTION_NAME` set) the switch is ignored with a warning.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+use reqwest::Url;
+
+use super::guard::refusal;
+
+/// The limit of one attempt, from connecting to the response's status.
+pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
+/// The longest receiver URL accepted.
+pub const URL_MAX_CHARS: usize = 2048;
+const USER_AGENT: &str = "billing-service-webhooks/1";
+
+/// Where deliveries may go.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Policy {
+    /// `http://` and loopback addresses (the local stack and tests).
+    pub allow_insecure_local: bool,
+}
+
+impl Policy {
+    pub const STRICT: Policy = Policy { allow_insecure_local: false };
+    pub const LOCAL: Policy = Policy { allow_insecure_local: true };
+
+    /// `WEBHOOKS_ALLOW_INSECURE_LOCAL=1`, unless running on Lambda.
+    pub fn from_env() -> Self {
+        let asked = std::env::var("WEBHOOKS_ALLOW_INSECURE_LOCAL").is_ok_and(|v| v == "1");
+        if asked && std::env::var_os("AWS_LAMBDA_FUNCTION_NAME").is_some() {
+            tracing::warn!("WEBHOOKS_ALLOW_INSECURE_LOCAL is ignored on Lambda: deliveries stay HTTPS to public addresses");
+            return Policy::STRICT;
+        }
+        Policy { allow_insecure_local: asked }
+    }
+}
+
+/// Whether `text` may be a receiver URL under `policy` (the message says why not). Names are
+/// resolved, and checked, on each delivery.
+pub fn check_url(text: &str, policy: Policy) -> Result<Url, String> {
+    if text.chars().count() > URL_MAX_CHARS {
+        return Err(format!("the URL is longer than {URL_MAX_CHARS} characters"));
+    }
+    let url = Url::parse(text).map_err(|e| format!("not a URL ({e})"))?;
+    match url.scheme() {
+        "https" => {}
+        "http" if policy.allow_insecure_local => {}
+        other => return Err(format!("the URL must be https:// (not {other}://)")),
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err("the URL must not carry credentials".to_owned());
+    }
+    let ip = match url.host() {
+        None => return Err("the URL has no host".to_owned()),
+        Some(url::Host::Domain(_)) => None,
+        Some(url::Host::Ipv4(v4)) => Some(IpAddr::V4(v4)),
+        Some(url::Host::Ipv6(v6)) => Some(IpAddr::V6(v6)),
+    };
+    if let Some(why) = ip.and_then(|ip| refusal(ip, policy.allow_insecure_local)) {
+        return Err(format!("{} is a {why} address, not a public one", ip.expect("checked")));
+    }
+    Ok(url)
+}
+
+/// What one POST came to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Response {
+    /// The receiver's status, when it answered.
+    pub status: Option<u16>,
+    /// Why it was not delivered, when it was not (a non-2xx status included).
+    pub error: Option<String>,
+    pub latency: Duration,
+}
+
+impl Response {
+    pub fn delivered(&self) -> bool {
+        self.error.is_none()
+    }
+}
+
+/// The client every delivery of a process shares (it keeps connections to receivers open).
+#[derive(Clone, Debug)]
+pub struct Client {
+    http: reqwest::Client,
+    policy: Policy,
+}
+
+impl Client {
+    pub fn new(policy: Policy) -> anyhow::Result<Self> {
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let roots = rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
+        let tls = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()?
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        let http = reqwest::Client::builder()
+            .use_preconfigured_tls(tls)
+            .dns_resolver(Arc::new(GuardedResolver { allow_loopback: policy.allow_insecure_local }))
+            .redirect(reqwest::redirect::Policy::none())
+            .no_proxy()
+            .https_only(!policy.allow_insecure_local)
+            .connect_timeout(ATTEMPT_TIMEOUT)
+            .timeout(ATTEMPT_TIMEOUT)
+            .user_agent(USER_AGENT)
+            .build()?;
+        Ok(Client { http, policy })
+    }
+
+    pub fn policy(&self) -> Policy {
+        self.policy
+    }
+
+    /// POSTs `body` (JSON) with `headers`; `2xx` is delivered. The response body is not read.
+    pub async fn post(&self, url: &str, headers: &[(&'static str, String)], body: String) -> Response {
+        let started = Instant::now();
+        let failed = |error: String| Response { status: None, error: Some(error), latency: started.elapsed() };
+        let url = match check_url(url, self.policy) {
+            Ok(url) => url,
+            Err(why) => return failed(format!("refused: {why}")),
+        };
+        let mut request = self.http.post(url).header(reqwest::header::CONTENT_TYPE, "application/json").body(body);
+        for (name, value) in headers {
+            request = request.header(*name, value);
+        }
+        match tokio::time::timeout(ATTEMPT_TIMEOUT, request.send()).await {
+            Err(_) => failed(format!("timed out after {} s", ATTEMPT_TIMEOUT.as_secs())),
+            Ok(Err(error)) if error.is_timeout() => failed(format!("timed out after {} s", ATTEMPT_TIMEOUT.as_secs())),
+            Ok(Err(error)) => failed(describe(&error)),
+            Ok(Ok(answer)) => {
+                let status = answer.status();
+                let error = match status.as_u16() {
+                    200..=299 => None,
+                    300..=399 => Some(format!("answered {status}: redirects are not followed")),
+                    _ => Some(format!("answered {status}")),
+                };
+                Response { status: Some(status.as_u16()), error, latency: started.elapsed() }
+            }
+        }
+    }
+}
+
+/// The error and its causes, each once: "error sending request …: client error (Connect): refused: …".
+fn describe(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut next = Some(error);
+    while let Some(current) = next {
+        let text = current.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        next = current.source();
+    }
+    let mut joined = parts.join(": ");
+    if joined.len() > 500 {
+        let cut = (0..=500).rev().find(|i| joined.is_char_boundary(*i)).unwrap_or(0);
+        joined.truncate(cut);
+    }
+    joined
+}
+
+/// Resolves names and hands the connector only the addresses the guard lets through.
+struct GuardedResolver {
+    allow_loopback: bool,
+}
+
+impl Resolve for GuardedResolver {
+    fn resolve(&self, name: Name) -> Resolving {
+        let allow_loopback = self.allow_loopback;
+        Box::pin(async move {
+            let host = name.as_str().to_owned();
+            let found: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let mut refused = None;
+            let allowed: Vec<SocketAddr> = found
+                .into_iter()
+                .filter(|address| match refusal(address.ip(), allow_loopback) {
+                    None => true,
+                    Some(why) => {
+                        refused.get_or_insert((address.ip(), why));
+                        false
+                    }
+                })
+                .collect();
+            if allowed.is_empty() {
+                let message = match refused {
+                    Some((ip, why)) => format!("refused: {host} resolves to {ip}, a {why} address"),
+                    None => format!("{host} does not resolve"),
+                };
+                return Err(message.into());
+            }
+            Ok(Box::new(allowed.into_iter()) as Addrs)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn receiver_urls_are_checked() {
+        assert!(check_url("https://hooks.example.com/billing?x=1", Policy::STRICT).is_ok());
+        for (url, why) in [
+            ("http://hooks.example.com/", "https://"),
+            ("ftp://hooks.example.com/", "https://"),
+            ("https://user:pw@hooks.example.com/", "credentials"),
+            ("not a url", "not a URL"),
+            ("https://127.0.0.1/", "loopback"),
+            ("https://[::1]:8443/", "loopback"),
+            ("https://169.254.169.254/latest/meta-data/", "link-local"),
+            ("https://10.0.0.8/", "private"),
+            ("https://[fd12::1]/", "unique local"),
+            ("https://[::ffff:192.168.1.1]/", "private"),
+        ] {
+            let refused = check_url(url, Policy::STRICT).expect_err(url);
+            assert!(refused.contains(why), "{url}: {refused}");
+        }
+        let long = format!("https://example.com/{}", "a".repeat(URL_MAX_CHARS));
+        assert!(check_url(&long, Policy::STRICT).is_err());
+        assert!(check_url("http://127.0.0.1:9000/hook", Policy::LOCAL).is_ok());
+        assert!(check_url("http://10.0.0.1:9000/hook", Policy::LOCAL).is_err());
+    }
+}

@@ -1,0 +1,463 @@
+//! Deliveries and their attempts: the delivery log.
+//!
+//! A delivery is one event for one receiver; its id, `dlv_<the event's UUID>_<receiver id>`, is the
+//! same on every attempt and every replay, so a receiver deduplicates on it. It lives in the
+//! account's webhook partition (`pk = A#<account>#WEBHOOKS`, `sk = DELIVERY#<event ms>#<event
+//! id>#<receiver>`: the id gives the key), with each attempt beside it (`ATTEMPT#…#<n>`: time,
+//! response status, latency, error). The table's TTL removes both 30 days after their last change.
+//! A failed delivery is also listed under `A#<account>#WEBHOOKS#FAILED` in `gsi1`, by the time it
+//! failed, which `webhook deliveries --status failed` and `replay --failed-since` read.
+//!
+//! Retries follow [`Schedule`]: after attempt *n* fails, attempt *n + 1* waits the *n*-th wait,
+//! ±10 % (jitter spreads a receiver's recovery). Every write of a delivery is conditioned on the
+//! version it read, and an attempt first claims the delivery (a lease of [`LEASE`]), so two
+//! copies of its message never send it twice at once.
+
+use std::time::Duration as StdDuration;
+
+use chrono::Duration;
+use rand::Rng as _;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::receivers::Receiver;
+use crate::events::{self, Event, KEPT_SECONDS};
+use crate::store::item::{from_item, to_item};
+use crate::store::{keys, Condition, Item, KeyItem, KeyRange, Sort, Store, StoreError, StoreResult, Write};
+use crate::values::{AccountId, DeliveryStatus, Timestamp, WebhookId};
+
+/// How long an attempt holds its delivery (a 10 s POST and its writes, with room).
+pub const LEASE: Duration = Duration::seconds(30);
+
+/// The waits between attempts (`WEBHOOK_RETRY_SCHEDULE`, seconds separated by commas, replaces
+/// the default: tests and the local stack retry in seconds).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Schedule(pub Vec<StdDuration>);
+
+impl Default for Schedule {
+    /// 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h: ten attempts over 75.6 hours.
+    fn default() -> Self {
+        let seconds = [5, 300, 1_800, 7_200, 18_000, 36_000, 50_400, 72_000, 86_400];
+        Schedule(seconds.into_iter().map(StdDuration::from_secs).collect())
+    }
+}
+
+impl Schedule {
+    pub fn parse(text: &str) -> Option<Self> {
+        let waits: Option<Vec<StdDuration>> =
+            text.split(',').map(|part| part.trim().parse::<u64>().ok().map(StdDuration::from_secs)).collect();
+        waits.filter(|w| !w.is_empty() && w.len() < 100).map(Schedule)
+    }
+
+    pub fn from_env() -> Self {
+        match std::env::var("WEBHOOK_RETRY_SCHEDULE") {
+            Ok(text) => Schedule::parse(&text).unwrap_or_else(|| {
+                tracing::warn!(%text, "WEBHOOK_RETRY_SCHEDULE is not a list of seconds; the default applies");
+                Schedule::default()
+            }),
+            Err(_) => Schedule::default(),
+        }
+    }
+
+    /// The wait after the `made`-th attempt of a round failed (with jitter), or `None` when that
+    /// was the last one.
+    pub fn wait_after(&self, made: u32) -> Option<StdDuration> {
+        let base = self.0.get(usize::try_from(made).ok()?.checked_sub(1)?)?;
+        let jitter = rand::rng().random_range(0.9..=1.1);
+        Some(base.mul_f64(jitter))
+    }
+
+    /// Attempts in one round.
+    pub fn attempts(&self) -> u32 {
+        u32::try_from(self.0.len()).unwrap_or(u32::MAX - 1) + 1
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Delivery {
+    pub pk: String,
+    pub sk: String,
+    pub kind: String,
+    pub delivery_id: String,
+    pub account_id: AccountId,
+    pub event_id: String,
+    pub event_type: String,
+    pub receiver_id: WebhookId,
+    /// The receiver's URL when the delivery was made (for the log).
+    pub url: String,
+    pub status: DeliveryStatus,
+    /// Attempts made, replays included.
+    pub attempts: u32,
+    /// Attempts since the delivery was made or last replayed: the place in the schedule.
+    pub round_attempts: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_attempt_at: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leased_until: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_response_status: Option<u16>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delivered_at: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_at: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replayed_at: Option<Timestamp>,
+    pub expires_at: i64,
+    pub version: i64,
+    /// The failed index (present while `failed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gsi1pk: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gsi1sk: Option<String>,
+}
+
+/// One attempt of a delivery.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Attempt {
+    pub pk: String,
+    pub sk: String,
+    pub kind: String,
+    pub delivery_id: String,
+    pub event_id: String,
+    pub receiver_id: WebhookId,
+    pub url: String,
+    pub attempt: u32,
+    pub at: Timestamp,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_status: Option<u16>,
+    pub latency_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub expires_at: i64,
+}
+
+/// The id of the delivery of `event_id` to `receiver`.
+pub fn delivery_id(event_id: &str, receiver: WebhookId) -> String {
+    format!("dlv_{}_{}", event_id.strip_prefix("evt_").unwrap_or(event_id), receiver.get())
+}
+
+/// The event id, its millisecond and the receiver a delivery id names.
+pub fn parse_id(delivery_id: &str) -> Option<(String, i64, WebhookId)> {
+    let (event, receiver) = delivery_id.strip_prefix("dlv_")?.split_once('_')?;
+    let event_id = format!("evt_{event}");
+    let millis = events::created_millis(&event_id)?;
+    let receiver = receiver.parse::<i64>().ok().filter(|id| *id > 0)?;
+    Some((event_id, millis, WebhookId::new(receiver)))
+}
+
+fn kept_until(at: Timestamp) -> i64 {
+    at.0.timestamp() + KEPT_SECONDS
+}
+
+impl Delivery {
+    /// The pending delivery of `event` to `receiver`, due at once.
+    pub fn new(event: &Event, receiver: &Receiver) -> Delivery {
+        let now = Timestamp::now();
+        let millis = event.created_at.0.timestamp_millis();
+        Delivery {
+            pk: keys::webhook_log(event.account_id),
+            sk: keys::delivery(millis, &event.event_id, receiver.id),
+            kind: "delivery".into(),
+            delivery_id: delivery_id(&event.event_id, receiver.id),
+            account_id: event.account_id,
+            event_id: event.event_id.clone(),
+            event_type: event.event_type.clone(),
+            receiver_id: receiver.id,
+            url: receiver.url.clone(),
+            status: DeliveryStatus::Pending,
+            attempts: 0,
+            round_attempts: 0,
+            next_attempt_at: Some(now),
+            leased_until: None,
+            last_response_status: None,
+            last_error: None,
+            created_at: now,
+            updated_at: now,
+            delivered_at: None,
+            failed_at: None,
+            replayed_at: None,
+            expires_at: kept_until(now),
+            version: 1,
+            gsi1pk: None,
+            gsi1sk: None,
+        }
+    }
+
+    /// The keys of the event it delivers.
+    pub fn event_keys(&self) -> Option<(String, String)> {
+        let millis = events::created_millis(&self.event_id)?;
+        Some((keys::events(self.account_id), keys::event(millis, &self.event_id)))
+    }
+
+    /// When it may be attempted: now, or the later of its next attempt and its lease.
+    pub fn due_at(&self) -> Option<Timestamp> {
+        [self.next_attempt_at, self.leased_until].into_iter().flatten().max_by_key(|t| t.0)
+    }
+
+    /// `self` changed into `next`, provided it is still the version read.
+    fn replaced_by(&self, next: &Delivery) -> StoreResult<Write> {
+        Ok(Write::put_if(to_item(next)?, Condition::version(self.version)))
+    }
+
+    fn next_version(&self, now: Timestamp) -> Delivery {
+        Delivery { version: self.version + 1, updated_at: now, expires_at: kept_until(now), ..self.clone() }
+    }
+
+    /// The log's view of it.
+    pub fn view(&self) -> Value {
+        json!({
+            "delivery_id": self.delivery_id,
+            "event_id": self.event_id,
+            "event_type": self.event_type,
+            "receiver_id": self.receiver_id,
+            "url": self.url,
+            "status": self.status,
+            "attempts": self.attempts,
+            "next_attempt_at": (self.status == DeliveryStatus::Pending).then(|| self.next_attempt_at.map(|t| t.to_string())).flatten(),
+            "last_response_status": self.last_response_status,
+            "last_error": self.last_error,
+            "created_at": self.created_at.to_string(),
+            "delivered_at": self.delivered_at.map(|t| t.to_string()),
+            "failed_at": self.failed_at.map(|t| t.to_string()),
+            "replayed_at": self.replayed_at.map(|t| t.to_string()),
+        })
+    }
+}
+
+/// Stores a new delivery; `false` when it already exists (a repeated dispatch).
+pub async fn create(store: &Store, delivery: &Delivery) -> StoreResult<bool> {
+    match store.write(vec![Write::put_if(to_item(delivery)?, Condition::absent())]).await {
+        Ok(()) => Ok(true),
+        Err(StoreError::ConditionFailed(_)) => Ok(false),
+        Err(error) => Err(error),
+    }
+}
+
+pub async fn find(store: &Store, account: AccountId, delivery_id: &str) -> StoreResult<Option<Delivery>> {
+    let Some((event_id, millis, receiver)) = parse_id(delivery_id) else { return Ok(None) };
+    store.get(keys::webhook_log(account), keys::delivery(millis, &event_id, receiver)).await?.map(from_item).transpose()
+}
+
+/// Claims a due delivery for one attempt; `None` when another copy of its message got there first.
+pub async fn claim(store: &Store, delivery: &Delivery, now: Timestamp) -> StoreResult<Option<Delivery>> {
+    let mut claimed = delivery.next_version(now);
+    claimed.attempts += 1;
+    claimed.round_attempts += 1;
+    claimed.leased_until = Some(Timestamp(now.0 + LEASE));
+    match store.write(vec![delivery.replaced_by(&claimed)?]).await {
+        Ok(()) => Ok(Some(claimed)),
+        Err(StoreError::ConditionFailed(_)) => Ok(None),
+        Err(error) => Err(error),
+    }
+}
+
+/// What an attempt came to, as the log keeps it.
+#[derive(Clone, Debug)]
+pub struct Answer {
+    pub at: Timestamp,
+    pub status: Option<u16>,
+    pub latency: StdDuration,
+    pub error: Option<String>,
+}
+
+/// Records the attempt of a claimed delivery and its consequence, in one transaction: delivered;
+/// or pending until the schedule's next wait; or failed when the round's attempts ran out.
+pub async fn settle(store: &Store, claimed: &Delivery, answer: &Answer, schedule: &Schedule) -> StoreResult<Delivery> {
+    let (millis, receiver) = (events::created_millis(&claimed.event_id).unwrap_or_default(), claimed.receiver_id);
+    let attempt = Attempt {
+        pk: claimed.pk.clone(),
+        sk: keys::delivery_attempt(millis, &claimed.event_id, receiver, claimed.attempts),
+        kind: "delivery_attempt".into(),
+        delivery_id: claimed.delivery_id.clone(),
+        event_id: claimed.event_id.clone(),
+        receiver_id: receiver,
+        url: claimed.url.clone(),
+        attempt: claimed.attempts,
+        at: answer.at,
+        response_status: answer.status,
+        latency_ms: u64::try_from(answer.latency.as_millis()).unwrap_or(u64::MAX),
+        error: answer.error.clone(),
+        expires_at: kept_until(answer.at),
+    };
+    let mut next = claimed.next_version(Timestamp::now());
+    next.leased_until = None;
+    next.last_response_status = answer.status;
+    next.last_error = answer.error.clone();
+    match (&answer.error, schedule.wait_after(claimed.round_attempts)) {
+        (None, _) => {
+            next.status = DeliveryStatus::Delivered;
+            next.delivered_at = Some(answer.at);
+            next.next_attempt_at = None;
+        }
+        (Some(_), Some(wait)) => {
+            let wait = Duration::from_std(wait).unwrap_or(Duration::hours(24));
+            next.next_attempt_at = Some(Timestamp(answer.at.0 + wait));
+        }
+        (Some(_), None) => fail(&mut next, answer.at),
+    }
+    store.write(vec![Write::put(to_item(&attempt)?), claimed.replaced_by(&next)?]).await?;
+    Ok(next)
+}
+
+fn fail(delivery: &mut Delivery, at: Timestamp) {
+    delivery.status = DeliveryStatus::Failed;
+    delivery.failed_at = Some(at);
+    delivery.next_attempt_at = None;
+    delivery.gsi1pk = Some(keys::failed_deliveries(delivery.account_id));
+    delivery.gsi1sk = Some(format!("{:013}#{}", at.0.timestamp_millis(), delivery.sk));
+}
+
+/// Gives a pending delivery up without an attempt (its receiver or event is gone): failed, with
+/// the reason as its last error. `None` when it changed meanwhile.
+pub async fn give_up(store: &Store, delivery: &Delivery, reason: &str) -> StoreResult<Option<Delivery>> {
+    let now = Timestamp::now();
+    let mut next = delivery.next_version(now);
+    next.last_error = Some(reason.to_owned());
+    next.leased_until = None;
+    fail(&mut next, now);
+    match store.write(vec![delivery.replaced_by(&next)?]).await {
+        Ok(()) => Ok(Some(next)),
+        Err(StoreError::ConditionFailed(_)) => Ok(None),
+        Err(error) => Err(error),
+    }
+}
+
+/// Makes a delivery pending again for a new round of attempts, due now, with its original id.
+/// `None` when it changed meanwhile.
+pub async fn reopen(store: &Store, delivery: &Delivery) -> StoreResult<Option<Delivery>> {
+    let now = Timestamp::now();
+    let mut next = delivery.next_version(now);
+    next.status = DeliveryStatus::Pending;
+    next.round_attempts = 0;
+    next.next_attempt_at = Some(now);
+    next.leased_until = None;
+    next.replayed_at = Some(now);
+    next.gsi1pk = None;
+    next.gsi1sk = None;
+    match store.write(vec![delivery.replaced_by(&next)?]).await {
+        Ok(()) => Ok(Some(next)),
+        Err(StoreError::ConditionFailed(_)) => Ok(None),
+        Err(error) => Err(error),
+    }
+}
+
+/// Which deliveries a listing shows.
+#[derive(Clone, Debug, Default)]
+pub struct Filter {
+    pub status: Option<DeliveryStatus>,
+    pub event_id: Option<String>,
+    /// Failed at or after this moment (failed deliveries only).
+    pub failed_since: Option<Timestamp>,
+}
+
+/// The most items one listing reads when it filters by a status other than `failed`: the
+/// listing stays bounded however many deliveries the account has.
+const SCAN_LIMIT: usize = 5_000;
+
+/// Up to `limit` of the account's deliveries matching `filter`, newest first (failed ones: by the
+/// time they failed, oldest first when `failed_since` is given). Reads by key: an event's
+/// deliveries are one key range, failed ones an index partition; other statuses filter the
+/// newest [`SCAN_LIMIT`] deliveries. Returns the deliveries and whether more may match.
+pub async fn list(store: &Store, account: AccountId, filter: &Filter, limit: usize) -> StoreResult<(Vec<Delivery>, bool)> {
+    let limit = limit.clamp(1, 1_000);
+    if let Some(event_id) = &filter.event_id {
+        let Some(millis) = events::created_millis(event_id) else { return Ok((Vec::new(), false)) };
+        let range = KeyRange::prefix(keys::webhook_log(account), keys::deliveries_of(millis, event_id), true);
+        let page = store.page(&range, 100, None).await?;
+        let found: Vec<Delivery> = page.items.into_iter().map(from_item).collect::<StoreResult<_>>()?;
+        let kept = found.into_iter().filter(|d| filter.status.is_none_or(|s| d.status == s)).collect();
+        return Ok((kept, false));
+    }
+    if filter.status == Some(DeliveryStatus::Failed) || filter.failed_since.is_some() {
+        let (sort, ascending) = match filter.failed_since {
+            Some(since) => (Sort::From(format!("{:013}", since.0.timestamp_millis())), true),
+            None => (Sort::All, false),
+        };
+        let range = KeyRange::index(keys::failed_deliveries(account), sort, ascending);
+        let page = store.page(&range, limit, None).await?;
+        let keys: Vec<(String, String)> = page.items.iter().map(KeyItem::keys_of).collect();
+        let mut found: Vec<Delivery> = store.batch_get(&keys).await?.into_iter().map(from_item).collect::<StoreResult<_>>()?;
+        // The index is eventually consistent: drop any replayed since.
+        found.retain(|d| d.status == DeliveryStatus::Failed);
+        return Ok((found, page.next.is_some()));
+    }
+    let range = KeyRange::prefix(keys::webhook_log(account), keys::DELIVERY_PREFIX, false);
+    let (mut found, mut read, mut start) = (Vec::new(), 0, None);
+    loop {
+        let page = store.page(&range, 200, start).await?;
+        read += page.items.len();
+        for item in page.items {
+            let delivery: Delivery = from_item(item)?;
+            if filter.status.is_none_or(|s| delivery.status == s) {
+                found.push(delivery);
+                if found.len() == limit {
+                    return Ok((found, true));
+                }
+            }
+        }
+        match page.next {
+            Some(next) if read < SCAN_LIMIT => start = Some(next),
+            rest => return Ok((found, rest.is_some())),
+        }
+    }
+}
+
+/// The attempts of a delivery, in order.
+pub async fn attempts(store: &Store, delivery: &Delivery) -> StoreResult<Vec<Attempt>> {
+    let millis = events::created_millis(&delivery.event_id).unwrap_or_default();
+    let prefix = keys::attempts_of(millis, &delivery.event_id, delivery.receiver_id);
+    let items: Vec<Item> = store.items_with_prefix(delivery.pk.clone(), prefix, true).await?;
+    items.into_iter().map(from_item).collect()
+}
+
+impl Attempt {
+    pub fn view(&self) -> Value {
+        json!({
+            "attempt": self.attempt,
+            "at": self.at.to_string(),
+            "response_status": self.response_status,
+            "latency_ms": self.latency_ms,
+            "error": self.error,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_delivery_id_names_its_key() {
+        let event = Event::new(AccountId::new(3), events::BILLING_UPDATED, json!({}));
+        let id = delivery_id(&event.event_id, WebhookId::new(12));
+        assert!(id.starts_with("dlv_") && id.ends_with("_12"), "{id}");
+        let (event_id, millis, receiver) = parse_id(&id).unwrap();
+        assert_eq!((event_id.as_str(), receiver), (event.event_id.as_str(), WebhookId::new(12)));
+        assert_eq!(millis, event.created_at.0.timestamp_millis());
+        for bad in ["", "dlv_", "dlv_x_1", &format!("dlv_{}_0", &event.event_id[4..]), "evt_1"] {
+            assert_eq!(parse_id(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_schedule_spans_about_three_days_with_jitter() {
+        let schedule = Schedule::default();
+        assert_eq!(schedule.attempts(), 10);
+        let total: StdDuration = schedule.0.iter().sum();
+        assert_eq!(total.as_secs(), 272_105);
+        for made in 1..=9 {
+            let wait = schedule.wait_after(made).unwrap().as_secs_f64();
+            let base = schedule.0[made as usize - 1].as_secs_f64();
+            assert!((base * 0.9..=base * 1.1).contains(&wait), "{made}: {wait}");
+        }
+        assert_eq!(schedule.wait_after(10), None);
+        assert_eq!(schedule.wait_after(0), None);
+        assert_eq!(Schedule::parse("1, 2,3"), Some(Schedule(vec![StdDuration::from_secs(1), StdDuration::from_secs(2), StdDuration::from_secs(3)])));
+        assert_eq!(Schedule::parse("1,x"), None);
+        assert_eq!(Schedule::parse(""), None);
+    }
+}

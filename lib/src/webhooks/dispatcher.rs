@@ -1,0 +1,127 @@
+//! From the outbox to the deliveries queue: one delivery per receiver of the event's account.
+//!
+//! For an event still `pending`: the account's receivers are read (one query, at most three);
+//! each receiver that existed when the event happened and is enabled gets a delivery, written if
+//! absent, and a message on the `webhook-deliveries` queue; then, and only then, the event is
+//! marked `dispatched` (out of the pending index). Every step is idempotent, so a dispatch that
+//! dies half way is simply run again: deliveries already written are kept (one id per event and
+//! receiver), their messages are sent again (the sender delivers each delivery once: a second
+//! message finds it delivered, or claimed), and the event stays pending until all of it is done.
+//!
+//! Who runs it: on AWS the table's stream, filtered to new event items, invokes the dispatcher
+//! function at once (`handle_stream`); a failed batch is retried and, the event still being
+//! pending, the scheduled sweep (`sweep`, every minute, events pending for over a minute) catches
+//! whatever the stream could not. Locally the dev server sweeps every half second.
+
+use anyhow::Context as _;
+use aws_lambda_events::event::dynamodb::Event as StreamEvent;
+use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
+use serde::Deserialize;
+
+use super::deliveries::{self, Delivery};
+use super::receivers;
+use crate::events::{self, Event};
+use crate::jobs::{Queues, WebhookDelivery};
+use crate::store::Store;
+use crate::values::Timestamp;
+
+/// Dispatches one event; returns how many deliveries it has.
+pub async fn dispatch(store: &Store, queues: &Queues, event: &Event) -> anyhow::Result<usize> {
+    if event.delivery_status != "pending" {
+        return Ok(0);
+    }
+    let receivers = receivers::list(store, event.account_id).await?;
+    let mut count = 0;
+    for receiver in receivers.iter().filter(|r| r.enabled && r.created_at.0 <= event.created_at.0) {
+        let delivery = Delivery::new(event, receiver);
+        deliveries::create(store, &delivery).await?;
+        queues.send(&WebhookDelivery::new(event.account_id, &delivery.delivery_id)).await?;
+        count += 1;
+    }
+    store.write(vec![events::dispatched(event)]).await.context("mark the event dispatched")?;
+    Ok(count)
+}
+
+/// Dispatches the event stored under these keys, when it is still there.
+pub async fn dispatch_at(store: &Store, queues: &Queues, pk: String, sk: String) -> anyhow::Result<usize> {
+    match events::read(store, pk, sk).await? {
+        Some(event) => dispatch(store, queues, &event).await,
+        None => Ok(0),
+    }
+}
+
+/// Dispatches up to `limit` events pending since before `before` (the sweep); returns how many
+/// events it dispatched. One failing event does not stop the others.
+pub async fn sweep(store: &Store, queues: &Queues, before: Timestamp, limit: usize) -> anyhow::Result<usize> {
+    let mut done = 0;
+    for (pk, sk) in events::pending(store, before, limit).await? {
+        match dispatch_at(store, queues, pk, sk.clone()).await {
+            Ok(_) => done += 1,
+            Err(error) => tracing::error!(error = ?error, event = %sk, "could not dispatch an event"),
+        }
+    }
+    Ok(done)
+}
+
+#[derive(Deserialize)]
+struct Keys {
+    pk: String,
+    sk: String,
+}
+
+/// The dispatcher function: each new event of the stream batch, in order. On a failure the batch
+/// stops there and reports that record, so the stream retries from it (`ReportBatchItemFailures`).
+pub async fn handle_stream(store: &Store, queues: &Queues, batch: StreamEvent) -> DynamoDbEventResponse {
+    let mut response = DynamoDbEventResponse::default();
+    for record in batch.records {
+        let sequence = record.change.sequence_number.clone();
+        let result = async {
+            let keys: Keys = serde_dynamo::from_item(record.change.keys.clone()).context("the record's keys")?;
+            if !keys.sk.starts_with(crate::store::keys::EVENT_PREFIX) {
+                return Ok(0);
+            }
+            dispatch_at(store, queues, keys.pk, keys.sk).await
+        }
+        .await;
+        match result {
+            Ok(count) => tracing::info!(deliveries = count, "event dispatched"),
+            Err(error) => {
+                tracing::error!(error = ?error, "dispatch failed; the stream retries from this record");
+                let mut failure = DynamoDbBatchItemFailure::default();
+                failure.item_identifier = sequence;
+                response.batch_item_failures.push(failure);
+                break;
+            }
+        }
+    }
+    response
+}
+
+/// What a replay did.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Replayed {
+    /// The deliveries sent again (their original ids).
+    pub delivery_ids: Vec<String>,
+    /// Deliveries left as they were: a pending one is already on its way.
+    pub skipped: Vec<String>,
+}
+
+/// Sends these deliveries again with their original ids: each becomes pending for a new round
+/// of attempts, due now, and gets a message. A delivery already pending is left alone.
+pub async fn replay(store: &Store, queues: &Queues, found: Vec<Delivery>) -> anyhow::Result<Replayed> {
+    let mut replayed = Replayed::default();
+    for delivery in found {
+        if delivery.status == crate::values::DeliveryStatus::Pending {
+            replayed.skipped.push(delivery.delivery_id);
+            continue;
+        }
+        match deliveries::reopen(store, &delivery).await? {
+            Some(reopened) => {
+                queues.send(&WebhookDelivery::new(reopened.account_id, &reopened.delivery_id)).await?;
+                replayed.delivery_ids.push(reopened.delivery_id);
+            }
+            None => replayed.skipped.push(delivery.delivery_id),
+        }
+    }
+    Ok(replayed)
+}

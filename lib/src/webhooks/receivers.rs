@@ -1,0 +1,290 @@
+//! Webhook receivers: up to three URLs per account, registered by operators (§6: "registered
+//! elsewhere"), each with its own signing secret, sealed at rest ([`super::secrets`]).
+//!
+//! Item: `pk = A#<account>`, `sk = WEBHOOK#<id>`; the account's count of receivers is the counter
+//! `COUNT#WEBHOOKS`, raised in the transaction that adds one only while it stays at most three, so
+//! two operators adding at once cannot make a fourth. Removing deletes the item (its deliveries
+//! still pending then fail, "receiver removed"). Rotating keeps the old secret signing beside the
+//! new one for 24 hours (a second rotation within them drops the oldest). A receiver whose
+//! deliveries have failed for three days in a row is disabled (`disabled_reason` says so) until
+//! an operator enables it again. Changes are update expressions on the fields they touch, so the
+//! sender marking a failure and an operator rotating the secret never overwrite each other.
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use chrono::Duration;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::client::{check_url, Policy};
+use super::secrets::{SecretBox, SigningSecret};
+use crate::store::item::{from_item, to_item};
+use crate::store::{keys, Condition, Store, StoreError, StoreResult, Write};
+use crate::values::{AccountId, Timestamp, WebhookId};
+
+pub const MAX_RECEIVERS: i64 = 3;
+/// How long a rotated secret keeps signing.
+pub const ROTATION_OVERLAP: Duration = Duration::hours(24);
+/// A receiver failing for this long without a success is disabled.
+pub const DISABLE_AFTER: Duration = Duration::hours(72);
+const COUNTER: &str = "WEBHOOKS";
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Receiver {
+    pub id: WebhookId,
+    pub account_id: AccountId,
+    pub url: String,
+    /// The signing secret, sealed.
+    pub secret: String,
+    /// The secret before the last rotation, sealed, while it still signs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_secret: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_secret_expires_at: Option<Timestamp>,
+    pub enabled: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disabled_reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disabled_at: Option<Timestamp>,
+    /// The first failure since its last success.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failing_since: Option<Timestamp>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// Why an operation on receivers was refused (the CLI prints it and exits non-zero).
+#[derive(Debug, thiserror::Error)]
+pub enum Refused {
+    #[error("invalid receiver URL: {0}")]
+    Url(String),
+    #[error("the account already has {MAX_RECEIVERS} webhook receivers (the most allowed); remove one first")]
+    TooMany,
+    #[error("the account has no webhook receiver {0}")]
+    NotFound(WebhookId),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl Receiver {
+    fn keys(account: AccountId, id: WebhookId) -> (String, String) {
+        (keys::account(account), keys::webhook(id))
+    }
+
+    fn item(&self) -> StoreResult<crate::store::Item> {
+        let mut item = to_item(self)?;
+        let (pk, sk) = Receiver::keys(self.account_id, self.id);
+        item.insert("pk".into(), AttributeValue::S(pk));
+        item.insert("sk".into(), AttributeValue::S(sk));
+        item.insert("kind".into(), AttributeValue::S("webhook".into()));
+        Ok(item)
+    }
+
+    /// The secrets that sign a delivery made `at`: the current one, and the previous one while it
+    /// still signs.
+    pub fn signing_secrets(&self, vault: &SecretBox, at: Timestamp) -> anyhow::Result<Vec<SigningSecret>> {
+        let mut secrets = vec![vault.open(self.account_id, self.id, &self.secret)?];
+        if let (Some(previous), Some(until)) = (&self.previous_secret, self.previous_secret_expires_at) {
+            if at.0 < until.0 {
+                secrets.push(vault.open(self.account_id, self.id, previous)?);
+            }
+        }
+        Ok(secrets)
+    }
+
+    /// What operators see; the secret in full only when `reveal` (add, rotate, show).
+    pub fn view(&self, vault: &SecretBox, reveal: bool) -> Value {
+        let secret = match vault.open(self.account_id, self.id, &self.secret) {
+            Ok(secret) if reveal => secret.expose().to_owned(),
+            Ok(secret) => secret.masked(),
+            Err(error) => format!("(cannot be opened: {error})"),
+        };
+        let previous_signs_until =
+            self.previous_secret_expires_at.filter(|until| Timestamp::now().0 < until.0).map(|t| t.to_string());
+        json!({
+            "id": self.id,
+            "url": self.url,
+            "secret": secret,
+            "status": if self.enabled { "enabled" } else { "disabled" },
+            "disabled_reason": self.disabled_reason,
+            "disabled_at": self.disabled_at.map(|t| t.to_string()),
+            "failing_since": self.failing_since.map(|t| t.to_string()),
+            "previous_secret_signs_until": previous_signs_until,
+            "created_at": self.created_at.to_string(),
+            "updated_at": self.updated_at.to_string(),
+        })
+    }
+}
+
+/// Registers `url` for the account with a new secret (returned once more in plain).
+pub async fn add(
+    store: &Store,
+    vault: &SecretBox,
+    account: AccountId,
+    url: &str,
+    policy: Policy,
+) -> Result<(Receiver, SigningSecret), Refused> {
+    let url = check_url(url.trim(), policy).map_err(Refused::Url)?;
+    let id = WebhookId::new(store.next_id(keys::account(account), keys::sequence("WEBHOOK")).await?);
+    let secret = SigningSecret::generate();
+    let now = Timestamp::now();
+    let receiver = Receiver {
+        id,
+        account_id: account,
+        url: url.to_string(),
+        secret: vault.seal(account, id, &secret),
+        previous_secret: None,
+        previous_secret_expires_at: None,
+        enabled: true,
+        disabled_reason: None,
+        disabled_at: None,
+        failing_since: None,
+        created_at: now,
+        updated_at: now,
+    };
+    let count = Write::add_up_to(keys::account(account), keys::counter(COUNTER), "value", 1, MAX_RECEIVERS);
+    match store.write(vec![Write::put_if(receiver.item()?, Condition::absent()), count]).await {
+        Ok(()) => Ok((receiver, secret)),
+        Err(error) if error.failed_at(1) => Err(Refused::TooMany),
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// The account's receivers, by id (at most three: one short query).
+pub async fn list(store: &Store, account: AccountId) -> StoreResult<Vec<Receiver>> {
+    let items = store.items_with_prefix(keys::account(account), keys::WEBHOOK_PREFIX.to_owned(), true).await?;
+    items.into_iter().map(from_item).collect()
+}
+
+pub async fn find(store: &Store, account: AccountId, id: WebhookId) -> StoreResult<Option<Receiver>> {
+    let (pk, sk) = Receiver::keys(account, id);
+    store.get(pk, sk).await?.map(from_item).transpose()
+}
+
+async fn found(store: &Store, account: AccountId, id: WebhookId) -> Result<Receiver, Refused> {
+    find(store, account, id).await?.ok_or(Refused::NotFound(id))
+}
+
+/// Deletes the receiver and gives its place back.
+pub async fn remove(store: &Store, account: AccountId, id: WebhookId) -> Result<Receiver, Refused> {
+    let receiver = found(store, account, id).await?;
+    let (pk, sk) = Receiver::keys(account, id);
+    let count = Write::add(keys::account(account), keys::counter(COUNTER), "value", -1);
+    match store.write(vec![Write::delete_if(pk, sk, Condition::present()), count]).await {
+        Ok(()) => Ok(receiver),
+        Err(error) if error.failed_at(0) => Err(Refused::NotFound(id)),
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// An update of some fields of the receiver, which must still exist (and, with `expected`, still
+/// satisfy that condition).
+async fn update(
+    store: &Store,
+    account: AccountId,
+    id: WebhookId,
+    update: Condition,
+    expected: Option<Condition>,
+) -> Result<(), Refused> {
+    let (pk, sk) = Receiver::keys(account, id);
+    let condition = match expected {
+        Some(expected) => Condition {
+            expression: format!("attribute_exists(pk) AND ({})", expected.expression),
+            ..expected
+        },
+        None => Condition::present(),
+    };
+    let update = match update.expression.contains(":now") {
+        true => update.value(":now", text(Timestamp::now())),
+        false => update,
+    };
+    match store.write(vec![Write::update(pk, sk, update, Some(condition))]).await {
+        Ok(()) => Ok(()),
+        Err(StoreError::ConditionFailed(_)) => Err(Refused::NotFound(id)),
+        Err(error) => Err(error.into()),
+    }
+}
+
+fn text(value: impl ToString) -> AttributeValue {
+    AttributeValue::S(value.to_string())
+}
+
+/// A new secret; the current one keeps signing for [`ROTATION_OVERLAP`].
+pub async fn rotate_secret(
+    store: &Store,
+    vault: &SecretBox,
+    account: AccountId,
+    id: WebhookId,
+) -> Result<(Receiver, SigningSecret), Refused> {
+    let current = found(store, account, id).await?;
+    let secret = SigningSecret::generate();
+    let until = Timestamp(Timestamp::now().0 + ROTATION_OVERLAP);
+    let change = Condition::new(
+        "SET secret = :new, previous_secret = :old, previous_secret_expires_at = :until, updated_at = :now",
+    )
+    .value(":new", text(vault.seal(account, id, &secret)))
+    .value(":old", text(&current.secret))
+    .value(":until", text(until));
+    // On the secret read: a rotation at the same moment makes this one fail instead of losing one.
+    let expected = Condition::new("secret = :old").value(":old", text(&current.secret));
+    update(store, account, id, change, Some(expected)).await?;
+    Ok((found(store, account, id).await?, secret))
+}
+
+/// Enables (clearing the failure streak) or disables the receiver.
+pub async fn set_enabled(
+    store: &Store,
+    account: AccountId,
+    id: WebhookId,
+    enabled: bool,
+    reason: &str,
+) -> Result<Receiver, Refused> {
+    let change = if enabled {
+        Condition::new("SET enabled = :yes, updated_at = :now REMOVE disabled_reason, disabled_at, failing_since")
+            .value(":yes", AttributeValue::Bool(true))
+    } else {
+        Condition::new("SET enabled = :no, disabled_reason = :reason, disabled_at = :now, updated_at = :now")
+            .value(":no", AttributeValue::Bool(false))
+            .value(":reason", text(reason))
+    };
+    update(store, account, id, change, None).await?;
+    found(store, account, id).await
+}
+
+/// Records a failed attempt: starts the failure streak, and disables the receiver when the streak
+/// has lasted [`DISABLE_AFTER`]. Writes only when something changes.
+pub async fn record_failure(store: &Store, receiver: &Receiver, at: Timestamp) -> Result<(), Refused> {
+    let (account, id) = (receiver.account_id, receiver.id);
+    match receiver.failing_since {
+        None => {
+            let change = Condition::new("SET failing_since = if_not_exists(failing_since, :at)").value(":at", text(at));
+            update(store, account, id, change, None).await
+        }
+        Some(since) if receiver.enabled && at.0 - since.0 >= DISABLE_AFTER => {
+            let reason = format!("deliveries failing since {since} (three days without a success)");
+            let change = Condition::new(
+                "SET enabled = :no, disabled_reason = :reason, disabled_at = :now, updated_at = :now",
+            )
+            .value(":no", AttributeValue::Bool(false))
+            .value(":reason", text(reason));
+            // Only if no success ended the streak meanwhile.
+            let expected = Condition::new("failing_since = :since").value(":since", text(since));
+            match update(store, account, id, change, Some(expected)).await {
+                Err(Refused::NotFound(_)) => Ok(()),
+                other => other,
+            }
+        }
+        Some(_) => Ok(()),
+    }
+}
+
+/// Records a successful delivery: ends the failure streak, when there is one.
+pub async fn record_success(store: &Store, receiver: &Receiver) -> Result<(), Refused> {
+    if receiver.failing_since.is_none() {
+        return Ok(());
+    }
+    let change = Condition::new("REMOVE failing_since");
+    match update(store, receiver.account_id, receiver.id, change, None).await {
+        Err(Refused::NotFound(_)) => Ok(()),
+        other => other,
+    }
+}
