@@ -95,7 +95,8 @@ pub async fn run_outbox_sweeper() -> Result<(), lambda_runtime::Error> {
     let queues = webhook_queues(&config)?;
     let (store, queues) = (&store, &queues);
     lambda_runtime::run(service_fn(move |_: LambdaEvent<serde_json::Value>| async move {
-        let before = billing_api::values::Timestamp(billing_api::values::Timestamp::now().0 - chrono::Duration::minutes(1));
+        let before =
+            billing_api::values::Timestamp(billing_api::values::Timestamp::now().0 - chrono::Duration::minutes(1));
         let done = billing_api::webhooks::dispatcher::sweep(store, queues, before, SWEEP_LIMIT).await?;
         Ok::<_, lambda_runtime::Error>(serde_json::json!({ "dispatched": done }))
     }))

@@ -128,6 +128,7 @@ async fn every_http_event_runs_through_its_function() {
     let mut covered: Vec<&str> = suites.iter().flat_map(|(_, events)| events.iter().map(|(n, _)| *n)).collect();
     covered.push("authorizer.json");
     covered.extend(["billet-registration-sqs.json", "billings-create-bulk.json", "bulk-expansion-sqs.json"]);
+    covered.extend(["webhook-dispatcher-stream.json", "webhook-sender-sqs.json"]);
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../events");
     for entry in std::fs::read_dir(dir).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
@@ -288,4 +289,57 @@ async fn the_function_counts_the_source_ip_api_gateway_saw() {
         return;
     }
     panic!("three attempts in a row straddled a minute");
+}
+
+#[tokio::test]
+async fn the_webhook_events_dispatch_and_deliver_once() {
+    use billing_api::events::{self, Event};
+    use billing_api::webhooks::{dispatcher, Policy, Schedule};
+    use infra::webhook_receiver::{standard_webhooks_verify, Receiver};
+
+    // A server of its own: a table whose outbox holds only this test's event, and its queue.
+    let server = infra::testing::DevServer::start_alone(billing_api::rate_limit::RateLimits::OFF).await;
+    let store = &server.store;
+    let (account, _) = active_account(store).await;
+    let receiver = Receiver::start(&[], 200).await;
+    let added = server.webhook_ops().add(account, &receiver.url).await.unwrap();
+    let secret = added["webhook"]["secret"].as_str().unwrap().to_owned();
+    let event = Event::new(account, events::BILLING_UPDATED, serde_json::json!({"billing": {"id": 1}}));
+    store
+        .write(vec![billing_api::store::Write::put(billing_api::store::item::to_item(&event).unwrap())])
+        .await
+        .unwrap();
+
+    // The stream record, pointed at that event.
+    let mut stream = fixture("webhook-dispatcher-stream.json");
+    let change = &mut stream["Records"][0]["dynamodb"];
+    change["Keys"]["pk"]["S"] = Value::String(event.pk.clone());
+    change["Keys"]["sk"]["S"] = Value::String(event.sk.clone());
+    let stream: aws_lambda_events::dynamodb::Event = serde_json::from_value(stream).expect("a stream event");
+    // Delivered twice, as a stream retry may: one delivery.
+    for _ in 0..2 {
+        let response = dispatcher::handle_stream(store, &server.queues, stream.clone()).await;
+        assert_eq!(serde_json::to_value(&response).unwrap(), serde_json::json!({"batchItemFailures": []}));
+    }
+    assert!(events::pending(store, billing_api::values::Timestamp::now(), 10).await.unwrap().is_empty());
+    let filter = billing_api::webhooks::deliveries::Filter::default();
+    let (made, _) = billing_api::webhooks::deliveries::list(store, account, &filter, 10).await.unwrap();
+    assert_eq!(made.len(), 1);
+
+    // The SQS record, pointed at that delivery, through the sender.
+    let mut message = fixture("webhook-sender-sqs.json");
+    let body =
+        serde_json::json!({"kind": "webhook_delivery", "account_id": account, "delivery_id": made[0].delivery_id});
+    message["Records"][0]["body"] = Value::String(body.to_string());
+    let message: SqsEvent = serde_json::from_value(message).expect("an SQS event");
+    let sender = server.webhook_sender(Policy::LOCAL, Schedule::default());
+    for _ in 0..2 {
+        let response = sender.handle_batch(message.clone()).await;
+        assert_eq!(serde_json::to_value(&response).unwrap(), serde_json::json!({"batchItemFailures": []}));
+    }
+    let got = receiver.received();
+    assert_eq!(got.len(), 1, "delivered once");
+    assert_eq!(got[0].header("webhook-id"), made[0].delivery_id);
+    assert_eq!(got[0].body, event.body);
+    assert_eq!(standard_webhooks_verify(&[(secret.as_str(), &got[0])])["ok"], true);
 }

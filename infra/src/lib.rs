@@ -9,4 +9,5 @@ pub mod listener;
 pub mod local_stack;
 pub mod ops;
 pub mod testing;
+pub mod webhook_receiver;
 pub mod webhooks;

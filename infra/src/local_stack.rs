@@ -136,7 +136,12 @@ pub async fn ensure_queues(sqs: &aws_sdk_sqs::Client) -> anyhow::Result<BTreeMap
             Err(e) if e.as_service_error().is_some_and(|e| e.is_queue_name_exists()) => {
                 let url = sqs.get_queue_url().queue_name(name).send().await.context("queue URL")?.queue_url;
                 let url = url.unwrap_or_default();
-                sqs.set_queue_attributes().queue_url(&url).set_attributes(Some(attributes)).send().await.context("queue settings")?;
+                sqs.set_queue_attributes()
+                    .queue_url(&url)
+                    .set_attributes(Some(attributes))
+                    .send()
+                    .await
+                    .context("queue settings")?;
                 url
             }
             Err(e) => return Err(anyhow::Error::new(e).context("create queue")),

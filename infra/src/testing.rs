@@ -223,7 +223,9 @@ impl DevServer {
 
 /// The webhook master key of the local stack (the secret is created when missing).
 async fn webhook_vault(config: &SdkConfig) -> SecretBox {
-    crate::local_stack::ensure_secret(&aws_sdk_secretsmanager::Client::new(config)).await.expect("the webhook key secret");
+    crate::local_stack::ensure_secret(&aws_sdk_secretsmanager::Client::new(config))
+        .await
+        .expect("the webhook key secret");
     SecretBox::from_env(config).await.expect("read the webhook key secret")
 }
 

@@ -5,6 +5,7 @@
 use std::process::Stdio;
 use std::time::Duration;
 
+use infra::webhook_receiver::{standard_webhooks_verify, Received, Receiver};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
@@ -17,9 +18,14 @@ struct Server {
 }
 
 async fn start_dev_server(demo_file: &std::path::Path) -> Server {
+    start_dev_server_with(demo_file, &[]).await
+}
+
+async fn start_dev_server_with(demo_file: &std::path::Path, env: &[(&str, &str)]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_dev-server"))
         .args(["--port", "0"])
         .env("DEMO_FILE", demo_file)
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .kill_on_drop(true)
@@ -62,15 +68,23 @@ async fn status(server: &Server, token: &str, path: &str) -> u16 {
 }
 
 async fn ops(server: &Server, args: &[&str]) -> Value {
+    ops_with(server, args, &[]).await.expect("ops succeeds")
+}
+
+/// The ops CLI with these variables: its JSON output, or its JSON error when it exits non-zero.
+async fn ops_with(server: &Server, args: &[&str], env: &[(&str, &str)]) -> Result<Value, Value> {
     let origin = server.base_url.trim_end_matches("/v1");
     let output = Command::new(env!("CARGO_BIN_EXE_ops"))
         .args(args)
         .env("LOCAL_API_URL", origin)
+        .envs(env.iter().copied())
         .output()
         .await
         .expect("run ops");
-    assert!(output.status.success(), "ops {args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
-    serde_json::from_slice(&output.stdout).expect("ops prints JSON")
+    match output.status.success() {
+        true => Ok(serde_json::from_slice(&output.stdout).expect("ops prints JSON")),
+        false => Err(serde_json::from_slice(&output.stderr).expect("ops prints a JSON error")),
+    }
 }
 
 #[tokio::test]
@@ -191,6 +205,90 @@ async fn the_dev_server_registers_billets_in_process_and_ops_pays_them() {
         ops(&server, &["billing", "pay", "--account", &account, "--billing", &billing, "--date", "2030-03-04"]).await;
     assert_eq!((paid["status"].as_str(), paid["display_amount_payable"].as_str()), (Some("paid"), Some("150.00")));
     assert_eq!(paid["bank_billets"][0]["paid_amount"], "150.00");
+    server.child.kill().await.unwrap();
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test]
+async fn a_billing_paid_through_ops_reaches_three_receivers_signed() {
+    infra::testing::local_stack().await;
+    // A table and queues of its own: its outbox and queues carry only this test's events.
+    let suffix = format!("{:08x}", rand::random::<u32>());
+    let table = format!("billing-webhooks-{suffix}");
+    let prefix = format!("w{suffix}-");
+    let env = [
+        ("TABLE_NAME", table.as_str()),
+        ("QUEUE_NAME_PREFIX", prefix.as_str()),
+        ("WEBHOOKS_ALLOW_INSECURE_LOCAL", "1"),
+        ("WEBHOOK_RETRY_SCHEDULE", "1,1"),
+    ];
+    let dir = std::env::temp_dir().join(format!("billing-webhooks-{suffix}"));
+    let mut server = start_dev_server_with(&dir.join("demo.json"), &env).await;
+    let account = server.account.to_string();
+    let receivers =
+        [Receiver::start(&[], 200).await, Receiver::start(&[500], 200).await, Receiver::start(&[], 202).await];
+    let mut secrets = Vec::new();
+    for receiver in &receivers {
+        let added = ops_with(&server, &["webhook", "add", "--account", &account, "--url", &receiver.url], &env).await;
+        let added = added.expect("a receiver is added");
+        secrets.push(added["webhook"]["secret"].as_str().unwrap().to_owned());
+    }
+    let fourth = ["webhook", "add", "--account", &account, "--url", "https://hooks.example.com/x"];
+    let refused = ops_with(&server, &fourth, &env).await.expect_err("a fourth receiver is refused");
+    assert!(refused["error"].as_str().unwrap().contains("already has 3 webhook receivers"), "{refused}");
+    let listed = ops_with(&server, &["webhook", "list", "--account", &account], &env).await.unwrap();
+    assert_eq!(listed["webhooks"].as_array().unwrap().len(), 3);
+
+    let contact = serde_json::json!({"contact": {
+        "full_name": "Maria da Silva", "cpf": "529.982.247-25", "address_postal_code": "01310-100",
+        "address_street": "Avenida Paulista", "address_number": "1000", "address_district": "Bela Vista",
+        "address_city": "São Paulo", "address_state": "SP"}});
+    let contact = call(&server, reqwest::Method::POST, "/contacts", Some(contact)).await["id"].clone();
+    let billing = serde_json::json!({"billing": {"bank_rule_id": 1, "contact_id": contact, "due_date": "2030-03-04",
+        "billing_items": [{"description": "Mensalidade", "quantity": 1, "amount": "150.00"}]}});
+    let id = call(&server, reqwest::Method::POST, "/billings", Some(billing)).await["id"].as_i64().unwrap();
+    let path = format!("/billings/{id}/bank_billets");
+    for _ in 0..150 {
+        if call(&server, reqwest::Method::GET, &path, None).await["bank_billets"][0]["status"] == "opened" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let billing = id.to_string();
+    let pay = ["billing", "pay", "--account", &account, "--billing", &billing, "--date", "2030-03-04"];
+    let paid = ops_with(&server, &pay, &env).await.expect("paid");
+    assert_eq!(paid["status"], "paid");
+
+    let mut checked = Vec::new();
+    for (receiver, secret) in receivers.iter().zip(&secrets) {
+        let got = receiver.wait_for("the paid billing", |r| r.json()["data"]["billing"]["status"] == "paid").await;
+        assert_eq!(got.json()["data"]["billing"], paid, "the event carries the billing as ops printed it");
+        checked.push((secret.as_str(), got));
+    }
+    let pairs: Vec<(&str, &Received)> = checked.iter().map(|(s, r)| (*s, r)).collect();
+    let verdict = standard_webhooks_verify(&pairs);
+    assert_eq!(verdict["ok"], true, "{verdict}");
+    // The receiver that answered 500 to its first delivery got the same delivery id again later.
+    let first = receivers[1].received()[0].clone();
+    let again = receivers[1]
+        .wait_for("the retry", |r| r.header("webhook-id") == first.header("webhook-id") && r.at > first.at)
+        .await;
+    assert_eq!(again.body, first.body);
+
+    // The log through the CLI: the paid event's three deliveries, delivered.
+    let event = checked[0].1.json()["id"].as_str().unwrap().to_owned();
+    let log =
+        ops_with(&server, &["webhook", "deliveries", "--account", &account, "--event", &event], &env).await.unwrap();
+    let statuses: Vec<&str> =
+        log["deliveries"].as_array().unwrap().iter().map(|d| d["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses.len(), 3, "{log}");
+    // The retried one may still be settling; each is delivered or about to be.
+    let replayed =
+        ops_with(&server, &["webhook", "replay", "--account", &account, "--event", &event], &env).await.unwrap();
+    assert_eq!(
+        replayed["replayed"].as_array().unwrap().len() + replayed["skipped_pending"].as_array().unwrap().len(),
+        3
+    );
     server.child.kill().await.unwrap();
     let _ = std::fs::remove_dir_all(dir);
 }

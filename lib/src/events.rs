@@ -164,7 +164,10 @@ mod tests {
         // Older ids (random, version 4) have no time in them.
         assert_eq!(created_millis(&format!("evt_{}", uuid::Uuid::new_v4().simple())), None);
         let body = event.body().unwrap();
-        assert_eq!((body["id"].as_str(), body["type"].as_str()), (Some(event.event_id.as_str()), Some("billing.updated")));
+        assert_eq!(
+            (body["id"].as_str(), body["type"].as_str()),
+            (Some(event.event_id.as_str()), Some("billing.updated"))
+        );
         assert_eq!(event.gsi1pk.as_deref(), Some("OUTBOX#PENDING#7"));
     }
 }

@@ -10,8 +10,8 @@ use billing_api::rate_limit::RateLimits;
 use billing_api::store::Store;
 use billing_api::webhooks::{Policy, Schedule, SecretBox, Sender};
 use clap::Parser;
-use std::sync::Arc;
 use infra::dev_server::Worker;
+use std::sync::Arc;
 
 #[derive(Parser, Debug)]
 #[command(about = "Serves the billing API locally against the local stack")]
@@ -51,11 +51,16 @@ async fn main() -> anyhow::Result<()> {
     println!("  Demo token:    {}", demo.token);
     println!("  Table:         {}", resources.table);
     println!("  Queues:        {}", resources.queues.keys().cloned().collect::<Vec<_>>().join(", "));
-    println!("  Workers:       billet registration, bulk expansion, webhook deliveries (in-process, polling their queues)");
-    println!("  Webhooks:      outbox swept every 0.5 s; {} (WEBHOOKS_ALLOW_INSECURE_LOCAL)", match policy.allow_insecure_local {
-        true => "http://127.0.0.1 receivers allowed",
-        false => "https:// receivers on public addresses only",
-    });
+    println!(
+        "  Workers:       billet registration, bulk expansion, webhook deliveries (in-process, polling their queues)"
+    );
+    println!(
+        "  Webhooks:      outbox swept every 0.5 s; {} (WEBHOOKS_ALLOW_INSECURE_LOCAL)",
+        match policy.allow_insecure_local {
+            true => "http://127.0.0.1 receivers allowed",
+            false => "https:// receivers on public addresses only",
+        }
+    );
     println!("  Rate limits:   {} (RATE_LIMIT_PER_IP / RATE_LIMIT_PER_TOKEN, 0 = off)", limits);
     println!("  Try:           curl -H 'Authorization: Bearer {}' {base}/v1/tags", demo.token);
     println!("Press Ctrl-C to stop.");

@@ -1,20 +1,20 @@
 //! The ops CLI: accounts and API tokens, against AWS or the local stack (the standard AWS_* and
 //! AWS_ENDPOINT_URL variables choose which; TABLE_NAME names the table). Prints JSON.
 
-use billing_api::accounts::AccountChanges;
-use billing_api::store::Store;
 use anyhow::Context as _;
+use billing_api::accounts::AccountChanges;
 use billing_api::jobs::Queues;
+use billing_api::store::Store;
 use billing_api::values::{
     AccountId, AccountStatus, BankRuleId, BillingId, BillingType, ContactId, DeliveryStatus, GroupId, Money, TagId,
     Timestamp, TokenId, WebhookId,
 };
 use billing_api::webhooks::deliveries::Filter;
 use billing_api::webhooks::{Policy, SecretBox};
-use infra::webhooks::WebhookOps;
 use clap::{Parser, Subcommand, ValueEnum};
 use infra::cache_flush::CacheFlusher;
 use infra::ops;
+use infra::webhooks::WebhookOps;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -442,7 +442,11 @@ async fn deliveries_queue(config: &aws_config::SdkConfig) -> Option<Queues> {
     Some(Queues::new(sqs, String::new()).with_webhook_deliveries(url))
 }
 
-async fn webhook(config: &aws_config::SdkConfig, store: Store, command: WebhookCommand) -> anyhow::Result<serde_json::Value> {
+async fn webhook(
+    config: &aws_config::SdkConfig,
+    store: Store,
+    command: WebhookCommand,
+) -> anyhow::Result<serde_json::Value> {
     let vault = SecretBox::from_env(config).await.context("the webhook master key (WEBHOOK_KEY_SECRET_ID)")?;
     let vault = std::sync::Arc::new(vault);
     let queues = match command {
@@ -464,7 +468,10 @@ async fn webhook(config: &aws_config::SdkConfig, store: Store, command: WebhookC
         }
         WebhookCommand::Replay { account, event, failed_since, limit } => {
             let since = match failed_since {
-                Some(text) => Some(Timestamp::parse(&text).with_context(|| format!("--failed-since {text:?} is not an RFC 3339 time"))?),
+                Some(text) => Some(
+                    Timestamp::parse(&text)
+                        .with_context(|| format!("--failed-since {text:?} is not an RFC 3339 time"))?,
+                ),
                 None => None,
             };
             ops.replay(account, event.as_deref(), since, limit).await

@@ -21,13 +21,13 @@
 use anyhow::Context as _;
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 
+use super::lifecycle::BilletWrite;
 use super::model::{BankBillet, BilletStatus, Payer, Recipient, Registered, Settlement};
 use super::provider::{provider_for, Answer};
 use crate::accounts::{self, Account};
 use crate::bank_rules::BankRule;
 use crate::billings::model::Billing;
 use crate::billings::service::{announcement, change, Ruled};
-use super::lifecycle::BilletWrite;
 use crate::contacts::Contact;
 use crate::http::ApiError;
 use crate::jobs::BilletRegistration;

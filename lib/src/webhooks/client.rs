@@ -36,7 +36,9 @@ impl Policy {
     pub fn from_env() -> Self {
         let asked = std::env::var("WEBHOOKS_ALLOW_INSECURE_LOCAL").is_ok_and(|v| v == "1");
         if asked && std::env::var_os("AWS_LAMBDA_FUNCTION_NAME").is_some() {
-            tracing::warn!("WEBHOOKS_ALLOW_INSECURE_LOCAL is ignored on Lambda: deliveries stay HTTPS to public addresses");
+            tracing::warn!(
+                "WEBHOOKS_ALLOW_INSECURE_LOCAL is ignored on Lambda: deliveries stay HTTPS to public addresses"
+            );
             return Policy::STRICT;
         }
         Policy { allow_insecure_local: asked }

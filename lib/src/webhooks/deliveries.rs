@@ -362,7 +362,12 @@ const SCAN_LIMIT: usize = 5_000;
 /// time they failed, oldest first when `failed_since` is given). Reads by key: an event's
 /// deliveries are one key range, failed ones an index partition; other statuses filter the
 /// newest [`SCAN_LIMIT`] deliveries. Returns the deliveries and whether more may match.
-pub async fn list(store: &Store, account: AccountId, filter: &Filter, limit: usize) -> StoreResult<(Vec<Delivery>, bool)> {
+pub async fn list(
+    store: &Store,
+    account: AccountId,
+    filter: &Filter,
+    limit: usize,
+) -> StoreResult<(Vec<Delivery>, bool)> {
     let limit = limit.clamp(1, 1_000);
     if let Some(event_id) = &filter.event_id {
         let Some(millis) = events::created_millis(event_id) else { return Ok((Vec::new(), false)) };
@@ -380,7 +385,8 @@ pub async fn list(store: &Store, account: AccountId, filter: &Filter, limit: usi
         let range = KeyRange::index(keys::failed_deliveries(account), sort, ascending);
         let page = store.page(&range, limit, None).await?;
         let keys: Vec<(String, String)> = page.items.iter().map(KeyItem::keys_of).collect();
-        let mut found: Vec<Delivery> = store.batch_get(&keys).await?.into_iter().map(from_item).collect::<StoreResult<_>>()?;
+        let mut found: Vec<Delivery> =
+            store.batch_get(&keys).await?.into_iter().map(from_item).collect::<StoreResult<_>>()?;
         // The index is eventually consistent: drop any replayed since.
         found.retain(|d| d.status == DeliveryStatus::Failed);
         return Ok((found, page.next.is_some()));
@@ -456,7 +462,10 @@ mod tests {
         }
         assert_eq!(schedule.wait_after(10), None);
         assert_eq!(schedule.wait_after(0), None);
-        assert_eq!(Schedule::parse("1, 2,3"), Some(Schedule(vec![StdDuration::from_secs(1), StdDuration::from_secs(2), StdDuration::from_secs(3)])));
+        assert_eq!(
+            Schedule::parse("1, 2,3"),
+            Some(Schedule(vec![StdDuration::from_secs(1), StdDuration::from_secs(2), StdDuration::from_secs(3)]))
+        );
         assert_eq!(Schedule::parse("1,x"), None);
         assert_eq!(Schedule::parse(""), None);
     }

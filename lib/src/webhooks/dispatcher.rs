@@ -1,8 +1,9 @@
 //! From the outbox to the deliveries queue: one delivery per receiver of the event's account.
 //!
-//! For an event still `pending`: the account's receivers are read (one query, at most three);
-//! each receiver that existed when the event happened and is enabled gets a delivery, written if
-//! absent, and a message on the `webhook-deliveries` queue; then, and only then, the event is
+//! For an event still `pending`: the account's receivers are read (one query, at most three; once
+//! per account for a whole batch of events); each receiver that existed when the event happened
+//! and is enabled gets a delivery, written if absent, and a message on the `webhook-deliveries`
+//! queue; then, and only then, the event is
 //! marked `dispatched` (out of the pending index). Every step is idempotent, so a dispatch that
 //! dies half way is simply run again: deliveries already written are kept (one id per event and
 //! receiver), their messages are sent again (the sender delivers each delivery once: a second
@@ -18,19 +19,22 @@ use aws_lambda_events::event::dynamodb::Event as StreamEvent;
 use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
 use serde::Deserialize;
 
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
+
 use super::deliveries::{self, Delivery};
-use super::receivers;
+use super::receivers::{self, Receiver};
 use crate::events::{self, Event};
 use crate::jobs::{Queues, WebhookDelivery};
 use crate::store::Store;
-use crate::values::Timestamp;
+use crate::values::{AccountId, Timestamp};
 
-/// Dispatches one event; returns how many deliveries it has.
-pub async fn dispatch(store: &Store, queues: &Queues, event: &Event) -> anyhow::Result<usize> {
+/// Dispatches one event to these receivers (the account's, read after the event happened);
+/// returns how many deliveries it has.
+pub async fn dispatch(store: &Store, queues: &Queues, event: &Event, receivers: &[Receiver]) -> anyhow::Result<usize> {
     if event.delivery_status != "pending" {
         return Ok(0);
     }
-    let receivers = receivers::list(store, event.account_id).await?;
     let mut count = 0;
     for receiver in receivers.iter().filter(|r| r.enabled && r.created_at.0 <= event.created_at.0) {
         let delivery = Delivery::new(event, receiver);
@@ -42,20 +46,41 @@ pub async fn dispatch(store: &Store, queues: &Queues, event: &Event) -> anyhow::
     Ok(count)
 }
 
-/// Dispatches the event stored under these keys, when it is still there.
-pub async fn dispatch_at(store: &Store, queues: &Queues, pk: String, sk: String) -> anyhow::Result<usize> {
-    match events::read(store, pk, sk).await? {
-        Some(event) => dispatch(store, queues, &event).await,
-        None => Ok(0),
+/// One batch of events to dispatch. The receivers of each account are read once per batch: read
+/// after every event of the batch happened, they are the receivers each event had, less any
+/// removed since (whose deliveries would only fail).
+pub struct Batch<'a> {
+    store: &'a Store,
+    queues: &'a Queues,
+    receivers: HashMap<AccountId, Vec<Receiver>>,
+}
+
+impl<'a> Batch<'a> {
+    pub fn new(store: &'a Store, queues: &'a Queues) -> Self {
+        Batch { store, queues, receivers: HashMap::new() }
+    }
+
+    /// Dispatches the event stored under these keys, when it is still there.
+    pub async fn dispatch_at(&mut self, pk: String, sk: String) -> anyhow::Result<usize> {
+        let Some(event) = events::read(self.store, pk, sk).await? else { return Ok(0) };
+        if event.delivery_status != "pending" {
+            return Ok(0);
+        }
+        let receivers = match self.receivers.entry(event.account_id) {
+            Entry::Occupied(found) => found.into_mut(),
+            Entry::Vacant(slot) => slot.insert(receivers::list(self.store, event.account_id).await?),
+        };
+        dispatch(self.store, self.queues, &event, receivers).await
     }
 }
 
 /// Dispatches up to `limit` events pending since before `before` (the sweep); returns how many
 /// events it dispatched. One failing event does not stop the others.
 pub async fn sweep(store: &Store, queues: &Queues, before: Timestamp, limit: usize) -> anyhow::Result<usize> {
+    let mut batch = Batch::new(store, queues);
     let mut done = 0;
     for (pk, sk) in events::pending(store, before, limit).await? {
-        match dispatch_at(store, queues, pk, sk.clone()).await {
+        match batch.dispatch_at(pk, sk.clone()).await {
             Ok(_) => done += 1,
             Err(error) => tracing::error!(error = ?error, event = %sk, "could not dispatch an event"),
         }
@@ -71,16 +96,17 @@ struct Keys {
 
 /// The dispatcher function: each new event of the stream batch, in order. On a failure the batch
 /// stops there and reports that record, so the stream retries from it (`ReportBatchItemFailures`).
-pub async fn handle_stream(store: &Store, queues: &Queues, batch: StreamEvent) -> DynamoDbEventResponse {
+pub async fn handle_stream(store: &Store, queues: &Queues, records: StreamEvent) -> DynamoDbEventResponse {
     let mut response = DynamoDbEventResponse::default();
-    for record in batch.records {
+    let mut batch = Batch::new(store, queues);
+    for record in records.records {
         let sequence = record.change.sequence_number.clone();
         let result = async {
             let keys: Keys = serde_dynamo::from_item(record.change.keys.clone()).context("the record's keys")?;
             if !keys.sk.starts_with(crate::store::keys::EVENT_PREFIX) {
                 return Ok(0);
             }
-            dispatch_at(store, queues, keys.pk, keys.sk).await
+            batch.dispatch_at(keys.pk, keys.sk).await
         }
         .await;
         match result {

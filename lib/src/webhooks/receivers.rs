@@ -187,10 +187,9 @@ async fn update(
 ) -> Result<(), Refused> {
     let (pk, sk) = Receiver::keys(account, id);
     let condition = match expected {
-        Some(expected) => Condition {
-            expression: format!("attribute_exists(pk) AND ({})", expected.expression),
-            ..expected
-        },
+        Some(expected) => {
+            Condition { expression: format!("attribute_exists(pk) AND ({})", expected.expression), ..expected }
+        }
         None => Condition::present(),
     };
     let update = match update.expression.contains(":now") {
@@ -261,11 +260,10 @@ pub async fn record_failure(store: &Store, receiver: &Receiver, at: Timestamp) -
         }
         Some(since) if receiver.enabled && at.0 - since.0 >= DISABLE_AFTER => {
             let reason = format!("deliveries failing since {since} (three days without a success)");
-            let change = Condition::new(
-                "SET enabled = :no, disabled_reason = :reason, disabled_at = :now, updated_at = :now",
-            )
-            .value(":no", AttributeValue::Bool(false))
-            .value(":reason", text(reason));
+            let change =
+                Condition::new("SET enabled = :no, disabled_reason = :reason, disabled_at = :now, updated_at = :now")
+                    .value(":no", AttributeValue::Bool(false))
+                    .value(":reason", text(reason));
             // Only if no success ended the streak meanwhile.
             let expected = Condition::new("failing_since = :since").value(":since", text(since));
             match update(store, account, id, change, Some(expected)).await {

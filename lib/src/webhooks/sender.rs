@@ -40,13 +40,22 @@ const MAX_HOLD: StdDuration = StdDuration::from_secs(12 * 3600);
 /// What one message came to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
-    Delivered { attempt: u32 },
+    Delivered {
+        attempt: u32,
+    },
     /// Attempted and failed; tried again at this time.
-    Retrying { attempt: u32, at: Timestamp },
+    Retrying {
+        attempt: u32,
+        at: Timestamp,
+    },
     /// Failed for good (after the last attempt, or without one: the reason).
-    Failed { reason: String },
+    Failed {
+        reason: String,
+    },
     /// Not due yet: held until then.
-    Held { until: Timestamp },
+    Held {
+        until: Timestamp,
+    },
     /// Nothing to do (gone, already delivered or failed).
     Done(&'static str),
 }
@@ -128,12 +137,15 @@ impl Sender {
         let receiver = match receivers::find(&self.store, account, delivery.receiver_id).await? {
             Some(receiver) if receiver.enabled => receiver,
             Some(receiver) => {
-                let reason = format!("receiver disabled: {}", receiver.disabled_reason.as_deref().unwrap_or("by an operator"));
+                let reason =
+                    format!("receiver disabled: {}", receiver.disabled_reason.as_deref().unwrap_or("by an operator"));
                 return self.give_up(&delivery, reason).await;
             }
             None => return self.give_up(&delivery, "receiver removed".to_owned()).await,
         };
-        let Some((pk, sk)) = delivery.event_keys() else { return self.give_up(&delivery, "not an event id".into()).await };
+        let Some((pk, sk)) = delivery.event_keys() else {
+            return self.give_up(&delivery, "not an event id".into()).await;
+        };
         let Some(event) = events::read(&self.store, pk, sk).await? else {
             return self.give_up(&delivery, "event expired".to_owned()).await;
         };
@@ -156,10 +168,9 @@ impl Sender {
         }
         Ok(match settled.status {
             DeliveryStatus::Delivered => Outcome::Delivered { attempt: claimed.attempts },
-            DeliveryStatus::Pending => Outcome::Retrying {
-                attempt: claimed.attempts,
-                at: settled.next_attempt_at.unwrap_or(answer.at),
-            },
+            DeliveryStatus::Pending => {
+                Outcome::Retrying { attempt: claimed.attempts, at: settled.next_attempt_at.unwrap_or(answer.at) }
+            }
             DeliveryStatus::Failed => Outcome::Failed {
                 reason: format!("{} attempts: {}", claimed.attempts, answer.error.unwrap_or_default()),
             },

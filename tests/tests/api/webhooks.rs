@@ -3,13 +3,8 @@
 //! with the published Standard Webhooks implementation (`tests/validators/verify-webhooks.js`).
 //! Each test runs a dev server on a table of its own, so its outbox sweep sees only its events.
 
-use std::collections::{BTreeMap, VecDeque};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::http::{HeaderMap, StatusCode};
-use axum::routing::post;
-use axum::Router;
 use billing_api::events;
 use billing_api::rate_limit::RateLimits;
 use billing_api::values::{BillingId, DeliveryStatus, Timestamp, WebhookId};
@@ -17,117 +12,11 @@ use billing_api::webhooks::deliveries::{self, Filter};
 use billing_api::webhooks::sender::Outcome;
 use billing_api::webhooks::{dispatcher, receivers, Policy, Schedule};
 use infra::testing::DevServer;
+use infra::webhook_receiver::{standard_webhooks_verify, Received, Receiver};
 use serde_json::{json, Value};
 
 use super::billings::{body, setup};
 use super::support::Api;
-
-/// One request a receiver got.
-#[derive(Clone, Debug)]
-struct Received {
-    headers: BTreeMap<String, String>,
-    body: String,
-}
-
-impl Received {
-    fn header(&self, name: &str) -> &str {
-        self.headers.get(name).map(String::as_str).unwrap_or_default()
-    }
-
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body).expect("a JSON body")
-    }
-}
-
-/// A webhook receiver on 127.0.0.1: it records every request and answers the next scripted
-/// status, or `otherwise` once the script is used up.
-#[derive(Clone)]
-struct Receiver {
-    url: String,
-    got: Arc<Mutex<Vec<Received>>>,
-    script: Arc<Mutex<VecDeque<u16>>>,
-    otherwise: Arc<Mutex<u16>>,
-}
-
-impl Receiver {
-    async fn start(script: &[u16], otherwise: u16) -> Receiver {
-        let receiver = Receiver {
-            url: String::new(),
-            got: Arc::default(),
-            script: Arc::new(Mutex::new(script.iter().copied().collect())),
-            otherwise: Arc::new(Mutex::new(otherwise)),
-        };
-        let state = receiver.clone();
-        let app = Router::new().route(
-            "/hooks/billing",
-            post(move |headers: HeaderMap, body: String| {
-                let state = state.clone();
-                async move {
-                    let headers = headers
-                        .iter()
-                        .map(|(k, v)| (k.as_str().to_owned(), v.to_str().unwrap_or_default().to_owned()))
-                        .collect();
-                    state.got.lock().unwrap().push(Received { headers, body });
-                    let next = state.script.lock().unwrap().pop_front();
-                    StatusCode::from_u16(next.unwrap_or(*state.otherwise.lock().unwrap())).unwrap()
-                }
-            }),
-        );
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}/hooks/billing", listener.local_addr().unwrap());
-        tokio::spawn(async move { axum::serve(listener, app).await });
-        Receiver { url, ..receiver }
-    }
-
-    fn answer_from_now_on(&self, status: u16) {
-        *self.otherwise.lock().unwrap() = status;
-    }
-
-    fn received(&self) -> Vec<Received> {
-        self.got.lock().unwrap().clone()
-    }
-
-    /// Waits (up to 30 s) until a request satisfies `wanted`; returns it.
-    async fn wait_for(&self, what: &str, wanted: impl Fn(&Received) -> bool) -> Received {
-        for _ in 0..300 {
-            if let Some(found) = self.received().into_iter().find(|r| wanted(r)) {
-                return found;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        panic!("{what}: not received; got {:#?}", self.received());
-    }
-
-    /// Waits (up to 30 s) until it has received `count` requests.
-    async fn wait_for_count(&self, count: usize) -> Vec<Received> {
-        for _ in 0..300 {
-            let got = self.received();
-            if got.len() >= count {
-                return got;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        panic!("expected {count} requests; got {:#?}", self.received());
-    }
-}
-
-/// Checks deliveries with the Standard Webhooks package from npm: (secret, request) pairs.
-fn standard_webhooks_verify(deliveries: &[(&str, &Received)]) -> Value {
-    use std::io::Write as _;
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("validators");
-    assert!(dir.join("node_modules/standardwebhooks").is_dir(), "run infra/test (npm ci in {})", dir.display());
-    let input: Vec<Value> =
-        deliveries.iter().map(|(secret, r)| json!({"secret": secret, "headers": r.headers, "body": r.body})).collect();
-    let mut child = std::process::Command::new("node")
-        .arg(dir.join("verify-webhooks.js"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("node runs");
-    child.stdin.take().unwrap().write_all(json!(input).to_string().as_bytes()).unwrap();
-    let output = child.wait_with_output().unwrap();
-    serde_json::from_slice(&output.stdout).expect("the verifier prints JSON")
-}
 
 /// A dev server of its own with an account on it.
 async fn alone() -> Api {
@@ -502,7 +391,11 @@ async fn every_change_of_a_billing_is_announced_and_its_creation_is_not() {
     let changed = json!({"billing": {"due_date": "2030-04-01"}});
     api.patch(&format!("/v1/billings/{cancelled}"), &changed).await.expect(200);
     api.patch(&format!("/v1/billings/{cancelled}"), &changed).await.expect(200);
-    assert_eq!(events::recorded(store, api.account_id).await.unwrap().len(), 1, "an update that changes nothing is not");
+    assert_eq!(
+        events::recorded(store, api.account_id).await.unwrap().len(),
+        1,
+        "an update that changes nothing is not"
+    );
     api.server.register_billets().await;
     let reason = json!({"billing": {"cancellation_reason": "Teste"}});
     api.post(&format!("/v1/billings/{cancelled}/cancel"), &reason).await.expect(200);
