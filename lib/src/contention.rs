@@ -13,6 +13,10 @@ use crate::http::ApiError;
 /// How long a request keeps running again an operation that lost races, before it gives up with
 /// [`ApiError::Conflict`] (a 409 with `Retry-After`). Well inside the API functions' 10 s timeout.
 pub const CONFLICT_BUDGET: Duration = Duration::from_secs(5);
+/// The most a writer waits for its turn and retries together (a queue of writers of one record in
+/// one process, which only the dev server has: a Lambda container serves one request at a time).
+pub const TURN_BUDGET: Duration = Duration::from_secs(9);
+
 /// The first pause after a lost race; each next one may be twice as long, up to [`MAX_PAUSE`].
 const FIRST_PAUSE: Duration = Duration::from_millis(10);
 const MAX_PAUSE: Duration = Duration::from_millis(500);
@@ -36,18 +40,19 @@ where
 /// at a time) the version conditions and the retries still decide; in one process serving many
 /// requests (the dev server) this spares the wasted attempts, which on the local emulator, where
 /// every DynamoDB call is serialised, would cost the square of the number of writers. Waiting for
-/// the turn counts against the same budget.
+/// the turn is no lost race, so it does not spend [`CONFLICT_BUDGET`]; the wait and the retries
+/// together stay within [`TURN_BUDGET`] (inside the functions' timeout).
 pub async fn retry_in_turn<T, F, Fut>(record: RecordKey, attempt: F) -> Result<T, ApiError>
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = Result<T, ApiError>>,
 {
-    let deadline = Instant::now() + CONFLICT_BUDGET;
+    let overall = Instant::now() + TURN_BUDGET;
     let turn = turn_of(record);
-    let Ok(_turn) = tokio::time::timeout_at(deadline, turn.lock_owned()).await else {
+    let Ok(_turn) = tokio::time::timeout_at(overall, turn.lock_owned()).await else {
         return Err(ApiError::Conflict);
     };
-    retry_until(deadline, attempt).await
+    retry_until((Instant::now() + CONFLICT_BUDGET).min(overall), attempt).await
 }
 
 async fn retry_until<T, F, Fut>(deadline: Instant, mut attempt: F) -> Result<T, ApiError>

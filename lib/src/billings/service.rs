@@ -71,7 +71,9 @@ where
 {
     retry_in_turn(records::key_of::<Billing>(account, id), || async {
         let current: Billing = find_or_404(store, account, id).await?;
-        let billet = lifecycle::current(store, account, &current).await?;
+        // Every billet of the billing (one query): the rule gets the current one, the event all.
+        let billets = stored_billets(store, account, &current).await?;
+        let billet = current.billet_id.and_then(|id| billets.iter().find(|b| b.id == id).cloned());
         match rule(current.clone(), billet).await? {
             Ruled::Unchanged(then) => Ok((current, then)),
             Ruled::Changed { next, billet, mut also, announce, then } => {
@@ -80,7 +82,8 @@ where
                     also.push(billet.write(account)?);
                 }
                 if announce {
-                    also.push(announcement(store, account, &next, billet.as_ref().map(BilletWrite::after)).await?);
+                    let written = billet.as_ref().map(BilletWrite::after);
+                    also.push(announcement_with(store, account, &next, billets, written).await?);
                 }
                 also.extend(links::reference_writes(account, Some(&current), Some(&next)));
                 records::replace(store, account, &current, &next, also).await?;
@@ -93,12 +96,17 @@ where
 
 /// The single representation, with the contact, tag and billets it embeds.
 pub async fn single(store: &Store, account: AccountId, billing: &Billing) -> ApiResult<Value> {
-    // Legacy records never had a registration: no billets to read.
-    let billets = match billing.billet_generation {
+    let billets = stored_billets(store, account, billing).await?;
+    single_with(store, account, billing, &billets).await
+}
+
+/// The billing's billets, newest first (none to read when no registration was ever asked for:
+/// legacy records).
+async fn stored_billets(store: &Store, account: AccountId, billing: &Billing) -> ApiResult<Vec<BankBillet>> {
+    Ok(match billing.billet_generation {
         0 => Vec::new(),
         _ => billets::of_billing(store, account, billing.id).await?,
-    };
-    single_with(store, account, billing, &billets).await
+    })
 }
 
 /// The single representation with these billets (newest first) instead of the stored ones: what
@@ -109,8 +117,10 @@ pub async fn single_with(
     billing: &Billing,
     billets: &[BankBillet],
 ) -> ApiResult<Value> {
-    let contact = records::find_referenced::<Contact>(store, account, billing.contact_id).await?;
-    let tag = records::find_referenced::<Tag>(store, account, billing.tag_id).await?;
+    let (contact, tag) = tokio::try_join!(
+        records::find_referenced::<Contact>(store, account, billing.contact_id),
+        records::find_referenced::<Tag>(store, account, billing.tag_id),
+    )?;
     let related = Related { contact: contact.as_ref(), tag: tag.as_ref(), billets };
     Ok(serde_json::to_value(BillingView::new(billing, &related, today())).map_err(anyhow::Error::new)?)
 }
@@ -127,10 +137,18 @@ pub async fn announcement(
     billing: &Billing,
     billet: Option<&BankBillet>,
 ) -> ApiResult<Write> {
-    let mut billets = match (billing.billet_generation, billet) {
-        (0, None) => Vec::new(),
-        _ => billets::of_billing(store, account, billing.id).await?,
-    };
+    let billets = stored_billets(store, account, billing).await?;
+    announcement_with(store, account, billing, billets, billet).await
+}
+
+/// [`announcement`] with the billets already read.
+async fn announcement_with(
+    store: &Store,
+    account: AccountId,
+    billing: &Billing,
+    mut billets: Vec<BankBillet>,
+    billet: Option<&BankBillet>,
+) -> ApiResult<Write> {
     if let Some(written) = billet {
         match billets.iter_mut().find(|b| b.id == written.id) {
             Some(stored) => *stored = written.clone(),
