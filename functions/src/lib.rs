@@ -71,13 +71,18 @@ fn webhook_queues(config: &aws_config::SdkConfig) -> Result<billing_api::jobs::Q
     Ok(billing_api::jobs::Queues::new(aws_sdk_sqs::Client::new(config), String::new()).with_webhook_deliveries(url))
 }
 
-/// Runs the webhook dispatcher on the table's stream (filtered to new events): one delivery per
-/// receiver, queued. A failure stops the batch at that record (`ReportBatchItemFailures`).
-pub async fn run_webhook_dispatcher() -> Result<(), lambda_runtime::Error> {
+/// What the dispatcher and the sweeper start with: logging, the table and the deliveries queue.
+async fn dispatching() -> Result<(Store, billing_api::jobs::Queues), lambda_runtime::Error> {
     billing_api::telemetry::init();
     let config = billing_api::config::aws().await;
     let store = Store::new(aws_sdk_dynamodb::Client::new(&config), billing_api::config::table_name());
-    let queues = webhook_queues(&config)?;
+    Ok((store, webhook_queues(&config)?))
+}
+
+/// Runs the webhook dispatcher on the table's stream (filtered to new events): one delivery per
+/// receiver, queued. A failure stops the batch at that record (`ReportBatchItemFailures`).
+pub async fn run_webhook_dispatcher() -> Result<(), lambda_runtime::Error> {
+    let (store, queues) = dispatching().await?;
     let (store, queues) = (&store, &queues);
     lambda_runtime::run(service_fn(move |event: LambdaEvent<StreamEvent>| async move {
         let batch = Box::pin(billing_api::webhooks::dispatcher::handle_stream(store, queues, event.payload));
@@ -89,10 +94,7 @@ pub async fn run_webhook_dispatcher() -> Result<(), lambda_runtime::Error> {
 /// Runs the outbox sweeper on its schedule: dispatches events the stream left pending for over a
 /// minute (a batch the stream gave up on, a dispatcher outage).
 pub async fn run_outbox_sweeper() -> Result<(), lambda_runtime::Error> {
-    billing_api::telemetry::init();
-    let config = billing_api::config::aws().await;
-    let store = Store::new(aws_sdk_dynamodb::Client::new(&config), billing_api::config::table_name());
-    let queues = webhook_queues(&config)?;
+    let (store, queues) = dispatching().await?;
     let (store, queues) = (&store, &queues);
     lambda_runtime::run(service_fn(move |_: LambdaEvent<serde_json::Value>| async move {
         let before =

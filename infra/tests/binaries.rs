@@ -176,30 +176,36 @@ async fn call(server: &Server, method: reqwest::Method, path: &str, body: Option
     request.send().await.expect("request").json().await.expect("a JSON body")
 }
 
+/// A billing of 150.00 for a new contact, once the dev server's worker has registered its billet
+/// (`opened`).
+async fn opened_billing(server: &Server) -> i64 {
+    let contact = serde_json::json!({"contact": {
+        "full_name": "Maria da Silva", "cpf": "529.982.247-25", "address_postal_code": "01310-100",
+        "address_street": "Avenida Paulista", "address_number": "1000", "address_district": "Bela Vista",
+        "address_city": "São Paulo", "address_state": "SP"}});
+    let contact = call(server, reqwest::Method::POST, "/contacts", Some(contact)).await["id"].clone();
+    let billing = serde_json::json!({"billing": {"bank_rule_id": 1, "contact_id": contact, "due_date": "2030-03-04",
+        "billing_items": [{"description": "Mensalidade", "quantity": 1, "amount": "150.00"}]}});
+    let created = call(server, reqwest::Method::POST, "/billings", Some(billing)).await;
+    let id = created["id"].as_i64().expect("a billing");
+    let path = format!("/billings/{id}/bank_billets");
+    let mut listed = Value::Null;
+    for _ in 0..150 {
+        listed = call(server, reqwest::Method::GET, &path, None).await;
+        if listed["bank_billets"][0]["status"] == "opened" {
+            return id;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the billet was not registered: {listed}");
+}
+
 #[tokio::test]
 async fn the_dev_server_registers_billets_in_process_and_ops_pays_them() {
     infra::testing::local_stack().await;
     let dir = std::env::temp_dir().join(format!("billing-billets-{}", std::process::id()));
     let mut server = start_dev_server(&dir.join("demo.json")).await;
-    let contact = serde_json::json!({"contact": {
-        "full_name": "Maria da Silva", "cpf": "529.982.247-25", "address_postal_code": "01310-100",
-        "address_street": "Avenida Paulista", "address_number": "1000", "address_district": "Bela Vista",
-        "address_city": "São Paulo", "address_state": "SP"}});
-    let contact = call(&server, reqwest::Method::POST, "/contacts", Some(contact)).await["id"].clone();
-    let billing = serde_json::json!({"billing": {"bank_rule_id": 1, "contact_id": contact, "due_date": "2030-03-04",
-        "billing_items": [{"description": "Mensalidade", "quantity": 1, "amount": "150.00"}]}});
-    let created = call(&server, reqwest::Method::POST, "/billings", Some(billing)).await;
-    let id = created["id"].as_i64().expect("a billing");
-    let path = format!("/billings/{id}/bank_billets");
-    let mut listed = Value::Null;
-    for _ in 0..150 {
-        listed = call(&server, reqwest::Method::GET, &path, None).await;
-        if listed["bank_billets"][0]["status"] == "opened" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert_eq!(listed["bank_billets"][0]["status"], "opened", "{listed}");
+    let id = opened_billing(&server).await;
     let (account, billing) = (server.account.to_string(), id.to_string());
     let paid =
         ops(&server, &["billing", "pay", "--account", &account, "--billing", &billing, "--date", "2030-03-04"]).await;
@@ -239,21 +245,7 @@ async fn a_billing_paid_through_ops_reaches_three_receivers_signed() {
     let listed = ops_with(&server, &["webhook", "list", "--account", &account], &env).await.unwrap();
     assert_eq!(listed["webhooks"].as_array().unwrap().len(), 3);
 
-    let contact = serde_json::json!({"contact": {
-        "full_name": "Maria da Silva", "cpf": "529.982.247-25", "address_postal_code": "01310-100",
-        "address_street": "Avenida Paulista", "address_number": "1000", "address_district": "Bela Vista",
-        "address_city": "São Paulo", "address_state": "SP"}});
-    let contact = call(&server, reqwest::Method::POST, "/contacts", Some(contact)).await["id"].clone();
-    let billing = serde_json::json!({"billing": {"bank_rule_id": 1, "contact_id": contact, "due_date": "2030-03-04",
-        "billing_items": [{"description": "Mensalidade", "quantity": 1, "amount": "150.00"}]}});
-    let id = call(&server, reqwest::Method::POST, "/billings", Some(billing)).await["id"].as_i64().unwrap();
-    let path = format!("/billings/{id}/bank_billets");
-    for _ in 0..150 {
-        if call(&server, reqwest::Method::GET, &path, None).await["bank_billets"][0]["status"] == "opened" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let id = opened_billing(&server).await;
     let billing = id.to_string();
     let pay = ["billing", "pay", "--account", &account, "--billing", &billing, "--date", "2030-03-04"];
     let paid = ops_with(&server, &pay, &env).await.expect("paid");

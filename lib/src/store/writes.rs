@@ -4,7 +4,10 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::error::SdkError;
+use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
+use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{self, AttributeValue, TransactWriteItem};
 
 use super::{Item, Store, StoreError, StoreResult};
@@ -230,7 +233,8 @@ impl Store {
         match write {
             Write::Put { item, condition } => {
                 let c = condition.unwrap_or_default();
-                self.client()
+                let result = self
+                    .client()
                     .put_item()
                     .table_name(self.table())
                     .set_item(Some(item))
@@ -238,18 +242,13 @@ impl Store {
                     .set_expression_attribute_names(c.names())
                     .set_expression_attribute_values(c.values())
                     .send()
-                    .await
-                    .map(|_| ())
-                    .map_err(|e| {
-                        conditional_or(
-                            e.as_service_error().is_some_and(|e| e.is_conditional_check_failed_exception()),
-                            e,
-                        )
-                    })
+                    .await;
+                settled(result)
             }
             Write::Delete { pk, sk, condition } => {
                 let c = condition.unwrap_or_default();
-                self.client()
+                let result = self
+                    .client()
                     .delete_item()
                     .table_name(self.table())
                     .key("pk", AttributeValue::S(pk))
@@ -258,18 +257,13 @@ impl Store {
                     .set_expression_attribute_names(c.names())
                     .set_expression_attribute_values(c.values())
                     .send()
-                    .await
-                    .map(|_| ())
-                    .map_err(|e| {
-                        conditional_or(
-                            e.as_service_error().is_some_and(|e| e.is_conditional_check_failed_exception()),
-                            e,
-                        )
-                    })
+                    .await;
+                settled(result)
             }
             Write::Update { pk, sk, update, condition } => {
                 let c = merged(&update, condition.as_ref());
-                self.client()
+                let result = self
+                    .client()
                     .update_item()
                     .table_name(self.table())
                     .key("pk", AttributeValue::S(pk))
@@ -279,14 +273,8 @@ impl Store {
                     .set_expression_attribute_names(c.names())
                     .set_expression_attribute_values(c.values())
                     .send()
-                    .await
-                    .map(|_| ())
-                    .map_err(|e| {
-                        conditional_or(
-                            e.as_service_error().is_some_and(|e| e.is_conditional_check_failed_exception()),
-                            e,
-                        )
-                    })
+                    .await;
+                settled(result)
             }
             check => self.transact(vec![check]).await,
         }
@@ -300,6 +288,28 @@ impl Store {
             Err(error) => Err(transaction_error(error)),
         }
     }
+}
+
+/// The error of a single-item write, which tells a failed condition apart.
+trait WriteError: std::error::Error + Send + Sync + 'static {
+    fn condition_failed(&self) -> bool;
+}
+
+macro_rules! write_errors {
+    ($($error:ty),*) => {
+        $(impl WriteError for $error {
+            fn condition_failed(&self) -> bool {
+                self.is_conditional_check_failed_exception()
+            }
+        })*
+    };
+}
+
+write_errors!(PutItemError, DeleteItemError, UpdateItemError);
+
+/// A single-item write's outcome: a failed condition is [`StoreError::ConditionFailed`].
+fn settled<O, E: WriteError>(result: Result<O, SdkError<E>>) -> StoreResult<()> {
+    result.map(|_| ()).map_err(|e| conditional_or(e.as_service_error().is_some_and(E::condition_failed), e))
 }
 
 fn conditional_or<E>(is_conditional: bool, error: SdkError<E>) -> StoreError

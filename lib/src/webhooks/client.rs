@@ -34,8 +34,14 @@ impl Policy {
 
     /// `WEBHOOKS_ALLOW_INSECURE_LOCAL=1`, unless running on Lambda.
     pub fn from_env() -> Self {
-        let asked = std::env::var("WEBHOOKS_ALLOW_INSECURE_LOCAL").is_ok_and(|v| v == "1");
-        if asked && std::env::var_os("AWS_LAMBDA_FUNCTION_NAME").is_some() {
+        let switch = std::env::var("WEBHOOKS_ALLOW_INSECURE_LOCAL").ok();
+        Policy::from_vars(switch.as_deref(), std::env::var_os("AWS_LAMBDA_FUNCTION_NAME").is_some())
+    }
+
+    /// The policy of the switch's value, on Lambda or not.
+    pub fn from_vars(switch: Option<&str>, on_lambda: bool) -> Self {
+        let asked = switch == Some("1");
+        if asked && on_lambda {
             tracing::warn!(
                 "WEBHOOKS_ALLOW_INSECURE_LOCAL is ignored on Lambda: deliveries stay HTTPS to public addresses"
             );
@@ -205,6 +211,14 @@ impl Resolve for GuardedResolver {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_local_switch_is_ignored_on_lambda() {
+        assert_eq!(Policy::from_vars(Some("1"), false), Policy::LOCAL);
+        assert_eq!(Policy::from_vars(Some("1"), true), Policy::STRICT);
+        assert_eq!(Policy::from_vars(Some("yes"), false), Policy::STRICT);
+        assert_eq!(Policy::from_vars(None, false), Policy::STRICT);
+    }
 
     #[test]
     fn receiver_urls_are_checked() {

@@ -38,7 +38,7 @@ impl SigningSecret {
     /// A secret in the Standard Webhooks form, of 24 to 32 bytes.
     pub fn parse(text: &str) -> Option<Self> {
         let bytes = STANDARD.decode(text.strip_prefix(PREFIX)?).ok()?;
-        (24..=64).contains(&bytes.len()).then(|| SigningSecret(text.to_owned()))
+        (24..=SECRET_BYTES).contains(&bytes.len()).then(|| SigningSecret(text.to_owned()))
     }
 
     /// The HMAC key: the decoded part after `whsec_`.

@@ -357,13 +357,6 @@ async fn a_bank_payment_settles_billet_and_billing_and_records_an_event() {
 /// Runs `tests/validators/validate.js` (third-party validators from npm, installed by
 /// `infra/test`) over the billets' documents.
 fn independent_validation(billets: &[Value]) -> Value {
-    use std::io::Write as _;
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("validators");
-    assert!(
-        dir.join("node_modules").is_dir(),
-        "the validators are not installed: run infra/test (npm ci in {})",
-        dir.display()
-    );
     let input: Vec<Value> = billets
         .iter()
         .map(|b| {
@@ -371,15 +364,7 @@ fn independent_validation(billets: &[Value]) -> Value {
                    "amount": b["amount"], "due_date": b["due_date"]})
         })
         .collect();
-    let mut child = std::process::Command::new("node")
-        .arg(dir.join("validate.js"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("node runs");
-    child.stdin.take().unwrap().write_all(json!(input).to_string().as_bytes()).unwrap();
-    let output = child.wait_with_output().unwrap();
-    serde_json::from_slice(&output.stdout).expect("the validators print JSON")
+    infra::testing::independent_check("validate.js", &json!(input))
 }
 
 #[tokio::test]
