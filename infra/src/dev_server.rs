@@ -70,6 +70,9 @@ pub enum Worker {
     BulkExpander { store: Store, queues: Queues },
     /// `webhooks::sender`, on the webhook-deliveries queue.
     WebhookSender(Box<Sender>),
+    /// `pos::settlements`, on the settlements queue; it enqueues each next chunk and the billing's
+    /// registration.
+    Settler { store: Store, queues: Queues },
 }
 
 impl Worker {
@@ -78,6 +81,7 @@ impl Worker {
             Worker::BilletRegistrar { .. } => "billet-registration",
             Worker::BulkExpander { .. } => "bulk-expansion",
             Worker::WebhookSender(_) => "webhook-deliveries",
+            Worker::Settler { .. } => "settlements",
         }
     }
 
@@ -89,6 +93,9 @@ impl Worker {
                 Box::pin(billings::bulk::handle_batch(store, queues, event)).await
             }
             Worker::WebhookSender(sender) => Box::pin(sender.handle_batch(event)).await,
+            Worker::Settler { store, queues } => {
+                Box::pin(billing_api::pos::settlements::handle_batch(store, queues, event)).await
+            }
         }
     }
 }

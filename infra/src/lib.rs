@@ -8,6 +8,7 @@ pub mod dev_server;
 pub mod listener;
 pub mod local_stack;
 pub mod ops;
+pub mod sales_ops;
 pub mod testing;
 pub mod webhook_receiver;
 pub mod webhooks;

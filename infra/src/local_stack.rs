@@ -16,11 +16,12 @@ use serde::Serialize;
 pub const BILLET_REGISTRATION_QUEUE: &str = "billing-billet-registration";
 pub const BULK_EXPANSION_QUEUE: &str = "billing-bulk-expansion";
 pub const WEBHOOK_DELIVERIES_QUEUE: &str = "billing-webhook-deliveries";
+pub const SETTLEMENTS_QUEUE: &str = "billing-settlements";
 
 /// Work queues; each gets a `-dlq` after five failed receives (the webhook deliveries' after
 /// thirty, see [`queue_settings`]).
 pub const QUEUES: [&str; 4] =
-    [BILLET_REGISTRATION_QUEUE, BULK_EXPANSION_QUEUE, "billing-settlements", WEBHOOK_DELIVERIES_QUEUE];
+    [BILLET_REGISTRATION_QUEUE, BULK_EXPANSION_QUEUE, SETTLEMENTS_QUEUE, WEBHOOK_DELIVERIES_QUEUE];
 pub const WEBHOOK_KEY_SECRET: &str = billing_api::config::DEFAULT_WEBHOOK_KEY_SECRET;
 
 /// Receives before the DLQ, visibility timeout (seconds) and retention (seconds) of a queue, as

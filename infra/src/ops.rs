@@ -37,6 +37,11 @@ pub async fn update_account(
     id: AccountId,
     changes: AccountChanges,
 ) -> anyhow::Result<Value> {
+    if let Some(Some(contact)) = changes.settlement_contact_id {
+        records::find::<Contact>(store, id, contact)
+            .await?
+            .with_context(|| format!("account {id} has no contact {contact} to pay its settlements"))?;
+    }
     let account = accounts::update(store, id, changes).await?.with_context(|| format!("no account {id}"))?;
     let flushed = flusher.flush().await?;
     Ok(json!({ "account": account, "authorizer_cache": flushed }))
@@ -111,7 +116,7 @@ pub async fn create_category(
     Ok(json!({ "bill_category": category }))
 }
 
-async fn require_account(store: &Store, account: AccountId) -> anyhow::Result<()> {
+pub async fn require_account(store: &Store, account: AccountId) -> anyhow::Result<()> {
     accounts::find(store, account).await?.with_context(|| format!("no account {account}"))?;
     Ok(())
 }
@@ -166,4 +171,28 @@ pub async fn set_financial_guardian(
     })
     .await?;
     Ok(json!({ "contact_id": patient, "financial_guardian_id": guardian }))
+}
+
+/// Point of sale: the most a contact may owe on account (`None`: no limit).
+pub async fn set_on_account_limit(
+    store: &Store,
+    account: AccountId,
+    contact: ContactId,
+    limit: Option<Money>,
+) -> anyhow::Result<Value> {
+    require_account(store, account).await?;
+    if let Some(limit) = limit {
+        anyhow::ensure!(limit >= Money::ZERO && limit.cents() == limit, "the limit must be an amount of 0.00 or more");
+    }
+    let updated = retry_in_turn(records::key_of::<Contact>(account, contact), || async {
+        let current: Contact = find_or_404(store, account, contact).await?;
+        let next = Contact { on_account_limit: limit, version: current.version + 1, ..current.clone() };
+        records::replace(store, account, &current, &next, Vec::new()).await?;
+        Ok(next)
+    })
+    .await
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(
+        json!({ "contact_id": contact, "on_account_limit": updated.on_account_limit, "on_account_balance": updated.on_account_balance }),
+    )
 }

@@ -64,6 +64,7 @@ pub async fn account(
         document: Some("11222333000181".into()),
         address: Some("Avenida Paulista, 1000, Bela Vista".into()),
         city: Some("São Paulo".into()),
+        settlement_contact_id: None,
     };
     let account = accounts::create(store, "Conta de teste", changes).await.expect("create account");
     let (_, token) = token_record::create(store, account.id, "teste").await.expect("create token");
@@ -88,6 +89,7 @@ pub struct DevServer {
     pub billet_queue_url: String,
     pub bulk_queue_url: String,
     pub webhook_queue_url: String,
+    pub settlements_queue_url: String,
     pub queues: billing_api::jobs::Queues,
     /// The webhook master key, read from the local stack's Secrets Manager.
     pub vault: Arc<SecretBox>,
@@ -130,16 +132,29 @@ impl DevServer {
         let billet_queue_url = test_queue(&sqs, "billet-registration").await;
         let bulk_queue_url = test_queue(&sqs, "bulk-expansion").await;
         let webhook_queue_url = test_queue(&sqs, "webhook-deliveries").await;
+        let settlements_queue_url = test_queue(&sqs, "settlements").await;
         let queues = billing_api::jobs::Queues::new(sqs, billet_queue_url.clone())
             .with_bulk_expansion(bulk_queue_url.clone())
-            .with_webhook_deliveries(webhook_queue_url.clone());
+            .with_webhook_deliveries(webhook_queue_url.clone())
+            .with_settlements(settlements_queue_url.clone());
         let vault = Arc::new(webhook_vault(&config).await);
         let state = AppState::new(store.clone()).with_queues(Some(queues.clone())).with_rate_limits(limits);
         let router = crate::dev_server::router(state, cache.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a free port");
         let base_url = format!("http://{}", listener.local_addr().expect("local address"));
         tokio::spawn(crate::dev_server::serve(listener, router, std::future::pending()));
-        DevServer { base_url, store, config, cache, billet_queue_url, bulk_queue_url, webhook_queue_url, queues, vault }
+        DevServer {
+            base_url,
+            store,
+            config,
+            cache,
+            billet_queue_url,
+            bulk_queue_url,
+            webhook_queue_url,
+            settlements_queue_url,
+            queues,
+            vault,
+        }
     }
 
     /// Runs the registration worker over this server's queue until it is empty; returns how many
@@ -155,6 +170,14 @@ impl DevServer {
     pub async fn expand_bulk(&self) -> usize {
         let worker = Worker::BulkExpander { store: self.store.clone(), queues: self.queues.clone() };
         self.drain(&self.bulk_queue_url, &worker).await
+    }
+
+    /// Runs the settlements worker over this server's queue until it is empty (each chunk sends the
+    /// next); returns how many messages it handled. The billing it makes waits on the registration
+    /// queue.
+    pub async fn settle(&self) -> usize {
+        let worker = Worker::Settler { store: self.store.clone(), queues: self.queues.clone() };
+        self.drain(&self.settlements_queue_url, &worker).await
     }
 
     async fn drain(&self, queue_url: &str, worker: &Worker) -> usize {

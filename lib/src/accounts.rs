@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::store::item::{from_item, to_item};
 use crate::store::{keys, Condition, Item, Store, StoreResult, Write};
 use crate::values::text::collapse_whitespace;
+use crate::values::ContactId;
 use crate::values::Timestamp;
 pub use crate::values::{AccountId, AccountStatus};
 
@@ -27,6 +28,9 @@ pub struct Account {
     pub document: Option<String>,
     pub address: Option<String>,
     pub city: Option<String>,
+    /// Point of sale: the contact who pays the receivable of a settlement by transfer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settlement_contact_id: Option<ContactId>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub version: i64,
@@ -43,6 +47,8 @@ pub struct AccountChanges {
     pub document: Option<String>,
     pub address: Option<String>,
     pub city: Option<String>,
+    /// `Some(None)` clears it.
+    pub settlement_contact_id: Option<Option<ContactId>>,
 }
 
 impl Account {
@@ -96,6 +102,7 @@ pub async fn create(store: &Store, name: &str, changes: AccountChanges) -> anyho
         document: None,
         address: None,
         city: None,
+        settlement_contact_id: changes.settlement_contact_id.flatten(),
         created_at: now,
         updated_at: now,
         version: 1,
@@ -116,6 +123,9 @@ pub async fn update(store: &Store, id: AccountId, changes: AccountChanges) -> an
         next.kyc_approved = changes.kyc_approved.unwrap_or(next.kyc_approved);
         next.pos_enabled = changes.pos_enabled.unwrap_or(next.pos_enabled);
         next.health_module = changes.health_module.unwrap_or(next.health_module);
+        if let Some(contact) = changes.settlement_contact_id {
+            next.settlement_contact_id = contact;
+        }
         next.apply_profile(&changes);
         next.version += 1;
         next.updated_at = Timestamp::now();

@@ -13,4 +13,5 @@ pub fn all_routes() -> Router<AppState> {
         .merge(crate::bill_categories::router())
         .merge(crate::billings::router())
         .merge(crate::billets::router())
+        .merge(crate::pos::router())
 }

@@ -6,8 +6,8 @@ use billing_api::accounts::AccountChanges;
 use billing_api::jobs::Queues;
 use billing_api::store::Store;
 use billing_api::values::{
-    AccountId, AccountStatus, BankRuleId, BillingId, BillingType, ContactId, DeliveryStatus, GroupId, Money, TagId,
-    Timestamp, TokenId, WebhookId,
+    AccountId, AccountStatus, BankRuleId, BillingId, BillingType, ContactId, DeliveryStatus, GroupId, Money,
+    PaymentKind, RefundTo, TagId, Timestamp, TokenId, WebhookId,
 };
 use billing_api::webhooks::deliveries::Filter;
 use billing_api::webhooks::{Policy, SecretBox};
@@ -18,7 +18,7 @@ use infra::webhooks::WebhookOps;
 
 #[derive(Parser, Debug)]
 #[command(
-    about = "Operations that happen outside the API: accounts, API tokens, bank rules, bank accounts, categories, legacy billings, guardians, webhook receivers",
+    about = "Operations that happen outside the API: accounts, API tokens, bank rules, bank accounts, categories, legacy billings, guardians, webhook receivers, point-of-sale sales",
     version
 )]
 struct Cli {
@@ -52,6 +52,9 @@ enum Command {
     /// Webhook receivers of an account, their deliveries and replays.
     #[command(subcommand)]
     Webhook(WebhookCommand),
+    /// Point of sale: sales made at the store's counter, their receipts and returns.
+    #[command(subcommand)]
+    Sale(SaleCommand),
     /// Creates the table, queues and secret when missing (local stack).
     Setup,
 }
@@ -103,6 +106,16 @@ struct Settings {
     /// Beneficiary city (bank billets and the Pix code).
     #[arg(long)]
     city: Option<String>,
+    /// Point of sale: the contact who pays settlements by transfer (`none` clears it).
+    #[arg(long, value_parser = settlement_contact)]
+    settlement_contact: Option<String>,
+}
+
+fn settlement_contact(text: &str) -> Result<String, String> {
+    match text {
+        "none" => Ok(text.to_owned()),
+        id => id.parse::<ContactId>().map(|_| id.to_owned()).map_err(|_| "a contact id, or none".to_owned()),
+    }
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -128,6 +141,7 @@ impl Settings {
             document: self.document.clone(),
             address: self.address.clone(),
             city: self.city.clone(),
+            settlement_contact_id: self.settlement_contact.as_deref().map(|c| c.parse().ok()),
         }
     }
 }
@@ -252,7 +266,71 @@ enum BillingCommand {
 }
 
 #[derive(Subcommand, Debug)]
+enum SaleCommand {
+    /// Records a sale. Payments: --on-account X (what stays open) and --payment KIND=AMOUNT
+    /// (cash, card, pix, store_credit); without --payment, the rest of the total is cash.
+    Create {
+        #[arg(long)]
+        account: AccountId,
+        #[arg(long)]
+        contact: ContactId,
+        #[arg(long)]
+        total: Money,
+        #[arg(long)]
+        on_account: Option<Money>,
+        /// description:quantity:unit price (repeat for several), e.g. Camiseta:2:39.90.
+        #[arg(long = "item", value_parser = infra::sales_ops::parse_item)]
+        items: Vec<(String, i64, Money)>,
+        /// KIND=AMOUNT (repeat for several), e.g. card=50.00.
+        #[arg(long = "payment", value_parser = infra::sales_ops::parse_payment)]
+        payments: Vec<billing_api::pos::sales::Payment>,
+    },
+    /// A receipt against a sale's open amount.
+    Receive {
+        #[arg(long)]
+        account: AccountId,
+        /// The sale's code.
+        #[arg(long)]
+        sale: String,
+        #[arg(long)]
+        amount: Money,
+        /// cash, card or pix.
+        #[arg(long, default_value = "cash")]
+        kind: PaymentKind,
+    },
+    /// Gives back part or all of a sale: first off what it owes, the rest refunded.
+    Return {
+        #[arg(long)]
+        account: AccountId,
+        #[arg(long)]
+        sale: String,
+        #[arg(long)]
+        amount: Money,
+        /// cash or store_credit.
+        #[arg(long, default_value = "cash")]
+        to: RefundTo,
+    },
+    Show {
+        #[arg(long)]
+        account: AccountId,
+        #[arg(long)]
+        sale: String,
+    },
+}
+
+#[derive(Subcommand, Debug)]
 enum ContactCommand {
+    /// Point of sale: the most the contact may owe on account (--clear: no limit).
+    Limit {
+        #[arg(long)]
+        account: AccountId,
+        #[arg(long)]
+        contact: ContactId,
+        #[arg(long, required_unless_present = "clear")]
+        limit: Option<Money>,
+        #[arg(long, conflicts_with = "limit")]
+        clear: bool,
+    },
     /// Sets (or with --clear removes) the financial guardian who pays a patient's billings.
     Guardian {
         #[arg(long)]
@@ -415,6 +493,19 @@ async fn run(cli: Cli) -> anyhow::Result<serde_json::Value> {
             ops::set_financial_guardian(&store, account, contact, guardian).await
         }
         Command::Webhook(command) => webhook(&config, store, command).await,
+        Command::Sale(SaleCommand::Create { account, contact, total, on_account, items, payments }) => {
+            infra::sales_ops::create_sale(&store, account, contact, total, on_account, items, payments).await
+        }
+        Command::Sale(SaleCommand::Receive { account, sale, amount, kind }) => {
+            infra::sales_ops::receive(&store, account, &sale, amount, kind).await
+        }
+        Command::Sale(SaleCommand::Return { account, sale, amount, to }) => {
+            infra::sales_ops::give_back(&store, account, &sale, amount, to).await
+        }
+        Command::Sale(SaleCommand::Show { account, sale }) => infra::sales_ops::show(&store, account, &sale).await,
+        Command::Contact(ContactCommand::Limit { account, contact, limit, clear: _ }) => {
+            ops::set_on_account_limit(&store, account, contact, limit).await
+        }
         Command::Setup => Ok(serde_json::to_value(infra::local_stack::ensure(&config, &table).await?)?),
         Command::Account(AccountCommand::Create { name, settings }) => {
             ops::create_account(&store, &name, settings.changes(None)).await

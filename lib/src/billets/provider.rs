@@ -214,6 +214,7 @@ mod tests {
             document: Some("11222333000181".into()),
             address: Some("Rua A, 10".into()),
             city: Some("São Paulo".into()),
+            settlement_contact_id: None,
             created_at: now,
             updated_at: now,
             version: 1,

@@ -247,6 +247,18 @@ pub async fn insert_new(
     also: Vec<Write>,
 ) -> ApiResult<Billing> {
     let id = records::next_id::<Billing>(store, account).await?;
+    insert_new_with_id(store, account, id, draft, payer, also).await
+}
+
+/// [`insert_new`] with an id already taken from the sequence (for writes in `also` that name it).
+pub async fn insert_new_with_id(
+    store: &Store,
+    account: AccountId,
+    id: BillingId,
+    draft: &Draft,
+    payer: Option<ContactId>,
+    also: Vec<Write>,
+) -> ApiResult<Billing> {
     let first_item =
         store.reserve_ids(keys::account(account), keys::sequence("BILLINGITEM"), draft.items.len() as i64).await?;
     let items = Billing::items_from(first_item, &draft.items);

@@ -4,11 +4,14 @@
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
+use crate::store::item::number;
 use crate::store::records::Record;
 use crate::store::{keys, Item};
-use crate::values::{Cnpj, ContactId, ContactType, Cpf, GroupId, TagId, Timestamp};
+use crate::values::{Cnpj, ContactId, ContactType, Cpf, GroupId, Money, TagId, Timestamp};
 
 pub const MSG_IN_USE: &str = "Contato não pode ser excluído: possui cobranças";
+pub const MSG_IN_USE_AT_POINT_OF_SALE: &str =
+    "Contato não pode ser excluído: possui vendas ou créditos no ponto de venda";
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Contact {
@@ -49,6 +52,21 @@ pub struct Contact {
     /// Health module: the contact who pays for this patient (set by operators, never shown).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub financial_guardian_id: Option<ContactId>,
+    /// Point of sale: the most the contact may owe on account (`None`: no limit), set by operators.
+    #[serde(default, with = "number::option", skip_serializing_if = "Option::is_none")]
+    pub on_account_limit: Option<Money>,
+    /// Point of sale: what the contact owes on account (the open `due_amount` of its sales).
+    #[serde(default, with = "number")]
+    pub on_account_balance: Money,
+    /// Point of sale: the contact's credit balance.
+    #[serde(default, with = "number")]
+    pub credit_balance: Money,
+    /// Credit movements so far; the n-th is numbered n.
+    #[serde(default)]
+    pub credit_movements: i64,
+    /// Point-of-sale sales of the contact.
+    #[serde(default)]
+    pub sales: i64,
 }
 
 impl Contact {
@@ -86,6 +104,11 @@ impl Contact {
             version: 0,
             billing_refs: 0,
             financial_guardian_id: None,
+            on_account_limit: None,
+            on_account_balance: Money::ZERO,
+            credit_balance: Money::ZERO,
+            credit_movements: 0,
+            sales: 0,
         }
     }
 

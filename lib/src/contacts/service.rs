@@ -5,7 +5,9 @@
 use std::future::Future;
 
 use super::input::{ContactChanges, MSG_GROUP_NOT_FOUND, MSG_TAGS_NOT_FOUND};
-use super::model::{duplicate_message, index_prefix, Contact, ContactListFields, MSG_IN_USE};
+use super::model::{
+    duplicate_message, index_prefix, Contact, ContactListFields, MSG_IN_USE, MSG_IN_USE_AT_POINT_OF_SALE,
+};
 use crate::contention::retry_in_turn;
 use crate::editing::Editable;
 use crate::groups::Group;
@@ -44,7 +46,14 @@ impl Editable for Contact {
     }
 
     fn in_use(&self) -> bool {
-        self.billing_refs > 0
+        self.billing_refs > 0 || self.sales > 0 || self.credit_movements > 0
+    }
+
+    fn in_use_message(&self) -> &'static str {
+        match self.billing_refs {
+            0 => MSG_IN_USE_AT_POINT_OF_SALE,
+            _ => MSG_IN_USE,
+        }
     }
 
     /// The group and every newly added tag must exist in the account (checked now for the 422 and

@@ -11,7 +11,7 @@ use crate::http::ApiResult;
 use crate::store::records;
 use crate::store::{keys, Store};
 use crate::tags::model::{Tag, ON_ACCOUNT_TAGS};
-use crate::values::{AccountId, ContactId, ContactType, GroupId, TagColor, TagId, Timestamp};
+use crate::values::{AccountId, ContactId, ContactType, GroupId, Money, TagColor, TagId, Timestamp};
 
 /// A tag as a contact shows it.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -54,6 +54,12 @@ pub struct ContactView {
     pub document: Option<String>,
     pub tags: Vec<TagSummary>,
     pub on_account_allowed: bool,
+    /// Point of sale: the most the contact may owe on account (`null`: no limit).
+    pub on_account_limit: Option<Money>,
+    /// Point of sale: what the contact owes on account.
+    pub on_account_balance: Money,
+    /// Point of sale: the contact's credit balance.
+    pub store_credit_balance: Money,
 }
 
 impl ContactView {
@@ -90,6 +96,9 @@ impl ContactView {
             document: c.document(),
             tags,
             on_account_allowed,
+            on_account_limit: c.on_account_limit,
+            on_account_balance: c.on_account_balance,
+            store_credit_balance: c.credit_balance,
         }
     }
 }

@@ -29,6 +29,11 @@ pub trait Editable: Record + Clone {
     /// Whether billings still depend on it (deleting is refused).
     fn in_use(&self) -> bool;
 
+    /// Why it cannot be deleted while [`Editable::in_use`].
+    fn in_use_message(&self) -> &'static str {
+        Self::IN_USE
+    }
+
     /// Writes that belong in the transaction storing `self` over `before` (reference checks,
     /// links, counters). May read the store to refuse unknown references with a 422.
     fn related_writes(
@@ -92,7 +97,7 @@ pub async fn delete<R: Editable>(store: &Store, account: AccountId, id: R::Id) -
     retry_in_turn(records::key_of::<R>(account, id), || async {
         let current: R = find_or_404(store, account, id).await?;
         if current.in_use() {
-            return Err(ApiError::validation(R::IN_USE));
+            return Err(ApiError::validation(current.in_use_message()));
         }
         records::remove(store, account, &current, current.delete_writes(account)).await?;
         Ok(current)

@@ -20,6 +20,11 @@
 //! `{"kind": "webhook_delivery", "account_id": 7, "delivery_id": "dlv_<event>_<receiver>"}`. It
 //! names a delivery record, which holds the state: a message delivered twice, or overtaken by a
 //! replay, attempts the delivery once (the sender claims it).
+//!
+//! Receivable settlement (worker `pos::settlements`):
+//! `{"kind": "receivable_settlement", "account_id": 7, "reference": "<the settlement's>"}`. Each
+//! message settles a chunk of the open sales and sends the next one while sales remain; the
+//! settlement record holds the state, so a message delivered twice settles nothing twice.
 
 use std::fmt::Debug;
 
@@ -110,6 +115,27 @@ impl Message for WebhookDelivery {
     }
 }
 
+/// A chunk of a settlement by transfer (see the module text).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReceivableSettlement {
+    pub account_id: AccountId,
+    pub reference: String,
+}
+
+impl ReceivableSettlement {
+    pub fn new(account_id: AccountId, reference: &str) -> Self {
+        ReceivableSettlement { account_id, reference: reference.to_owned() }
+    }
+}
+
+impl Message for ReceivableSettlement {
+    const KIND: &'static str = "receivable_settlement";
+
+    fn queue_url(queues: &Queues) -> Option<&str> {
+        queues.settlements.as_deref()
+    }
+}
+
 /// The body of a message: its fields and its `kind`.
 pub fn body<M: Message>(message: &M) -> anyhow::Result<String> {
     let mut value = serde_json::to_value(message)?;
@@ -129,18 +155,19 @@ pub fn parse<M: Message>(body: &str) -> anyhow::Result<M> {
 }
 
 /// The SQS client and queue URLs (`BILLET_REGISTRATION_QUEUE_URL`, `BULK_EXPANSION_QUEUE_URL`,
-/// `WEBHOOK_DELIVERIES_QUEUE_URL`).
+/// `WEBHOOK_DELIVERIES_QUEUE_URL`, `SETTLEMENTS_QUEUE_URL`).
 #[derive(Clone, Debug)]
 pub struct Queues {
     sqs: aws_sdk_sqs::Client,
     billet_registration: String,
     bulk_expansion: Option<String>,
     webhook_deliveries: Option<String>,
+    settlements: Option<String>,
 }
 
 impl Queues {
     pub fn new(sqs: aws_sdk_sqs::Client, billet_registration: String) -> Self {
-        Queues { sqs, billet_registration, bulk_expansion: None, webhook_deliveries: None }
+        Queues { sqs, billet_registration, bulk_expansion: None, webhook_deliveries: None, settlements: None }
     }
 
     pub fn with_bulk_expansion(self, url: String) -> Self {
@@ -151,6 +178,10 @@ impl Queues {
         Queues { webhook_deliveries: Some(url), ..self }
     }
 
+    pub fn with_settlements(self, url: String) -> Self {
+        Queues { settlements: Some(url), ..self }
+    }
+
     /// The queues the environment names; the billet-registration queue is required for the API
     /// functions, the others only where they are used.
     pub fn from_env(config: &aws_config::SdkConfig) -> Option<Self> {
@@ -159,7 +190,10 @@ impl Queues {
             Queues::new(aws_sdk_sqs::Client::new(config), var("BILLET_REGISTRATION_QUEUE_URL").unwrap_or_default());
         queues.bulk_expansion = var("BULK_EXPANSION_QUEUE_URL");
         queues.webhook_deliveries = var("WEBHOOK_DELIVERIES_QUEUE_URL");
-        let any = !queues.billet_registration.is_empty() || queues.webhook_deliveries.is_some();
+        queues.settlements = var("SETTLEMENTS_QUEUE_URL");
+        let any = !queues.billet_registration.is_empty()
+            || queues.webhook_deliveries.is_some()
+            || queues.settlements.is_some();
         any.then_some(queues)
     }
 

@@ -2,7 +2,7 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::values::{AccountId, BilletId, BillingId, TagId, WebhookId};
+use crate::values::{AccountId, BilletId, BillingId, ContactId, SaleId, TagId, WebhookId};
 
 /// Partition of everything an account owns.
 pub fn account(account: AccountId) -> String {
@@ -124,6 +124,59 @@ pub fn delivery_attempt(event_ms: i64, event_id: &str, receiver: WebhookId, atte
 /// The attempts of one delivery (a prefix of [`delivery_attempt`]).
 pub fn attempts_of(event_ms: i64, event_id: &str, receiver: WebhookId) -> String {
     format!("ATTEMPT#{event_ms:013}#{event_id}#{:010}#", receiver.get())
+}
+
+/// A point-of-sale sale (in the account's partition).
+pub fn sale(id: SaleId) -> String {
+    record("SALE", id)
+}
+
+/// Partition of one key item per sale of the account (`sk` = [`sale_key`]): lists read a page of
+/// it, newest first, optionally within a date range.
+pub fn sales(account: AccountId) -> String {
+    format!("A#{account}#SALES")
+}
+
+/// The same, for one contact's sales.
+pub fn sales_of_contact(account: AccountId, contact: ContactId) -> String {
+    format!("A#{account}#SALES#C{:010}", contact.get())
+}
+
+/// Sort key of a sale's key items: sold at (epoch ms, 13 digits), then its id.
+pub fn sale_key(sold_at_millis: i64, id: SaleId) -> String {
+    format!("{sold_at_millis:013}#{:010}", id.get())
+}
+
+/// `gsi1` partition of the account's sales with an open on-account amount
+/// (`gsi1sk = <sold on YYYY-MM-DD>#<id:010>`): what a settlement by transfer takes up to a date.
+pub fn open_sales(account: AccountId) -> String {
+    format!("A#{account}#SALES#OPEN")
+}
+
+/// A customer credit added through the API, keyed by its `reference` (hashed: any length), so
+/// that the item is its own idempotency guard.
+pub fn store_credit(reference: &str) -> String {
+    format!("CREDIT#{}", hex::encode(Sha256::digest(reference.as_bytes())))
+}
+
+/// Partition of one contact's credit movements (`sk` = [`credit_movement`]).
+pub fn credit_movements(account: AccountId, contact: ContactId) -> String {
+    format!("A#{account}#CREDITS#{:010}", contact.get())
+}
+
+/// The n-th credit movement of a contact (1, 2, …): a page is a key range.
+pub fn credit_movement(n: i64) -> String {
+    format!("MOVE#{n:010}")
+}
+
+/// A settlement by transfer, keyed by its `reference` (hashed).
+pub fn settlement(reference: &str) -> String {
+    format!("SETTLEMENT#{}", hex::encode(Sha256::digest(reference.as_bytes())))
+}
+
+/// Partition of a settlement's lines (`sk = SALE#<id:010>`): the sales it settled.
+pub fn settlement_lines(account: AccountId, reference: &str) -> String {
+    format!("A#{account}#{}", settlement(reference))
 }
 
 /// Prefix of every event's sort key in the outbox.

@@ -39,6 +39,8 @@ pub enum Sort {
     From(String),
     /// Before this key.
     Below(String),
+    /// From the first key to the second, both included.
+    Between(String, String),
 }
 
 /// A key range of one partition of the table, or of the listing index (`gsi1`).
@@ -66,6 +68,8 @@ impl KeyRange {
 #[derive(Clone, Debug, Default)]
 pub struct Page {
     pub items: Vec<Item>,
+    /// How many items the page matched (with `Select: COUNT`, the only thing it gives).
+    pub count: usize,
     /// Where the next page starts (`LastEvaluatedKey`), when there may be one.
     pub next: Option<Item>,
 }
@@ -137,6 +141,12 @@ impl Store {
     /// starts when there may be more. Reads on the table are strongly consistent; on the listing
     /// index they give the keys and `list_fields` only.
     pub async fn page(&self, range: &KeyRange, limit: usize, start: Option<Item>) -> StoreResult<Page> {
+        self.page_with(range, limit, start, false).await
+    }
+
+    /// [`Store::page`]; with `count`, only a count of the range's items (no `Limit`: up to 1 MB a
+    /// round trip).
+    async fn page_with(&self, range: &KeyRange, limit: usize, start: Option<Item>, count: bool) -> StoreResult<Page> {
         let (pk, sk) = if range.index { ("gsi1pk", "gsi1sk") } else { ("pk", "sk") };
         let mut query = self
             .client()
@@ -145,8 +155,11 @@ impl Store {
             .expression_attribute_names("#pk", pk)
             .expression_attribute_values(":pk", AttributeValue::S(range.partition.clone()))
             .scan_index_forward(range.ascending)
-            .limit(i32::try_from(limit.clamp(1, 1000)).unwrap_or(1000))
             .set_exclusive_start_key(start);
+        query = match count {
+            true => query.select(aws_sdk_dynamodb::types::Select::Count),
+            false => query.limit(i32::try_from(limit.clamp(1, 1000)).unwrap_or(1000)),
+        };
         let condition = match &range.sort {
             Sort::All => "#pk = :pk",
             Sort::Prefix(value) => {
@@ -161,6 +174,12 @@ impl Store {
                 query = query.expression_attribute_values(":sk", AttributeValue::S(value.clone()));
                 "#pk = :pk AND #sk < :sk"
             }
+            Sort::Between(from, to) => {
+                query = query
+                    .expression_attribute_values(":sk", AttributeValue::S(from.clone()))
+                    .expression_attribute_values(":to", AttributeValue::S(to.clone()));
+                "#pk = :pk AND #sk BETWEEN :sk AND :to"
+            }
         };
         if !matches!(range.sort, Sort::All) {
             query = query.expression_attribute_names("#sk", sk);
@@ -170,9 +189,39 @@ impl Store {
         let output = query.send().await.context("Query a page of a key range")?;
         self.metered(|m| m.query(output.items(), !range.index));
         Ok(Page {
+            count: usize::try_from(output.count).unwrap_or_default(),
             items: output.items.unwrap_or_default(),
             next: output.last_evaluated_key.filter(|key| !key.is_empty()),
         })
+    }
+
+    /// The items `skip..skip + take` of a key range, reading only the pages up to them.
+    pub async fn items_in(&self, range: &KeyRange, skip: usize, take: usize) -> StoreResult<Vec<Item>> {
+        let wanted = skip.saturating_add(take);
+        let (mut items, mut start) = (Vec::new(), None);
+        while items.len() < wanted {
+            let page = self.page(range, wanted - items.len(), start).await?;
+            items.extend(page.items);
+            match page.next {
+                Some(next) => start = Some(next),
+                None => break,
+            }
+        }
+        Ok(items.into_iter().skip(skip).take(take).collect())
+    }
+
+    /// How many items a key range holds (`Select: COUNT`: the items are read, not returned).
+    pub async fn count(&self, range: &KeyRange) -> StoreResult<usize> {
+        let mut total = 0;
+        let mut start = None;
+        loop {
+            let page = self.page_with(range, 0, start, true).await?;
+            total += page.count;
+            match page.next {
+                Some(next) => start = Some(next),
+                None => return Ok(total),
+            }
+        }
     }
 
     /// The keys of every item in a base-table partition (link partitions).

@@ -111,6 +111,10 @@ record_ids! {
     CashEntryId;
     /// A webhook receiver (URL) of an account.
     WebhookId;
+    /// A point-of-sale sale (its `code` is the id, zero-padded).
+    SaleId;
+    /// A customer credit added through the API.
+    StoreCreditId;
 }
 
 #[cfg(test)]

@@ -225,6 +225,49 @@ words! {
     }
 }
 
+words! {
+    /// How a sale, or a receipt against its open amount, was paid.
+    PaymentKind {
+        Cash = "cash",
+        Card = "card",
+        Pix = "pix",
+        /// The customer's credit balance.
+        StoreCredit = "store_credit",
+        /// Left open: the customer owes it (`due_amount`).
+        OnAccount = "on_account",
+    }
+}
+
+words! {
+    /// Where a returned amount goes, beyond what it takes off the sale's open amount.
+    RefundTo {
+        Cash = "cash",
+        StoreCredit = "store_credit",
+    }
+}
+
+words! {
+    /// A movement of a customer's credit balance.
+    CreditMovementKind {
+        /// Credit added (`POST /v1/store_credits`).
+        Added = "added",
+        /// Spent paying a sale.
+        Used = "used",
+        /// A sale's return given back as credit.
+        Returned = "returned",
+    }
+}
+
+words! {
+    /// A settlement by transfer of on-account balances.
+    SettlementState {
+        Pending = "pending",
+        Processing = "processing",
+        Completed = "completed",
+        Failed = "failed",
+    }
+}
+
 impl BilletStatus {
     /// §2.2 `editable`: the billing around it may still change freely.
     pub fn editable(self) -> bool {

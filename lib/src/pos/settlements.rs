@@ -1,0 +1,604 @@
+//! Settlement by transfer of on-account balances (§4.7): the store transfers what its customers
+//! owe on account up to a cutoff date to one payer contact (configured by operators:
+//! `infra/ops account update --settlement-contact C`), which receives one receivable billing for
+//! the whole.
+//!
+//! - `GET /v1/receivable_settlements/preview?cutoff_at=` reads the open-sales index up to the
+//!   cutoff and writes nothing.
+//! - `POST /v1/receivable_settlements` stores the settlement (`pending`), keyed by its
+//!   `reference`, and queues its work; the same reference again answers its state (`200`), or
+//!   resumes it when it failed (`202`); another cutoff is a `409`.
+//! - The worker ([`run`]) settles the open sales up to the cutoff, a chunk per message: each
+//!   sale in one transaction with its customer's balance, a line of the settlement
+//!   (`A#<account>#SETTLEMENT#<sha256(reference)>`, `sk = SALE#<id>`, written only if absent) and
+//!   the settlement's running totals. A settled sale leaves the open-sales index, so a redelivered
+//!   or resumed message picks up exactly the sales still open, and a sale is never settled twice.
+//!   When none is left, it makes the payer's billing from the lines (one item per customer), in one
+//!   transaction with the settlement's `billing_id`, written only if absent, so there is never a
+//!   second billing; the billing's billet registers as any billing's does.
+
+use std::collections::BTreeMap;
+
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::credits::{check_reference, reference_reused};
+use super::sales::{self, OpenEntry, Sale};
+use crate::accounts;
+use crate::bank_rules::BankRule;
+use crate::billets::lifecycle;
+use crate::billings::input::Draft;
+use crate::billings::service as billings;
+use crate::contacts::Contact;
+use crate::contention::{retry_in_turn, retry_on_conflict};
+use crate::http::{ApiError, ApiResult, Fields};
+use crate::jobs::{Queues, ReceivableSettlement};
+use crate::store::item::{from_item, number, to_item};
+use crate::store::{keys, records, Condition, KeyRange, Sort, Store, StoreError, StoreResult, Write};
+use crate::values::calendar::{next_business_day, parse_date};
+use crate::values::{today, AccountId, BillingId, ContactId, Money, SettlementState, Timestamp};
+
+pub const CODE_SETTLEMENT_CONTACT_MISSING: &str = "settlement_contact_missing";
+/// Sales one message settles before handing the rest to the next message.
+pub const CHUNK: usize = 50;
+/// Sales a preview lists one by one (its totals count them all).
+pub const PREVIEW_SALES_SHOWN: usize = 500;
+/// Items of the payer's billing: one per customer, the rest summed in the last one.
+const BILLING_ITEMS: usize = 500;
+/// Days from the settlement to its billing's due date (then the next business day).
+const DUE_IN_DAYS: u64 = 5;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Settlement {
+    pub pk: String,
+    pub sk: String,
+    pub kind: String,
+    pub reference: String,
+    pub account_id: AccountId,
+    pub cutoff_at: NaiveDate,
+    pub state: SettlementState,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure_reason: Option<String>,
+    pub payer_contact_id: ContactId,
+    #[serde(default)]
+    pub sales_count: i64,
+    #[serde(default)]
+    pub contacts_count: i64,
+    #[serde(default, with = "number")]
+    pub amount: Money,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub billing_id: Option<BillingId>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<Timestamp>,
+}
+
+/// A sale a settlement took.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Line {
+    pub pk: String,
+    pub sk: String,
+    pub kind: String,
+    pub sale_code: String,
+    pub contact_id: ContactId,
+    #[serde(with = "number")]
+    pub amount: Money,
+}
+
+/// The settlement as the API shows it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SettlementView {
+    pub reference: String,
+    pub cutoff_at: NaiveDate,
+    pub state: SettlementState,
+    pub failure_reason: Option<String>,
+    pub payer_contact_id: ContactId,
+    pub sales_count: i64,
+    pub contacts_count: i64,
+    pub amount: Money,
+    pub billing_id: Option<BillingId>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub completed_at: Option<Timestamp>,
+}
+
+impl SettlementView {
+    pub fn of(s: &Settlement) -> Self {
+        SettlementView {
+            reference: s.reference.clone(),
+            cutoff_at: s.cutoff_at,
+            state: s.state,
+            failure_reason: s.failure_reason.clone(),
+            payer_contact_id: s.payer_contact_id,
+            sales_count: s.sales_count,
+            contacts_count: s.contacts_count,
+            amount: s.amount,
+            billing_id: s.billing_id,
+            created_at: s.created_at,
+            updated_at: s.updated_at,
+            completed_at: s.completed_at,
+        }
+    }
+}
+
+/// What a settlement up to a date would take.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Preview {
+    pub cutoff_at: NaiveDate,
+    pub payer_contact_id: Option<ContactId>,
+    pub total: Money,
+    pub sales_count: usize,
+    pub contacts_count: usize,
+    pub contacts: Vec<ContactPreview>,
+    /// Whether some sales are counted but not listed (more than 500).
+    pub truncated: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ContactPreview {
+    pub contact_id: ContactId,
+    pub name: Option<String>,
+    pub sales_count: usize,
+    pub amount: Money,
+    pub sales: Vec<SalePreview>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SalePreview {
+    pub code: String,
+    pub sold_on: NaiveDate,
+    pub due_amount: Money,
+}
+
+fn missing_contact() -> ApiError {
+    ApiError::Coded {
+        status: http::StatusCode::UNPROCESSABLE_ENTITY,
+        code: CODE_SETTLEMENT_CONTACT_MISSING,
+        message: "A loja não configurou o contato pagador do acerto por transferência".to_owned(),
+    }
+}
+
+/// The day after the cutoff, as the open-sales index's keys begin (`YYYY-MM-DD#…`).
+fn after(cutoff: NaiveDate) -> Sort {
+    Sort::Below(cutoff.succ_opt().unwrap_or(cutoff).to_string())
+}
+
+/// The open sales of the account sold up to `cutoff` (index entries: keys and what they owe).
+pub async fn open_up_to(
+    store: &Store,
+    account: AccountId,
+    cutoff: NaiveDate,
+    limit: Option<usize>,
+) -> ApiResult<Vec<OpenEntry>> {
+    let range = KeyRange::index(keys::open_sales(account), after(cutoff), true);
+    let (mut found, mut start) = (Vec::new(), None);
+    loop {
+        let page = store.page(&range, limit.unwrap_or(1000), start).await?;
+        for item in page.items {
+            if let Some(fields) = item.get("list_fields").cloned() {
+                found.push(crate::store::item::from_attribute::<OpenEntry>(fields)?);
+            }
+        }
+        match page.next {
+            Some(next) if limit.is_none_or(|l| found.len() < l) => start = Some(next),
+            _ => return Ok(found),
+        }
+    }
+}
+
+/// The cutoff of a request: a date no later than today.
+pub fn parse_cutoff(text: Option<&str>) -> ApiResult<NaiveDate> {
+    let Some(text) = text.filter(|t| !t.trim().is_empty()) else {
+        return Err(ApiError::validation("cutoff_at é obrigatório (AAAA-MM-DD)"));
+    };
+    let cutoff = parse_date(text).ok_or_else(|| ApiError::validation("cutoff_at inválido (use AAAA-MM-DD)"))?;
+    if cutoff > today() {
+        return Err(ApiError::validation("cutoff_at não pode ser uma data futura"));
+    }
+    Ok(cutoff)
+}
+
+/// What a settlement up to `cutoff` would take, writing nothing.
+pub async fn preview(store: &Store, account: AccountId, cutoff: NaiveDate) -> ApiResult<Preview> {
+    let owner = accounts::find(store, account).await?.ok_or(ApiError::NotFound)?;
+    let open = open_up_to(store, account, cutoff, None).await?;
+    let mut by_contact: BTreeMap<ContactId, ContactPreview> = BTreeMap::new();
+    for (n, entry) in open.iter().enumerate() {
+        let contact = by_contact.entry(entry.contact_id).or_insert_with(|| ContactPreview {
+            contact_id: entry.contact_id,
+            name: None,
+            sales_count: 0,
+            amount: Money::ZERO,
+            sales: Vec::new(),
+        });
+        contact.sales_count += 1;
+        contact.amount = contact.amount + entry.due_amount;
+        if n < PREVIEW_SALES_SHOWN {
+            contact.sales.push(SalePreview {
+                code: entry.code.clone(),
+                sold_on: entry.sold_on,
+                due_amount: entry.due_amount,
+            });
+        }
+    }
+    let ids: Vec<ContactId> = by_contact.keys().copied().collect();
+    for contact in records::find_many::<Contact>(store, account, &ids).await? {
+        if let Some(preview) = by_contact.get_mut(&contact.id) {
+            preview.name = contact.description().map(str::to_owned);
+        }
+    }
+    Ok(Preview {
+        cutoff_at: cutoff,
+        payer_contact_id: owner.settlement_contact_id,
+        total: open.iter().map(|e| e.due_amount).sum(),
+        sales_count: open.len(),
+        contacts_count: by_contact.len(),
+        contacts: by_contact.into_values().collect(),
+        truncated: open.len() > PREVIEW_SALES_SHOWN,
+    })
+}
+
+pub async fn find(store: &Store, account: AccountId, reference: &str) -> StoreResult<Option<Settlement>> {
+    store.get(keys::account(account), keys::settlement(reference)).await?.map(from_item).transpose()
+}
+
+/// What a `POST` sends: `reference` and `cutoff_at`.
+pub fn parse_request(fields: Fields<'_>) -> ApiResult<(String, NaiveDate)> {
+    let mut errors = Vec::new();
+    let reference = match fields.raw("reference") {
+        Some(Value::String(text)) => check_reference(Some(text), &mut errors),
+        Some(Value::Number(n)) => check_reference(Some(&n.to_string()), &mut errors),
+        _ => check_reference(None, &mut errors),
+    };
+    let cutoff = match fields.raw("cutoff_at") {
+        Some(Value::String(text)) => parse_cutoff(Some(text)),
+        _ => parse_cutoff(None),
+    };
+    let cutoff = match cutoff {
+        Ok(cutoff) => Some(cutoff),
+        Err(ApiError::Validation(more)) => {
+            errors.extend(more);
+            None
+        }
+        Err(other) => return Err(other),
+    };
+    match cutoff {
+        Some(cutoff) if errors.is_empty() => Ok((reference, cutoff)),
+        _ => Err(ApiError::Validation(errors)),
+    }
+}
+
+/// Requests a settlement: `(settlement, 201)` when new, `(…, 200)` when the reference has it
+/// already, `(…, 202)` when that one had failed and is resumed.
+pub async fn request(
+    store: &Store,
+    queues: &Queues,
+    account: AccountId,
+    reference: &str,
+    cutoff: NaiveDate,
+) -> ApiResult<(Settlement, http::StatusCode)> {
+    let owner = accounts::find(store, account).await?.ok_or(ApiError::NotFound)?;
+    let payer = owner.settlement_contact_id.ok_or_else(missing_contact)?;
+    records::find::<Contact>(store, account, payer).await?.ok_or_else(missing_contact)?;
+    let settlement = retry_on_conflict(|| async {
+        if let Some(existing) = find(store, account, reference).await? {
+            return again(store, existing, cutoff, payer).await;
+        }
+        let open = open_up_to(store, account, cutoff, None).await?;
+        let total: Money = open.iter().map(|e| e.due_amount).sum();
+        if !total.is_positive() {
+            return Err(ApiError::validation(format!("Nada a acertar: nenhuma venda a prazo em aberto até {cutoff}")));
+        }
+        if total.get() < crate::billings::input::minimum_amount() {
+            return Err(ApiError::validation(format!(
+                "O total a acertar ({total}) é menor que o valor mínimo de uma cobrança (5.00)"
+            )));
+        }
+        let now = Timestamp::now();
+        let settlement = Settlement {
+            pk: keys::account(account),
+            sk: keys::settlement(reference),
+            kind: "settlement".into(),
+            reference: reference.to_owned(),
+            account_id: account,
+            cutoff_at: cutoff,
+            state: SettlementState::Pending,
+            failure_reason: None,
+            payer_contact_id: payer,
+            sales_count: 0,
+            contacts_count: 0,
+            amount: Money::ZERO,
+            billing_id: None,
+            created_at: now,
+            updated_at: now,
+            completed_at: None,
+        };
+        // Another request of the same reference may win: the next attempt reads it.
+        store.write(vec![Write::put_if(to_item(&settlement)?, Condition::absent())]).await?;
+        Ok((settlement, http::StatusCode::CREATED))
+    })
+    .await?;
+    // Also for a pending one asked again: its message may have been lost (the worker is idempotent).
+    if settlement.0.state == SettlementState::Pending {
+        queues.send(&ReceivableSettlement::new(account, reference)).await?;
+    }
+    Ok(settlement)
+}
+
+/// The answer to a reference seen before: its state, or its resumption when it had failed (with
+/// the payer the store has configured now, which may be why it failed).
+async fn again(
+    store: &Store,
+    existing: Settlement,
+    cutoff: NaiveDate,
+    payer: ContactId,
+) -> ApiResult<(Settlement, http::StatusCode)> {
+    if existing.cutoff_at != cutoff {
+        return Err(reference_reused(format!(
+            "reference {} já foi usada com outra data de corte ({})",
+            existing.reference, existing.cutoff_at
+        )));
+    }
+    if existing.state != SettlementState::Failed {
+        return Ok((existing, http::StatusCode::OK));
+    }
+    let resumed =
+        Condition::new("SET #state = :pending, payer_contact_id = :payer, updated_at = :now REMOVE failure_reason")
+            .name("#state", "state")
+            .value(":pending", text(SettlementState::Pending))
+            .value(":payer", aws_sdk_dynamodb::types::AttributeValue::N(payer.get().to_string()))
+            .value(":now", text(Timestamp::now()));
+    let failed =
+        Condition::new("#state = :failed").name("#state", "state").value(":failed", text(SettlementState::Failed));
+    store.write(vec![Write::update(existing.pk.clone(), existing.sk.clone(), resumed, Some(failed))]).await?;
+    let reread = find(store, existing.account_id, &existing.reference).await?.unwrap_or(existing);
+    Ok((reread, http::StatusCode::ACCEPTED))
+}
+
+fn text(value: impl ToString) -> aws_sdk_dynamodb::types::AttributeValue {
+    aws_sdk_dynamodb::types::AttributeValue::S(value.to_string())
+}
+
+/// What one message of the worker came to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Settled this many sales; more remain for the next message (already sent).
+    Continued(usize),
+    Completed {
+        billing_id: Option<BillingId>,
+    },
+    Failed(String),
+    /// Nothing to do (the reason).
+    Skipped(&'static str),
+}
+
+/// One message of the worker: up to `chunk` sales settled; then, when none is left, the payer's
+/// billing and completion.
+pub async fn run(
+    store: &Store,
+    queues: &Queues,
+    account: AccountId,
+    reference: &str,
+    chunk: usize,
+) -> anyhow::Result<Outcome> {
+    let Some(settlement) = find(store, account, reference).await? else { return Ok(Outcome::Skipped("no settlement")) };
+    match settlement.state {
+        SettlementState::Completed => return Ok(Outcome::Skipped("already completed")),
+        SettlementState::Failed => return Ok(Outcome::Skipped("failed; a new request resumes it")),
+        SettlementState::Pending => mark(store, &settlement, SettlementState::Processing, None).await?,
+        SettlementState::Processing => {}
+    }
+    if records::find::<Contact>(store, account, settlement.payer_contact_id).await?.is_none() {
+        return fail(store, &settlement, "O contato pagador do acerto não existe mais".into()).await;
+    }
+    let open = open_up_to(store, account, settlement.cutoff_at, Some(chunk)).await?;
+    let mut settled = 0;
+    for entry in open.iter().take(chunk) {
+        if settle_sale(store, &settlement, &entry.code)
+            .await
+            .map_err(|e| anyhow::anyhow!("settle sale {}: {e}", entry.code))?
+        {
+            settled += 1;
+        }
+    }
+    if open.len() >= chunk {
+        queues.send(&ReceivableSettlement::new(account, reference)).await?;
+        return Ok(Outcome::Continued(settled));
+    }
+    let settlement = find(store, account, reference).await?.unwrap_or(settlement);
+    let billing_id = match settlement.billing_id {
+        Some(id) => Some(id),
+        None => match bill(store, queues, &settlement).await {
+            Ok(id) => id,
+            Err(ApiError::Validation(reasons)) => return fail(store, &settlement, reasons.join("; ")).await,
+            Err(other) => return Err(anyhow::anyhow!("settlement billing: {other}")),
+        },
+    };
+    complete(store, &settlement).await?;
+    Ok(Outcome::Completed { billing_id })
+}
+
+async fn mark(store: &Store, settlement: &Settlement, state: SettlementState, reason: Option<&str>) -> StoreResult<()> {
+    let mut change = Condition::new("SET #state = :state, updated_at = :now")
+        .name("#state", "state")
+        .value(":state", text(state))
+        .value(":now", text(Timestamp::now()));
+    if let Some(reason) = reason {
+        change.expression.push_str(", failure_reason = :reason");
+        change = change.value(":reason", text(reason));
+    }
+    let not_done = Condition::new("#state <> :completed")
+        .name("#state", "state")
+        .value(":completed", text(SettlementState::Completed));
+    store.write(vec![Write::update(settlement.pk.clone(), settlement.sk.clone(), change, Some(not_done))]).await
+}
+
+async fn fail(store: &Store, settlement: &Settlement, reason: String) -> anyhow::Result<Outcome> {
+    tracing::warn!(reference = %settlement.reference, %reason, "settlement failed");
+    mark(store, settlement, SettlementState::Failed, Some(&reason)).await?;
+    Ok(Outcome::Failed(reason))
+}
+
+/// Settles one sale by transfer when it is still open (`false` when it was not): its open amount
+/// leaves the customer's balance, and the settlement gets its line and totals, in one transaction.
+async fn settle_sale(store: &Store, settlement: &Settlement, code: &str) -> ApiResult<bool> {
+    let account = settlement.account_id;
+    let id = sales::id_of_code(code).ok_or(ApiError::NotFound)?;
+    retry_in_turn((keys::account(account), keys::sale(id)), || async {
+        let Some(sale) = sales::find(store, account, code).await? else { return Ok(false) };
+        if !sale.due_amount.is_positive() || sale.sold_at.date() > settlement.cutoff_at {
+            return Ok(false);
+        }
+        let contact = records::find::<Contact>(store, account, sale.contact_id)
+            .await?
+            .ok_or_else(|| anyhow::anyhow!("sale {code} names a contact that is gone"))?;
+        let due = sale.due_amount;
+        let next: Sale = sale.changed(|s| {
+            s.settled_amount = s.settled_amount + due;
+            s.due_amount = Money::ZERO;
+            s.settlement_reference = Some(settlement.reference.clone());
+        });
+        let mut payer = Contact { version: contact.version + 1, ..contact.clone() };
+        payer.on_account_balance = payer.on_account_balance - due;
+        let line = Line {
+            pk: keys::settlement_lines(account, &settlement.reference),
+            sk: keys::sale(sale.id),
+            kind: "settlement_line".into(),
+            sale_code: sale.code.clone(),
+            contact_id: sale.contact_id,
+            amount: due,
+        };
+        let totals = Condition::new("ADD sales_count :one, amount :amount")
+            .value(":one", aws_sdk_dynamodb::types::AttributeValue::N("1".into()))
+            .value(":amount", aws_sdk_dynamodb::types::AttributeValue::N(due.get().to_string()));
+        let also = vec![
+            next.replacing(&sale)?,
+            Write::put_if(to_item(&line)?, Condition::absent()),
+            Write::update(settlement.pk.clone(), settlement.sk.clone(), totals, Some(Condition::present())),
+            next.announced()?,
+        ];
+        records::replace(store, account, &contact, &payer, also).await?;
+        Ok(true)
+    })
+    .await
+}
+
+/// The settlement's lines, all of them (its sales).
+async fn lines(store: &Store, settlement: &Settlement) -> StoreResult<Vec<Line>> {
+    let partition = keys::settlement_lines(settlement.account_id, &settlement.reference);
+    let items = store.items_with_prefix(partition, "SALE#".to_owned(), true).await?;
+    items.into_iter().map(from_item).collect()
+}
+
+/// Makes the payer's billing from the lines (none when nothing was settled), with the
+/// settlement's `billing_id` in its transaction.
+async fn bill(store: &Store, queues: &Queues, settlement: &Settlement) -> ApiResult<Option<BillingId>> {
+    let account = settlement.account_id;
+    let lines = lines(store, settlement).await?;
+    let total: Money = lines.iter().map(|l| l.amount).sum();
+    if !total.is_positive() {
+        return Ok(None);
+    }
+    let mut per_contact: BTreeMap<ContactId, (usize, Money)> = BTreeMap::new();
+    for line in &lines {
+        let entry = per_contact.entry(line.contact_id).or_insert((0, Money::ZERO));
+        entry.0 += 1;
+        entry.1 = entry.1 + line.amount;
+    }
+    let ids: Vec<ContactId> = per_contact.keys().copied().collect();
+    let names: BTreeMap<ContactId, String> = records::find_many::<Contact>(store, account, &ids)
+        .await?
+        .into_iter()
+        .map(|c| (c.id, c.description().unwrap_or_default().to_owned()))
+        .collect();
+    let cutoff = settlement.cutoff_at.format("%d/%m/%Y");
+    let mut items: Vec<Value> = Vec::new();
+    let customers: Vec<(&ContactId, &(usize, Money))> = per_contact.iter().collect();
+    let (listed, rest) = customers.split_at(customers.len().min(BILLING_ITEMS - 1));
+    for (contact, (count, amount)) in listed {
+        let name = names.get(contact).map(String::as_str).unwrap_or("Cliente");
+        let description: String = format!("{name} - {count} venda(s) a prazo até {cutoff}").chars().take(100).collect();
+        items.push(json!({"description": description, "quantity": 1, "amount": amount.to_string()}));
+    }
+    if !rest.is_empty() {
+        let amount: Money = rest.iter().map(|(_, (_, amount))| *amount).sum();
+        let description = format!("Demais {} clientes - vendas a prazo até {cutoff}", rest.len());
+        items.push(json!({"description": description, "quantity": 1, "amount": amount.to_string()}));
+    }
+    let rules = records::entries::<BankRule>(store, account, None).await?;
+    let Some(rule) = rules.first().and_then(|e| e.id::<crate::values::BankRuleId>()) else {
+        return Err(ApiError::validation("A conta não tem regra bancária para emitir a cobrança do acerto"));
+    };
+    let due = next_business_day(today() + chrono::Days::new(DUE_IN_DAYS));
+    let body = json!({
+        "bank_rule_id": rule,
+        "contact_id": settlement.payer_contact_id,
+        "due_date": due.to_string(),
+        "reference": settlement.reference,
+        "evincive": format!("Acerto por transferência das vendas a prazo até {cutoff}"),
+        "billing_items": items,
+    });
+    let fields = body.as_object().cloned().unwrap_or_default();
+    // The total was above the minimum when requested; receipts since may have taken it below,
+    // which this billing of the system accepts (as an update keeps a stored amount).
+    let draft = Draft::parse_update(Fields::new(&fields), total).map_err(ApiError::Validation)?;
+    let made = retry_on_conflict(|| async {
+        // Made by an earlier or a concurrent run of this settlement.
+        if let Some(id) = find(store, account, &settlement.reference).await?.and_then(|s| s.billing_id) {
+            return Ok(Err(id));
+        }
+        let payer = billings::check_references(store, account, &draft).await?;
+        let id = records::next_id::<crate::billings::Billing>(store, account).await?;
+        let record_billing = Condition::new("SET billing_id = :billing, updated_at = :now")
+            .value(":billing", aws_sdk_dynamodb::types::AttributeValue::N(id.get().to_string()))
+            .value(":now", text(Timestamp::now()));
+        let marked = Write::update(
+            settlement.pk.clone(),
+            settlement.sk.clone(),
+            record_billing,
+            Some(Condition::new("attribute_not_exists(billing_id)")),
+        );
+        billings::insert_new_with_id(store, account, id, &draft, payer, vec![marked]).await.map(Ok)
+    })
+    .await?;
+    let billing = match made {
+        Ok(billing) => billing,
+        Err(existing) => return Ok(Some(existing)),
+    };
+    lifecycle::request_registration(queues, account, &billing).await;
+    Ok(Some(billing.id))
+}
+
+async fn complete(store: &Store, settlement: &Settlement) -> StoreResult<()> {
+    let lines = lines(store, settlement).await?;
+    let mut contacts: Vec<ContactId> = lines.iter().map(|l| l.contact_id).collect();
+    contacts.sort_unstable();
+    contacts.dedup();
+    let change =
+        Condition::new("SET #state = :completed, contacts_count = :contacts, completed_at = :now, updated_at = :now")
+            .name("#state", "state")
+            .value(":completed", text(SettlementState::Completed))
+            .value(":contacts", aws_sdk_dynamodb::types::AttributeValue::N(contacts.len().to_string()))
+            .value(":now", text(Timestamp::now()));
+    match store
+        .write(vec![Write::update(settlement.pk.clone(), settlement.sk.clone(), change, Some(Condition::present()))])
+        .await
+    {
+        Ok(()) | Err(StoreError::ConditionFailed(_)) => Ok(()),
+        Err(other) => Err(other),
+    }
+}
+
+/// The settlements worker: each message of the batch, one after the other.
+pub async fn handle_batch(
+    store: &Store,
+    queues: &Queues,
+    event: aws_lambda_events::event::sqs::SqsEvent,
+) -> aws_lambda_events::event::sqs::SqsBatchResponse {
+    crate::jobs::handle_batch(event, "receivable settlement", move |message: ReceivableSettlement| async move {
+        run(store, queues, message.account_id, &message.reference, CHUNK).await
+    })
+    .await
+}
