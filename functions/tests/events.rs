@@ -129,6 +129,8 @@ async fn every_http_event_runs_through_its_function() {
     covered.push("authorizer.json");
     covered.extend(["billet-registration-sqs.json", "billings-create-bulk.json", "bulk-expansion-sqs.json"]);
     covered.extend(["webhook-dispatcher-stream.json", "webhook-sender-sqs.json"]);
+    covered.extend(POINT_OF_SALE_EVENTS.iter().map(|(name, _)| *name));
+    covered.push("settlement-sqs.json");
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../events");
     for entry in std::fs::read_dir(dir).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
@@ -342,4 +344,82 @@ async fn the_webhook_events_dispatch_and_deliver_once() {
     assert_eq!(got[0].header("webhook-id"), made[0].delivery_id);
     assert_eq!(got[0].body, event.body);
     assert_eq!(standard_webhooks_verify(&[(secret.as_str(), &got[0])])["ok"], true);
+}
+
+/// The point-of-sale fixtures, in the order they run, with their statuses.
+const POINT_OF_SALE_EVENTS: [(&str, u16); 7] = [
+    ("sales-list.json", 200),
+    ("sales-show.json", 200),
+    ("store-credits-create.json", 201),
+    ("store-credits-list.json", 200),
+    ("settlements-preview.json", 200),
+    ("settlements-create.json", 201),
+    ("settlements-show.json", 200),
+];
+
+#[tokio::test]
+async fn the_point_of_sale_events_run_through_their_functions() {
+    use billing_api::pos::sales::{self, Payment, SaleDraft};
+    use billing_api::values::{ContactId, Money, PaymentKind};
+    std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true");
+    let server = infra::testing::DevServer::start_alone(billing_api::rate_limit::RateLimits::OFF).await;
+    let store = &server.store;
+    let state = AppState::new(store.clone()).with_queues(Some(server.queues.clone()));
+    let (account, _) = infra::testing::account(store, billing_api::accounts::AccountStatus::Active, true, true).await;
+    // Contact 1 buys on account (sale 000001); contact 2 pays the settlements.
+    infra::ops::create_bank_rule(store, account, "Banco simulado", "simulated", None).await.unwrap();
+    let contacts = functions::http_app(billing_api::contacts::router(), state.clone());
+    assert_eq!(run(&contacts, "contacts-create.json", account).await.0, 201);
+    let mut payer: Value = serde_json::from_str(&event_for("contacts-create.json", account)).unwrap();
+    let mut body: Value = serde_json::from_str(payer["body"].as_str().unwrap()).unwrap();
+    body["contact"]["cpf"] = Value::String("111.444.777-35".into());
+    payer["body"] = Value::String(body.to_string());
+    let created = contacts.clone().oneshot(lambda_http::request::from_str(&payer.to_string()).unwrap()).await.unwrap();
+    assert_eq!(created.status().as_u16(), 201);
+    let on_account = Payment { kind: PaymentKind::OnAccount, amount: Money::parse("50.00").unwrap() };
+    let draft = SaleDraft {
+        contact_id: Some(ContactId::new(1)),
+        total: Some(Money::parse("50.00").unwrap()),
+        items: vec![],
+        payments: vec![on_account],
+    };
+    sales::create(store, account, &draft).await.unwrap();
+    let changes = billing_api::accounts::AccountChanges {
+        settlement_contact_id: Some(Some(ContactId::new(2))),
+        ..Default::default()
+    };
+    billing_api::accounts::update(store, account, changes).await.unwrap();
+
+    let app = functions::http_app(billing_api::pos::router(), state);
+    let today = billing_api::values::today().to_string();
+    for (name, status) in POINT_OF_SALE_EVENTS {
+        // The settlement fixtures name a cutoff day; today's takes in the sale just made.
+        let mut event: Value = serde_json::from_str(&event_for(name, account)).unwrap();
+        if event["queryStringParameters"]["cutoff_at"].is_string() {
+            event["queryStringParameters"]["cutoff_at"] = Value::String(today.clone());
+            event["multiValueQueryStringParameters"]["cutoff_at"] = serde_json::json!([today]);
+        }
+        if let Some(text) = event["body"].as_str().filter(|b| b.contains("cutoff_at")) {
+            let mut body: Value = serde_json::from_str(text).unwrap();
+            body["receivable_settlement"]["cutoff_at"] = Value::String(today.clone());
+            event["body"] = Value::String(body.to_string());
+        }
+        let request = lambda_http::request::from_str(&event.to_string())
+            .unwrap_or_else(|e| panic!("{name} is not an API Gateway REST event: {e}"));
+        let response = app.clone().oneshot(request).await.expect("the router answers");
+        let got = response.status().as_u16();
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        assert_eq!(got, status, "{name}: {}", String::from_utf8_lossy(&bytes));
+    }
+    // The settlement's message, pointed at this account, through the worker: completed.
+    let mut message = fixture("settlement-sqs.json");
+    let mut job: Value = serde_json::from_str(message["Records"][0]["body"].as_str().unwrap()).unwrap();
+    job["account_id"] = account.get().into();
+    message["Records"][0]["body"] = Value::String(job.to_string());
+    let message: SqsEvent = serde_json::from_value(message).expect("an SQS event");
+    let response = billing_api::pos::settlements::handle_batch(store, &server.queues, message).await;
+    assert_eq!(serde_json::to_value(&response).unwrap(), serde_json::json!({"batchItemFailures": []}));
+    let done = billing_api::pos::settlements::find(store, account, "acerto-2026-11").await.unwrap().unwrap();
+    assert_eq!(done.state, billing_api::values::SettlementState::Completed);
+    assert!(done.billing_id.is_some());
 }

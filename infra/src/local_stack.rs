@@ -31,6 +31,7 @@ pub const WEBHOOK_KEY_SECRET: &str = billing_api::config::DEFAULT_WEBHOOK_KEY_SE
 pub fn queue_settings(name: &str) -> (&'static str, &'static str, &'static str) {
     match name {
         WEBHOOK_DELIVERIES_QUEUE => ("30", "180", "1209600"),
+        SETTLEMENTS_QUEUE => ("5", "360", "345600"),
         _ => ("5", "60", "345600"),
     }
 }
