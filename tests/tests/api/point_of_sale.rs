@@ -153,7 +153,8 @@ async fn the_on_account_rule_and_the_limit_decide_what_stays_open() {
     let refused = sell(&api, other, "20.00", Some("5.00")).await.unwrap_err();
     assert!(refused.contains("não tem etiqueta que permita venda a prazo"), "{refused}");
     assert_eq!(api.get(&format!("/v1/contacts/{other}")).await.expect(200).body["on_account_allowed"], false);
-    sell(&api, other, "20.00", None).await.expect("a sale paid at once is always allowed");
+    let paid = sell(&api, other, "20.00", None).await.expect("a sale paid at once is always allowed");
+    assert_eq!(paid["code"], "000002", "a refused sale takes no number");
     sell(&api, holder, "20.00", Some("20.00")).await.unwrap();
     // Rule 3: the limit still caps a holder.
     infra::ops::set_on_account_limit(store, api.account_id, holder, Some(money("100.00"))).await.unwrap();

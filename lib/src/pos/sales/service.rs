@@ -30,12 +30,9 @@ async fn customer(store: &Store, account: AccountId, id: ContactId) -> ApiResult
 /// and to the credit it spends.
 pub async fn create(store: &Store, account: AccountId, draft: &SaleDraft) -> ApiResult<Sale> {
     let checked = draft.check()?;
-    customer(store, account, checked.contact_id).await?;
-    let id = SaleId::new(store.next_id(keys::account(account), keys::sequence("SALE")).await?);
     let on_account = paid_with(&checked.payments, PaymentKind::OnAccount);
     let credit = paid_with(&checked.payments, PaymentKind::StoreCredit);
-    retry_in_turn(records::key_of::<Contact>(account, checked.contact_id), || async {
-        let contact = customer(store, account, checked.contact_id).await?;
+    let admitted = |contact: Contact| async move {
         if on_account.is_positive() || credit.is_positive() {
             if !rule::allowed(store, account, &contact).await? {
                 let message =
@@ -45,6 +42,14 @@ pub async fn create(store: &Store, account: AccountId, draft: &SaleDraft) -> Api
             rule::within_limit(&contact, on_account)?;
             rule::enough_credit(&contact, credit)?;
         }
+        Ok(contact)
+    };
+    // Refused before a number is taken, so refusals leave no gaps in the receipts' codes; checked
+    // again on the contact the transaction writes.
+    admitted(customer(store, account, checked.contact_id).await?).await?;
+    let id = SaleId::new(store.next_id(keys::account(account), keys::sequence("SALE")).await?);
+    retry_in_turn(records::key_of::<Contact>(account, checked.contact_id), || async {
+        let contact = admitted(customer(store, account, checked.contact_id).await?).await?;
         let now = Timestamp::now();
         let sale = Sale {
             pk: keys::account(account),
