@@ -265,6 +265,18 @@ enum BillingCommand {
     },
 }
 
+/// An amount of one sale of an account.
+#[derive(clap::Args, Debug)]
+struct SaleAmount {
+    #[arg(long)]
+    account: AccountId,
+    /// The sale's code.
+    #[arg(long)]
+    sale: String,
+    #[arg(long)]
+    amount: Money,
+}
+
 #[derive(Subcommand, Debug)]
 enum SaleCommand {
     /// Records a sale. Payments: --on-account X (what stays open) and --payment KIND=AMOUNT
@@ -287,25 +299,16 @@ enum SaleCommand {
     },
     /// A receipt against a sale's open amount.
     Receive {
-        #[arg(long)]
-        account: AccountId,
-        /// The sale's code.
-        #[arg(long)]
-        sale: String,
-        #[arg(long)]
-        amount: Money,
+        #[command(flatten)]
+        of: SaleAmount,
         /// cash, card or pix.
         #[arg(long, default_value = "cash")]
         kind: PaymentKind,
     },
     /// Gives back part or all of a sale: first off what it owes, the rest refunded.
     Return {
-        #[arg(long)]
-        account: AccountId,
-        #[arg(long)]
-        sale: String,
-        #[arg(long)]
-        amount: Money,
+        #[command(flatten)]
+        of: SaleAmount,
         /// cash or store_credit.
         #[arg(long, default_value = "cash")]
         to: RefundTo,
@@ -496,11 +499,11 @@ async fn run(cli: Cli) -> anyhow::Result<serde_json::Value> {
         Command::Sale(SaleCommand::Create { account, contact, total, on_account, items, payments }) => {
             infra::sales_ops::create_sale(&store, account, contact, total, on_account, items, payments).await
         }
-        Command::Sale(SaleCommand::Receive { account, sale, amount, kind }) => {
-            infra::sales_ops::receive(&store, account, &sale, amount, kind).await
+        Command::Sale(SaleCommand::Receive { of, kind }) => {
+            infra::sales_ops::receive(&store, of.account, &of.sale, of.amount, kind).await
         }
-        Command::Sale(SaleCommand::Return { account, sale, amount, to }) => {
-            infra::sales_ops::give_back(&store, account, &sale, amount, to).await
+        Command::Sale(SaleCommand::Return { of, to }) => {
+            infra::sales_ops::give_back(&store, of.account, &of.sale, of.amount, to).await
         }
         Command::Sale(SaleCommand::Show { account, sale }) => infra::sales_ops::show(&store, account, &sale).await,
         Command::Contact(ContactCommand::Limit { account, contact, limit, clear: _ }) => {

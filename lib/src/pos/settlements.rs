@@ -485,6 +485,22 @@ async fn settle_sale(store: &Store, settlement: &Settlement, code: &str) -> ApiR
     .await
 }
 
+/// A customer's item on the payer's billing: its name and sales (`Maria - vendas 000001, 000004 até
+/// 23/11/2026`), or their count when the codes do not fit an item's 100 characters.
+fn item_description(name: &str, codes: &[&str], cutoff: &str) -> String {
+    let (one, many) = match codes.len() {
+        1 => ("venda", format!("venda {}", codes[0])),
+        _ => ("vendas", format!("vendas {}", codes.join(", "))),
+    };
+    let named = format!("{name} - {many} até {cutoff}");
+    if named.chars().count() <= 100 {
+        return named;
+    }
+    let counted = format!(" - {} {one} a prazo até {cutoff}", codes.len());
+    let room = 100usize.saturating_sub(counted.chars().count());
+    format!("{}{counted}", name.chars().take(room).collect::<String>())
+}
+
 /// The settlement's lines, all of them (its sales).
 async fn lines(store: &Store, settlement: &Settlement) -> StoreResult<Vec<Line>> {
     let partition = keys::settlement_lines(settlement.account_id, &settlement.reference);
@@ -501,10 +517,10 @@ async fn bill(store: &Store, queues: &Queues, settlement: &Settlement) -> ApiRes
     if !total.is_positive() {
         return Ok(None);
     }
-    let mut per_contact: BTreeMap<ContactId, (usize, Money)> = BTreeMap::new();
+    let mut per_contact: BTreeMap<ContactId, (Vec<&str>, Money)> = BTreeMap::new();
     for line in &lines {
-        let entry = per_contact.entry(line.contact_id).or_insert((0, Money::ZERO));
-        entry.0 += 1;
+        let entry = per_contact.entry(line.contact_id).or_insert((Vec::new(), Money::ZERO));
+        entry.0.push(&line.sale_code);
         entry.1 = entry.1 + line.amount;
     }
     let ids: Vec<ContactId> = per_contact.keys().copied().collect();
@@ -515,12 +531,11 @@ async fn bill(store: &Store, queues: &Queues, settlement: &Settlement) -> ApiRes
         .collect();
     let cutoff = settlement.cutoff_at.format("%d/%m/%Y");
     let mut items: Vec<Value> = Vec::new();
-    let customers: Vec<(&ContactId, &(usize, Money))> = per_contact.iter().collect();
+    let customers: Vec<(&ContactId, &(Vec<&str>, Money))> = per_contact.iter().collect();
     let (listed, rest) = customers.split_at(customers.len().min(BILLING_ITEMS - 1));
-    for (contact, (count, amount)) in listed {
+    for (contact, (codes, amount)) in listed {
         let name = names.get(contact).map(String::as_str).unwrap_or("Cliente");
-        let description: String = format!("{name} - {count} venda(s) a prazo até {cutoff}").chars().take(100).collect();
-        items.push(json!({"description": description, "quantity": 1, "amount": amount.to_string()}));
+        items.push(json!({"description": item_description(name, codes, &cutoff.to_string()), "quantity": 1, "amount": amount.to_string()}));
     }
     if !rest.is_empty() {
         let amount: Money = rest.iter().map(|(_, (_, amount))| *amount).sum();
@@ -601,4 +616,23 @@ pub async fn handle_batch(
         run(store, queues, message.account_id, &message.reference, CHUNK).await
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn items_name_the_customer_and_the_sales_within_100_characters() {
+        assert_eq!(item_description("Maria", &["000001"], "23/11/2026"), "Maria - venda 000001 até 23/11/2026");
+        assert_eq!(
+            item_description("Maria", &["000001", "000004"], "23/11/2026"),
+            "Maria - vendas 000001, 000004 até 23/11/2026"
+        );
+        let codes: Vec<String> = (1..=30).map(|n| format!("{n:06}")).collect();
+        let codes: Vec<&str> = codes.iter().map(String::as_str).collect();
+        let long = item_description(&"N".repeat(120), &codes, "23/11/2026");
+        assert_eq!(long.chars().count(), 100);
+        assert!(long.ends_with(" - 30 vendas a prazo até 23/11/2026"), "{long}");
+    }
 }

@@ -103,6 +103,10 @@ async fn sales_are_listed_newest_first_and_shown_by_code() {
         json!({"description": "Camiseta", "quantity": 2, "unit_price": "39.90", "amount": "79.80"})
     );
     sell(&api, joao, "30.00", None).await.unwrap();
+    // Each sale is announced as the API shows it.
+    let recorded = billing_api::events::recorded(&api.server.store, api.account_id).await.unwrap();
+    assert_eq!(recorded.len(), 2);
+    assert_eq!((recorded[0]["type"].as_str(), &recorded[0]["data"]["sale"]), (Some("sale.updated"), &first));
     sell(&api, maria, "12.00", Some("12.00")).await.unwrap();
 
     let listed = api.get("/v1/sales?per_page=2").await.expect(200);
@@ -209,6 +213,13 @@ async fn credits_are_added_once_per_reference() {
     assert_eq!(created["reference"], "devolucao-77");
     let again = api.post("/v1/store_credits", &body).await.expect(200).body;
     assert_eq!(again, created);
+    // One store_credit.created event, for the credit added (not for the repeat).
+    let recorded = billing_api::events::recorded(&api.server.store, api.account_id).await.unwrap();
+    assert_eq!(recorded.len(), 1);
+    assert_eq!(
+        (recorded[0]["type"].as_str(), &recorded[0]["data"]["store_credit"]),
+        (Some("store_credit.created"), &created)
+    );
     let mut other = body.clone();
     other["store_credit"]["amount"] = json!("60.00");
     let conflict = api.post("/v1/store_credits", &other).await.expect(409).body;
@@ -401,7 +412,7 @@ async fn balances_are_previewed_and_settled_into_one_billing() {
     let items = billing["billing_items"].as_array().unwrap();
     assert_eq!(items.len(), 2);
     assert!(
-        items[0]["description"].as_str().unwrap().starts_with("Maria da Silva - 2 venda(s) a prazo"),
+        items[0]["description"].as_str().unwrap().starts_with("Maria da Silva - vendas 000001, 000003 até "),
         "{}",
         items[0]
     );
