@@ -11,7 +11,7 @@ use anyhow::Context as _;
 use aws_sdk_dynamodb::types::{AttributeValue, PutRequest, WriteRequest};
 use billing_api::app::AppState;
 use billing_api::auth::AuthCache;
-use billing_api::billings::links;
+use billing_api::billings::postings;
 use billing_api::billings::model::{Billing, BillingItem};
 use billing_api::store::meter::ReadMeter;
 use billing_api::store::records::{item_of, Record};
@@ -134,11 +134,11 @@ async fn main() -> anyhow::Result<()> {
             ("pk".to_owned(), AttributeValue::S(keys::billing_keys(account, "billing"))),
             ("sk".to_owned(), AttributeValue::S(keys::record(Billing::KIND, b.id))),
         ]));
+        items.extend(postings::items(account, &b));
     }
-    let (pk, sk) = links::counter_key(account, BillingType::Billing);
     items.push(Item::from([
-        ("pk".to_owned(), AttributeValue::S(pk)),
-        ("sk".to_owned(), AttributeValue::S(sk)),
+        ("pk".to_owned(), AttributeValue::S(keys::billing_count_shards(account, BillingType::Billing.as_str()))),
+        ("sk".to_owned(), AttributeValue::S(keys::count_shard(0))),
         ("value".to_owned(), AttributeValue::N(count.to_string())),
     ]));
     put_all(&store, items).await?;

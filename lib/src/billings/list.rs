@@ -1,22 +1,25 @@
-//! `GET /v1/billings` (§4.2): which billings a list shows, in order `id` descending. Filters apply
-//! to the listing index entries; `s` needs the contacts' descriptions and documents: their index is
-//! read once.
+//! `GET /v1/billings` (§4.2): which billings a list shows, in order `id` descending. An unfiltered
+//! list reads its page through the key partition; a filtered one reads the postings of its filters
+//! (`super::postings`), key-sized items of the matching billings only, intersects them, and reads
+//! the page's billings. `s` reads the contacts' index, the postings of up to 100 matching contacts
+//! and the evincive postings of up to the 20,000 newest billings that have one.
 
 use std::cmp::Reverse;
-use std::collections::HashMap;
+use std::collections::BTreeSet;
 
 use chrono::NaiveDate;
 
 use super::links;
-use super::model::{Billing, BillingListFields};
+use super::model::Billing;
+use crate::store::records::Record as _;
 use crate::contacts::Contact;
 use crate::http::{ApiResult, Pagination, Params};
-use crate::store::records::{self, Entry, Listed};
-use crate::store::{keys, Store};
+use crate::store::records::{self, Listed};
+use crate::store::{keys, KeyRange, Sort, Store};
 use crate::values::calendar::parse_date;
 use crate::values::ids::parse_positive;
 use crate::values::text::contains_ignoring_case;
-use crate::values::{AccountId, BillingStatus, BillingType, ContactId};
+use crate::values::{AccountId, BillingId, BillingStatus, BillingType, ContactId};
 
 /// One accepted value of `status`: a persisted status or an aggregate of §3.1.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -40,14 +43,6 @@ impl StatusFilter {
         }
     }
 
-    fn matches(self, status: BillingStatus, due: NaiveDate, today: NaiveDate) -> bool {
-        match self {
-            StatusFilter::Exactly(s) => s == status,
-            StatusFilter::Opened => status.collectable() && due >= today,
-            StatusFilter::Expired => status.collectable() && due < today,
-            StatusFilter::Paid => matches!(status, BillingStatus::Paid | BillingStatus::Available),
-        }
-    }
 }
 
 /// An id filter: which field of the entry it tests.
@@ -113,77 +108,156 @@ impl Filters {
             && !self.impossible
     }
 
-    fn keep(
-        &self,
-        e: &Entry<BillingListFields>,
-        today: NaiveDate,
-        contacts: &HashMap<ContactId, (String, String)>,
-    ) -> bool {
-        if self.impossible {
-            return false;
-        }
-        let f = &e.fields;
-        if let Some(statuses) = &self.statuses {
-            if !statuses.iter().any(|s| s.matches(f.status, f.due_date, today)) {
-                return false;
-            }
-        }
-        let number = |field: IdField| match field {
-            IdField::Contact => f.contact_id.map(i64::from),
-            IdField::Parent => f.parent_id.map(i64::from),
-            IdField::BankRule => f.bank_rule_id.map(i64::from),
-            IdField::Category => f.bill_category_id.map(i64::from),
-        };
-        if self.numbers.iter().any(|(field, id)| number(*field) != Some(*id)) {
-            return false;
-        }
-        if self.your_code.as_deref().is_some_and(|code| f.your_code.as_deref() != Some(code)) {
-            return false;
-        }
-        for (date, range) in [(f.created_on, self.created), (f.due_date, self.due)] {
-            if let Some((start, end)) = range {
-                if !(date >= start && date <= end) {
-                    return false;
-                }
-            }
-        }
-        match &self.search {
-            None => true,
-            Some(term) => {
-                let digits: String = term.chars().filter(char::is_ascii_digit).collect();
-                let contact = f.contact_id.and_then(|id| contacts.get(&id));
-                contains_ignoring_case(f.evincive.as_deref().unwrap_or_default(), term)
-                    || contact.is_some_and(|(description, document)| {
-                        contains_ignoring_case(description, term) || (!digits.is_empty() && *document == digits)
-                    })
-            }
-        }
+}
+
+/// Search limits: `s` looks at the postings of at most this many matching contacts…
+pub const SEARCH_CONTACTS: usize = 100;
+/// …and at the evincive texts of at most this many of the newest billings that have one.
+pub const SEARCH_EVINCIVES: usize = 20_000;
+
+/// The billing ids in a range of postings (their sort keys end in the id).
+async fn ids_in(store: &Store, partition: String, sort: Sort) -> ApiResult<BTreeSet<i64>> {
+    let keys = store.sort_keys(&KeyRange::listing(partition, sort, false)).await?;
+    Ok(keys.iter().filter_map(|sk| keys::id_of(sk).or_else(|| sk.parse().ok())).collect())
+}
+
+/// A range of dates in date-ordered postings (`<date>#<id>`): from `from`, up to `to`, both
+/// included.
+fn dates(from: Option<NaiveDate>, to: Option<NaiveDate>) -> Sort {
+    let low = from.map(|d| format!("{d}#")).unwrap_or_else(|| "0".to_owned());
+    let high = to.map(|d| format!("{d}#9999999999")).unwrap_or_else(|| "9".to_owned());
+    Sort::Between(low, high)
+}
+
+/// The statuses and due-date bounds a `status` value reads: a persisted status, or an aggregate
+/// as the collectable statuses due from or before today.
+fn status_ranges(filter: StatusFilter, today: NaiveDate) -> Vec<(BillingStatus, Option<NaiveDate>, Option<NaiveDate>)> {
+    let collectable = || BillingStatus::ALL.iter().copied().filter(|s| s.collectable());
+    match filter {
+        StatusFilter::Exactly(status) => vec![(status, None, None)],
+        StatusFilter::Opened => collectable().map(|s| (s, Some(today), None)).collect(),
+        StatusFilter::Expired => collectable().map(|s| (s, None, today.pred_opt())).collect(),
+        StatusFilter::Paid => vec![(BillingStatus::Paid, None, None), (BillingStatus::Available, None, None)],
     }
 }
 
-/// Descriptions and documents of the account's contacts, from their index (only when `s` is sent).
-async fn contact_texts(store: &Store, account: AccountId) -> ApiResult<HashMap<ContactId, (String, String)>> {
-    let entries = records::entries::<Contact>(store, account, None).await?;
-    Ok(entries
-        .into_iter()
-        .filter_map(|e| {
-            let id = e.id::<ContactId>()?;
-            Some((id, (e.fields.description.unwrap_or_default(), e.fields.document.unwrap_or_default())))
-        })
-        .collect())
+/// The later of two lower bounds, the earlier of two upper ones.
+fn narrowed(a: Option<NaiveDate>, b: Option<NaiveDate>, later: bool) -> Option<NaiveDate> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(if later { a.max(b) } else { a.min(b) }),
+        (a, b) => a.or(b),
+    }
 }
 
-/// An unfiltered page: the total from the type's counter, the page's keys from the key partition
-/// (reading only the keys before it), then the page's billings. Cost grows with the page number by
-/// about one read unit per 90 billings skipped, not with the size of the billings.
+/// The billings `s` finds: contacts whose description contains it or whose document is its
+/// digits (their postings), and billings whose evincive contains it (among the newest).
+async fn searched(
+    store: &Store,
+    account: AccountId,
+    billing_type: BillingType,
+    term: &str,
+) -> ApiResult<BTreeSet<i64>> {
+    let digits: String = term.chars().filter(char::is_ascii_digit).collect();
+    let contacts = records::entries::<Contact>(store, account, None).await?;
+    let matched: Vec<ContactId> = contacts
+        .into_iter()
+        .filter(|e| {
+            contains_ignoring_case(e.fields.description.as_deref().unwrap_or_default(), term)
+                || (!digits.is_empty() && e.fields.document.as_deref() == Some(digits.as_str()))
+        })
+        .filter_map(|e| e.id::<ContactId>())
+        .take(SEARCH_CONTACTS)
+        .collect();
+    let partition = |facet: &str| keys::billing_postings(account, billing_type.as_str(), facet);
+    let mut found = BTreeSet::new();
+    for contact in matched {
+        found.extend(ids_in(store, partition(&format!("C{contact}")), Sort::All).await?);
+    }
+    let lowered = term.to_lowercase();
+    let range = KeyRange::listing(partition("E"), Sort::All, false);
+    let texts = store.items_in(&range, 0, SEARCH_EVINCIVES).await?;
+    for item in texts {
+        let text = match item.get("e") {
+            Some(aws_sdk_dynamodb::types::AttributeValue::S(text)) => text.as_str(),
+            _ => "",
+        };
+        if text.contains(&lowered) {
+            if let Some(id) = item.get("sk").and_then(|v| v.as_s().ok()).and_then(|sk| sk.parse::<i64>().ok()) {
+                found.insert(id);
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// The ids a filtered list shows: for each filter, the billings its postings name (a filter on a
+/// value is one partition; a status, one partition per status in due-date order; a date range, one
+/// range), intersected. Each costs about one read unit per 180 of its matches.
+async fn matching(
+    store: &Store,
+    account: AccountId,
+    billing_type: BillingType,
+    filters: &Filters,
+    today: NaiveDate,
+) -> ApiResult<BTreeSet<i64>> {
+    let partition = |facet: &str| keys::billing_postings(account, billing_type.as_str(), facet);
+    let mut sets: Vec<BTreeSet<i64>> = Vec::new();
+    for (field, id) in &filters.numbers {
+        let facet = match field {
+            IdField::Contact => format!("C{id}"),
+            IdField::Parent => format!("P{id}"),
+            IdField::BankRule => format!("R{id}"),
+            IdField::Category => format!("K{id}"),
+        };
+        sets.push(ids_in(store, partition(&facet), Sort::All).await?);
+    }
+    if let Some(code) = &filters.your_code {
+        sets.push(ids_in(store, partition(&keys::your_code_facet(code)), Sort::All).await?);
+    }
+    let (due_from, due_to) = filters.due.map_or((None, None), |(from, to)| (Some(from), Some(to)));
+    match &filters.statuses {
+        Some(statuses) => {
+            let mut union = BTreeSet::new();
+            for filter in statuses {
+                for (status, from, to) in status_ranges(*filter, today) {
+                    let (from, to) = (narrowed(from, due_from, true), narrowed(to, due_to, false));
+                    if from.zip(to).is_some_and(|(from, to)| from > to) {
+                        continue;
+                    }
+                    union.extend(ids_in(store, partition(&super::postings::status_facet(status)), dates(from, to)).await?);
+                }
+            }
+            sets.push(union);
+        }
+        None if filters.due.is_some() => sets.push(ids_in(store, partition("D"), dates(due_from, due_to)).await?),
+        None => {}
+    }
+    if let Some((from, to)) = filters.created {
+        sets.push(ids_in(store, partition("T"), dates(Some(from), Some(to))).await?);
+    }
+    if let Some(term) = filters.search.as_deref().filter(|t| !t.is_empty()) {
+        sets.push(searched(store, account, billing_type, term).await?);
+    }
+    // Smallest first: intersecting keeps what every filter admits.
+    sets.sort_by_key(BTreeSet::len);
+    let mut sets = sets.into_iter();
+    let Some(mut found) = sets.next() else { return Ok(BTreeSet::new()) };
+    for other in sets {
+        found.retain(|id| other.contains(id));
+    }
+    Ok(found)
+}
+
+/// An unfiltered page: the total from the counter's shards, the page's keys from the key
+/// partition (reading only the keys before it), then the page's billings. Cost grows with the
+/// page number by about one read unit per 90 billings skipped, not with the size of the billings.
 async fn unfiltered(
     store: &Store,
     account: AccountId,
     billing_type: BillingType,
     pagination: Pagination,
 ) -> ApiResult<Listed<Billing>> {
-    let (pk, sk) = links::counter_key(account, billing_type);
-    let total = store.counter(pk, sk).await?.max(0) as usize;
+    let total = usize::try_from(links::count(store, account, billing_type).await?).unwrap_or_default();
     if pagination.offset() >= total {
         return Ok(Listed { records: Vec::new(), total });
     }
@@ -204,20 +278,25 @@ pub async fn list(store: &Store, account: AccountId, params: &Params, today: Nai
         // Anything but a billing type matches nothing.
         return Ok(Listed { records: Vec::new(), total: 0 });
     };
+    if filters.impossible {
+        return Ok(Listed { records: Vec::new(), total: 0 });
+    }
     if filters.is_empty() {
         return unfiltered(store, account, billing_type, pagination).await;
     }
-    let contacts = if filters.search.is_some() { contact_texts(store, account).await? } else { HashMap::new() };
-    let prefix = format!("{billing_type}#");
-    Ok(records::list::<Billing, _, _, _>(
-        store,
-        account,
-        Some(&prefix),
-        |e| filters.keep(e, today, &contacts),
-        |e| Reverse(keys::id_of(&e.sk)),
-        pagination.window(),
-    )
-    .await?)
+    let found = matching(store, account, billing_type, &filters, today).await?;
+    let total = found.len();
+    let page: Vec<(String, String)> = found
+        .iter()
+        .rev()
+        .skip(pagination.offset())
+        .take(pagination.per_page)
+        .map(|id| (keys::account(account), keys::record(Billing::KIND, BillingId::new(*id))))
+        .collect();
+    let mut records: Vec<Billing> =
+        store.batch_get(&page).await?.into_iter().map(records::read).collect::<Result<Vec<_>, _>>()?;
+    records.sort_by_key(|b| Reverse(b.id));
+    Ok(Listed { records, total })
 }
 
 #[cfg(test)]
@@ -225,22 +304,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn status_aggregates() {
+    fn status_aggregates_read_the_collectable_statuses_by_due_date() {
         let today: NaiveDate = "2026-11-22".parse().unwrap();
-        let past: NaiveDate = "2026-11-01".parse().unwrap();
-        let opened = StatusFilter::parse("opened").unwrap();
-        let expired = StatusFilter::parse("expired").unwrap();
-        let paid = StatusFilter::parse("paid").unwrap();
-        assert!(opened.matches(BillingStatus::Opened, today, today));
-        assert!(opened.matches(BillingStatus::Protested, today, today));
-        assert!(!opened.matches(BillingStatus::Opened, past, today));
-        assert!(expired.matches(BillingStatus::UnderReview, past, today));
-        assert!(!expired.matches(BillingStatus::InDispute, past, today));
-        assert!(
-            paid.matches(BillingStatus::Available, past, today)
-                && !paid.matches(BillingStatus::Discharged, past, today)
+        let yesterday: NaiveDate = "2026-11-21".parse().unwrap();
+        let opened = status_ranges(StatusFilter::parse("opened").unwrap(), today);
+        let statuses: Vec<BillingStatus> = opened.iter().map(|(s, _, _)| *s).collect();
+        assert_eq!(
+            statuses,
+            [BillingStatus::Opened, BillingStatus::UnderReview, BillingStatus::AwaitingCapture, BillingStatus::Protested]
         );
-        assert!(StatusFilter::parse("discharged").unwrap().matches(BillingStatus::Discharged, past, today));
+        assert!(opened.iter().all(|(_, from, to)| *from == Some(today) && to.is_none()));
+        let expired = status_ranges(StatusFilter::parse("expired").unwrap(), today);
+        assert!(expired.iter().all(|(_, from, to)| from.is_none() && *to == Some(yesterday)));
+        let paid = status_ranges(StatusFilter::parse("paid").unwrap(), today);
+        assert_eq!(paid, [(BillingStatus::Paid, None, None), (BillingStatus::Available, None, None)]);
+        let discharged = status_ranges(StatusFilter::parse("discharged").unwrap(), today);
+        assert_eq!(discharged, [(BillingStatus::Discharged, None, None)]);
         assert_eq!(StatusFilter::parse("nope"), None);
+        // A due range narrows an aggregate's own bound.
+        assert_eq!(narrowed(Some(today), Some(yesterday), true), Some(today));
+        assert_eq!(narrowed(None, Some(yesterday), false), Some(yesterday));
+        assert_eq!(dates(Some(today), None), Sort::Between("2026-11-22#".into(), "9".into()));
     }
 }

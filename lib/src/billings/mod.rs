@@ -10,6 +10,7 @@ pub mod legacy;
 pub mod links;
 mod list;
 pub mod model;
+pub mod postings;
 mod routes;
 pub mod service;
 pub mod update;

@@ -86,6 +86,7 @@ where
                     also.push(announcement_with(store, account, &next, billets, written).await?);
                 }
                 also.extend(links::reference_writes(account, Some(&current), Some(&next)));
+                also.extend(links::moved(account, &current, &next));
                 records::replace(store, account, &current, &next, also).await?;
                 Ok((next, then))
             }

@@ -262,6 +262,7 @@ pub async fn movements(
         partition: keys::credit_movements(account, contact_id),
         sort: Sort::Between(keys::credit_movement(oldest), keys::credit_movement(newest)),
         ascending: false,
+        eventual: true,
     };
     let found = store.page(&range, page.per_page, None).await?;
     let listed = found.items.into_iter().map(from_item).collect::<StoreResult<Vec<Movement>>>()?;

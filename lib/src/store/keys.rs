@@ -67,6 +67,39 @@ pub fn billing_keys(account: AccountId, billing_type: &str) -> String {
     format!("A#{account}#BILLINGS#{billing_type}")
 }
 
+/// Partition of the postings of one filter value of a billing type (key-only items):
+/// `A#<account>#BILLINGS#<type>#<facet>`, the facet being `C<contact>`, `R<bank rule>`,
+/// `K<category>`, `P<parent booklet>`, `Y<your_code hash>`, `S<status>`, `D` (due dates), `T`
+/// (creation dates) or `E` (evincive texts). See `billings::postings`.
+pub fn billing_postings(account: AccountId, billing_type: &str, facet: &str) -> String {
+    format!("{}#{facet}", billing_keys(account, billing_type))
+}
+
+/// Sort key of a posting in id order (newest last; lists read it descending).
+pub fn posting_by_id(id: BillingId) -> String {
+    format!("{:010}", id.get())
+}
+
+/// Sort key of a posting in date order, then id.
+pub fn posting_by_date(date: chrono::NaiveDate, id: BillingId) -> String {
+    format!("{date}#{:010}", id.get())
+}
+
+/// A `your_code` in a posting partition's name: a hash (any length fits), 16 hex digits.
+pub fn your_code_facet(code: &str) -> String {
+    format!("Y{}", &hex::encode(Sha256::digest(code.as_bytes()))[..16])
+}
+
+/// Partition of the shards of the counter of an account's billings of a type: a create adds one
+/// to a shard picked at random, so no item is written by every create; a list sums the shards.
+pub fn billing_count_shards(account: AccountId, billing_type: &str) -> String {
+    format!("A#{account}#COUNT#BILLING#{billing_type}")
+}
+
+pub fn count_shard(shard: u32) -> String {
+    format!("SHARD#{shard:02}")
+}
+
 /// Partition of an account's event outbox.
 pub fn events(account: AccountId) -> String {
     format!("A#{account}#EVENTS")

@@ -31,7 +31,7 @@ impl IndexEntry {
 }
 
 /// Which sort keys of a partition a [`KeyRange`] covers.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Sort {
     All,
     Prefix(String),
@@ -50,17 +50,24 @@ pub struct KeyRange {
     pub partition: String,
     pub sort: Sort,
     pub ascending: bool,
+    /// Eventually consistent (half the read units) where a moment's lag does not matter: lists.
+    pub eventual: bool,
 }
 
 impl KeyRange {
     /// The sort keys of a table partition that start with `prefix`.
     pub fn prefix(partition: String, prefix: impl Into<String>, ascending: bool) -> Self {
-        KeyRange { index: false, partition, sort: Sort::Prefix(prefix.into()), ascending }
+        KeyRange { index: false, partition, sort: Sort::Prefix(prefix.into()), ascending, eventual: false }
     }
 
     /// An index partition, from its first entry or in `sort`'s range.
     pub fn index(partition: String, sort: Sort, ascending: bool) -> Self {
-        KeyRange { index: true, partition, sort, ascending }
+        KeyRange { index: true, partition, sort, ascending, eventual: true }
+    }
+
+    /// A table partition, in `sort`'s range, read eventually consistent (lists).
+    pub fn listing(partition: String, sort: Sort, ascending: bool) -> Self {
+        KeyRange { index: false, partition, sort, ascending, eventual: true }
     }
 }
 
@@ -158,7 +165,7 @@ impl Store {
             .set_exclusive_start_key(start);
         query = match count {
             true => query.select(aws_sdk_dynamodb::types::Select::Count),
-            false => query.limit(i32::try_from(limit.clamp(1, 1000)).unwrap_or(1000)),
+            false => query.limit(i32::try_from(limit.clamp(1, 100_000)).unwrap_or(100_000)),
         };
         let condition = match &range.sort {
             Sort::All => "#pk = :pk",
@@ -185,14 +192,28 @@ impl Store {
             query = query.expression_attribute_names("#sk", sk);
         }
         query = query.key_condition_expression(condition);
-        query = if range.index { query.index_name(LIST_INDEX) } else { query.consistent_read(true) };
+        query = if range.index { query.index_name(LIST_INDEX) } else { query.consistent_read(!range.eventual) };
         let output = query.send().await.context("Query a page of a key range")?;
-        self.metered(|m| m.query(output.items(), !range.index));
+        self.metered(|m| m.query(output.items(), !range.eventual));
         Ok(Page {
             count: usize::try_from(output.count).unwrap_or_default(),
             items: output.items.unwrap_or_default(),
             next: output.last_evaluated_key.filter(|key| !key.is_empty()),
         })
+    }
+
+    /// Every sort key of a key range, a page (1 MB) per round trip.
+    pub async fn sort_keys(&self, range: &KeyRange) -> StoreResult<Vec<String>> {
+        let (mut keys, mut start) = (Vec::new(), None);
+        loop {
+            // No real limit: a page is what 1 MB holds.
+            let page = self.page(range, 100_000, start).await?;
+            keys.extend(page.items.iter().map(|item| super::KeyItem::keys_of(item).1));
+            match page.next {
+                Some(next) => start = Some(next),
+                None => return Ok(keys),
+            }
+        }
     }
 
     /// The items `skip..skip + take` of a key range, reading only the pages up to them.

@@ -52,7 +52,7 @@ pub async fn list(
             Sort::Between(format!("{from:013}#"), format!("{to:013}#9999999999"))
         }
     };
-    let range = KeyRange { index: false, partition, sort, ascending: false };
+    let range = KeyRange::listing(partition, sort, false);
     let total = match (dated, filter.contact_id) {
         (true, _) => store.count(&range).await?,
         (false, Some(contact)) => match records::find::<Contact>(store, account, contact).await? {
