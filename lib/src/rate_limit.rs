@@ -143,7 +143,10 @@ impl IntoResponse for Refusal {
     }
 }
 
-/// Middleware of every route: counts the request and refuses it over a limit.
+/// Middleware of every route: counts the request and refuses it over a limit. A read (`GET`,
+/// `HEAD`) is counted while its handler runs, so the count costs it no time; its answer is
+/// replaced by the `429` when it was over the limit (a read changes nothing, so nothing is lost).
+/// A write is counted first, and not run when over the limit.
 pub async fn rate_limit(State(limiter): State<RateLimiter>, request: Request, next: Next) -> Response {
     let ip = client_ip(&request);
     let digest = request
@@ -152,13 +155,21 @@ pub async fn rate_limit(State(limiter): State<RateLimiter>, request: Request, ne
         .and_then(|v| v.to_str().ok())
         .and_then(ApiToken::from_authorization_header)
         .map(|token| token.digest());
-    match limiter.admit(ip.as_deref(), digest.as_deref(), unix_now()).await {
-        Ok(()) => next.run(request).await,
-        Err(refusal) => {
-            tracing::info!(limit = refusal.limit, per = refusal.per, "request over the rate limit");
-            refusal.into_response()
+    let read = matches!(*request.method(), http::Method::GET | http::Method::HEAD);
+    let admitted = limiter.admit(ip.as_deref(), digest.as_deref(), unix_now());
+    let verdict = if read {
+        let (verdict, response) = tokio::join!(admitted, next.run(request));
+        verdict.map(|()| response)
+    } else {
+        match admitted.await {
+            Ok(()) => Ok(next.run(request).await),
+            Err(refusal) => Err(refusal),
         }
-    }
+    };
+    verdict.unwrap_or_else(|refusal| {
+        tracing::info!(limit = refusal.limit, per = refusal.per, "request over the rate limit");
+        refusal.into_response()
+    })
 }
 
 /// The origin IP: on Lambda, what API Gateway saw (`requestContext.identity.sourceIp`); locally,

@@ -32,7 +32,8 @@ use crate::contention::retry_on_conflict;
 use crate::http::{ApiError, ApiResult, Fields};
 use crate::jobs::{BulkExpansion, Queues};
 use crate::store::records;
-use crate::store::{item, keys, Condition, KeyItem, Store, StoreError, Write};
+use crate::store::records::Record as _;
+use crate::store::{item, keys, refs, Condition, KeyItem, Store, StoreError, Write};
 use crate::tags::Tag;
 use crate::values::{AccountId, ContactId, ContactType, IssueType, TagId, Timestamp};
 
@@ -69,14 +70,19 @@ fn tags_of(draft: &Draft) -> Vec<TagId> {
     tags
 }
 
-/// `billing_refs` moved by `delta` on each tag (each must still exist).
-fn tag_refs(account: AccountId, tags: &[TagId], delta: i64) -> Vec<Write> {
-    tags.iter()
-        .map(|tag| {
+/// The tags' reference counts moved by `delta`, in the shard of the expansion (each tag must
+/// still exist when held).
+fn tag_refs(account: AccountId, expansion_id: &str, tags: &[TagId], delta: i64) -> Vec<Write> {
+    let holder = i64::from(expansion_id.bytes().fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b))));
+    let mut writes = Vec::new();
+    for tag in tags {
+        writes.push(refs::moved(account, Tag::KIND, tag.get(), holder, delta));
+        if delta > 0 {
             let (pk, sk) = records::key_of::<Tag>(account, *tag);
-            Write::add_to_record(pk, sk, "billing_refs", delta)
-        })
-        .collect()
+            writes.push(Write::check_exists(pk, sk));
+        }
+    }
+    writes
 }
 
 /// The writes that hold the expansion's tags.
@@ -90,7 +96,7 @@ fn hold(account: AccountId, expansion_id: &str, tags: &[TagId]) -> Result<Vec<Wr
         requested_at: Timestamp::now(),
     };
     let mut writes = vec![Write::put_if(item::to_item(&expansion)?, Condition::absent())];
-    writes.extend(tag_refs(account, tags, 1));
+    writes.extend(tag_refs(account, expansion_id, tags, 1));
     Ok(writes)
 }
 
@@ -98,7 +104,7 @@ fn hold(account: AccountId, expansion_id: &str, tags: &[TagId]) -> Result<Vec<Wr
 async fn release(store: &Store, account: AccountId, expansion_id: &str, tags: &[TagId]) -> anyhow::Result<()> {
     let mut writes =
         vec![Write::delete_if(keys::account(account), keys::bulk_expansion(expansion_id), Condition::present())];
-    writes.extend(tag_refs(account, tags, -1));
+    writes.extend(tag_refs(account, expansion_id, tags, -1));
     match store.write(writes).await {
         Ok(()) => Ok(()),
         Err(error) if error.failed_at(0) => Ok(()),

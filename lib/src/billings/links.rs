@@ -11,7 +11,7 @@ use crate::bill_categories::BillCategory;
 use crate::contacts::Contact;
 use crate::groups::Group;
 use crate::store::records::Record;
-use crate::store::{item, keys, Condition, KeyItem, StoreResult, Write};
+use crate::store::{item, keys, refs, Condition, KeyItem, StoreResult, Write};
 use crate::tags::Tag;
 use crate::values::{AccountId, BillingType};
 
@@ -42,23 +42,28 @@ pub fn reference_checks(account: AccountId, billing: &Billing) -> Vec<Write> {
         .collect()
 }
 
-/// `billing_refs` changes on the records `before` used and `after` uses (create: no `before`;
-/// delete: no `after`). Each record gets at most one write, as a transaction requires; a record
-/// that is gone fails the transaction.
+/// Reference-count changes of the records `before` used and `after` uses (create: no `before`;
+/// delete: no `after`), each in the shard of the billing's id (`store::refs`), with a check that a
+/// newly used record still exists. Each record gets at most one write, as a transaction requires.
 pub fn reference_writes(account: AccountId, before: Option<&Billing>, after: Option<&Billing>) -> Vec<Write> {
     let mut deltas: BTreeMap<(&'static str, i64), i64> = BTreeMap::new();
+    let mut holder = 0;
     for (billing, delta) in [(before, -1), (after, 1)] {
+        if let Some(billing) = billing {
+            holder = billing.id.get();
+        }
         for reference in billing.map(referenced).unwrap_or_default() {
             *deltas.entry(reference).or_default() += delta;
         }
     }
-    deltas
-        .into_iter()
-        .filter(|(_, delta)| *delta != 0)
-        .map(|((kind, id), delta)| {
-            Write::add_to_record(keys::account(account), keys::record(kind, id), "billing_refs", delta)
-        })
-        .collect()
+    let mut writes = Vec::new();
+    for ((kind, id), delta) in deltas.into_iter().filter(|(_, delta)| *delta != 0) {
+        writes.push(refs::moved(account, kind, id, holder, delta));
+        if delta > 0 {
+            writes.push(Write::check_exists(keys::account(account), keys::record(kind, id)));
+        }
+    }
+    writes
 }
 
 /// Shards of the counter of an account's billings of a type.

@@ -147,6 +147,8 @@ pub struct BillingListFields {
 
 impl Record for Billing {
     const KIND: &'static str = "BILLING";
+    /// Billing lists read key partitions and postings (`billings::postings`), not the index.
+    const LISTED: bool = false;
     type Id = BillingId;
     type ListFields = BillingListFields;
 

@@ -49,8 +49,8 @@ async fn create(State(state): State<AppState>, tenant: Tenant, body: RequestBody
         let accepted = super::bulk::accept(store, queues, account, &draft, billing).await?;
         return Ok(response::json_response(http::StatusCode::ACCEPTED, &accepted));
     }
-    let billing = service::create(store, queues, account, &draft).await?;
-    Ok(response::created(&service::single(store, account, &billing).await?))
+    let (_, shown) = service::create(store, queues, account, &draft).await?;
+    Ok(response::created(&shown))
 }
 
 async fn update(

@@ -95,10 +95,16 @@ where
     .await
 }
 
-/// The single representation, with the contact, tag and billets it embeds.
+/// The single representation, with the contact, tag and billets it embeds (read together: one
+/// round trip).
 pub async fn single(store: &Store, account: AccountId, billing: &Billing) -> ApiResult<Value> {
-    let billets = stored_billets(store, account, billing).await?;
-    single_with(store, account, billing, &billets).await
+    let (billets, contact, tag) = tokio::try_join!(
+        stored_billets(store, account, billing),
+        async { Ok(records::find_referenced::<Contact>(store, account, billing.contact_id).await?) },
+        async { Ok::<_, ApiError>(records::find_referenced::<Tag>(store, account, billing.tag_id).await?) },
+    )?;
+    let related = Related { contact: contact.as_ref(), tag: tag.as_ref(), billets: &billets };
+    Ok(serde_json::to_value(BillingView::new(billing, &related, today())).map_err(anyhow::Error::new)?)
 }
 
 /// The billing's billets, newest first (none to read when no registration was ever asked for:
@@ -180,66 +186,116 @@ pub fn apply_modules(mut draft: Draft, health_module: bool) -> ApiResult<Draft> 
     Ok(draft)
 }
 
+/// The records a draft names, read in one batch.
+#[derive(Clone, Debug, Default)]
+pub struct References {
+    /// Who pays (see [`check_references`]).
+    pub payer: Option<ContactId>,
+    /// The payer's record, when the draft named it (the view embeds it).
+    pub contact: Option<Contact>,
+    pub tag: Option<Tag>,
+}
+
 /// Rules 1–4 and the health module: every reference must be a record of the account (422 naming
 /// each). Returns the payer: for an individual billing, the `contact_id` sent, or else the
 /// patient's financial guardian, or else the patient; for a bulk billing, its own (a bulk request
 /// has none; a billing its expansion made has the contact it billed).
 pub async fn check_references(store: &Store, account: AccountId, draft: &Draft) -> ApiResult<Option<ContactId>> {
+    Ok(read_references(store, account, draft).await?.payer)
+}
+
+/// [`check_references`], with the records read: every reference in one batch read (and, with the
+/// health module and no `contact_id`, the patient's guardian in a second).
+pub async fn read_references(store: &Store, account: AccountId, draft: &Draft) -> ApiResult<References> {
+    let mut wanted = vec![records::key_of::<BankRule>(account, draft.bank_rule_id)];
+    wanted.extend(draft.patient_id.map(|id| records::key_of::<Contact>(account, id)));
+    wanted.extend(draft.contact_id.map(|id| records::key_of::<Contact>(account, id)));
+    wanted.extend(draft.bill_category_id.map(|id| records::key_of::<BillCategory>(account, id)));
+    wanted.extend(draft.tag_id.iter().chain(&draft.excluded_tag_ids).map(|id| records::key_of::<Tag>(account, *id)));
+    wanted.sort();
+    wanted.dedup();
+    let found: std::collections::HashMap<String, crate::store::Item> = store
+        .batch_get(&wanted)
+        .await?
+        .into_iter()
+        .map(|item| (crate::store::KeyItem::keys_of(&item).1, item))
+        .collect();
+    fn read<R: records::Record>(
+        found: &std::collections::HashMap<String, crate::store::Item>,
+        id: R::Id,
+    ) -> ApiResult<Option<R>> {
+        let sk = keys::record(R::KIND, id);
+        Ok(found.get(&sk).cloned().map(records::read).transpose()?)
+    }
     let mut errors = Vec::new();
-    if records::find::<BankRule>(store, account, draft.bank_rule_id).await?.is_none() {
+    if read::<BankRule>(&found, draft.bank_rule_id)?.is_none() {
         errors.push(MSG_BANK_RULE_NOT_FOUND.to_owned());
     }
     let patient = match draft.patient_id {
         Some(id) => {
-            let found = records::find::<Contact>(store, account, id).await?;
-            if found.is_none() {
+            let patient = read::<Contact>(&found, id)?;
+            if patient.is_none() {
                 errors.push(MSG_PATIENT_NOT_FOUND.to_owned());
             }
-            found
+            patient
         }
         None => None,
     };
-    if let Some(id) = draft.contact_id {
-        if records::find::<Contact>(store, account, id).await?.is_none() {
-            errors.push(MSG_CONTACT_NOT_FOUND.to_owned());
+    let contact = match draft.contact_id {
+        Some(id) => {
+            let contact = read::<Contact>(&found, id)?;
+            if contact.is_none() {
+                errors.push(MSG_CONTACT_NOT_FOUND.to_owned());
+            }
+            contact
         }
-    }
+        None => None,
+    };
     if let Some(id) = draft.bill_category_id {
-        let category = records::find::<BillCategory>(store, account, id).await?;
-        if category.is_none_or(|c| c.category_type != CategoryType::Receivable) {
+        if read::<BillCategory>(&found, id)?.is_none_or(|c| c.category_type != CategoryType::Receivable) {
             errors.push(MSG_CATEGORY_INVALID.to_owned());
         }
     }
-    if let Some(id) = draft.tag_id {
-        if records::find::<Tag>(store, account, id).await?.is_none() {
-            errors.push(MSG_TAG_NOT_FOUND.to_owned());
+    let tag = match draft.tag_id {
+        Some(id) => {
+            let tag = read::<Tag>(&found, id)?;
+            if tag.is_none() {
+                errors.push(MSG_TAG_NOT_FOUND.to_owned());
+            }
+            tag
+        }
+        None => None,
+    };
+    let mut missing = Vec::new();
+    for id in &draft.excluded_tag_ids {
+        if read::<Tag>(&found, *id)?.is_none() {
+            missing.push(id.to_string());
         }
     }
-    let found: Vec<_> =
-        records::find_many::<Tag>(store, account, &draft.excluded_tag_ids).await?.iter().map(|t| t.id).collect();
-    let missing: Vec<String> =
-        draft.excluded_tag_ids.iter().filter(|id| !found.contains(id)).map(|id| id.to_string()).collect();
     if !missing.is_empty() {
         errors.push(format!("{MSG_EXCLUDED_TAG_NOT_FOUND}: {}", missing.join(", ")));
     }
     if !errors.is_empty() {
         return Err(ApiError::Validation(errors));
     }
-    if draft.issue_type == IssueType::Bulk {
-        return Ok(draft.contact_id);
-    }
-    if let Some(contact) = draft.contact_id {
-        return Ok(Some(contact));
-    }
-    let Some(patient) = patient else { return Err(ApiError::validation(MSG_CONTACT_BLANK)) };
-    // A guardian deleted since it was set leaves the patient paying.
-    let guardian = records::find_referenced::<Contact>(store, account, patient.financial_guardian_id).await?;
-    Ok(Some(guardian.map_or(patient.id, |g| g.id)))
+    let payer = match (draft.issue_type, draft.contact_id, patient) {
+        (IssueType::Bulk, contact, _) => contact,
+        (_, Some(contact), _) => Some(contact),
+        (_, None, None) => return Err(ApiError::validation(MSG_CONTACT_BLANK)),
+        (_, None, Some(patient)) => {
+            // A guardian deleted since it was set leaves the patient paying.
+            let guardian = records::find_referenced::<Contact>(store, account, patient.financial_guardian_id).await?;
+            let payer = guardian.unwrap_or(patient);
+            return Ok(References { payer: Some(payer.id), contact: Some(payer), tag });
+        }
+    };
+    Ok(References { payer, contact, tag })
 }
 
 /// Writes a new billing of `draft` paid by `payer`, with `also` in its transaction. The references
 /// are checked again inside the transaction, and the records it uses count it (they cannot be
-/// deleted while it exists). A lost race is `Conflict`, for the caller's retry.
+/// deleted while it exists). A lost race is `Conflict`, for the caller's retry. Its id and its
+/// items' ids come from this process's blocks (refilled together, in parallel, when they run out).
 pub async fn insert_new(
     store: &Store,
     account: AccountId,
@@ -247,8 +303,19 @@ pub async fn insert_new(
     payer: Option<ContactId>,
     also: Vec<Write>,
 ) -> ApiResult<Billing> {
-    let id = records::next_id::<Billing>(store, account).await?;
-    insert_new_with_id(store, account, id, draft, payer, also).await
+    let (id, first_item) = tokio::try_join!(new_id(store, account), new_item_ids(store, account, draft))?;
+    insert_with_ids(store, account, id, first_item, draft, payer, also).await
+}
+
+/// The first of the ids of a draft's items, from this process's block.
+async fn new_item_ids(store: &Store, account: AccountId, draft: &Draft) -> ApiResult<i64> {
+    let count = draft.items.len() as i64;
+    Ok(store.ids_from_block(keys::account(account), keys::sequence("BILLINGITEM"), count).await?)
+}
+
+/// A new billing id, from this process's block of the account's sequence (`Store::ids_from_block`).
+pub async fn new_id(store: &Store, account: AccountId) -> ApiResult<BillingId> {
+    Ok(BillingId::new(store.ids_from_block(keys::account(account), keys::sequence("BILLING"), 1).await?))
 }
 
 /// [`insert_new`] with an id already taken from the sequence (for writes in `also` that name it).
@@ -260,8 +327,19 @@ pub async fn insert_new_with_id(
     payer: Option<ContactId>,
     also: Vec<Write>,
 ) -> ApiResult<Billing> {
-    let first_item =
-        store.reserve_ids(keys::account(account), keys::sequence("BILLINGITEM"), draft.items.len() as i64).await?;
+    let first_item = new_item_ids(store, account, draft).await?;
+    insert_with_ids(store, account, id, first_item, draft, payer, also).await
+}
+
+async fn insert_with_ids(
+    store: &Store,
+    account: AccountId,
+    id: BillingId,
+    first_item: i64,
+    draft: &Draft,
+    payer: Option<ContactId>,
+    also: Vec<Write>,
+) -> ApiResult<Billing> {
     let items = Billing::items_from(first_item, &draft.items);
     let billing = Billing::new(id, draft, payer, items, Timestamp::now());
     let mut writes = links::reference_checks(account, &billing);
@@ -273,15 +351,25 @@ pub async fn insert_new_with_id(
 }
 
 /// An individual billing: stored, then its billet's registration asked for (§2.2: in the
-/// background).
-pub async fn create(store: &Store, queues: &Queues, account: AccountId, draft: &Draft) -> ApiResult<Billing> {
-    let billing = retry_on_conflict(|| async {
-        let payer = check_references(store, account, draft).await?;
-        insert_new(store, account, draft, payer, Vec::new()).await
+/// background). Returns it with its single representation, built from what was read and written
+/// (at most three sequential round trips: the references' batch read, the id blocks when they
+/// run out, the transaction).
+pub async fn create(
+    store: &Store,
+    queues: &Queues,
+    account: AccountId,
+    draft: &Draft,
+) -> ApiResult<(Billing, Value)> {
+    let (billing, references) = retry_on_conflict(|| async {
+        let references = read_references(store, account, draft).await?;
+        let billing = insert_new(store, account, draft, references.payer, Vec::new()).await?;
+        Ok((billing, references))
     })
     .await?;
     lifecycle::request_registration(queues, account, &billing).await;
-    Ok(billing)
+    let related = Related { contact: references.contact.as_ref(), tag: references.tag.as_ref(), billets: &[] };
+    let shown = serde_json::to_value(BillingView::new(&billing, &related, today())).map_err(anyhow::Error::new)?;
+    Ok((billing, shown))
 }
 
 /// What an update reads or reserves once, however often it runs again after losing a race to a
@@ -328,7 +416,7 @@ impl Once {
 
     /// The first of `count` new item ids, reserved on the first attempt that needs them.
     async fn first_new_item(&self, store: &Store, account: AccountId, count: i64) -> ApiResult<i64> {
-        let reserve = || store.reserve_ids(keys::account(account), keys::sequence("BILLINGITEM"), count);
+        let reserve = || store.ids_from_block(keys::account(account), keys::sequence("BILLINGITEM"), count);
         Ok(*self.first_new_item.get_or_try_init(reserve).await?)
     }
 }

@@ -49,10 +49,10 @@ impl Editable for Contact {
         self.billing_refs > 0 || self.sales > 0 || self.credit_movements > 0
     }
 
-    fn in_use_message(&self) -> &'static str {
-        match self.billing_refs {
-            0 => MSG_IN_USE_AT_POINT_OF_SALE,
-            _ => MSG_IN_USE,
+    fn in_use_message(&self, billed: bool) -> &'static str {
+        match billed || self.billing_refs > 0 {
+            true => MSG_IN_USE,
+            false => MSG_IN_USE_AT_POINT_OF_SALE,
         }
     }
 

@@ -10,6 +10,7 @@ use std::future::Future;
 use crate::contention::retry_in_turn;
 use crate::http::{ApiError, ApiResult};
 use crate::store::records::{self, Record};
+use crate::store::refs;
 use crate::store::{Store, StoreError, Write};
 use crate::values::{AccountId, Timestamp};
 
@@ -29,8 +30,8 @@ pub trait Editable: Record + Clone {
     /// Whether billings still depend on it (deleting is refused).
     fn in_use(&self) -> bool;
 
-    /// Why it cannot be deleted while [`Editable::in_use`].
-    fn in_use_message(&self) -> &'static str {
+    /// Why it cannot be deleted: used by billings (`billed`), or by what [`Editable::in_use`] says.
+    fn in_use_message(&self, _billed: bool) -> &'static str {
         Self::IN_USE
     }
 
@@ -91,15 +92,19 @@ pub async fn update<R: Editable>(store: &Store, account: AccountId, id: R::Id, c
     .await
 }
 
-/// Deletes the account's record `id` with its guard, unless billings depend on it; the deleted
-/// record, for what its deletion takes with it.
+/// Deletes the account's record `id` with its guard, unless billings depend on it (its reference
+/// count, checked again inside the transaction); the deleted record, for what its deletion takes
+/// with it.
 pub async fn delete<R: Editable>(store: &Store, account: AccountId, id: R::Id) -> ApiResult<R> {
     retry_in_turn(records::key_of::<R>(account, id), || async {
         let current: R = find_or_404(store, account, id).await?;
-        if current.in_use() {
-            return Err(ApiError::validation(current.in_use_message()));
+        let billed = refs::count(store, account, R::KIND, id.into()).await? > 0;
+        if billed || current.in_use() {
+            return Err(ApiError::validation(current.in_use_message(billed)));
         }
-        records::remove(store, account, &current, current.delete_writes(account)).await?;
+        let mut also = current.delete_writes(account);
+        also.extend(refs::unused(account, R::KIND, id.into()));
+        records::remove(store, account, &current, also).await?;
         Ok(current)
     })
     .await

@@ -565,7 +565,7 @@ async fn bill(store: &Store, queues: &Queues, settlement: &Settlement) -> ApiRes
             return Ok(Err(id));
         }
         let payer = billings::check_references(store, account, &draft).await?;
-        let id = records::next_id::<crate::billings::Billing>(store, account).await?;
+        let id = billings::new_id(store, account).await?;
         let record_billing = Condition::new("SET billing_id = :billing, updated_at = :now")
             .value(":billing", aws_sdk_dynamodb::types::AttributeValue::N(id.get().to_string()))
             .value(":now", text(Timestamp::now()));

@@ -8,6 +8,7 @@ pub mod keys;
 mod listing;
 pub mod meter;
 pub mod records;
+pub mod refs;
 mod writes;
 
 use std::sync::Arc;
@@ -45,6 +46,25 @@ impl StoreError {
 }
 
 pub type StoreResult<T> = Result<T, StoreError>;
+
+/// Ids a process reserves from a sequence at a time ([`Store::ids_from_block`]).
+pub const ID_BLOCK: i64 = 20;
+
+type IdBlocks = std::collections::HashMap<(String, String, String), (i64, i64)>;
+
+/// Per (table, sequence): the next id of this process's block and the end of the block.
+static ID_BLOCKS: std::sync::LazyLock<std::sync::Mutex<IdBlocks>> = std::sync::LazyLock::new(Default::default);
+
+fn take_from_block(key: &(String, String, String), count: i64) -> Option<i64> {
+    let mut blocks = ID_BLOCKS.lock().expect("id blocks");
+    let (next, end) = blocks.get_mut(key)?;
+    if *next + count > *end {
+        return None;
+    }
+    let first = *next;
+    *next += count;
+    Some(first)
+}
 
 /// The table and its client. Cheap to clone; built once per process.
 #[derive(Clone, Debug)]
@@ -112,6 +132,23 @@ impl Store {
     /// Reserves `count` consecutive ids of a sequence in one request; returns the first.
     pub async fn reserve_ids(&self, pk: String, sk: String, count: i64) -> StoreResult<i64> {
         Ok(self.add(pk, sk, count, None).await? - count + 1)
+    }
+
+    /// `count` consecutive ids of a sequence from this process's block of it, reserving a new
+    /// block of at least [`ID_BLOCK`] ids when this one runs out: a sequence is written once per
+    /// block, not once per record, so creates do not all write the same item. Ids stay unique;
+    /// across processes they are no longer in creation order, and a process that ends leaves the
+    /// rest of its block unused.
+    pub async fn ids_from_block(&self, pk: String, sk: String, count: i64) -> StoreResult<i64> {
+        let key = (self.table.to_string(), pk.clone(), sk.clone());
+        if let Some(first) = take_from_block(&key, count) {
+            return Ok(first);
+        }
+        let size = count.max(ID_BLOCK);
+        let first = self.reserve_ids(pk, sk, size).await?;
+        let mut blocks = ID_BLOCKS.lock().expect("id blocks");
+        blocks.insert(key, (first + count, first + size));
+        Ok(first)
     }
 
     /// Next value of a sequence item (`UpdateItem ADD`, atomic across processes).

@@ -35,6 +35,9 @@ pub trait Record: Serialize + DeserializeOwned + Send + Sync + Sized {
     fn unique_value(&self) -> Option<String> {
         None
     }
+    /// Whether the record has an entry in the listing index (`gsi1`); a kind whose lists read
+    /// key partitions instead (billings) writes none, saving the index's write on every change.
+    const LISTED: bool = true;
     /// Brings an item written by an earlier version of the service to today's attributes before it
     /// is read (default: nothing to do).
     fn upgrade(_item: &mut Item) {}
@@ -71,10 +74,12 @@ pub fn item_of<R: Record>(account: AccountId, record: &R) -> StoreResult<Item> {
     let mut item = to_item(record)?;
     item.insert("pk".into(), AttributeValue::S(keys::account(account)));
     item.insert("sk".into(), AttributeValue::S(keys::record(R::KIND, record.id())));
-    item.insert("gsi1pk".into(), AttributeValue::S(keys::listing(account, R::KIND)));
-    item.insert("gsi1sk".into(), AttributeValue::S(record.index_sk()));
     item.insert("kind".into(), AttributeValue::S(R::KIND.to_lowercase()));
-    item.insert("list_fields".into(), AttributeValue::M(to_item(&record.list_fields())?));
+    if R::LISTED {
+        item.insert("gsi1pk".into(), AttributeValue::S(keys::listing(account, R::KIND)));
+        item.insert("gsi1sk".into(), AttributeValue::S(record.index_sk()));
+        item.insert("list_fields".into(), AttributeValue::M(to_item(&record.list_fields())?));
+    }
     Ok(item)
 }
 
