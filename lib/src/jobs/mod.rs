@@ -226,9 +226,9 @@ impl Queues {
     }
 }
 
-/// Runs each message of an SQS batch through `handle`; the ids of the messages that failed go
-/// back for redelivery (`ReportBatchItemFailures`). A body that is not an `M` fails too, and ends in
-/// the DLQ after the queue's receive limit.
+/// Runs the messages of an SQS batch through `handle`, all at once (a batch is at most ten); the
+/// ids of the messages that failed go back for redelivery (`ReportBatchItemFailures`). A body that
+/// is not an `M` fails too, and ends in the DLQ after the queue's receive limit.
 pub async fn handle_batch<M, T, F, Fut>(event: SqsEvent, what: &str, handle: F) -> SqsBatchResponse
 where
     M: Message,
@@ -236,13 +236,17 @@ where
     F: Fn(M) -> Fut,
     Fut: std::future::Future<Output = anyhow::Result<T>>,
 {
-    let mut response = SqsBatchResponse::default();
-    for message in event.records {
+    let handle = &handle;
+    let running = event.records.into_iter().map(|message| async move {
         let id = message.message_id.clone().unwrap_or_default();
         let result = match parse::<M>(message.body.as_deref().unwrap_or_default()) {
             Ok(parsed) => handle(parsed).await,
             Err(error) => Err(error),
         };
+        (id, result)
+    });
+    let mut response = SqsBatchResponse::default();
+    for (id, result) in futures::future::join_all(running).await {
         match result {
             Ok(outcome) => tracing::info!(message_id = %id, ?outcome, "{what} handled"),
             Err(error) => {

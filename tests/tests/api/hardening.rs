@@ -177,3 +177,24 @@ async fn a_huge_invalid_request_gets_a_short_answer() {
     let answer = answer.expect(422);
     assert!(answer.text.len() < 2_000, "{} bytes", answer.text.len());
 }
+
+#[tokio::test]
+async fn fifty_parallel_creates_of_one_account_and_contact_all_succeed() {
+    // Nothing every create writes is shared (ids come from blocks, counters and reference counts
+    // are sharded), so on DynamoDB they do not contend; here they must all be answered and counted.
+    let server = infra::testing::DevServer::start_alone(billing_api::rate_limit::RateLimits::OFF).await;
+    let api = Api::on(server).await;
+    let s = setup(&api).await;
+    let sent = body(&s);
+    let answers = join_all((0..50).map(|_| api.post("/v1/billings", &sent))).await;
+    let mut ids: Vec<i64> = answers.into_iter().map(|a| a.expect(201).body["id"].as_i64().unwrap()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    assert_eq!(ids.len(), 50, "fifty distinct billings");
+    let listed = api.get("/v1/billings?per_page=1").await.expect(200);
+    assert_eq!(listed.header("x-total-count"), Some("50"));
+    let of_contact = api.get(&format!("/v1/billings?contact_id={}&per_page=100", s.contact)).await.expect(200);
+    assert_eq!(of_contact.body["billings"].as_array().unwrap().len(), 50);
+    // The contact is in use by all of them.
+    api.delete(&format!("/v1/contacts/{}", s.contact)).await.expect(422);
+}
