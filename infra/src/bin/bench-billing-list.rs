@@ -14,7 +14,7 @@ use billing_api::auth::AuthCache;
 use billing_api::billings::postings;
 use billing_api::billings::model::{Billing, BillingItem};
 use billing_api::store::meter::ReadMeter;
-use billing_api::store::records::{item_of, Record};
+use billing_api::store::records::item_of;
 use billing_api::store::{keys, Item, Store};
 use billing_api::values::{
     BankRuleId, BillingId, BillingItemId, BillingStatus, BillingType, ContactId, Money, Timestamp, ValueKind,
@@ -130,10 +130,6 @@ async fn main() -> anyhow::Result<()> {
     for id in 1..=count {
         let b = billing(id, contacts[(id as usize) % CONTACTS], bank_rule, now);
         items.push(item_of(account, &b)?);
-        items.push(Item::from([
-            ("pk".to_owned(), AttributeValue::S(keys::billing_keys(account, "billing"))),
-            ("sk".to_owned(), AttributeValue::S(keys::record(Billing::KIND, b.id))),
-        ]));
         items.extend(postings::items(account, &b));
     }
     items.push(Item::from([

@@ -101,8 +101,7 @@ pub async fn create(store: &Store, account: AccountId, spec: &LegacyBilling) -> 
             }],
             ..Billing::blank(id, spec.billing_type, next_business_day(due_date), Timestamp::now())
         };
-        let mut also = links::reference_writes(account, None, Some(&billing));
-        also.extend(links::added(account, &billing)?);
+        let also = links::reference_writes(account, None, Some(&billing));
         records::insert(store, account, &billing, also).await?;
         if booklet && installment == 0 {
             parent = Some(id);

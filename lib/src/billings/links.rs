@@ -1,19 +1,18 @@
 //! What a billing writes besides itself, in the same transaction: the reference counts that refuse
-//! deleting the records it uses, and its entry in the per-type key partition and counter that
-//! unfiltered lists read (docs/data-model.md).
+//! deleting the records it uses (its postings and counter shard go with the record itself:
+//! `store::records`).
 
 use std::collections::BTreeMap;
 
 use super::model::Billing;
-use super::postings;
 use crate::bank_rules::BankRule;
 use crate::bill_categories::BillCategory;
 use crate::contacts::Contact;
 use crate::groups::Group;
 use crate::store::records::Record;
-use crate::store::{item, keys, refs, Condition, KeyItem, StoreResult, Write};
+use crate::store::{keys, refs, Write};
 use crate::tags::Tag;
-use crate::values::{AccountId, BillingType};
+use crate::values::AccountId;
 
 /// The records a billing uses, each once: payer and patient, bulk target and excluded tags,
 /// legacy target group.
@@ -64,53 +63,4 @@ pub fn reference_writes(account: AccountId, before: Option<&Billing>, after: Opt
         }
     }
     writes
-}
-
-/// Shards of the counter of an account's billings of a type.
-pub const COUNT_SHARDS: u32 = 16;
-
-/// A new billing: its key item, its postings, and one more in a shard of its type's counter.
-pub fn added(account: AccountId, billing: &Billing) -> StoreResult<Vec<Write>> {
-    let key = KeyItem {
-        pk: keys::billing_keys(account, billing.billing_type.as_str()),
-        sk: keys::record(Billing::KIND, billing.id),
-    };
-    let mut writes = vec![Write::put_if(item::to_item(&key)?, Condition::absent())];
-    writes.extend(postings::moved(account, None, Some(billing)));
-    writes.push(counter(account, billing.billing_type, 1));
-    Ok(writes)
-}
-
-/// A deleted billing: its key item and postings go, and a shard of its type's counter drops by one.
-pub fn removed(account: AccountId, billing: &Billing) -> Vec<Write> {
-    let mut writes = vec![Write::delete(
-        keys::billing_keys(account, billing.billing_type.as_str()),
-        keys::record(Billing::KIND, billing.id),
-    )];
-    writes.extend(postings::moved(account, Some(billing), None));
-    writes.push(counter(account, billing.billing_type, -1));
-    writes
-}
-
-/// A changed billing: the postings whose value changed.
-pub fn moved(account: AccountId, before: &Billing, after: &Billing) -> Vec<Write> {
-    postings::moved(account, Some(before), Some(after))
-}
-
-/// `delta` on a shard of the counter picked at random: creates of one account write different items.
-fn counter(account: AccountId, billing_type: BillingType, delta: i64) -> Write {
-    let shard = rand::random_range(0..COUNT_SHARDS);
-    Write::add(keys::billing_count_shards(account, billing_type.as_str()), keys::count_shard(shard), "value", delta)
-}
-
-/// How many billings of a type the account has: the sum of the counter's shards (one query of
-/// at most 16 small items).
-pub async fn count(store: &crate::store::Store, account: AccountId, billing_type: BillingType) -> StoreResult<i64> {
-    let range = crate::store::KeyRange::prefix(keys::billing_count_shards(account, billing_type.as_str()), "SHARD#", true);
-    let page = store.page(&range, COUNT_SHARDS as usize, None).await?;
-    let mut total = 0;
-    for shard in page.items {
-        total += item::from_item::<crate::store::CounterValue>(shard)?.value;
-    }
-    Ok(total.max(0))
 }

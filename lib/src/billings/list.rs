@@ -9,7 +9,6 @@ use std::collections::BTreeSet;
 
 use chrono::NaiveDate;
 
-use super::links;
 use super::model::Billing;
 use crate::store::records::Record as _;
 use crate::contacts::Contact;
@@ -257,7 +256,8 @@ async fn unfiltered(
     billing_type: BillingType,
     pagination: Pagination,
 ) -> ApiResult<Listed<Billing>> {
-    let total = usize::try_from(links::count(store, account, billing_type).await?).unwrap_or_default();
+    let counter = keys::billing_count_shards(account, billing_type.as_str());
+    let total = usize::try_from(crate::store::shards::sum(store, counter).await?).unwrap_or_default();
     if pagination.offset() >= total {
         return Ok(Listed { records: Vec::new(), total });
     }

@@ -174,6 +174,14 @@ impl Record for Billing {
         }
     }
 
+    fn postings(&self, account: crate::values::AccountId) -> Vec<crate::store::postings::Posting> {
+        super::postings::of(account, self)
+    }
+
+    fn counted_in(&self, account: crate::values::AccountId) -> Option<String> {
+        Some(keys::billing_count_shards(account, self.billing_type.as_str()))
+    }
+
     /// Lists are per billing type (`billing`, `schedule`, `carne`).
     fn index_sk(&self) -> String {
         format!("{}#{}", self.billing_type, keys::record(Self::KIND, self.id))

@@ -9,35 +9,28 @@
 //! whatever the account holds. They are written in the transaction that writes the billing: a
 //! change moves only the postings whose value changed.
 
-use std::collections::BTreeMap;
-
-use aws_sdk_dynamodb::types::AttributeValue;
-
 use super::model::Billing;
-use crate::store::{keys, Item, Write};
+use crate::store::postings::Posting;
+use crate::store::{keys, Item};
 use crate::values::{AccountId, BillingStatus};
-
-/// One posting: its keys, and for an evincive posting the text searched.
-#[derive(Clone, Debug, PartialEq)]
-struct Posting {
-    pk: String,
-    sk: String,
-    text: Option<String>,
-}
 
 /// The facet of a status's postings.
 pub fn status_facet(status: BillingStatus) -> String {
     format!("S{status}")
 }
 
-/// The postings of a billing as it is.
-fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
+/// The postings of a billing as it is: its entry in the type's key partition (by id, for
+/// unfiltered lists) and one per filter value.
+pub fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
     let partition = |facet: &str| keys::billing_postings(account, billing.billing_type.as_str(), facet);
     let by_id = keys::posting_by_id(billing.id);
     let by_due = keys::posting_by_date(billing.due_date, billing.id);
-    let mut postings = Vec::new();
+    let mut postings = vec![Posting::new(
+        keys::billing_keys(account, billing.billing_type.as_str()),
+        keys::record("BILLING", billing.id),
+    )];
     let mut add = |facet: String, sk: &str, text: Option<String>| {
-        postings.push(Posting { pk: partition(&facet), sk: sk.to_owned(), text });
+        postings.push(Posting { pk: partition(&facet), sk: sk.to_owned(), extra: text.map(|t| ("e", t)) });
     };
     if let Some(contact) = billing.contact_id {
         add(format!("C{contact}"), &by_id, None);
@@ -63,46 +56,21 @@ fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
     postings
 }
 
-fn item(posting: &Posting) -> Item {
-    let mut item = Item::from([
-        ("pk".to_owned(), AttributeValue::S(posting.pk.clone())),
-        ("sk".to_owned(), AttributeValue::S(posting.sk.clone())),
-    ]);
-    if let Some(text) = &posting.text {
-        item.insert("e".to_owned(), AttributeValue::S(text.clone()));
-    }
-    item
-}
-
-/// The writes that take the postings of `before` to those of `after` (create: no `before`;
-/// delete: no `after`): only those that differ.
-pub fn moved(account: AccountId, before: Option<&Billing>, after: Option<&Billing>) -> Vec<Write> {
-    let old: BTreeMap<(String, String), Posting> = before
-        .map(|b| of(account, b))
-        .unwrap_or_default()
-        .into_iter()
-        .map(|p| ((p.pk.clone(), p.sk.clone()), p))
-        .collect();
-    let new: BTreeMap<(String, String), Posting> = after
-        .map(|b| of(account, b))
-        .unwrap_or_default()
-        .into_iter()
-        .map(|p| ((p.pk.clone(), p.sk.clone()), p))
-        .collect();
-    let mut writes: Vec<Write> =
-        old.keys().filter(|k| !new.contains_key(*k)).map(|(pk, sk)| Write::delete(pk.clone(), sk.clone())).collect();
-    writes.extend(new.iter().filter(|(k, p)| old.get(*k) != Some(*p)).map(|(_, p)| Write::put(item(p))));
-    writes
+#[cfg(test)]
+fn moved(account: AccountId, before: Option<&Billing>, after: Option<&Billing>) -> Vec<crate::store::Write> {
+    let postings = |billing: Option<&Billing>| billing.map(|b| of(account, b)).unwrap_or_default();
+    crate::store::postings::moved(postings(before), postings(after))
 }
 
 /// Every posting of a billing, as plain items (to write outside a transaction).
 pub fn items(account: AccountId, billing: &Billing) -> Vec<Item> {
-    of(account, billing).iter().map(item).collect()
+    of(account, billing).iter().map(Posting::item).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use aws_sdk_dynamodb::types::AttributeValue;
     use crate::values::{BankRuleId, BillingId, BillingType, ContactId, Timestamp};
 
     fn billing() -> Billing {
@@ -125,10 +93,11 @@ mod tests {
         assert!(keys.contains(&("A#3#BILLINGS#billing#Sopened", "2030-03-04#0000000042")));
         assert!(keys.contains(&("A#3#BILLINGS#billing#D", "2030-03-04#0000000042")));
         assert!(keys.contains(&("A#3#BILLINGS#billing#T", "2026-11-23#0000000042")));
-        assert_eq!(postings.len(), 7);
-        assert_eq!(postings.iter().find(|p| p.pk.ends_with("#E")).unwrap().text.as_deref(), Some("contrato abc"));
+        assert_eq!(postings.len(), 8);
+        let evincive = postings.iter().find(|p| p.pk.ends_with("#E")).unwrap();
+        assert_eq!(evincive.extra, Some(("e", "contrato abc".to_owned())));
         // About 45 bytes a posting: one read unit (eventually consistent) per ~180.
-        let status = item(&postings[4]);
+        let status = postings[5].item();
         assert!(crate::store::meter::item_size(&status) <= 50, "{}", crate::store::meter::item_size(&status));
     }
 
@@ -138,10 +107,10 @@ mod tests {
         let after = Billing { status: BillingStatus::Paid, ..before.clone() };
         let writes = moved(AccountId::new(3), Some(&before), Some(&after));
         assert_eq!(writes.len(), 2, "{writes:?}");
-        assert!(matches!(&writes[0], Write::Delete { pk, .. } if pk.ends_with("#Sopened")));
-        assert!(matches!(&writes[1], Write::Put { item, .. } if item["pk"] == AttributeValue::S("A#3#BILLINGS#billing#Spaid".into())));
+        assert!(matches!(&writes[0], crate::store::Write::Delete { pk, .. } if pk.ends_with("#Sopened")));
+        assert!(matches!(&writes[1], crate::store::Write::Put { item, .. } if item["pk"] == AttributeValue::S("A#3#BILLINGS#billing#Spaid".into())));
         assert!(moved(AccountId::new(3), Some(&before), Some(&before)).is_empty());
-        assert_eq!(moved(AccountId::new(3), None, Some(&before)).len(), 7);
-        assert_eq!(moved(AccountId::new(3), Some(&before), None).len(), 7);
+        assert_eq!(moved(AccountId::new(3), None, Some(&before)).len(), 8);
+        assert_eq!(moved(AccountId::new(3), Some(&before), None).len(), 8);
     }
 }

@@ -86,7 +86,6 @@ where
                     also.push(announcement_with(store, account, &next, billets, written).await?);
                 }
                 also.extend(links::reference_writes(account, Some(&current), Some(&next)));
-                also.extend(links::moved(account, &current, &next));
                 records::replace(store, account, &current, &next, also).await?;
                 Ok((next, then))
             }
@@ -344,7 +343,6 @@ async fn insert_with_ids(
     let billing = Billing::new(id, draft, payer, items, Timestamp::now());
     let mut writes = links::reference_checks(account, &billing);
     writes.extend(links::reference_writes(account, None, Some(&billing)));
-    writes.extend(links::added(account, &billing)?);
     writes.extend(also);
     records::insert(store, account, &billing, writes).await?;
     Ok(billing)
@@ -590,8 +588,7 @@ pub async fn delete(store: &Store, account: AccountId, id: BillingId) -> ApiResu
                 "Somente cobranças recorrentes (schedule) podem ser excluídas; cancele a cobrança",
             ));
         }
-        let mut also = links::reference_writes(account, Some(&current), None);
-        also.extend(links::removed(account, &current));
+        let also = links::reference_writes(account, Some(&current), None);
         records::remove(store, account, &current, also).await?;
         Ok(())
     })

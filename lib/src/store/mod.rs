@@ -7,8 +7,10 @@ pub mod item;
 pub mod keys;
 mod listing;
 pub mod meter;
+pub mod postings;
 pub mod records;
 pub mod refs;
+pub mod shards;
 mod writes;
 
 use std::sync::Arc;

@@ -11,6 +11,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::item::{from_attribute, from_item, to_item};
+use super::postings::Posting;
 use super::{keys, Condition, Item, Store, StoreError, StoreResult, Write};
 use crate::values::{AccountId, RecordId};
 
@@ -38,6 +39,15 @@ pub trait Record: Serialize + DeserializeOwned + Send + Sync + Sized {
     /// Whether the record has an entry in the listing index (`gsi1`); a kind whose lists read
     /// key partitions instead (billings) writes none, saving the index's write on every change.
     const LISTED: bool = true;
+    /// The key-only postings its lists read (`store::postings`), kept by [`insert`], [`replace`]
+    /// and [`remove`] in the record's own transaction.
+    fn postings(&self, _account: AccountId) -> Vec<Posting> {
+        Vec::new()
+    }
+    /// The sharded counter its lists take their total from (`store::shards`), kept the same way.
+    fn counted_in(&self, _account: AccountId) -> Option<String> {
+        None
+    }
     /// Brings an item written by an earlier version of the service to today's attributes before it
     /// is read (default: nothing to do).
     fn upgrade(_item: &mut Item) {}
@@ -136,6 +146,20 @@ pub async fn find_many<R: Record>(store: &Store, account: AccountId, ids: &[R::I
     store.batch_get(&keys).await?.into_iter().map(read).collect()
 }
 
+/// The postings and counter shards that follow a record from `before` to `after` (create: no
+/// `before`; delete: no `after`).
+fn kept<R: Record>(account: AccountId, before: Option<&R>, after: Option<&R>) -> Vec<Write> {
+    let postings = |record: Option<&R>| record.map(|r| r.postings(account)).unwrap_or_default();
+    let mut writes = super::postings::moved(postings(before), postings(after));
+    let counters = |record: Option<&R>| record.and_then(|r| r.counted_in(account).map(|c| (c, r.id().into())));
+    let (old, new) = (counters(before), counters(after));
+    if old.as_ref().map(|(c, _)| c) != new.as_ref().map(|(c, _)| c) {
+        writes.extend(old.map(|(counter, id)| super::shards::add(counter, id, -1)));
+        writes.extend(new.map(|(counter, id)| super::shards::add(counter, id, 1)));
+    }
+    writes
+}
+
 /// A write that failed because the guard's value is taken becomes [`StoreError::Duplicate`].
 fn duplicate_at(error: StoreError, guard_index: Option<usize>) -> StoreError {
     match guard_index {
@@ -149,6 +173,7 @@ fn duplicate_at(error: StoreError, guard_index: Option<usize>) -> StoreError {
 /// [`StoreError::ConditionFailed`].
 pub async fn insert<R: Record>(store: &Store, account: AccountId, record: &R, also: Vec<Write>) -> StoreResult<()> {
     let mut writes = vec![Write::put_if(item_of(account, record)?, Condition::absent())];
+    writes.extend(kept(account, None, Some(record)));
     let mut guard_index = None;
     if let (Some(kind), Some(value)) = (R::UNIQUE, record.unique_value()) {
         guard_index = Some(writes.len());
@@ -169,6 +194,7 @@ pub async fn replace<R: Record>(
     also: Vec<Write>,
 ) -> StoreResult<()> {
     let mut writes = vec![Write::put_if(item_of(account, next)?, Condition::version(current.version()))];
+    writes.extend(kept(account, Some(current), Some(next)));
     let mut guard_index = None;
     if let Some(kind) = R::UNIQUE {
         let (old, new) = (current.unique_value(), next.unique_value());
@@ -190,6 +216,7 @@ pub async fn replace<R: Record>(
 pub async fn remove<R: Record>(store: &Store, account: AccountId, current: &R, also: Vec<Write>) -> StoreResult<()> {
     let (pk, sk) = key_of::<R>(account, current.id());
     let mut writes = vec![Write::delete_if(pk, sk, Condition::version(current.version()))];
+    writes.extend(kept(account, Some(current), None));
     if let (Some(kind), Some(value)) = (R::UNIQUE, current.unique_value()) {
         writes.push(Write::delete(keys::account(account), keys::unique(kind, &value)));
     }
