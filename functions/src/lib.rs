@@ -81,6 +81,21 @@ pub async fn run_settlement_worker() -> Result<(), lambda_runtime::Error> {
     .await
 }
 
+/// Runs the cascades worker on its SQS event source: each message clears a deleted tag or group
+/// from up to a hundred contacts and sends the next while any remain.
+pub async fn run_cascade_worker() -> Result<(), lambda_runtime::Error> {
+    billing_api::telemetry::init();
+    let config = billing_api::config::aws().await;
+    let store = Store::new(aws_sdk_dynamodb::Client::new(&config), billing_api::config::table_name());
+    let queues = billing_api::jobs::Queues::from_env(&config).ok_or("CASCADES_QUEUE_URL must be set")?;
+    let (store, queues) = (&store, &queues);
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| async move {
+        let batch = Box::pin(billing_api::contacts::cascade::handle_batch(store, queues, event.payload));
+        Ok::<_, std::convert::Infallible>(batch.await)
+    }))
+    .await
+}
+
 /// The deliveries queue of the webhook functions (`WEBHOOK_DELIVERIES_QUEUE_URL`).
 fn webhook_queues(config: &aws_config::SdkConfig) -> Result<billing_api::jobs::Queues, lambda_runtime::Error> {
     let url = std::env::var("WEBHOOK_DELIVERIES_QUEUE_URL").map_err(|_| "WEBHOOK_DELIVERIES_QUEUE_URL must be set")?;

@@ -130,7 +130,7 @@ async fn every_http_event_runs_through_its_function() {
     covered.extend(["billet-registration-sqs.json", "billings-create-bulk.json", "bulk-expansion-sqs.json"]);
     covered.extend(["webhook-dispatcher-stream.json", "webhook-sender-sqs.json"]);
     covered.extend(POINT_OF_SALE_EVENTS.iter().map(|(name, _)| *name));
-    covered.push("settlement-sqs.json");
+    covered.extend(["settlement-sqs.json", "cascade-sqs.json"]);
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../events");
     for entry in std::fs::read_dir(dir).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
@@ -213,6 +213,53 @@ async fn the_bulk_events_accept_and_expand_once() {
     let listed = body["billings"].as_array().unwrap();
     assert_eq!(listed.len(), 1, "{body}");
     assert_eq!((listed[0]["contact_id"].as_i64(), listed[0]["your_code"].as_str()), (Some(1), Some("MENSAL-03")));
+}
+
+#[tokio::test]
+async fn the_cascade_event_clears_a_deleted_tag_once() {
+    std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true");
+    let (config, store) = local_stack().await;
+    let queues = infra::testing::billet_queue(&config).await;
+    let state = AppState::new(store.clone()).with_queues(Some(queues.clone()));
+    let (account, _) = active_account(&store).await;
+    let tags = functions::http_app(billing_api::tags::router(), state.clone());
+    for n in 1..=3 {
+        // Tag names are unique in an account: the fixture's, numbered.
+        let mut event: Value = serde_json::from_str(&event_for("tags-create.json", account)).unwrap();
+        let mut tag: Value = serde_json::from_str(event["body"].as_str().unwrap()).unwrap();
+        tag["tag"]["name"] = Value::String(format!("{} {n}", tag["tag"]["name"].as_str().unwrap()));
+        event["body"] = Value::String(tag.to_string());
+        let created = tags.clone().oneshot(lambda_http::request::from_str(&event.to_string()).unwrap()).await.unwrap();
+        assert_eq!(created.status().as_u16(), 201);
+    }
+    // Contact 1 carries tags 1 and 3; the fixture's message clears tag 3, deleted.
+    let mut event: Value = serde_json::from_str(&event_for("contacts-create.json", account)).unwrap();
+    let mut contact: Value = serde_json::from_str(event["body"].as_str().unwrap()).unwrap();
+    contact["contact"]["tag_ids"] = serde_json::json!([1, 3]);
+    event["body"] = Value::String(contact.to_string());
+    let contacts = functions::http_app(billing_api::contacts::router(), state.clone());
+    let created = contacts.oneshot(lambda_http::request::from_str(&event.to_string()).unwrap()).await.unwrap();
+    assert_eq!(created.status().as_u16(), 201);
+    let mut delete: Value = serde_json::from_str(&event_for("tags-delete.json", account)).unwrap();
+    delete["path"] = Value::String("/v1/tags/3".into());
+    delete["pathParameters"]["id"] = Value::String("3".into());
+    delete["requestContext"]["path"] = Value::String("/live/v1/tags/3".into());
+    let deleted = tags.oneshot(lambda_http::request::from_str(&delete.to_string()).unwrap()).await.unwrap();
+    assert_eq!(deleted.status().as_u16(), 204);
+
+    let mut event = fixture("cascade-sqs.json");
+    let mut job: Value = serde_json::from_str(event["Records"][0]["body"].as_str().unwrap()).unwrap();
+    job["account_id"] = account.get().into();
+    event["Records"][0]["body"] = Value::String(job.to_string());
+    let event: SqsEvent = serde_json::from_value(event).expect("an SQS event");
+    // Delivered twice, as SQS may: the second finds nothing to do.
+    for _ in 0..2 {
+        let response = billing_api::contacts::cascade::handle_batch(&store, &queues, event.clone()).await;
+        assert_eq!(serde_json::to_value(&response).unwrap(), serde_json::json!({"batchItemFailures": []}));
+    }
+    let id = billing_api::values::ContactId::new(1);
+    let contact = billing_api::store::records::find::<billing_api::contacts::Contact>(&store, account, id).await;
+    assert_eq!(contact.unwrap().unwrap().tag_ids, vec![billing_api::values::TagId::new(1)]);
 }
 
 #[tokio::test]

@@ -73,6 +73,9 @@ pub enum Worker {
     /// `pos::settlements`, on the settlements queue; it enqueues each next chunk and the billing's
     /// registration.
     Settler { store: Store, queues: Queues },
+    /// `contacts::cascade`, on the cascades queue: clears a deleted tag or group from its holders,
+    /// a chunk per message, and enqueues the next chunk.
+    Cascader { store: Store, queues: Queues },
 }
 
 impl Worker {
@@ -82,6 +85,7 @@ impl Worker {
             Worker::BulkExpander { .. } => "bulk-expansion",
             Worker::WebhookSender(_) => "webhook-deliveries",
             Worker::Settler { .. } => "settlements",
+            Worker::Cascader { .. } => "cascades",
         }
     }
 
@@ -95,6 +99,9 @@ impl Worker {
             Worker::WebhookSender(sender) => Box::pin(sender.handle_batch(event)).await,
             Worker::Settler { store, queues } => {
                 Box::pin(billing_api::pos::settlements::handle_batch(store, queues, event)).await
+            }
+            Worker::Cascader { store, queues } => {
+                Box::pin(billing_api::contacts::cascade::handle_batch(store, queues, event)).await
             }
         }
     }

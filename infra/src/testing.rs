@@ -15,20 +15,26 @@ use std::sync::Arc;
 use tokio::sync::OnceCell;
 
 static TABLE_READY: OnceCell<()> = OnceCell::const_new();
-static QUEUE_URLS: OnceCell<(String, String)> = OnceCell::const_new();
-/// The shared billet-registration and bulk-expansion queues of the local stack (created once per
-/// process); nothing consumes them in tests (the Lambda event tests build their SQS events
+static QUEUE_URLS: OnceCell<(String, String, String)> = OnceCell::const_new();
+/// The shared billet-registration, bulk-expansion and cascades queues of the local stack (created
+/// once per process); nothing consumes them in tests (the Lambda event tests build their SQS events
 /// themselves).
 pub async fn billet_queue(config: &SdkConfig) -> billing_api::jobs::Queues {
     let sqs = aws_sdk_sqs::Client::new(config);
-    let (billets, bulk) = QUEUE_URLS
+    let (billets, bulk, cascades) = QUEUE_URLS
         .get_or_init(|| async {
             let urls = crate::local_stack::ensure_queues(&sqs).await.expect("create the queues");
             let url = |name: &str| urls[name].clone();
-            (url(crate::local_stack::BILLET_REGISTRATION_QUEUE), url(crate::local_stack::BULK_EXPANSION_QUEUE))
+            (
+                url(crate::local_stack::BILLET_REGISTRATION_QUEUE),
+                url(crate::local_stack::BULK_EXPANSION_QUEUE),
+                url(crate::local_stack::CASCADES_QUEUE),
+            )
         })
         .await;
-    billing_api::jobs::Queues::new(sqs, billets.clone()).with_bulk_expansion(bulk.clone())
+    billing_api::jobs::Queues::new(sqs, billets.clone())
+        .with_bulk_expansion(bulk.clone())
+        .with_cascades(cascades.clone())
 }
 
 /// The SDK configuration and table of the local stack. The table is created once per process.
@@ -90,6 +96,7 @@ pub struct DevServer {
     pub bulk_queue_url: String,
     pub webhook_queue_url: String,
     pub settlements_queue_url: String,
+    pub cascades_queue_url: String,
     pub queues: billing_api::jobs::Queues,
     /// The webhook master key, read from the local stack's Secrets Manager.
     pub vault: Arc<SecretBox>,
@@ -133,10 +140,12 @@ impl DevServer {
         let bulk_queue_url = test_queue(&sqs, "bulk-expansion").await;
         let webhook_queue_url = test_queue(&sqs, "webhook-deliveries").await;
         let settlements_queue_url = test_queue(&sqs, "settlements").await;
+        let cascades_queue_url = test_queue(&sqs, "cascades").await;
         let queues = billing_api::jobs::Queues::new(sqs, billet_queue_url.clone())
             .with_bulk_expansion(bulk_queue_url.clone())
             .with_webhook_deliveries(webhook_queue_url.clone())
-            .with_settlements(settlements_queue_url.clone());
+            .with_settlements(settlements_queue_url.clone())
+            .with_cascades(cascades_queue_url.clone());
         let vault = Arc::new(webhook_vault(&config).await);
         let state = AppState::new(store.clone()).with_queues(Some(queues.clone())).with_rate_limits(limits);
         let router = crate::dev_server::router(state, cache.clone());
@@ -152,6 +161,7 @@ impl DevServer {
             bulk_queue_url,
             webhook_queue_url,
             settlements_queue_url,
+            cascades_queue_url,
             queues,
             vault,
         }
@@ -178,6 +188,13 @@ impl DevServer {
     pub async fn settle(&self) -> usize {
         let worker = Worker::Settler { store: self.store.clone(), queues: self.queues.clone() };
         self.drain(&self.settlements_queue_url, &worker).await
+    }
+
+    /// Runs the cascades worker over this server's queue until it is empty: what deleted tags and
+    /// groups left in their contacts is cleared. Returns how many messages it handled.
+    pub async fn cascade(&self) -> usize {
+        let worker = Worker::Cascader { store: self.store.clone(), queues: self.queues.clone() };
+        self.drain(&self.cascades_queue_url, &worker).await
     }
 
     async fn drain(&self, queue_url: &str, worker: &Worker) -> usize {

@@ -52,7 +52,7 @@ async fn main() -> anyhow::Result<()> {
     println!("  Table:         {}", resources.table);
     println!("  Queues:        {}", resources.queues.keys().cloned().collect::<Vec<_>>().join(", "));
     println!(
-        "  Workers:       billet registration, bulk expansion, webhook deliveries, settlements (in-process, polling their queues)"
+        "  Workers:       billet registration, bulk expansion, webhook deliveries, settlements, cascades (in-process, polling their queues)"
     );
     println!(
         "  Webhooks:      outbox swept every 0.5 s; {} (WEBHOOKS_ALLOW_INSECURE_LOCAL)",
@@ -69,11 +69,13 @@ async fn main() -> anyhow::Result<()> {
     let bulk_queue = resources.queues[infra::local_stack::BULK_EXPANSION_QUEUE].clone();
     let webhook_queue = resources.queues[infra::local_stack::WEBHOOK_DELIVERIES_QUEUE].clone();
     let settlements_queue = resources.queues[infra::local_stack::SETTLEMENTS_QUEUE].clone();
+    let cascades_queue = resources.queues[infra::local_stack::CASCADES_QUEUE].clone();
     let sqs = aws_sdk_sqs::Client::new(&config);
     let queues = billing_api::jobs::Queues::new(sqs.clone(), billet_queue.clone())
         .with_bulk_expansion(bulk_queue.clone())
         .with_webhook_deliveries(webhook_queue.clone())
-        .with_settlements(settlements_queue.clone());
+        .with_settlements(settlements_queue.clone())
+        .with_cascades(cascades_queue.clone());
     let sender = Sender {
         store: store.clone(),
         queues: queues.clone(),
@@ -84,6 +86,8 @@ async fn main() -> anyhow::Result<()> {
     tokio::spawn(infra::dev_server::run_outbox(store.clone(), queues.clone()));
     let settler = Worker::Settler { store: store.clone(), queues: queues.clone() };
     tokio::spawn(infra::dev_server::run_worker(sqs.clone(), settlements_queue, settler));
+    let cascader = Worker::Cascader { store: store.clone(), queues: queues.clone() };
+    tokio::spawn(infra::dev_server::run_worker(sqs.clone(), cascades_queue, cascader));
     tokio::spawn(infra::dev_server::run_worker(sqs.clone(), webhook_queue, Worker::WebhookSender(Box::new(sender))));
     let registrar = Worker::BilletRegistrar { store: store.clone() };
     tokio::spawn(infra::dev_server::run_worker(sqs.clone(), billet_queue, registrar));

@@ -1,8 +1,9 @@
 //! `GET /v1/billings` (§4.2): which billings a list shows, in order `id` descending. An unfiltered
 //! list reads its page through the key partition; a filtered one reads the postings of its filters
 //! (`super::postings`), key-sized items of the matching billings only, intersects them, and reads
-//! the page's billings. `s` reads the contacts' index, the postings of up to 100 matching contacts
-//! and the evincive postings of up to the 20,000 newest billings that have one.
+//! the page's billings. `s` reads the contacts' postings (up to 50,000 a type), the billing postings
+//! of up to 100 matching contacts and the evincive postings of up to the 20,000 newest billings that
+//! have one.
 
 use std::cmp::Reverse;
 use std::collections::BTreeSet;
@@ -10,15 +11,15 @@ use std::collections::BTreeSet;
 use chrono::NaiveDate;
 
 use super::model::Billing;
-use crate::store::records::Record as _;
-use crate::contacts::Contact;
 use crate::http::{ApiResult, Pagination, Params};
+use crate::store::postings;
+use crate::store::records::Record as _;
 use crate::store::records::{self, Listed};
 use crate::store::{keys, KeyRange, Sort, Store};
 use crate::values::calendar::parse_date;
 use crate::values::ids::parse_positive;
-use crate::values::text::contains_ignoring_case;
-use crate::values::{AccountId, BillingId, BillingStatus, BillingType, ContactId};
+use crate::values::text::sort_key;
+use crate::values::{AccountId, BillingId, BillingStatus, BillingType, ContactId, ContactType};
 
 /// One accepted value of `status`: a persisted status or an aggregate of §3.1.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -41,7 +42,6 @@ impl StatusFilter {
             other => BillingStatus::parse(other).map(StatusFilter::Exactly),
         }
     }
-
 }
 
 /// An id filter: which field of the entry it tests.
@@ -106,7 +106,6 @@ impl Filters {
             && self.search.is_none()
             && !self.impossible
     }
-
 }
 
 /// Search limits: `s` looks at the postings of at most this many matching contacts…
@@ -157,22 +156,26 @@ async fn searched(
     term: &str,
 ) -> ApiResult<BTreeSet<i64>> {
     let digits: String = term.chars().filter(char::is_ascii_digit).collect();
-    let contacts = records::entries::<Contact>(store, account, None).await?;
-    let matched: Vec<ContactId> = contacts
-        .into_iter()
-        .filter(|e| {
-            contains_ignoring_case(e.fields.description.as_deref().unwrap_or_default(), term)
-                || (!digits.is_empty() && e.fields.document.as_deref() == Some(digits.as_str()))
-        })
-        .filter_map(|e| e.id::<ContactId>())
-        .take(SEARCH_CONTACTS)
-        .collect();
+    let folded = sort_key(term);
+    let mut matched: Vec<ContactId> = Vec::new();
+    for contact_type in ContactType::ALL {
+        let range = KeyRange::listing(keys::contact_postings(account, contact_type.as_str(), "ALL"), Sort::All, true);
+        for item in store.items_in(&range, 0, postings::SEARCH_SCAN).await? {
+            let text = |name: &str| item.get(name).and_then(|v| v.as_s().ok()).map(String::as_str).unwrap_or_default();
+            let (sk, document) = (text("sk"), text("d"));
+            let described = sk.rsplit_once('#').is_some_and(|(description, _)| description.contains(&folded));
+            if described || (!digits.is_empty() && document == digits) {
+                matched.extend(postings::id_at_end(sk).map(ContactId::new));
+            }
+        }
+    }
+    matched.truncate(SEARCH_CONTACTS);
     let partition = |facet: &str| keys::billing_postings(account, billing_type.as_str(), facet);
     let mut found = BTreeSet::new();
     for contact in matched {
         found.extend(ids_in(store, partition(&format!("C{contact}")), Sort::All).await?);
     }
-    let lowered = term.to_lowercase();
+
     let range = KeyRange::listing(partition("E"), Sort::All, false);
     let texts = store.items_in(&range, 0, SEARCH_EVINCIVES).await?;
     for item in texts {
@@ -180,7 +183,7 @@ async fn searched(
             Some(aws_sdk_dynamodb::types::AttributeValue::S(text)) => text.as_str(),
             _ => "",
         };
-        if text.contains(&lowered) {
+        if text.contains(&folded) {
             if let Some(id) = item.get("sk").and_then(|v| v.as_s().ok()).and_then(|sk| sk.parse::<i64>().ok()) {
                 found.insert(id);
             }
@@ -223,7 +226,9 @@ async fn matching(
                     if from.zip(to).is_some_and(|(from, to)| from > to) {
                         continue;
                     }
-                    union.extend(ids_in(store, partition(&super::postings::status_facet(status)), dates(from, to)).await?);
+                    union.extend(
+                        ids_in(store, partition(&super::postings::status_facet(status)), dates(from, to)).await?,
+                    );
                 }
             }
             sets.push(union);
@@ -311,7 +316,12 @@ mod tests {
         let statuses: Vec<BillingStatus> = opened.iter().map(|(s, _, _)| *s).collect();
         assert_eq!(
             statuses,
-            [BillingStatus::Opened, BillingStatus::UnderReview, BillingStatus::AwaitingCapture, BillingStatus::Protested]
+            [
+                BillingStatus::Opened,
+                BillingStatus::UnderReview,
+                BillingStatus::AwaitingCapture,
+                BillingStatus::Protested
+            ]
         );
         assert!(opened.iter().all(|(_, from, to)| *from == Some(today) && to.is_none()));
         let expired = status_ranges(StatusFilter::parse("expired").unwrap(), today);

@@ -51,7 +51,7 @@ pub fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
     add("D".to_owned(), &by_due, None);
     add("T".to_owned(), &keys::posting_by_date(billing.created_at.date(), billing.id), None);
     if let Some(text) = billing.evincive.as_deref().filter(|t| !t.trim().is_empty()) {
-        add("E".to_owned(), &by_id, Some(text.to_lowercase()));
+        add("E".to_owned(), &by_id, Some(crate::values::text::sort_key(text)));
     }
     postings
 }
@@ -70,8 +70,8 @@ pub fn items(account: AccountId, billing: &Billing) -> Vec<Item> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use aws_sdk_dynamodb::types::AttributeValue;
     use crate::values::{BankRuleId, BillingId, BillingType, ContactId, Timestamp};
+    use aws_sdk_dynamodb::types::AttributeValue;
 
     fn billing() -> Billing {
         let now = Timestamp::parse("2026-11-23T10:00:00-03:00").unwrap();
@@ -108,7 +108,9 @@ mod tests {
         let writes = moved(AccountId::new(3), Some(&before), Some(&after));
         assert_eq!(writes.len(), 2, "{writes:?}");
         assert!(matches!(&writes[0], crate::store::Write::Delete { pk, .. } if pk.ends_with("#Sopened")));
-        assert!(matches!(&writes[1], crate::store::Write::Put { item, .. } if item["pk"] == AttributeValue::S("A#3#BILLINGS#billing#Spaid".into())));
+        assert!(
+            matches!(&writes[1], crate::store::Write::Put { item, .. } if item["pk"] == AttributeValue::S("A#3#BILLINGS#billing#Spaid".into()))
+        );
         assert!(moved(AccountId::new(3), Some(&before), Some(&before)).is_empty());
         assert_eq!(moved(AccountId::new(3), None, Some(&before)).len(), 8);
         assert_eq!(moved(AccountId::new(3), Some(&before), None).len(), 8);

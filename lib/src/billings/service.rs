@@ -352,12 +352,7 @@ async fn insert_with_ids(
 /// background). Returns it with its single representation, built from what was read and written
 /// (at most three sequential round trips: the references' batch read, the id blocks when they
 /// run out, the transaction).
-pub async fn create(
-    store: &Store,
-    queues: &Queues,
-    account: AccountId,
-    draft: &Draft,
-) -> ApiResult<(Billing, Value)> {
+pub async fn create(store: &Store, queues: &Queues, account: AccountId, draft: &Draft) -> ApiResult<(Billing, Value)> {
     let (billing, references) = retry_on_conflict(|| async {
         let references = read_references(store, account, draft).await?;
         let billing = insert_new(store, account, draft, references.payer, Vec::new()).await?;

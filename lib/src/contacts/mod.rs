@@ -1,8 +1,10 @@
 //! Contacts (§2.3, §2.4, §4.4): customers and suppliers of the account, with their document,
 //! address, group and tags.
 
+pub mod cascade;
 pub mod input;
 pub mod model;
+pub mod postings;
 mod routes;
 pub mod service;
 pub mod view;

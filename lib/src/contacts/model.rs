@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::store::item::number;
 use crate::store::records::Record;
 use crate::store::{keys, Item};
-use crate::values::{Cnpj, ContactId, ContactType, Cpf, GroupId, Money, TagId, Timestamp};
+use crate::values::{AccountId, Cnpj, ContactId, ContactType, Cpf, GroupId, Money, TagId, Timestamp};
 
 pub const MSG_IN_USE: &str = "Contato não pode ser excluído: possui cobranças";
 pub const MSG_IN_USE_AT_POINT_OF_SALE: &str =
@@ -182,6 +182,17 @@ impl Record for Contact {
         format!("{}{}", index_prefix(self.contact_type), keys::record(Self::KIND, self.id))
     }
 
+    /// Lists read the contact postings (`contacts::postings`).
+    const LISTED: bool = false;
+
+    fn postings(&self, account: AccountId) -> Vec<crate::store::postings::Posting> {
+        super::postings::of(account, self)
+    }
+
+    fn counted_in(&self, account: AccountId) -> Option<String> {
+        Some(keys::count_shards(account, &format!("{}#{}", Self::KIND, self.contact_type)))
+    }
+
     /// The document is unique per (account, contact type).
     fn unique_value(&self) -> Option<String> {
         self.document().map(|d| format!("{}#{d}", self.contact_type))
@@ -226,7 +237,9 @@ mod tests {
         contact.version = 1;
         let mut item = crate::store::records::item_of(AccountId::new(1), &contact).unwrap();
         assert_eq!(item["cpf"], AttributeValue::S("52998224725".into()));
-        // As the previous version stored it.
+        // As a previous version stored it: the group and tags in the listing entry only.
+        let listed = crate::store::item::to_item(&contact.list_fields()).unwrap();
+        item.insert("list_fields".into(), AttributeValue::M(listed));
         item.remove("group_id");
         item.remove("tag_ids");
         assert_eq!(crate::store::records::read::<Contact>(item).unwrap(), contact);

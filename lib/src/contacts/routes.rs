@@ -29,8 +29,8 @@ impl Resource for Contact {
         represent(store, account, &records).await
     }
 
-    async fn delete(store: &Store, account: AccountId, id: ContactId) -> ApiResult<()> {
-        crate::editing::delete::<Contact>(store, account, id).await.map(|_| ())
+    async fn delete(state: &AppState, account: AccountId, id: ContactId) -> ApiResult<()> {
+        crate::editing::delete::<Contact>(&state.store, account, id).await.map(|_| ())
     }
 }
 

@@ -2,20 +2,20 @@
 //! group and tag references checked and the tag links kept), the list, and the detaching of
 //! contacts from a deleted tag or group.
 
+use std::collections::BTreeMap;
 use std::future::Future;
 
 use super::input::{ContactChanges, MSG_GROUP_NOT_FOUND, MSG_TAGS_NOT_FOUND};
-use super::model::{
-    duplicate_message, index_prefix, Contact, ContactListFields, MSG_IN_USE, MSG_IN_USE_AT_POINT_OF_SALE,
-};
-use crate::contention::retry_in_turn;
+use super::model::{duplicate_message, Contact, MSG_IN_USE, MSG_IN_USE_AT_POINT_OF_SALE};
 use crate::editing::Editable;
 use crate::groups::Group;
 use crate::http::{ApiError, ApiResult};
-use crate::store::records::{self, Entry, Listed, Record, Window};
-use crate::store::{keys, KeyItem, Store, Write};
+use crate::store::postings;
+use crate::store::records::{self, Listed, Record, Window};
+use crate::store::{keys, shards, KeyItem, KeyRange, Sort, Store, Write};
+use crate::tags::service::name_of;
 use crate::tags::Tag;
-use crate::values::text::{contains_ignoring_case, sort_key};
+use crate::values::text::sort_key;
 use crate::values::{AccountId, ContactId, ContactType, GroupId, TagId, Timestamp};
 
 /// The link from a tag to a holder, which bulk expansion and tag deletion query.
@@ -138,76 +138,113 @@ pub enum Search {
     Code(String),
 }
 
-impl ContactFilter {
-    fn keep(&self, entry: &Entry<ContactListFields>) -> bool {
-        let fields = &entry.fields;
-        if self.impossible {
-            return false;
-        }
-        if self.group_id.is_some_and(|group| fields.group_id != group) {
-            return false;
-        }
-        if self.tag_id.is_some_and(|tag| !fields.tag_ids.contains(&tag)) {
-            return false;
-        }
-        if self.active.is_some_and(|active| fields.active != active) {
-            return false;
-        }
-        let text = |value: &Option<String>| value.clone().unwrap_or_default();
-        match &self.search {
-            None => true,
-            Some(Search::Description(term)) => contains_ignoring_case(&text(&fields.description), term),
-            Some(Search::Document(digits)) => !digits.is_empty() && text(&fields.document).contains(digits.as_str()),
-            Some(Search::EmailPrefix(prefix)) => text(&fields.email).starts_with(prefix.as_str()),
-            Some(Search::Code(code)) => text(&fields.code) == *code,
-        }
-    }
-}
-
-/// Contacts ordered by description (ignoring case and accents), then id.
+/// Contacts ordered by description (ignoring case and accents), then id. Without filters a page
+/// reads each type's postings up to it and the total from the counters. With filters, the
+/// postings of each filter value (group, tag, active, code, e-mail prefix) are read and
+/// intersected; the description and document searches, which no key can serve (substrings), read
+/// the type's postings, up to `postings::SEARCH_SCAN` of them, and match among those.
 pub async fn list(
     store: &Store,
     account: AccountId,
     filter: &ContactFilter,
     window: Window,
 ) -> ApiResult<Listed<Contact>> {
-    // The prefix only narrows the read.
-    let prefix = filter.contact_type.map(index_prefix);
-    Ok(records::list::<Contact, _, _, _>(
-        store,
-        account,
-        prefix.as_deref(),
-        |entry| filter.keep(entry),
-        |entry| sort_key(entry.fields.description.as_deref().unwrap_or_default()),
-        window,
-    )
-    .await?)
+    let nothing = || Ok(Listed { records: Vec::new(), total: 0 });
+    if filter.impossible {
+        return nothing();
+    }
+    // A deleted group or tag has no contacts, even while its cascade runs.
+    if let Some(Some(group)) = filter.group_id {
+        if records::find::<Group>(store, account, group).await?.is_none() {
+            return nothing();
+        }
+    }
+    if let Some(tag) = filter.tag_id {
+        if records::find::<Tag>(store, account, tag).await?.is_none() {
+            return nothing();
+        }
+    }
+    let types: Vec<ContactType> = match filter.contact_type {
+        Some(contact_type) => vec![contact_type],
+        None => ContactType::ALL.to_vec(),
+    };
+    let unfiltered =
+        filter.group_id.is_none() && filter.tag_id.is_none() && filter.active.is_none() && filter.search.is_none();
+    if unfiltered {
+        let mut total = 0;
+        let mut partitions = Vec::new();
+        for contact_type in &types {
+            let counter = keys::count_shards(account, &format!("{}#{contact_type}", Contact::KIND));
+            total += shards::sum(store, counter).await? as usize;
+            partitions.push(keys::contact_postings(account, contact_type.as_str(), "ALL"));
+        }
+        let positions = postings::leading(store, &partitions, window.reach(total)).await?;
+        return Ok(postings::page_of::<Contact>(store, account, positions, total, window).await?);
+    }
+    let mut positions = Vec::new();
+    for contact_type in types {
+        positions.extend(matching(store, account, contact_type, filter).await?);
+    }
+    let total = positions.len();
+    Ok(postings::page_of::<Contact>(store, account, positions, total, window).await?)
 }
 
-/// Rewrites the contacts of the account whose index entry matches `pick`, without touching
-/// `updated_at` (a tag or group deleted under them). Each contact is re-read and written on its
-/// version, so a concurrent edit is never lost.
-pub async fn detach(
+/// The contacts of one type a filtered list finds (id → position).
+async fn matching(
     store: &Store,
     account: AccountId,
-    pick: impl Fn(&ContactListFields) -> bool,
-    change: impl Fn(&mut Contact),
-) -> ApiResult<()> {
-    let entries = records::entries::<Contact>(store, account, None).await?;
-    for entry in entries.iter().filter(|e| pick(&e.fields)) {
-        let Some(id) = entry.id::<ContactId>() else { continue };
-        retry_in_turn(records::key_of::<Contact>(account, id), || async {
-            let Some(current) = records::find::<Contact>(store, account, id).await? else { return Ok(()) };
-            let mut next = current.clone();
-            change(&mut next);
-            if next == current {
-                return Ok(());
-            }
-            next.version += 1;
-            records::replace(store, account, &current, &next, Vec::new()).await?;
-            Ok(())
-        })
-        .await?;
+    contact_type: ContactType,
+    filter: &ContactFilter,
+) -> ApiResult<BTreeMap<i64, String>> {
+    let partition = |facet: &str| keys::contact_postings(account, contact_type.as_str(), facet);
+    let every = |facet: &str| KeyRange::listing(partition(facet), Sort::All, true);
+    let mut sets: Vec<BTreeMap<i64, String>> = Vec::new();
+    if let Some(group) = filter.group_id {
+        let facet = group.map_or("G0".to_owned(), |g| format!("G{g}"));
+        sets.push(postings::matching(store, &every(&facet), usize::MAX).await?);
     }
-    Ok(())
+    if let Some(tag) = filter.tag_id {
+        sets.push(postings::matching(store, &every(&format!("T{tag}")), usize::MAX).await?);
+    }
+    if let Some(active) = filter.active {
+        sets.push(postings::matching(store, &every(if active { "A1" } else { "A0" }), usize::MAX).await?);
+    }
+    match &filter.search {
+        None => {}
+        Some(Search::Code(code)) => {
+            sets.push(postings::matching(store, &every(&super::postings::code_facet(code)), usize::MAX).await?);
+        }
+        Some(Search::EmailPrefix(prefix)) => {
+            let range = KeyRange::listing(partition("M"), Sort::Prefix(prefix.clone()), true);
+            sets.push(postings::matching(store, &range, usize::MAX).await?);
+        }
+        Some(Search::Description(term)) => {
+            let term = sort_key(term);
+            let found = postings::matching(store, &every("ALL"), postings::SEARCH_SCAN).await?;
+            sets.push(found.into_iter().filter(|(_, order)| name_of(order).contains(&term)).collect());
+        }
+        Some(Search::Document(digits)) => {
+            let mut found = BTreeMap::new();
+            if !digits.is_empty() {
+                let range = every("ALL");
+                for item in store.items_in(&range, 0, postings::SEARCH_SCAN).await? {
+                    let document = match item.get("d") {
+                        Some(aws_sdk_dynamodb::types::AttributeValue::S(d)) => d.as_str(),
+                        _ => "",
+                    };
+                    if document.contains(digits.as_str()) {
+                        found.extend(postings::position(&item));
+                    }
+                }
+            }
+            sets.push(found);
+        }
+    }
+    sets.sort_by_key(BTreeMap::len);
+    let mut sets = sets.into_iter();
+    let Some(mut found) = sets.next() else { return Ok(BTreeMap::new()) };
+    for other in sets {
+        found.retain(|id, _| other.contains_key(id));
+    }
+    Ok(found)
 }

@@ -122,13 +122,22 @@ pub async fn represent(store: &Store, account: AccountId, contacts: &[Contact]) 
     let tags: HashMap<TagId, Tag> =
         records::find_many::<Tag>(store, account, &wanted).await?.into_iter().map(|t| (t.id, t)).collect();
     let marked = if contacts.is_empty() { 0 } else { on_account_tags_marked(store, account).await? };
+    // A group deleted while its cascade runs is not shown.
+    let mut groups: Vec<GroupId> = contacts.iter().filter_map(|c| c.group_id).collect();
+    groups.sort_unstable();
+    groups.dedup();
+    let existing: Vec<GroupId> =
+        records::find_many::<crate::groups::Group>(store, account, &groups).await?.iter().map(|g| g.id).collect();
     Ok(contacts
         .iter()
         .map(|c| {
             let held: Vec<&Tag> = c.tag_ids.iter().filter_map(|id| tags.get(id)).collect();
             let summaries =
                 held.iter().map(|t| TagSummary { id: t.id, name: t.name.clone(), color: t.color }).collect();
-            ContactView::new(c, summaries, on_account_allowed(marked, held.iter().any(|t| t.allows_on_account)))
+            let mut view =
+                ContactView::new(c, summaries, on_account_allowed(marked, held.iter().any(|t| t.allows_on_account)));
+            view.group_id = view.group_id.filter(|g| existing.contains(g));
+            view
         })
         .collect())
 }

@@ -32,7 +32,7 @@ pub trait Resource: Editable + 'static {
     ) -> impl Future<Output = ApiResult<Vec<Self::View>>> + Send;
 
     /// Deletes the record and what goes with it.
-    fn delete(store: &Store, account: AccountId, id: Self::Id) -> impl Future<Output = ApiResult<()>> + Send;
+    fn delete(state: &AppState, account: AccountId, id: Self::Id) -> impl Future<Output = ApiResult<()>> + Send;
 }
 
 async fn one<R: Resource>(store: &Store, account: AccountId, record: R) -> ApiResult<R::View> {
@@ -82,6 +82,6 @@ pub async fn destroy<R: Resource>(
     tenant: Tenant,
     Path(id): Path<R::Id>,
 ) -> ApiResult<Response> {
-    R::delete(&state.store, tenant.account_id(), id).await?;
+    R::delete(&state, tenant.account_id(), id).await?;
     Ok(response::no_content())
 }

@@ -5,9 +5,10 @@ use serde::{Deserialize, Serialize};
 use crate::editing::Editable;
 use crate::http::{ApiResult, Fields};
 use crate::store::keys;
+use crate::store::postings::{ordered, Posting};
 use crate::store::records::Record;
-use crate::values::text::uniqueness_key;
-use crate::values::{GroupContactType, GroupId, Timestamp};
+use crate::values::text::{sort_key, uniqueness_key};
+use crate::values::{AccountId, GroupContactType, GroupId, Timestamp};
 
 pub const DESCRIPTION_MAX_CHARS: usize = 255;
 
@@ -67,6 +68,18 @@ impl Record for Group {
 
     fn unique_value(&self) -> Option<String> {
         Some(uniqueness_key(&self.description))
+    }
+
+    /// Lists read the group postings of a contact type, by description.
+    const LISTED: bool = false;
+
+    fn postings(&self, account: AccountId) -> Vec<Posting> {
+        let partition = keys::group_postings(account, self.contact_type.as_str());
+        vec![Posting::new(partition, ordered(&sort_key(&self.description), self.id.get()))]
+    }
+
+    fn counted_in(&self, account: AccountId) -> Option<String> {
+        Some(keys::count_shards(account, &format!("{}#{}", Self::KIND, self.contact_type)))
     }
 }
 

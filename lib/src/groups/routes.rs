@@ -49,8 +49,8 @@ impl Resource for Group {
         Ok(records.into_iter().map(GroupView::from).collect())
     }
 
-    async fn delete(store: &Store, account: AccountId, id: GroupId) -> ApiResult<()> {
-        super::service::delete(store, account, id).await
+    async fn delete(state: &AppState, account: AccountId, id: GroupId) -> ApiResult<()> {
+        super::service::delete(&state.store, state.queues()?, account, id).await
     }
 }
 

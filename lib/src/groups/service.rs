@@ -1,13 +1,15 @@
 //! What the API does with groups beyond editing them: listing, and deleting with what goes with a
 //! group (the `group_id` of the contacts that pointed to it).
 
-use super::model::{index_prefix, Group};
-use crate::contacts::service::detach;
+use super::model::Group;
 use crate::editing;
 use crate::http::ApiResult;
-use crate::store::records::{self, Listed, Window};
-use crate::store::Store;
-use crate::values::text::{contains_ignoring_case, sort_key};
+use crate::jobs::{Cascade, Queues};
+use crate::store::postings;
+use crate::store::records::{Listed, Record as _, Window};
+use crate::store::{keys, shards, KeyRange, Sort, Store};
+use crate::tags::service::name_of;
+use crate::values::text::sort_key;
 use crate::values::{AccountId, GroupContactType, GroupId};
 
 /// The filters of `GET /v1/groups`.
@@ -19,31 +21,59 @@ pub struct GroupFilter<'a> {
     pub search: Option<&'a str>,
 }
 
-/// Groups ordered by contact type, then description (ignoring case and accents), then id.
+/// Groups ordered by contact type, then description (ignoring case and accents), then id. A page
+/// reads each type's postings up to it and the total from the counters; a search reads the
+/// postings (up to `postings::SEARCH_SCAN` a type).
 pub async fn list(
     store: &Store,
     account: AccountId,
     filter: &GroupFilter<'_>,
     window: Window,
 ) -> ApiResult<Listed<Group>> {
-    // The prefix only narrows the read.
-    let prefix = filter.contact_type.map(index_prefix);
-    Ok(records::list::<Group, _, _, _>(
-        store,
-        account,
-        prefix.as_deref(),
-        |entry| {
-            !filter.impossible && filter.search.is_none_or(|s| contains_ignoring_case(&entry.fields.description, s))
-        },
-        |entry| (entry.fields.contact_type.as_str(), sort_key(&entry.fields.description)),
-        window,
-    )
-    .await?)
+    if filter.impossible {
+        return Ok(Listed { records: Vec::new(), total: 0 });
+    }
+    let types: Vec<GroupContactType> = match filter.contact_type {
+        Some(contact_type) => vec![contact_type],
+        None => GroupContactType::ALL.to_vec(),
+    };
+    let mut positions = Vec::new();
+    let mut total = 0;
+    let mut counts = Vec::new();
+    if filter.search.is_none() {
+        for contact_type in &types {
+            let counter = keys::count_shards(account, &format!("{}#{contact_type}", Group::KIND));
+            counts.push(shards::sum(store, counter).await? as usize);
+        }
+    }
+    let reach = window.reach(counts.iter().sum());
+    // Types in order: a type's positions are prefixed so that the merged order is by type first.
+    for contact_type in types {
+        let partition = keys::group_postings(account, contact_type.as_str());
+        let found: Vec<(i64, String)> = match filter.search {
+            None => postings::leading(store, &[partition], reach).await?,
+            Some(term) => {
+                let term = sort_key(term);
+                let range = KeyRange::listing(partition, Sort::All, true);
+                let found = postings::matching(store, &range, postings::SEARCH_SCAN).await?;
+                let kept: Vec<(i64, String)> =
+                    found.into_iter().filter(|(_, order)| name_of(order).contains(&term)).collect();
+                total += kept.len();
+                kept
+            }
+        };
+        positions.extend(found.into_iter().map(|(id, order)| (id, format!("{contact_type}#{order}"))));
+    }
+    if filter.search.is_none() {
+        total = counts.iter().sum();
+    }
+    Ok(postings::page_of::<Group>(store, account, positions, total, window).await?)
 }
 
-/// Deletes the group (refused while billings depend on it); contacts that pointed to it get
-/// `group_id` null, after the delete committed (idempotent, like the tag's cascade).
-pub async fn delete(store: &Store, account: AccountId, id: GroupId) -> ApiResult<()> {
+/// Deletes the group (refused while billings depend on it); its contacts get `group_id` null in
+/// the background (`contacts::cascade`), and no reader shows the group meanwhile.
+pub async fn delete(store: &Store, queues: &Queues, account: AccountId, id: GroupId) -> ApiResult<()> {
     let group: Group = editing::delete(store, account, id).await?;
-    detach(store, account, |fields| fields.group_id == Some(group.id), |contact| contact.group_id = None).await
+    queues.send(&Cascade { account_id: account, tag_id: None, group_id: Some(group.id) }).await?;
+    Ok(())
 }

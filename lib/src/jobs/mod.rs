@@ -136,6 +136,25 @@ impl Message for ReceivableSettlement {
     }
 }
 
+/// What a deleted tag or group leaves in its contacts, to clear (`contacts::cascade`):
+/// `{"kind": "cascade", "account_id": 7, "tag_id": 3}` or `{…, "group_id": 2}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Cascade {
+    pub account_id: AccountId,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag_id: Option<crate::values::TagId>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_id: Option<crate::values::GroupId>,
+}
+
+impl Message for Cascade {
+    const KIND: &'static str = "cascade";
+
+    fn queue_url(queues: &Queues) -> Option<&str> {
+        queues.cascades.as_deref()
+    }
+}
+
 /// The body of a message: its fields and its `kind`.
 pub fn body<M: Message>(message: &M) -> anyhow::Result<String> {
     let mut value = serde_json::to_value(message)?;
@@ -155,7 +174,7 @@ pub fn parse<M: Message>(body: &str) -> anyhow::Result<M> {
 }
 
 /// The SQS client and queue URLs (`BILLET_REGISTRATION_QUEUE_URL`, `BULK_EXPANSION_QUEUE_URL`,
-/// `WEBHOOK_DELIVERIES_QUEUE_URL`, `SETTLEMENTS_QUEUE_URL`).
+/// `WEBHOOK_DELIVERIES_QUEUE_URL`, `SETTLEMENTS_QUEUE_URL`, `CASCADES_QUEUE_URL`).
 #[derive(Clone, Debug)]
 pub struct Queues {
     sqs: aws_sdk_sqs::Client,
@@ -163,11 +182,19 @@ pub struct Queues {
     bulk_expansion: Option<String>,
     webhook_deliveries: Option<String>,
     settlements: Option<String>,
+    cascades: Option<String>,
 }
 
 impl Queues {
     pub fn new(sqs: aws_sdk_sqs::Client, billet_registration: String) -> Self {
-        Queues { sqs, billet_registration, bulk_expansion: None, webhook_deliveries: None, settlements: None }
+        Queues {
+            sqs,
+            billet_registration,
+            bulk_expansion: None,
+            webhook_deliveries: None,
+            settlements: None,
+            cascades: None,
+        }
     }
 
     pub fn with_bulk_expansion(self, url: String) -> Self {
@@ -182,6 +209,10 @@ impl Queues {
         Queues { settlements: Some(url), ..self }
     }
 
+    pub fn with_cascades(self, url: String) -> Self {
+        Queues { cascades: Some(url), ..self }
+    }
+
     /// The queues the environment names; the billet-registration queue is required for the API
     /// functions, the others only where they are used.
     pub fn from_env(config: &aws_config::SdkConfig) -> Option<Self> {
@@ -191,9 +222,11 @@ impl Queues {
         queues.bulk_expansion = var("BULK_EXPANSION_QUEUE_URL");
         queues.webhook_deliveries = var("WEBHOOK_DELIVERIES_QUEUE_URL");
         queues.settlements = var("SETTLEMENTS_QUEUE_URL");
+        queues.cascades = var("CASCADES_QUEUE_URL");
         let any = !queues.billet_registration.is_empty()
             || queues.webhook_deliveries.is_some()
-            || queues.settlements.is_some();
+            || queues.settlements.is_some()
+            || queues.cascades.is_some();
         any.then_some(queues)
     }
 

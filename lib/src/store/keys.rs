@@ -90,6 +90,35 @@ pub fn your_code_facet(code: &str) -> String {
     format!("Y{}", &hex::encode(Sha256::digest(code.as_bytes()))[..16])
 }
 
+/// Partition of the postings of one filter value of an account's contacts of a type:
+/// `A#<account>#CONTACTS#<customer|supplier>#<facet>`, the facet being `ALL` (every contact, with
+/// its document digits for the document search), `G<group>` (`G0`: none), `T<tag>`, `A1`/`A0`
+/// (active or not), `K<code hash>` or `M` (by e-mail, for the prefix search). Sort keys are the
+/// description's sort key and the id (`M`: the e-mail first). See `contacts::postings`.
+pub fn contact_postings(account: AccountId, contact_type: &str, facet: &str) -> String {
+    format!("A#{account}#CONTACTS#{contact_type}#{facet}")
+}
+
+/// Partition of an account's tag postings (by name), which tag lists read.
+pub fn tag_postings(account: AccountId) -> String {
+    format!("A#{account}#TAGS")
+}
+
+/// Partition of an account's group postings of a contact type (by description).
+pub fn group_postings(account: AccountId, contact_type: &str) -> String {
+    format!("A#{account}#GROUPS#{contact_type}")
+}
+
+/// Partition of the shards of the counter of records of a kind (and subtype) of an account.
+pub fn count_shards(account: AccountId, kind: &str) -> String {
+    format!("A#{account}#COUNT#{kind}")
+}
+
+/// A short, fixed-length form of a text in a key (any length fits): 16 hex digits of its SHA-256.
+pub fn hashed(text: &str) -> String {
+    hex::encode(Sha256::digest(text.as_bytes()))[..16].to_owned()
+}
+
 /// Partition of the shards of the counter of an account's billings of a type: a create adds one
 /// to a shard picked at random, so no item is written by every create; a list sums the shards.
 pub fn billing_count_shards(account: AccountId, billing_type: &str) -> String {

@@ -245,6 +245,30 @@ impl Store {
         }
     }
 
+    /// The keys of the first `limit` items of a base-table partition, in one query.
+    pub async fn first_keys(&self, pk: String, limit: usize) -> StoreResult<Vec<(String, String)>> {
+        let output = self
+            .client()
+            .query()
+            .table_name(self.table())
+            .key_condition_expression("pk = :pk")
+            .expression_attribute_values(":pk", AttributeValue::S(pk))
+            .projection_expression("pk, sk")
+            .limit(i32::try_from(limit).unwrap_or(i32::MAX))
+            .send()
+            .await
+            .context("Query a partition's first keys")?;
+        self.metered(|m| m.query(output.items(), false));
+        Ok(output
+            .items()
+            .iter()
+            .filter_map(|item| match (item.get("pk"), item.get("sk")) {
+                (Some(AttributeValue::S(pk)), Some(AttributeValue::S(sk))) => Some((pk.clone(), sk.clone())),
+                _ => None,
+            })
+            .collect())
+    }
+
     /// The keys of every item in a base-table partition (link partitions).
     pub async fn partition_keys(&self, pk: String) -> StoreResult<Vec<(String, String)>> {
         let mut keys = Vec::new();

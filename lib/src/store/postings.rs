@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use super::{Item, Write};
+use super::{Item, KeyRange, Sort, Store, StoreResult, Write};
 
 /// One posting: its keys, and an optional attribute a list reads with it (a searched text).
 #[derive(Clone, Debug, PartialEq)]
@@ -44,6 +44,58 @@ pub fn ordered(order: &str, id: i64) -> String {
 pub fn id_at_end(sk: &str) -> Option<i64> {
     let digits = sk.get(sk.len().checked_sub(10)?..)?;
     digits.parse().ok()
+}
+
+/// A posting read back: the record's id and its position in the list (the sort key, or for a
+/// posting ordered otherwise its `o` attribute).
+pub fn position(item: &Item) -> Option<(i64, String)> {
+    let text = |name: &str| match item.get(name) {
+        Some(AttributeValue::S(value)) => Some(value.clone()),
+        _ => None,
+    };
+    let order = text("o").or_else(|| text("sk"))?;
+    Some((id_at_end(&order)?, order))
+}
+
+/// The first `n` postings of each partition (ascending), merged in order: all a page within the
+/// first `n` of an ordered list needs. Reads `n` key items per partition at most.
+pub async fn leading(store: &Store, partitions: &[String], n: usize) -> StoreResult<Vec<(i64, String)>> {
+    let mut found = Vec::new();
+    if n == 0 {
+        return Ok(found);
+    }
+    for partition in partitions {
+        let range = KeyRange::listing(partition.clone(), Sort::All, true);
+        found.extend(store.items_in(&range, 0, n).await?.iter().filter_map(position));
+    }
+    found.sort_by(|a, b| a.1.cmp(&b.1));
+    Ok(found)
+}
+
+/// The records whose postings fall in `range` (at most `limit` read), as id → position.
+pub async fn matching(store: &Store, range: &KeyRange, limit: usize) -> StoreResult<BTreeMap<i64, String>> {
+    Ok(store.items_in(range, 0, limit).await?.iter().filter_map(position).collect())
+}
+
+/// The most postings a substring search reads: beyond it a list answers what it found among them.
+pub const SEARCH_SCAN: usize = 50_000;
+
+/// The records of a list in order and their total, found by `positions` (id → position): the
+/// `window`'s page of them, read in one batch.
+pub async fn page_of<R: super::records::Record>(
+    store: &Store,
+    account: crate::values::AccountId,
+    positions: Vec<(i64, String)>,
+    total: usize,
+    window: super::records::Window,
+) -> StoreResult<super::records::Listed<R>> {
+    let mut positions = positions;
+    positions.sort_by(|a, b| a.1.cmp(&b.1));
+    let page: Vec<i64> = positions.iter().skip(window.skip).take(window.take).map(|(id, _)| *id).collect();
+    let ids: Vec<R::Id> = page.iter().map(|id| <R::Id as crate::values::RecordId>::new(*id)).collect();
+    let mut records = super::records::find_many::<R>(store, account, &ids).await?;
+    records.sort_by_key(|r| page.iter().position(|id| *id == r.id().into()));
+    Ok(super::records::Listed { records, total })
 }
 
 /// The writes that take the postings `before` to `after`: only those that differ.

@@ -67,6 +67,14 @@ pub struct Window {
 }
 
 impl Window {
+    /// How many leading entries of a list of `total` this page needs: none past the end.
+    pub fn reach(&self, total: usize) -> usize {
+        match self.skip >= total {
+            true => 0,
+            false => self.skip.saturating_add(self.take).min(total),
+        }
+    }
+
     fn slice<'a, T>(&self, items: &'a [T]) -> &'a [T] {
         let start = self.skip.min(items.len());
         let end = start.saturating_add(self.take).min(items.len());

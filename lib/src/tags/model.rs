@@ -5,9 +5,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::editing::Editable;
 use crate::http::{ApiResult, Fields};
+use crate::store::postings::{ordered, Posting};
 use crate::store::records::Record;
 use crate::store::{keys, Store, Write};
-use crate::values::text::uniqueness_key;
+use crate::values::text::{sort_key, uniqueness_key};
 use crate::values::{AccountId, TagColor, TagId, Timestamp};
 
 pub const NAME_MAX_CHARS: usize = 40;
@@ -67,6 +68,17 @@ impl Record for Tag {
 
     fn unique_value(&self) -> Option<String> {
         Some(uniqueness_key(&self.name))
+    }
+
+    /// Lists read the tag postings, by name.
+    const LISTED: bool = false;
+
+    fn postings(&self, account: AccountId) -> Vec<Posting> {
+        vec![Posting::new(keys::tag_postings(account), ordered(&sort_key(&self.name), self.id.get()))]
+    }
+
+    fn counted_in(&self, account: AccountId) -> Option<String> {
+        Some(keys::count_shards(account, Self::KIND))
     }
 }
 
@@ -241,11 +253,8 @@ mod tests {
                 "billing_refs",
                 "color",
                 "created_at",
-                "gsi1pk",
-                "gsi1sk",
                 "id",
                 "kind",
-                "list_fields",
                 "name",
                 "pk",
                 "sk",

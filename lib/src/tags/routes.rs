@@ -50,8 +50,8 @@ impl Resource for Tag {
         Ok(records.into_iter().map(TagView::from).collect())
     }
 
-    async fn delete(store: &Store, account: AccountId, id: TagId) -> ApiResult<()> {
-        super::service::delete(store, account, id).await
+    async fn delete(state: &AppState, account: AccountId, id: TagId) -> ApiResult<()> {
+        super::service::delete(&state.store, state.queues()?, account, id).await
     }
 }
 

@@ -2,41 +2,47 @@
 //! tag (its links to contacts, and the tag id in each holder's tag set).
 
 use super::model::Tag;
-use crate::contacts::service::detach;
 use crate::editing;
 use crate::http::ApiResult;
-use crate::store::records::{self, Listed, Window};
-use crate::store::{keys, Store};
-use crate::values::text::{contains_ignoring_case, sort_key};
+use crate::jobs::{Cascade, Queues};
+use crate::store::postings;
+use crate::store::records::{Listed, Record as _, Window};
+use crate::store::{keys, shards, KeyRange, Sort, Store};
+use crate::values::text::sort_key;
 use crate::values::{AccountId, TagId};
 
-/// Tags ordered by name (ignoring case and accents), then id; `search` is a case-insensitive
-/// substring of the name.
+/// Tags ordered by name (ignoring case and accents), then id; `search` is a substring of the name
+/// (ignoring case and accents). A page reads the tag postings up to it and the total from the
+/// counter; a search reads the postings (up to `postings::SEARCH_SCAN`).
 pub async fn list(store: &Store, account: AccountId, search: Option<&str>, window: Window) -> ApiResult<Listed<Tag>> {
-    Ok(records::list::<Tag, _, _, _>(
-        store,
-        account,
-        None,
-        |entry| search.is_none_or(|s| contains_ignoring_case(&entry.fields.name, s)),
-        |entry| sort_key(&entry.fields.name),
-        window,
-    )
-    .await?)
+    let partition = keys::tag_postings(account);
+    let (positions, total) = match search {
+        None => {
+            let total = shards::sum(store, keys::count_shards(account, Tag::KIND)).await? as usize;
+            (postings::leading(store, &[partition], window.reach(total)).await?, total)
+        }
+        Some(term) => {
+            let term = sort_key(term);
+            let range = KeyRange::listing(partition, Sort::All, true);
+            let found = postings::matching(store, &range, postings::SEARCH_SCAN).await?;
+            let kept: Vec<(i64, String)> =
+                found.into_iter().filter(|(_, order)| name_of(order).contains(&term)).collect();
+            let total = kept.len();
+            (kept, total)
+        }
+    };
+    Ok(postings::page_of::<Tag>(store, account, positions, total, window).await?)
 }
 
-/// Deletes the tag (refused while billings use it); its links to contacts go with it, the contacts
-/// are otherwise untouched. The cascade runs after the delete committed and is idempotent: a retry
-/// after a failure finds less to do, and no reader shows a tag that no longer exists meanwhile.
-pub async fn delete(store: &Store, account: AccountId, id: TagId) -> ApiResult<()> {
+/// The sort key part of a position (`<sort key>#<id>`).
+pub fn name_of(position: &str) -> &str {
+    position.rsplit_once('#').map_or(position, |(name, _)| name)
+}
+
+/// Deletes the tag (refused while billings use it); its holders lose it, and its links go, in the
+/// background (`contacts::cascade`); no reader shows the tag meanwhile.
+pub async fn delete(store: &Store, queues: &Queues, account: AccountId, id: TagId) -> ApiResult<()> {
     let tag: Tag = editing::delete(store, account, id).await?;
-    detach(
-        store,
-        account,
-        |fields| fields.tag_ids.contains(&tag.id),
-        |contact| contact.tag_ids.retain(|t| *t != tag.id),
-    )
-    .await?;
-    let links = store.partition_keys(keys::tag_links(account, tag.id)).await?;
-    store.delete_all(links).await?;
+    queues.send(&Cascade { account_id: account, tag_id: Some(tag.id), group_id: None }).await?;
     Ok(())
 }

@@ -283,8 +283,19 @@ async fn groups_of_the_account_only_and_released_on_group_delete() {
     assert_eq!(contact["group_id"], group);
 
     api.delete(&format!("/v1/groups/{group}")).await.expect(204);
+    // At once, before the cascade has run: no reader shows the group.
     let after = api.get(&format!("/v1/contacts/{}", contact["id"])).await.expect(200).body;
     assert_eq!(after["group_id"], Value::Null);
+    assert_eq!(after["updated_at"], contact["updated_at"]);
+    assert!(ids(&api.get(&format!("/v1/contacts?group_id={group}")).await.expect(200)).is_empty());
+    // The cascade clears the stored contact, once; a second run finds nothing.
+    assert_eq!(api.server.cascade().await, 1);
+    let id = billing_api::values::ContactId::new(contact["id"].as_i64().unwrap());
+    let stored =
+        billing_api::store::records::find::<billing_api::contacts::Contact>(&api.server.store, api.account_id, id);
+    assert_eq!(stored.await.unwrap().unwrap().group_id, None);
+    assert_eq!(api.server.cascade().await, 0);
+    let after = api.get(&format!("/v1/contacts/{}", contact["id"])).await.expect(200).body;
     assert_eq!(after["updated_at"], contact["updated_at"]);
 }
 
@@ -300,6 +311,44 @@ async fn deleting_a_tag_removes_its_links_and_leaves_the_contacts() {
     assert_eq!(tag_ids(&after), [b]);
     assert_eq!(after["updated_at"], contact["updated_at"]);
     assert!(ids(&api.get(&format!("/v1/contacts?tag_id={a}")).await.expect(200)).is_empty());
+    // The cascade takes the tag out of the stored contact; the view and its order stay.
+    assert_eq!(api.server.cascade().await, 1);
+    let id = billing_api::values::ContactId::new(contact["id"].as_i64().unwrap());
+    let stored =
+        billing_api::store::records::find::<billing_api::contacts::Contact>(&api.server.store, api.account_id, id);
+    assert_eq!(stored.await.unwrap().unwrap().tag_ids, vec![billing_api::values::TagId::new(b)]);
+    let after = api.get(&format!("/v1/contacts/{}", contact["id"])).await.expect(200).body;
+    assert_eq!((tag_ids(&after), &after["updated_at"]), (vec![b], &contact["updated_at"]));
+}
+
+#[tokio::test]
+async fn a_tag_on_many_contacts_is_deleted_at_once_and_cleared_in_chunks() {
+    let api = Api::start().await;
+    let (doomed, kept) = (tag(&api, "Doomed", false).await, tag(&api, "Kept", false).await);
+    let holders = billing_api::contacts::cascade::CHUNK + 20;
+    let made = join_all((0..holders).map(|n| {
+        let api = &api;
+        async move {
+            // Names are letters only: the number spelled in them.
+            let letters: String = format!("{n:03}").bytes().map(|d| char::from(b'a' + d - b'0')).collect();
+            let mut body = person(&format!("Maria Ab{letters}"), &infra::testing::cpf(300_000_000 + n as u64));
+            body["tag_ids"] = json!([doomed, kept]);
+            create(api, body).await["id"].as_i64().unwrap()
+        }
+    }))
+    .await;
+    api.delete(&format!("/v1/tags/{doomed}")).await.expect(204);
+    assert!(ids(&api.get(&format!("/v1/contacts?tag_id={doomed}")).await.expect(200)).is_empty());
+    // Two messages: the first chunk, then the rest.
+    assert_eq!(api.server.cascade().await, 2);
+    for id in [made[0], made[holders - 1]] {
+        let id = billing_api::values::ContactId::new(id);
+        let stored =
+            billing_api::store::records::find::<billing_api::contacts::Contact>(&api.server.store, api.account_id, id);
+        assert_eq!(stored.await.unwrap().unwrap().tag_ids, vec![billing_api::values::TagId::new(kept)]);
+    }
+    let listed = api.get(&format!("/v1/contacts?tag_id={kept}&per_page=1")).await.expect(200);
+    assert_eq!(listed.header("x-total-count"), Some(holders.to_string().as_str()));
 }
 
 #[tokio::test]

@@ -1,0 +1,46 @@
+//! The postings of a contact (`store::postings`), which contact lists read: per contact type, one
+//! in every filter partition the contact belongs to (`keys::contact_postings`), in the list's
+//! order (the description's sort key, then the id). `ALL` carries the document's digits (the
+//! document search reads them), `M` is ordered by e-mail (the prefix search) and carries the
+//! description's order.
+
+use super::model::Contact;
+use crate::store::keys;
+use crate::store::postings::{ordered, Posting};
+use crate::values::text::sort_key;
+use crate::values::AccountId;
+
+/// The position of a contact in every list: its description's sort key, then its id.
+pub fn order_of(contact: &Contact) -> String {
+    ordered(&sort_key(contact.description().unwrap_or_default()), contact.id.get())
+}
+
+/// The facet of a code's postings.
+pub fn code_facet(code: &str) -> String {
+    format!("K{}", keys::hashed(code))
+}
+
+pub fn of(account: AccountId, contact: &Contact) -> Vec<Posting> {
+    let partition = |facet: &str| keys::contact_postings(account, contact.contact_type.as_str(), facet);
+    let order = order_of(contact);
+    let mut all = Posting::new(partition("ALL"), order.clone());
+    if let Some(document) = contact.document() {
+        all.extra = Some(("d", document));
+    }
+    let mut postings = vec![all];
+    let group = contact.group_id.map_or("G0".to_owned(), |g| format!("G{g}"));
+    postings.push(Posting::new(partition(&group), order.clone()));
+    for tag in &contact.tag_ids {
+        postings.push(Posting::new(partition(&format!("T{tag}")), order.clone()));
+    }
+    postings.push(Posting::new(partition(if contact.active { "A1" } else { "A0" }), order.clone()));
+    if let Some(code) = contact.code.as_deref().filter(|c| !c.is_empty()) {
+        postings.push(Posting::new(partition(&code_facet(code)), order.clone()));
+    }
+    if let Some(email) = contact.email.as_deref().filter(|e| !e.is_empty()) {
+        let mut by_email = Posting::new(partition("M"), format!("{email}#{order}"));
+        by_email.extra = Some(("o", order.clone()));
+        postings.push(by_email);
+    }
+    postings
+}
