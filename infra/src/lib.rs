@@ -7,6 +7,7 @@ pub mod demo;
 pub mod dev_server;
 pub mod listener;
 pub mod local_stack;
+pub mod meter;
 pub mod ops;
 pub mod sales_ops;
 pub mod testing;

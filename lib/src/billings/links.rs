@@ -42,8 +42,9 @@ pub fn reference_checks(account: AccountId, billing: &Billing) -> Vec<Write> {
 }
 
 /// Reference-count changes of the records `before` used and `after` uses (create: no `before`;
-/// delete: no `after`), each in the shard of the billing's id (`store::refs`), with a check that a
-/// newly used record still exists. Each record gets at most one write, as a transaction requires.
+/// delete: no `after`), each in the shard of the billing's id (`store::refs`); an increment fails
+/// on a record deleted since it was read. Each record gets at most one write, as a transaction
+/// requires.
 pub fn reference_writes(account: AccountId, before: Option<&Billing>, after: Option<&Billing>) -> Vec<Write> {
     let mut deltas: BTreeMap<(&'static str, i64), i64> = BTreeMap::new();
     let mut holder = 0;
@@ -58,9 +59,6 @@ pub fn reference_writes(account: AccountId, before: Option<&Billing>, after: Opt
     let mut writes = Vec::new();
     for ((kind, id), delta) in deltas.into_iter().filter(|(_, delta)| *delta != 0) {
         writes.push(refs::moved(account, kind, id, holder, delta));
-        if delta > 0 {
-            writes.push(Write::check_exists(keys::account(account), keys::record(kind, id)));
-        }
     }
     writes
 }

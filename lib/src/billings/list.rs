@@ -157,27 +157,33 @@ async fn searched(
 ) -> ApiResult<BTreeSet<i64>> {
     let digits: String = term.chars().filter(char::is_ascii_digit).collect();
     let folded = sort_key(term);
-    let mut matched: Vec<ContactId> = Vec::new();
-    for contact_type in ContactType::ALL {
+    let partition = |facet: &str| keys::billing_postings(account, billing_type.as_str(), facet);
+    // The contacts' postings of both types and the evincive postings, read at once.
+    let contact_scans = ContactType::ALL.iter().map(|contact_type| {
         let range = KeyRange::listing(keys::contact_postings(account, contact_type.as_str(), "ALL"), Sort::All, true);
-        for item in store.items_in(&range, 0, postings::SEARCH_SCAN).await? {
-            let text = |name: &str| item.get(name).and_then(|v| v.as_s().ok()).map(String::as_str).unwrap_or_default();
-            let (sk, document) = (text("sk"), text("d"));
-            let described = sk.rsplit_once('#').is_some_and(|(description, _)| description.contains(&folded));
-            if described || (!digits.is_empty() && document == digits) {
-                matched.extend(postings::id_at_end(sk).map(ContactId::new));
-            }
+        async move { store.items_in(&range, 0, postings::SEARCH_SCAN).await }
+    });
+    let evincive_range = KeyRange::listing(partition("E"), Sort::All, false);
+    let (scans, texts) = tokio::try_join!(
+        futures::future::try_join_all(contact_scans),
+        store.items_in(&evincive_range, 0, SEARCH_EVINCIVES)
+    )?;
+    let mut matched: Vec<ContactId> = Vec::new();
+    for item in scans.iter().flatten() {
+        let text = |name: &str| item.get(name).and_then(|v| v.as_s().ok()).map(String::as_str).unwrap_or_default();
+        let (sk, document) = (text("sk"), text("d"));
+        let described = sk.rsplit_once('#').is_some_and(|(description, _)| description.contains(&folded));
+        if described || (!digits.is_empty() && document == digits) {
+            matched.extend(postings::id_at_end(sk).map(ContactId::new));
         }
     }
     matched.truncate(SEARCH_CONTACTS);
-    let partition = |facet: &str| keys::billing_postings(account, billing_type.as_str(), facet);
     let mut found = BTreeSet::new();
-    for contact in matched {
-        found.extend(ids_in(store, partition(&format!("C{contact}")), Sort::All).await?);
+    // The matched contacts' billings, all at once.
+    let billed = matched.iter().map(|contact| ids_in(store, partition(&format!("C{contact}")), Sort::All));
+    for ids in futures::future::try_join_all(billed).await? {
+        found.extend(ids);
     }
-
-    let range = KeyRange::listing(partition("E"), Sort::All, false);
-    let texts = store.items_in(&range, 0, SEARCH_EVINCIVES).await?;
     for item in texts {
         let text = match item.get("e") {
             Some(aws_sdk_dynamodb::types::AttributeValue::S(text)) => text.as_str(),
@@ -203,7 +209,8 @@ async fn matching(
     today: NaiveDate,
 ) -> ApiResult<BTreeSet<i64>> {
     let partition = |facet: &str| keys::billing_postings(account, billing_type.as_str(), facet);
-    let mut sets: Vec<BTreeSet<i64>> = Vec::new();
+    // Each filter is a union of ranges of postings; every range is read at once.
+    let mut filters_ranges: Vec<Vec<(String, Sort)>> = Vec::new();
     for (field, id) in &filters.numbers {
         let facet = match field {
             IdField::Contact => format!("C{id}"),
@@ -211,37 +218,49 @@ async fn matching(
             IdField::BankRule => format!("R{id}"),
             IdField::Category => format!("K{id}"),
         };
-        sets.push(ids_in(store, partition(&facet), Sort::All).await?);
+        filters_ranges.push(vec![(partition(&facet), Sort::All)]);
     }
     if let Some(code) = &filters.your_code {
-        sets.push(ids_in(store, partition(&keys::your_code_facet(code)), Sort::All).await?);
+        filters_ranges.push(vec![(partition(&keys::your_code_facet(code)), Sort::All)]);
     }
     let (due_from, due_to) = filters.due.map_or((None, None), |(from, to)| (Some(from), Some(to)));
-    match &filters.statuses {
-        Some(statuses) => {
-            let mut union = BTreeSet::new();
-            for filter in statuses {
-                for (status, from, to) in status_ranges(*filter, today) {
-                    let (from, to) = (narrowed(from, due_from, true), narrowed(to, due_to, false));
-                    if from.zip(to).is_some_and(|(from, to)| from > to) {
-                        continue;
-                    }
-                    union.extend(
-                        ids_in(store, partition(&super::postings::status_facet(status)), dates(from, to)).await?,
-                    );
+    // A due-date range alone is the union of every status's range: the status postings are in
+    // due-date order, so no posting of its own is needed.
+    let statuses: Option<Vec<StatusFilter>> = match &filters.statuses {
+        Some(statuses) => Some(statuses.clone()),
+        None if filters.due.is_some() => Some(BillingStatus::ALL.iter().map(|s| StatusFilter::Exactly(*s)).collect()),
+        None => None,
+    };
+    if let Some(statuses) = statuses {
+        let mut ranges = Vec::new();
+        for filter in statuses {
+            for (status, from, to) in status_ranges(filter, today) {
+                let (from, to) = (narrowed(from, due_from, true), narrowed(to, due_to, false));
+                if from.zip(to).is_some_and(|(from, to)| from > to) {
+                    continue;
                 }
+                ranges.push((partition(&super::postings::status_facet(status)), dates(from, to)));
             }
-            sets.push(union);
         }
-        None if filters.due.is_some() => sets.push(ids_in(store, partition("D"), dates(due_from, due_to)).await?),
-        None => {}
+        filters_ranges.push(ranges);
     }
     if let Some((from, to)) = filters.created {
-        sets.push(ids_in(store, partition("T"), dates(Some(from), Some(to))).await?);
+        filters_ranges.push(vec![(partition("T"), dates(Some(from), Some(to)))]);
     }
-    if let Some(term) = filters.search.as_deref().filter(|t| !t.is_empty()) {
-        sets.push(searched(store, account, billing_type, term).await?);
+    let reads = filters_ranges.iter().flatten().map(|(partition, sort)| ids_in(store, partition.clone(), sort.clone()));
+    let search = async {
+        match filters.search.as_deref().filter(|t| !t.is_empty()) {
+            Some(term) => searched(store, account, billing_type, term).await.map(Some),
+            None => Ok(None),
+        }
+    };
+    let (read, searched) = tokio::try_join!(futures::future::try_join_all(reads), search)?;
+    let mut read = read.into_iter();
+    let mut sets: Vec<BTreeSet<i64>> = Vec::new();
+    for ranges in &filters_ranges {
+        sets.push(read.by_ref().take(ranges.len()).flatten().collect());
     }
+    sets.extend(searched);
     // Smallest first: intersecting keeps what every filter admits.
     sets.sort_by_key(BTreeSet::len);
     let mut sets = sets.into_iter();

@@ -3,8 +3,9 @@
 //! Every billing has a posting in the partition of each filter value it carries
 //! (`keys::billing_postings`): its contact (`C`), bank rule (`R`), category (`K`), parent booklet
 //! (`P`), `your_code` (`Y`, hashed), its status (`S`, in due-date order, so `opened` and `expired`
-//! are key ranges), and the due-date (`D`) and creation-date (`T`) orders; with an `evincive`, a
-//! posting carrying that text (`E`) for the substring search. A posting is about 45 bytes (keys
+//! are key ranges, and a due-date range alone is the union of the statuses' ranges), and the
+//! creation-date order (`T`); with an `evincive`, a posting carrying that text (`E`) for the
+//! substring search. A posting is about 45 bytes (keys
 //! only), so reading the postings of a filter costs about one read unit per 180 matching billings,
 //! whatever the account holds. They are written in the transaction that writes the billing: a
 //! change moves only the postings whose value changed.
@@ -48,7 +49,6 @@ pub fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
         add(keys::your_code_facet(code), &by_id, None);
     }
     add(status_facet(billing.status), &by_due, None);
-    add("D".to_owned(), &by_due, None);
     add("T".to_owned(), &keys::posting_by_date(billing.created_at.date(), billing.id), None);
     if let Some(text) = billing.evincive.as_deref().filter(|t| !t.trim().is_empty()) {
         add("E".to_owned(), &by_id, Some(crate::values::text::sort_key(text)));
@@ -91,9 +91,9 @@ mod tests {
         assert!(keys.contains(&("A#3#BILLINGS#billing#C7", "0000000042")));
         assert!(keys.contains(&("A#3#BILLINGS#billing#R1", "0000000042")));
         assert!(keys.contains(&("A#3#BILLINGS#billing#Sopened", "2030-03-04#0000000042")));
-        assert!(keys.contains(&("A#3#BILLINGS#billing#D", "2030-03-04#0000000042")));
+        assert!(!keys.iter().any(|(pk, _)| pk.ends_with("#D")), "due-date ranges read the status postings");
         assert!(keys.contains(&("A#3#BILLINGS#billing#T", "2026-11-23#0000000042")));
-        assert_eq!(postings.len(), 8);
+        assert_eq!(postings.len(), 7);
         let evincive = postings.iter().find(|p| p.pk.ends_with("#E")).unwrap();
         assert_eq!(evincive.extra, Some(("e", "contrato abc".to_owned())));
         // About 45 bytes a posting: one read unit (eventually consistent) per ~180.
@@ -112,7 +112,7 @@ mod tests {
             matches!(&writes[1], crate::store::Write::Put { item, .. } if item["pk"] == AttributeValue::S("A#3#BILLINGS#billing#Spaid".into()))
         );
         assert!(moved(AccountId::new(3), Some(&before), Some(&before)).is_empty());
-        assert_eq!(moved(AccountId::new(3), None, Some(&before)).len(), 8);
-        assert_eq!(moved(AccountId::new(3), Some(&before), None).len(), 8);
+        assert_eq!(moved(AccountId::new(3), None, Some(&before)).len(), 7);
+        assert_eq!(moved(AccountId::new(3), Some(&before), None).len(), 7);
     }
 }

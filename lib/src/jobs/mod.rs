@@ -241,6 +241,30 @@ impl Queues {
         Ok(())
     }
 
+    /// Sends these messages, ten per `SendMessageBatch`, every batch at once; fails when any
+    /// message was refused.
+    pub async fn send_all<M: Message>(&self, messages: &[M]) -> anyhow::Result<()> {
+        use aws_sdk_sqs::types::SendMessageBatchRequestEntry;
+        let url = self.url_of::<M>()?;
+        let mut batches = Vec::new();
+        for chunk in messages.chunks(10) {
+            let mut entries = Vec::new();
+            for (n, message) in chunk.iter().enumerate() {
+                let entry =
+                    SendMessageBatchRequestEntry::builder().id(n.to_string()).message_body(body(message)?).build();
+                entries.push(entry.context("a batch entry")?);
+            }
+            batches.push(async move {
+                let sent = self.sqs.send_message_batch().queue_url(url).set_entries(Some(entries)).send().await;
+                let sent = sent.context("SendMessageBatch")?;
+                anyhow::ensure!(sent.failed().is_empty(), "SendMessageBatch refused {} messages", sent.failed().len());
+                Ok(())
+            });
+        }
+        futures::future::try_join_all(batches).await?;
+        Ok(())
+    }
+
     fn url_of<M: Message>(&self) -> anyhow::Result<&str> {
         M::queue_url(self).filter(|url| !url.is_empty()).with_context(|| format!("no queue for {} messages", M::KIND))
     }

@@ -341,6 +341,44 @@ impl Store {
         Ok(items)
     }
 
+    /// Puts these items (no conditions), 25 per `BatchWriteItem`, every batch at once, asking
+    /// again for what DynamoDB left unprocessed: one round trip for a few hundred key-only items.
+    pub async fn put_all(&self, items: Vec<Item>) -> StoreResult<()> {
+        use aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
+        let mut batches = Vec::new();
+        for chunk in items.chunks(25) {
+            let mut requests = Vec::new();
+            for item in chunk {
+                let put = PutRequest::builder().set_item(Some(item.clone())).build().context("put request")?;
+                requests.push(WriteRequest::builder().put_request(put).build());
+            }
+            batches.push(self.batch_write(requests));
+        }
+        futures::future::try_join_all(batches).await?;
+        Ok(())
+    }
+
+    /// One `BatchWriteItem` of at most 25 requests, until DynamoDB has processed them all.
+    async fn batch_write(&self, requests: Vec<aws_sdk_dynamodb::types::WriteRequest>) -> StoreResult<()> {
+        let mut pending = Some(HashMap::from([(self.table().to_owned(), requests)]));
+        let mut round = 0u64;
+        while let Some(items) = pending.take() {
+            let output = self
+                .client()
+                .batch_write_item()
+                .set_request_items(Some(items))
+                .send()
+                .await
+                .context("BatchWriteItem")?;
+            if let Some(unprocessed) = output.unprocessed_items.filter(|u| !u.is_empty()) {
+                round += 1;
+                tokio::time::sleep(std::time::Duration::from_millis(20 * round.min(10))).await;
+                pending = Some(unprocessed);
+            }
+        }
+        Ok(())
+    }
+
     /// Deletes these items, 25 per `BatchWriteItem`, asking again for what DynamoDB left unprocessed.
     pub async fn delete_all(&self, keys: Vec<(String, String)>) -> StoreResult<()> {
         use aws_sdk_dynamodb::types::{DeleteRequest, WriteRequest};

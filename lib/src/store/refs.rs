@@ -3,7 +3,10 @@
 //! (`A#<account>#REFS#<KIND>#<id>`, `sk = SHARD#nn`), a billing always counting in the shard of
 //! its own id, so creates of billings for one contact write different items (no hot item) and a
 //! shard never goes below zero. A record's delete checks, in its transaction, that every shard is
-//! still zero: a billing written meanwhile makes it fail.
+//! still zero, and marks each shard `gone`: a billing written meanwhile makes the delete fail, and
+//! a billing written after it fails on the mark. So a holder's increment is also the check that
+//! the record still exists, without a `ConditionCheck` on the record (two write units fewer per
+//! reference in a transaction). Ids are never reused, so the marks stay.
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
@@ -19,9 +22,14 @@ fn partition(account: AccountId, kind: &str, id: i64) -> String {
 
 /// `delta` on the count of record `(kind, id)`, in the shard of `holder` (the billing's id, or
 /// any number that stays the same between the holder's increment and its decrement).
+/// A positive delta fails on a deleted record (its shards' `gone` mark).
 pub fn moved(account: AccountId, kind: &str, id: i64, holder: i64, delta: i64) -> Write {
     let shard = u32::try_from(holder.rem_euclid(SHARDS)).unwrap_or_default();
-    Write::add(partition(account, kind, id), keys::count_shard(shard), "value", delta)
+    let update = Condition::new("ADD #value :delta")
+        .name("#value", "value")
+        .value(":delta", AttributeValue::N(delta.to_string()));
+    let alive = (delta > 0).then(|| Condition::new("attribute_not_exists(#gone)").name("#gone", "gone"));
+    Write::update(partition(account, kind, id), keys::count_shard(shard), update, alive)
 }
 
 /// How many holders the record has (one query of at most eight small items).
@@ -35,15 +43,16 @@ pub async fn count(store: &Store, account: AccountId, kind: &str, id: i64) -> St
     Ok(total)
 }
 
-/// Checks, for a delete's transaction, that no shard counts a holder.
+/// For a delete's transaction: every shard still counts no holder, and is marked `gone`.
 pub fn unused(account: AccountId, kind: &str, id: i64) -> Vec<Write> {
     (0..SHARDS)
-        .map(|shard| Write::Check {
-            pk: partition(account, kind, id),
-            sk: keys::count_shard(shard as u32),
-            condition: Condition::new("attribute_not_exists(#value) OR #value = :zero")
+        .map(|shard| {
+            let mark =
+                Condition::new("SET #gone = :gone").name("#gone", "gone").value(":gone", AttributeValue::Bool(true));
+            let unused = Condition::new("attribute_not_exists(#value) OR #value = :zero")
                 .name("#value", "value")
-                .value(":zero", AttributeValue::N("0".into())),
+                .value(":zero", AttributeValue::N("0".into()));
+            Write::update(partition(account, kind, id), keys::count_shard(shard as u32), mark, Some(unused))
         })
         .collect()
 }

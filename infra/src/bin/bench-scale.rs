@@ -1,0 +1,454 @@
+//! The scale report (issue 16, `docs/data-model.md`): what each request costs as an account grows.
+//! Fills one account on a private moto server with 10,000 billings and 10,000 contacts, measures
+//! every billing list filter (page 1 and the last page), the contact lists, create, show, update
+//! and bulk expansion per billing; then adds 90,000 billings of other contacts, codes, bank rules
+//! and categories and measures the same again. Each row: DynamoDB calls, the sequential round
+//! trips among them, read and write units (computed by `infra::meter` from the items, as moto
+//! reports fixed figures) and milliseconds against moto (which scans where DynamoDB seeks: the
+//! times grow with the table, the units are what DynamoDB would charge).
+//!
+//! Run with `infra/bench scale` (`BENCH_BILLINGS` = the second size, default 100,000).
+
+use std::time::Instant;
+
+use anyhow::Context as _;
+use aws_sdk_dynamodb::types::{AttributeValue, PutRequest, WriteRequest};
+use billing_api::app::AppState;
+use billing_api::auth::AuthCache;
+use billing_api::billings::model::{Billing, BillingItem};
+use billing_api::billings::postings;
+use billing_api::contacts::Contact;
+use billing_api::store::records::{item_of, Record as _};
+use billing_api::store::{keys, Item, Store};
+use billing_api::values::{
+    BankRuleId, BillCategoryId, BillingId, BillingItemId, BillingStatus, BillingType, ContactId, ContactType, Cpf,
+    GroupId, Money, TagId, Timestamp,
+};
+use infra::meter::Meter;
+use serde_json::{json, Value};
+
+/// The account's own payers, made through the API.
+const SURNAMES: [&str; 20] = [
+    "Almeida", "Barbosa", "Cardoso", "Dias", "Esteves", "Ferreira", "Gomes", "Honorato", "Isidoro", "Jardim", "Lima",
+    "Moreira", "Nunes", "Oliveira", "Pereira", "Queiroz", "Ribeiro", "Santos", "Teixeira", "Vieira",
+];
+const FIRST_SIZE: i64 = 10_000;
+const CONTACTS: i64 = 10_000;
+/// Holders of the bulk tag.
+const TAGGED: i64 = 100;
+const PER_PAGE: usize = 100;
+
+/// What the filled billings refer to.
+struct World {
+    ours: Vec<ContactId>,
+    rules: [BankRuleId; 3],
+    categories: [BillCategoryId; 3],
+    others: Vec<ContactId>,
+    group: GroupId,
+    tag: TagId,
+}
+
+/// Billing `n` of the first 10,000 (`ours`) or of the rest (other contacts, code, rule, category).
+fn billing(id: i64, n: i64, world: &World, now: Timestamp) -> Billing {
+    let ours = n <= FIRST_SIZE;
+    let status = match n % 10 {
+        0 => BillingStatus::Paid,
+        1 => BillingStatus::Canceled,
+        _ => BillingStatus::Opened,
+    };
+    let due_date = chrono::NaiveDate::from_ymd_opt(2026, 6, 1).expect("date") + chrono::Days::new((n % 700) as u64);
+    let items = vec![BillingItem {
+        id: BillingItemId::new(id),
+        description: "Mensalidade".into(),
+        quantity: 1,
+        amount: Money::parse("150.00").expect("amount"),
+    }];
+    let (contact, rule, category, code) = match ours {
+        true => (
+            world.ours[(n % 20) as usize],
+            world.rules[(n % 2) as usize],
+            world.categories[(n % 2) as usize],
+            format!("ERP-{}", n % 1000),
+        ),
+        false => (
+            world.others[(n % world.others.len() as i64) as usize],
+            world.rules[2],
+            world.categories[2],
+            format!("OTH-{n}"),
+        ),
+    };
+    Billing {
+        your_code: Some(code),
+        status,
+        amount: Money::parse("150.00").expect("amount"),
+        evincive: Some(format!("Contrato de prestação de serviços {n}")),
+        bank_rule_id: Some(rule),
+        bill_category_id: Some(category),
+        contact_id: Some(contact),
+        items,
+        ..Billing::blank(BillingId::new(id), BillingType::Billing, due_date, now)
+    }
+}
+
+/// Contact `n` of the filled ones: customers (one in fifty a supplier), one in ten inactive, one
+/// in twenty in the group, the first [`TAGGED`] customers holding the tag.
+fn contact(id: ContactId, n: i64, world: &World, now: Timestamp) -> Contact {
+    let supplier = n % 50 == 0;
+    Contact {
+        contact_type: if supplier { ContactType::Supplier } else { ContactType::Customer },
+        active: n % 10 != 0,
+        full_name: Some(format!("Pessoa Numero {}", letters(n))),
+        cpf: Cpf::parse(&infra::testing::cpf(200_000_000 + n as u64)),
+        email: Some(format!("p{n}@example.com")),
+        code: Some(format!("C{n}")),
+        group_id: (n % 20 == 0).then_some(world.group),
+        tag_ids: if !supplier && n % 10 != 0 && n <= TAGGED * 2 { vec![world.tag] } else { Vec::new() },
+        created_at: Some(now),
+        updated_at: Some(now),
+        version: 1,
+        ..Contact::blank(id)
+    }
+}
+
+/// A number spelled in letters (names are letters only).
+fn letters(n: i64) -> String {
+    format!("{n:05}").bytes().map(|d| char::from(b'a' + d - b'0')).collect()
+}
+
+/// Writes the items 25 per `BatchWriteItem`, several batches at once (unmetered).
+async fn put_all(store: &Store, items: Vec<Item>) -> anyhow::Result<()> {
+    use futures::stream::{self, StreamExt, TryStreamExt};
+    let batches: Vec<Vec<Item>> = items.chunks(25).map(<[Item]>::to_vec).collect();
+    stream::iter(batches)
+        .map(|batch| async move {
+            let requests: Vec<WriteRequest> = batch
+                .into_iter()
+                .map(|item| {
+                    let put = PutRequest::builder().set_item(Some(item)).build()?;
+                    Ok::<_, anyhow::Error>(WriteRequest::builder().put_request(put).build())
+                })
+                .collect::<Result<_, _>>()?;
+            let mut pending = Some(std::collections::HashMap::from([(store.table().to_owned(), requests)]));
+            while let Some(items) = pending.take() {
+                let output = store.client().batch_write_item().set_request_items(Some(items)).send().await?;
+                pending = output.unprocessed_items.filter(|u| !u.is_empty());
+            }
+            Ok::<_, anyhow::Error>(())
+        })
+        .buffer_unordered(4)
+        .try_collect::<Vec<_>>()
+        .await?;
+    Ok(())
+}
+
+/// Adds `by` to a counter's shard 0 (the API's own writes land in any shard).
+async fn count(store: &Store, pk: String, by: i64) -> anyhow::Result<()> {
+    store
+        .client()
+        .update_item()
+        .table_name(store.table())
+        .key("pk", AttributeValue::S(pk))
+        .key("sk", AttributeValue::S(keys::count_shard(0)))
+        .update_expression("ADD #value :by")
+        .expression_attribute_names("#value", "value")
+        .expression_attribute_values(":by", AttributeValue::N(by.to_string()))
+        .send()
+        .await?;
+    Ok(())
+}
+
+/// The API in this process on the metered store, and what a request cost.
+struct Bench {
+    base: String,
+    auth: String,
+    http: reqwest::Client,
+    meter: Meter,
+}
+
+/// One answer and its cost.
+struct Measured {
+    status: u16,
+    body: Value,
+    total: Option<usize>,
+    cost: infra::meter::Cost,
+    ms: f64,
+}
+
+impl Bench {
+    async fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> anyhow::Result<Measured> {
+        let request = self.http.request(method, format!("{}{path}", self.base)).header("Authorization", &self.auth);
+        let request = match body {
+            Some(body) => request.json(&body),
+            None => request,
+        };
+        self.meter.take();
+        let started = Instant::now();
+        let response = request.send().await.context("request")?;
+        let status = response.status().as_u16();
+        let total = response.headers().get("x-total-count").and_then(|v| v.to_str().ok()?.parse().ok());
+        let text = response.text().await.context("body")?;
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        let cost = self.meter.take();
+        let body = if text.is_empty() { Value::Null } else { serde_json::from_str(&text).context("JSON body")? };
+        Ok(Measured { status, body, total, cost, ms })
+    }
+}
+
+fn row(size: &str, name: &str, rows: usize, total: &str, cost: &infra::meter::Cost, ms: f64) {
+    println!(
+        "| {size} | {name} | {rows} | {total} | {} | {} | {:.1} | {:.1} | {ms:.0} |",
+        cost.sequential, cost.calls, cost.read_units, cost.write_units
+    );
+}
+
+/// Page 1 and the last page of a list.
+async fn list(bench: &Bench, size: &str, name: &str, path: &str, key: &str) -> anyhow::Result<()> {
+    let sep = if path.contains('?') { '&' } else { '?' };
+    let first = bench.call(reqwest::Method::GET, &format!("{path}{sep}per_page={PER_PAGE}"), None).await?;
+    anyhow::ensure!(first.status == 200, "{path}: {} {}", first.status, first.body);
+    let total = first.total.unwrap_or(0);
+    let rows = |m: &Measured| m.body[key].as_array().map_or(0, Vec::len);
+    row(size, &format!("{name}, page 1"), rows(&first), &total.to_string(), &first.cost, first.ms);
+    let last_page = total.div_ceil(PER_PAGE).max(1);
+    if last_page > 1 {
+        let last =
+            bench.call(reqwest::Method::GET, &format!("{path}{sep}per_page={PER_PAGE}&page={last_page}"), None).await?;
+        row(size, &format!("{name}, page {last_page} (last)"), rows(&last), &total.to_string(), &last.cost, last.ms);
+    }
+    Ok(())
+}
+
+/// Every measured request at one size.
+async fn measure(bench: &Bench, size: &str, world: &World, queues: &Queues<'_>) -> anyhow::Result<()> {
+    let contact = world.ours[3];
+    let cases = [
+        ("all", "/v1/billings".to_owned()),
+        ("status=opened", "/v1/billings?status=opened".to_owned()),
+        ("status=paid", "/v1/billings?status=paid".to_owned()),
+        ("status=expired", "/v1/billings?status=expired".to_owned()),
+        ("status=canceled", "/v1/billings?status=canceled".to_owned()),
+        ("contact_id", format!("/v1/billings?contact_id={contact}")),
+        ("your_code", "/v1/billings?your_code=ERP-7".to_owned()),
+        ("bank_rule_id", format!("/v1/billings?bank_rule_id={}", world.rules[0])),
+        ("bill_category_id", format!("/v1/billings?bill_category_id={}", world.categories[0])),
+        ("due date, 30 days", "/v1/billings?start_due_date=2026-09-01&end_due_date=2026-09-30".to_owned()),
+        (
+            "created date, today",
+            format!("/v1/billings?start_created_at={0}&end_created_at={0}", chrono::Utc::now().date_naive()),
+        ),
+        ("contact_id + status=opened", format!("/v1/billings?contact_id={contact}&status=opened")),
+        (
+            "bank_rule_id + due date",
+            format!("/v1/billings?bank_rule_id={}&start_due_date=2026-09-01&end_due_date=2026-09-30", world.rules[0]),
+        ),
+        ("s=<payer name>", "/v1/billings?s=Cliente%20Honorato".to_owned()),
+    ];
+    for (name, path) in &cases {
+        list(bench, size, name, path, "billings").await?;
+    }
+    let contacts = [
+        ("contacts: all", "/v1/contacts".to_owned()),
+        ("contacts: contact_type=supplier", "/v1/contacts?contact_type=supplier".to_owned()),
+        ("contacts: group_id", format!("/v1/contacts?group_id={}", world.group)),
+        ("contacts: tag_id", format!("/v1/contacts?tag_id={}", world.tag)),
+        ("contacts: active=false", "/v1/contacts?active=false".to_owned()),
+        ("contacts: s=<name>", "/v1/contacts?s=Numero%20aab".to_owned()),
+    ];
+    for (name, path) in &contacts {
+        list(bench, size, name, path, "contacts").await?;
+    }
+
+    // Create, show, update: the slowest of five of each.
+    let mut created = Vec::new();
+    let mut worst: [Option<Measured>; 3] = [None, None, None];
+    for n in 0..5 {
+        let body = json!({"billing": {"contact_id": contact, "bank_rule_id": world.rules[0], "bill_category_id": world.categories[0],
+            "due_date": "2030-03-04", "your_code": format!("NEW-{size}-{n}"),
+            "billing_items": [{"description": "Mensalidade", "quantity": 1, "amount": "150.00"}]}});
+        let made = bench.call(reqwest::Method::POST, "/v1/billings", Some(body)).await?;
+        anyhow::ensure!(made.status == 201, "create: {} {}", made.status, made.body);
+        let id = made.body["id"].as_i64().context("billing id")?;
+        created.push(id);
+        let shown = bench.call(reqwest::Method::GET, &format!("/v1/billings/{id}"), None).await?;
+        anyhow::ensure!(shown.status == 200, "show: {}", shown.body);
+        let patch = json!({"billing": {"your_code": format!("UPD-{size}-{n}")}});
+        let updated = bench.call(reqwest::Method::PATCH, &format!("/v1/billings/{id}"), Some(patch)).await?;
+        anyhow::ensure!(updated.status == 200, "update: {}", updated.body);
+        for (slot, m) in worst.iter_mut().zip([made, shown, updated]) {
+            if slot.as_ref().is_none_or(|w| m.cost.sequential > w.cost.sequential || m.ms > w.ms) {
+                *slot = Some(m);
+            }
+        }
+    }
+    for (name, m) in ["create (worst of 5)", "show (worst of 5)", "update (worst of 5)"].iter().zip(&worst) {
+        let m = m.as_ref().context("measured")?;
+        row(size, name, 1, "", &m.cost, m.ms);
+    }
+    bulk(bench, size, world, queues).await
+}
+
+/// The queues of the bench's API.
+struct Queues<'a> {
+    sqs: &'a aws_sdk_sqs::Client,
+    bulk: String,
+    worker: infra::dev_server::Worker,
+}
+
+/// A bulk billing to the tag's holders, expanded by the worker on the metered store: the cost per
+/// billing made.
+async fn bulk(bench: &Bench, size: &str, world: &World, queues: &Queues<'_>) -> anyhow::Result<()> {
+    let body = json!({"billing": {"billing_issue_type": "bulk", "tag_id": world.tag, "excluded_tag_ids": [],
+        "bank_rule_id": world.rules[0], "bill_category_id": world.categories[0], "due_date": "2030-03-04",
+        "your_code": format!("BULK-{size}"),
+        "billing_items": [{"description": "Mensalidade", "quantity": 1, "amount": "150.00"}]}});
+    let accepted = bench.call(reqwest::Method::POST, "/v1/billings", Some(body)).await?;
+    anyhow::ensure!(accepted.status == 202, "bulk: {} {}", accepted.status, accepted.body);
+    let reached = accepted.body["contacts_count"].as_u64().context("contacts_count")? as f64;
+    row(size, "bulk create (202)", 0, &reached.to_string(), &accepted.cost, accepted.ms);
+    bench.meter.take();
+    let started = Instant::now();
+    loop {
+        let handled = infra::dev_server::worker_round(queues.sqs, &queues.bulk, &queues.worker, 0).await?;
+        if handled == 0 {
+            break;
+        }
+    }
+    let ms = started.elapsed().as_secs_f64() * 1000.0;
+    let cost = bench.meter.take();
+    println!(
+        "| {size} | bulk expansion, per billing ({reached} billings, {} calls) | | | {:.2} | {:.1} | {:.2} | {:.2} | {:.1} |",
+        cost.calls,
+        cost.sequential as f64 / reached,
+        cost.calls as f64 / reached,
+        cost.read_units / reached,
+        cost.write_units / reached,
+        ms / reached
+    );
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let size: i64 =
+        std::env::var("BENCH_BILLINGS").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000).max(FIRST_SIZE);
+    let (config, store) = infra::testing::local_stack().await;
+    let meter = Meter::default();
+    let metered = Store::new(meter.client(&config), store.table().to_owned());
+    let (account, auth) = infra::testing::active_account(&store).await;
+    let sqs = aws_sdk_sqs::Client::new(&config);
+    let queue = |name: &str| {
+        let name = format!("bench-{name}-{:016x}", rand::random::<u64>());
+        let sqs = sqs.clone();
+        async move { sqs.create_queue().queue_name(name).send().await?.queue_url.context("queue url") }
+    };
+    let (billets, bulk_queue) = (queue("billets").await?, queue("bulk").await?);
+    let jobs = billing_api::jobs::Queues::new(sqs.clone(), billets).with_bulk_expansion(bulk_queue.clone());
+    let worker = infra::dev_server::Worker::BulkExpander { store: metered.clone(), queues: jobs.clone() };
+    let queues = Queues { sqs: &sqs, bulk: bulk_queue, worker };
+    // Only the requests' own storage is measured: no rate-limit counters.
+    let state = AppState::new(metered.clone())
+        .with_queues(Some(jobs))
+        .with_rate_limits(billing_api::rate_limit::RateLimits::OFF);
+    let router = infra::dev_server::router(state, AuthCache::default());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let base = format!("http://{}", listener.local_addr()?);
+    tokio::spawn(infra::dev_server::serve(listener, router, std::future::pending()));
+    let bench = Bench { base, auth, http: billing_api::config::http_client(), meter };
+
+    eprintln!("account {account}: references, {CONTACTS} contacts and {FIRST_SIZE} billings…");
+    let started = Instant::now();
+    let mut rules = Vec::new();
+    let mut categories = Vec::new();
+    for name in ["A", "B", "C"] {
+        let rule = infra::ops::create_bank_rule(&store, account, &format!("Banco {name}"), "simulated", None).await?;
+        rules.push(BankRuleId::new(rule["bank_rule"]["id"].as_i64().context("bank rule id")?));
+        let category = infra::ops::create_category(&store, account, &format!("Categoria {name}"), "receivable").await?;
+        categories.push(BillCategoryId::new(category["bill_category"]["id"].as_i64().context("category id")?));
+    }
+    let mut ours = Vec::new();
+    for (i, surname) in SURNAMES.iter().enumerate() {
+        let body = json!({"contact": {"full_name": format!("Cliente {surname}"), "cpf": infra::testing::cpf(100_000_000 + i as u64),
+            "email": format!("c{i}@example.com"),
+            "address_postal_code": "01310-100", "address_street": "Avenida Paulista", "address_number": "1000",
+            "address_district": "Bela Vista", "address_city": "São Paulo", "address_state": "SP"}});
+        let made = bench.call(reqwest::Method::POST, "/v1/contacts", Some(body)).await?;
+        ours.push(ContactId::new(made.body["id"].as_i64().with_context(|| format!("contact: {}", made.body))?));
+    }
+    let group = bench
+        .call(
+            reqwest::Method::POST,
+            "/v1/groups",
+            Some(json!({"group": {"contact_type": "customers", "description": "Grupo"}})),
+        )
+        .await?;
+    let tag = bench.call(reqwest::Method::POST, "/v1/tags", Some(json!({"tag": {"name": "Mensalistas"}}))).await?;
+    let group = GroupId::new(group.body["id"].as_i64().context("group id")?);
+    let tag = TagId::new(tag.body["id"].as_i64().context("tag id")?);
+    let rules: [BankRuleId; 3] = rules.try_into().map_err(|_| anyhow::anyhow!("three rules"))?;
+    let categories: [BillCategoryId; 3] = categories.try_into().map_err(|_| anyhow::anyhow!("three categories"))?;
+    let mut world = World { ours, rules, categories, others: Vec::new(), group, tag };
+
+    let now = Timestamp::now();
+    let first_contact = store.reserve_ids(keys::account(account), keys::sequence(Contact::KIND), CONTACTS).await?;
+    let mut items = Vec::new();
+    let mut per_type = std::collections::BTreeMap::new();
+    for n in 1..=CONTACTS {
+        let id = ContactId::new(first_contact + n - 1);
+        let made = contact(id, n, &world, now);
+        items.push(item_of(account, &made)?);
+        items.extend(made.postings(account).iter().map(billing_api::store::postings::Posting::item));
+        for tag in &made.tag_ids {
+            let link = Item::from([
+                ("pk".to_owned(), AttributeValue::S(keys::tag_links(account, *tag))),
+                ("sk".to_owned(), AttributeValue::S(keys::record(Contact::KIND, id))),
+            ]);
+            items.push(link);
+        }
+        *per_type.entry(made.counted_in(account).context("contacts are counted")?).or_insert(0) += 1;
+        world.others.push(id);
+    }
+    put_all(&store, items).await?;
+    for (pk, n) in per_type {
+        count(&store, pk, n).await?;
+    }
+
+    fill(&store, account, &world, 1..=FIRST_SIZE, now).await?;
+    eprintln!("filled in {:.0} s", started.elapsed().as_secs_f64());
+
+    println!("| billings | request | rows | X-Total-Count | sequential round trips | calls | read units | write units | ms (moto) |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    // The first request pays the authorizer's reads; it is not counted.
+    bench.call(reqwest::Method::GET, "/v1/billings?per_page=1", None).await?;
+    measure(&bench, &FIRST_SIZE.to_string(), &world, &queues).await?;
+
+    let started = Instant::now();
+    fill(&store, account, &world, FIRST_SIZE + 1..=size, now).await?;
+    eprintln!("grown to {size} billings in {:.0} s", started.elapsed().as_secs_f64());
+    measure(&bench, &size.to_string(), &world, &queues).await?;
+    Ok(())
+}
+
+/// Billings `range` (their ids from the account's sequence), with their postings; the counter's
+/// shard 0 raised by their number.
+async fn fill(
+    store: &Store,
+    account: billing_api::values::AccountId,
+    world: &World,
+    range: std::ops::RangeInclusive<i64>,
+    now: Timestamp,
+) -> anyhow::Result<()> {
+    let size = range.end() - range.start() + 1;
+    let first = store.reserve_ids(keys::account(account), keys::sequence("BILLING"), size).await?;
+    let mut items = Vec::new();
+    for n in range.clone() {
+        let made = billing(first + n - range.start(), n, world, now);
+        items.push(item_of(account, &made)?);
+        items.extend(postings::items(account, &made));
+        if items.len() >= 50_000 {
+            put_all(store, std::mem::take(&mut items)).await?;
+        }
+    }
+    put_all(store, items).await?;
+    count(store, keys::billing_count_shards(account, BillingType::Billing.as_str()), range.end() - range.start() + 1)
+        .await
+}
