@@ -171,20 +171,17 @@ pub async fn list(
     let unfiltered =
         filter.group_id.is_none() && filter.tag_id.is_none() && filter.active.is_none() && filter.search.is_none();
     if unfiltered {
-        let mut total = 0;
-        let mut partitions = Vec::new();
-        for contact_type in &types {
-            let counter = keys::count_shards(account, &format!("{}#{contact_type}", Contact::KIND));
-            total += shards::sum(store, counter).await? as usize;
-            partitions.push(keys::contact_postings(account, contact_type.as_str(), "ALL"));
-        }
+        let counts = types.iter().map(|contact_type| {
+            shards::sum(store, keys::count_shards(account, &format!("{}#{contact_type}", Contact::KIND)))
+        });
+        let total = futures::future::try_join_all(counts).await?.iter().sum::<i64>() as usize;
+        let partitions: Vec<String> =
+            types.iter().map(|contact_type| keys::contact_postings(account, contact_type.as_str(), "ALL")).collect();
         let positions = postings::leading(store, &partitions, window.reach(total)).await?;
         return Ok(postings::page_of::<Contact>(store, account, positions, total, window).await?);
     }
-    let mut positions = Vec::new();
-    for contact_type in types {
-        positions.extend(matching(store, account, contact_type, filter).await?);
-    }
+    let found = types.iter().map(|contact_type| matching(store, account, *contact_type, filter));
+    let positions: Vec<(i64, String)> = futures::future::try_join_all(found).await?.into_iter().flatten().collect();
     let total = positions.len();
     Ok(postings::page_of::<Contact>(store, account, positions, total, window).await?)
 }
@@ -198,48 +195,54 @@ async fn matching(
 ) -> ApiResult<BTreeMap<i64, String>> {
     let partition = |facet: &str| keys::contact_postings(account, contact_type.as_str(), facet);
     let every = |facet: &str| KeyRange::listing(partition(facet), Sort::All, true);
-    let mut sets: Vec<BTreeMap<i64, String>> = Vec::new();
+    // Each filter's postings, all read at once.
+    let mut ranges: Vec<KeyRange> = Vec::new();
     if let Some(group) = filter.group_id {
-        let facet = group.map_or("G0".to_owned(), |g| format!("G{g}"));
-        sets.push(postings::matching(store, &every(&facet), usize::MAX).await?);
+        ranges.push(every(&group.map_or("G0".to_owned(), |g| format!("G{g}"))));
     }
     if let Some(tag) = filter.tag_id {
-        sets.push(postings::matching(store, &every(&format!("T{tag}")), usize::MAX).await?);
+        ranges.push(every(&format!("T{tag}")));
     }
     if let Some(active) = filter.active {
-        sets.push(postings::matching(store, &every(if active { "A1" } else { "A0" }), usize::MAX).await?);
+        ranges.push(every(if active { "A1" } else { "A0" }));
     }
     match &filter.search {
-        None => {}
-        Some(Search::Code(code)) => {
-            sets.push(postings::matching(store, &every(&super::postings::code_facet(code)), usize::MAX).await?);
-        }
+        Some(Search::Code(code)) => ranges.push(every(&super::postings::code_facet(code))),
         Some(Search::EmailPrefix(prefix)) => {
-            let range = KeyRange::listing(partition("M"), Sort::Prefix(prefix.clone()), true);
-            sets.push(postings::matching(store, &range, usize::MAX).await?);
+            ranges.push(KeyRange::listing(partition("M"), Sort::Prefix(prefix.clone()), true));
         }
-        Some(Search::Description(term)) => {
-            let term = sort_key(term);
-            let found = postings::matching(store, &every("ALL"), postings::SEARCH_SCAN).await?;
-            sets.push(found.into_iter().filter(|(_, order)| name_of(order).contains(&term)).collect());
-        }
-        Some(Search::Document(digits)) => {
-            let mut found = BTreeMap::new();
-            if !digits.is_empty() {
-                let range = every("ALL");
-                for item in store.items_in(&range, 0, postings::SEARCH_SCAN).await? {
-                    let document = match item.get("d") {
-                        Some(aws_sdk_dynamodb::types::AttributeValue::S(d)) => d.as_str(),
-                        _ => "",
-                    };
-                    if document.contains(digits.as_str()) {
-                        found.extend(postings::position(&item));
+        _ => {}
+    }
+    let reads = ranges.iter().map(|range| postings::matching(store, range, usize::MAX));
+    let searched = async {
+        Ok::<_, ApiError>(match &filter.search {
+            Some(Search::Description(term)) => {
+                let term = sort_key(term);
+                let found = postings::matching(store, &every("ALL"), postings::SEARCH_SCAN).await?;
+                Some(found.into_iter().filter(|(_, order)| name_of(order).contains(&term)).collect())
+            }
+            Some(Search::Document(digits)) => {
+                let mut found = BTreeMap::new();
+                if !digits.is_empty() {
+                    for item in store.items_in(&every("ALL"), 0, postings::SEARCH_SCAN).await? {
+                        let document = match item.get("d") {
+                            Some(aws_sdk_dynamodb::types::AttributeValue::S(d)) => d.as_str(),
+                            _ => "",
+                        };
+                        if document.contains(digits.as_str()) {
+                            found.extend(postings::position(&item));
+                        }
                     }
                 }
+                Some(found)
             }
-            sets.push(found);
-        }
-    }
+            _ => None,
+        })
+    };
+    let (read, searched) =
+        tokio::try_join!(async { Ok::<_, ApiError>(futures::future::try_join_all(reads).await?) }, searched)?;
+    let mut sets: Vec<BTreeMap<i64, String>> = read;
+    sets.extend(searched);
     sets.sort_by_key(BTreeMap::len);
     let mut sets = sets.into_iter();
     let Some(mut found) = sets.next() else { return Ok(BTreeMap::new()) };

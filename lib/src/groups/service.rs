@@ -41,10 +41,10 @@ pub async fn list(
     let mut total = 0;
     let mut counts = Vec::new();
     if filter.search.is_none() {
-        for contact_type in &types {
-            let counter = keys::count_shards(account, &format!("{}#{contact_type}", Group::KIND));
-            counts.push(shards::sum(store, counter).await? as usize);
-        }
+        let sums = types.iter().map(|contact_type| {
+            shards::sum(store, keys::count_shards(account, &format!("{}#{contact_type}", Group::KIND)))
+        });
+        counts = futures::future::try_join_all(sums).await?.into_iter().map(|n| n as usize).collect();
     }
     let reach = window.reach(counts.iter().sum());
     // Types in order: a type's positions are prefixed so that the merged order is by type first.

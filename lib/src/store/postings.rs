@@ -64,9 +64,12 @@ pub async fn leading(store: &Store, partitions: &[String], n: usize) -> StoreRes
     if n == 0 {
         return Ok(found);
     }
-    for partition in partitions {
+    let reads = partitions.iter().map(|partition| {
         let range = KeyRange::listing(partition.clone(), Sort::All, true);
-        found.extend(store.items_in(&range, 0, n).await?.iter().filter_map(position));
+        async move { store.items_in(&range, 0, n).await }
+    });
+    for items in futures::future::try_join_all(reads).await? {
+        found.extend(items.iter().filter_map(position));
     }
     found.sort_by(|a, b| a.1.cmp(&b.1));
     Ok(found)
