@@ -209,44 +209,66 @@ async fn matching(
     today: NaiveDate,
 ) -> ApiResult<BTreeSet<i64>> {
     let partition = |facet: &str| keys::billing_postings(account, billing_type.as_str(), facet);
-    // Each filter is a union of ranges of postings; every range is read at once.
-    let mut filters_ranges: Vec<Vec<(String, Sort)>> = Vec::new();
-    for (field, id) in &filters.numbers {
-        let facet = match field {
+    let mut values: Vec<String> = filters
+        .numbers
+        .iter()
+        .map(|(field, id)| match field {
             IdField::Contact => format!("C{id}"),
             IdField::Parent => format!("P{id}"),
             IdField::BankRule => format!("R{id}"),
             IdField::Category => format!("K{id}"),
-        };
-        filters_ranges.push(vec![(partition(&facet), Sort::All)]);
-    }
-    if let Some(code) = &filters.your_code {
-        filters_ranges.push(vec![(partition(&keys::your_code_facet(code)), Sort::All)]);
-    }
+        })
+        .collect();
+    values.extend(filters.your_code.as_deref().map(keys::your_code_facet));
     let (due_from, due_to) = filters.due.map_or((None, None), |(from, to)| (Some(from), Some(to)));
-    // A due-date range alone is the union of every status's range: the status postings are in
-    // due-date order, so no posting of its own is needed.
+    // The statuses and due dates admitted: a due-date range alone admits every status in it.
     let statuses: Option<Vec<StatusFilter>> = match &filters.statuses {
         Some(statuses) => Some(statuses.clone()),
         None if filters.due.is_some() => Some(BillingStatus::ALL.iter().map(|s| StatusFilter::Exactly(*s)).collect()),
         None => None,
     };
-    if let Some(statuses) = statuses {
-        let mut ranges = Vec::new();
+    let admitted: Option<Vec<(BillingStatus, Option<NaiveDate>, Option<NaiveDate>)>> = statuses.map(|statuses| {
+        let mut admitted = Vec::new();
         for filter in statuses {
             for (status, from, to) in status_ranges(filter, today) {
                 let (from, to) = (narrowed(from, due_from, true), narrowed(to, due_to, false));
-                if from.zip(to).is_some_and(|(from, to)| from > to) {
-                    continue;
+                if !from.zip(to).is_some_and(|(from, to)| from > to) {
+                    admitted.push((status, from, to));
                 }
-                ranges.push((partition(&super::postings::status_facet(status)), dates(from, to)));
             }
         }
-        filters_ranges.push(ranges);
+        admitted
+    });
+    // Each filter is a union of ranges of postings; every range is read at once. With a value
+    // filter, the status and due date are read from its postings (they carry them) and no status
+    // posting is read: the request costs the postings of its values, not of every billing in a
+    // status.
+    let mut filters_ranges: Vec<Vec<(String, Sort)>> = Vec::new();
+    if values.is_empty() {
+        if let Some(admitted) = &admitted {
+            let ranges = admitted
+                .iter()
+                .map(|(status, from, to)| (partition(&super::postings::status_facet(*status)), dates(*from, *to)))
+                .collect();
+            filters_ranges.push(ranges);
+        }
     }
     if let Some((from, to)) = filters.created {
         filters_ranges.push(vec![(partition("T"), dates(Some(from), Some(to)))]);
     }
+    let admits = |item: &crate::store::Item| match (&admitted, item.get("v").and_then(|v| v.as_s().ok())) {
+        (None, _) => true,
+        (Some(admitted), Some(state)) => super::postings::read_state(state).is_some_and(|(status, due)| {
+            admitted.iter().any(|(s, from, to)| {
+                *s == status && from.is_none_or(|from| due >= from) && to.is_none_or(|to| due <= to)
+            })
+        }),
+        (Some(_), None) => false,
+    };
+    let value_reads = values.iter().map(|facet| {
+        let range = KeyRange::listing(partition(facet), Sort::All, true);
+        async move { store.items_in(&range, 0, usize::MAX).await }
+    });
     let reads = filters_ranges.iter().flatten().map(|(partition, sort)| ids_in(store, partition.clone(), sort.clone()));
     let search = async {
         match filters.search.as_deref().filter(|t| !t.is_empty()) {
@@ -254,9 +276,17 @@ async fn matching(
             None => Ok(None),
         }
     };
-    let (read, searched) = tokio::try_join!(futures::future::try_join_all(reads), search)?;
+    let (valued, read, searched) = tokio::try_join!(
+        async { Ok::<_, crate::http::ApiError>(futures::future::try_join_all(value_reads).await?) },
+        futures::future::try_join_all(reads),
+        search
+    )?;
     let mut read = read.into_iter();
     let mut sets: Vec<BTreeSet<i64>> = Vec::new();
+    for items in valued {
+        let sk = |item: &crate::store::Item| item.get("sk").and_then(|v| v.as_s().ok()).and_then(|sk| sk.parse().ok());
+        sets.push(items.iter().filter(|item| admits(item)).filter_map(sk).collect());
+    }
     for ranges in &filters_ranges {
         sets.push(read.by_ref().take(ranges.len()).flatten().collect());
     }

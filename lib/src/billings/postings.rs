@@ -20,6 +20,17 @@ pub fn status_facet(status: BillingStatus) -> String {
     format!("S{status}")
 }
 
+/// What a value's posting carries: `<status>#<due date>` (about 18 bytes).
+pub fn state_of(billing: &Billing) -> String {
+    format!("{}#{}", billing.status, billing.due_date)
+}
+
+/// The status and due date a value's posting carries.
+pub fn read_state(text: &str) -> Option<(BillingStatus, chrono::NaiveDate)> {
+    let (status, due) = text.split_once('#')?;
+    Some((BillingStatus::parse(status)?, crate::values::calendar::parse_date(due)?))
+}
+
 /// The postings of a billing as it is: its entry in the type's key partition (by id, for
 /// unfiltered lists) and one per filter value.
 pub fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
@@ -30,28 +41,31 @@ pub fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
         keys::billing_keys(account, billing.billing_type.as_str()),
         keys::record("BILLING", billing.id),
     )];
-    let mut add = |facet: String, sk: &str, text: Option<String>| {
-        postings.push(Posting { pk: partition(&facet), sk: sk.to_owned(), extra: text.map(|t| ("e", t)) });
+    let mut add = |facet: String, sk: &str, extra: Option<(&'static str, String)>| {
+        postings.push(Posting { pk: partition(&facet), sk: sk.to_owned(), extra });
     };
+    // A value's postings carry the status and due date, so that a list by a value and a status or
+    // due date reads only the value's postings.
+    let state = || Some(("v", state_of(billing)));
     if let Some(contact) = billing.contact_id {
-        add(format!("C{contact}"), &by_id, None);
+        add(format!("C{contact}"), &by_id, state());
     }
     if let Some(rule) = billing.bank_rule_id {
-        add(format!("R{rule}"), &by_id, None);
+        add(format!("R{rule}"), &by_id, state());
     }
     if let Some(category) = billing.bill_category_id {
-        add(format!("K{category}"), &by_id, None);
+        add(format!("K{category}"), &by_id, state());
     }
     if let Some(parent) = billing.parent_id {
-        add(format!("P{parent}"), &by_id, None);
+        add(format!("P{parent}"), &by_id, state());
     }
     if let Some(code) = billing.your_code.as_deref().filter(|c| !c.is_empty()) {
-        add(keys::your_code_facet(code), &by_id, None);
+        add(keys::your_code_facet(code), &by_id, state());
     }
     add(status_facet(billing.status), &by_due, None);
     add("T".to_owned(), &keys::posting_by_date(billing.created_at.date(), billing.id), None);
     if let Some(text) = billing.evincive.as_deref().filter(|t| !t.trim().is_empty()) {
-        add("E".to_owned(), &by_id, Some(crate::values::text::sort_key(text)));
+        add("E".to_owned(), &by_id, Some(("e", crate::values::text::sort_key(text))));
     }
     postings
 }
@@ -94,6 +108,9 @@ mod tests {
         assert!(!keys.iter().any(|(pk, _)| pk.ends_with("#D")), "due-date ranges read the status postings");
         assert!(keys.contains(&("A#3#BILLINGS#billing#T", "2026-11-23#0000000042")));
         assert_eq!(postings.len(), 7);
+        let contact = postings.iter().find(|p| p.pk.ends_with("#C7")).unwrap();
+        assert_eq!(contact.extra, Some(("v", "opened#2030-03-04".to_owned())));
+        assert_eq!(read_state("opened#2030-03-04"), Some((BillingStatus::Opened, "2030-03-04".parse().unwrap())));
         let evincive = postings.iter().find(|p| p.pk.ends_with("#E")).unwrap();
         assert_eq!(evincive.extra, Some(("e", "contrato abc".to_owned())));
         // About 45 bytes a posting: one read unit (eventually consistent) per ~180.
@@ -106,11 +123,15 @@ mod tests {
         let before = billing();
         let after = Billing { status: BillingStatus::Paid, ..before.clone() };
         let writes = moved(AccountId::new(3), Some(&before), Some(&after));
-        assert_eq!(writes.len(), 2, "{writes:?}");
+        // The status posting moves; the value postings (contact, rule, code) carry the new state.
+        assert_eq!(writes.len(), 5, "{writes:?}");
         assert!(matches!(&writes[0], crate::store::Write::Delete { pk, .. } if pk.ends_with("#Sopened")));
-        assert!(
-            matches!(&writes[1], crate::store::Write::Put { item, .. } if item["pk"] == AttributeValue::S("A#3#BILLINGS#billing#Spaid".into()))
-        );
+        let put = |pk: &str| {
+            writes.iter().any(
+                |w| matches!(w, crate::store::Write::Put { item, .. } if item["pk"] == AttributeValue::S(pk.into())),
+            )
+        };
+        assert!(put("A#3#BILLINGS#billing#Spaid") && put("A#3#BILLINGS#billing#C7") && put("A#3#BILLINGS#billing#R1"));
         assert!(moved(AccountId::new(3), Some(&before), Some(&before)).is_empty());
         assert_eq!(moved(AccountId::new(3), None, Some(&before)).len(), 7);
         assert_eq!(moved(AccountId::new(3), Some(&before), None).len(), 7);

@@ -204,6 +204,33 @@ async fn list_filters_order_and_representation() {
     assert_eq!(ids(&api.get(&contact_q).await.expect(200)), [companys]);
     let rule_q = format!("/v1/billings?bank_rule_id={}&bill_category_id={}", s.bank_rule, s.receivable);
     assert_eq!(ids(&api.get(&rule_q).await.expect(200)), [companys, future]);
+    // A value with a status or a due date: read from the value's postings, which carry both.
+    let by = |q: String| {
+        let api = &api;
+        async move { ids(&api.get(&format!("/v1/billings?{q}")).await.expect(200)) }
+    };
+    let payer = s.contact;
+    assert_eq!(by(format!("contact_id={payer}&status=expired")).await, [late]);
+    assert_eq!(by(format!("contact_id={payer}&status=opened")).await, [future]);
+    assert!(by(format!("contact_id={payer}&status=paid")).await.is_empty());
+    assert_eq!(by(format!("contact_id={payer}&start_due_date=2030-01-01&end_due_date=2030-12-31")).await, [future]);
+    assert_eq!(
+        by(format!("bank_rule_id={}&status=opened&start_due_date=2031-01-01&end_due_date=2031-12-31", s.bank_rule))
+            .await,
+        [companys]
+    );
+    assert_eq!(by("your_code=A-1&status=expired".to_owned()).await, [late]);
+    assert!(by("your_code=A-1&status=opened".to_owned()).await.is_empty());
+    // A change of status moves the state the value's postings carry.
+    api.post(
+        &format!("/v1/billings/{future}/cancel"),
+        &json!({"billing": {"cancellation_reason": "Cliente desistiu"}}),
+    )
+    .await
+    .expect(200);
+    assert!(by(format!("contact_id={payer}&status=opened")).await.is_empty());
+    assert_eq!(by(format!("contact_id={payer}&status=canceled")).await, [future]);
+    assert_eq!(get("?status=canceled").await, [future]);
 
     let page = api.get("/v1/billings?per_page=1&page=2").await.expect(200);
     assert_eq!(ids(&page), [future]);
