@@ -127,9 +127,12 @@ fn dates(from: Option<NaiveDate>, to: Option<NaiveDate>) -> Sort {
     Sort::Between(low, high)
 }
 
+/// A status and the due dates admitted in it (either end open).
+type StatusRange = (BillingStatus, Option<NaiveDate>, Option<NaiveDate>);
+
 /// The statuses and due-date bounds a `status` value reads: a persisted status, or an aggregate
 /// as the collectable statuses due from or before today.
-fn status_ranges(filter: StatusFilter, today: NaiveDate) -> Vec<(BillingStatus, Option<NaiveDate>, Option<NaiveDate>)> {
+fn status_ranges(filter: StatusFilter, today: NaiveDate) -> Vec<StatusRange> {
     let collectable = || BillingStatus::ALL.iter().copied().filter(|s| s.collectable());
     match filter {
         StatusFilter::Exactly(status) => vec![(status, None, None)],
@@ -227,12 +230,12 @@ async fn matching(
         None if filters.due.is_some() => Some(BillingStatus::ALL.iter().map(|s| StatusFilter::Exactly(*s)).collect()),
         None => None,
     };
-    let admitted: Option<Vec<(BillingStatus, Option<NaiveDate>, Option<NaiveDate>)>> = statuses.map(|statuses| {
+    let admitted: Option<Vec<StatusRange>> = statuses.map(|statuses| {
         let mut admitted = Vec::new();
         for filter in statuses {
             for (status, from, to) in status_ranges(filter, today) {
                 let (from, to) = (narrowed(from, due_from, true), narrowed(to, due_to, false));
-                if !from.zip(to).is_some_and(|(from, to)| from > to) {
+                if from.zip(to).is_none_or(|(from, to)| from <= to) {
                     admitted.push((status, from, to));
                 }
             }
