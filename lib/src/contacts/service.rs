@@ -13,9 +13,7 @@ use crate::http::{ApiError, ApiResult};
 use crate::store::postings;
 use crate::store::records::{self, Listed, Record, Window};
 use crate::store::{keys, shards, KeyItem, KeyRange, Sort, Store, Write};
-use crate::tags::service::name_of;
 use crate::tags::Tag;
-use crate::values::text::sort_key;
 use crate::values::{AccountId, ContactId, ContactType, GroupId, TagId, Timestamp};
 
 /// The link from a tag to a holder, which bulk expansion and tag deletion query.
@@ -217,9 +215,7 @@ async fn matching(
     let searched = async {
         Ok::<_, ApiError>(match &filter.search {
             Some(Search::Description(term)) => {
-                let term = sort_key(term);
-                let found = postings::matching(store, &every("ALL"), postings::SEARCH_SCAN).await?;
-                Some(found.into_iter().filter(|(_, order)| name_of(order).contains(&term)).collect())
+                Some(postings::named(store, partition("ALL"), term).await?.into_iter().collect())
             }
             Some(Search::Document(digits)) => {
                 let mut found = BTreeMap::new();

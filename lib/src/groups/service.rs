@@ -7,9 +7,7 @@ use crate::http::ApiResult;
 use crate::jobs::{Cascade, Queues};
 use crate::store::postings;
 use crate::store::records::{Listed, Record as _, Window};
-use crate::store::{keys, shards, KeyRange, Sort, Store};
-use crate::tags::service::name_of;
-use crate::values::text::sort_key;
+use crate::store::{keys, shards, Store};
 use crate::values::{AccountId, GroupContactType, GroupId};
 
 /// The filters of `GET /v1/groups`.
@@ -53,11 +51,7 @@ pub async fn list(
         let found: Vec<(i64, String)> = match filter.search {
             None => postings::leading(store, &[partition], reach).await?,
             Some(term) => {
-                let term = sort_key(term);
-                let range = KeyRange::listing(partition, Sort::All, true);
-                let found = postings::matching(store, &range, postings::SEARCH_SCAN).await?;
-                let kept: Vec<(i64, String)> =
-                    found.into_iter().filter(|(_, order)| name_of(order).contains(&term)).collect();
+                let kept = postings::named(store, partition, term).await?;
                 total += kept.len();
                 kept
             }

@@ -379,7 +379,8 @@ impl Store {
         Ok(())
     }
 
-    /// Deletes these items, 25 per `BatchWriteItem`, asking again for what DynamoDB left unprocessed.
+    /// Deletes these items, 25 per `BatchWriteItem` (one batch after another), asking again for
+    /// what DynamoDB left unprocessed.
     pub async fn delete_all(&self, keys: Vec<(String, String)>) -> StoreResult<()> {
         use aws_sdk_dynamodb::types::{DeleteRequest, WriteRequest};
         for chunk in keys.chunks(25) {
@@ -392,22 +393,7 @@ impl Store {
                     .context("delete request")?;
                 requests.push(WriteRequest::builder().delete_request(delete).build());
             }
-            let mut pending = Some(HashMap::from([(self.table().to_owned(), requests)]));
-            let mut round = 0u64;
-            while let Some(items) = pending.take() {
-                let output = self
-                    .client()
-                    .batch_write_item()
-                    .set_request_items(Some(items))
-                    .send()
-                    .await
-                    .context("BatchWriteItem")?;
-                if let Some(unprocessed) = output.unprocessed_items.filter(|u| !u.is_empty()) {
-                    round += 1;
-                    tokio::time::sleep(std::time::Duration::from_millis(20 * round.min(10))).await;
-                    pending = Some(unprocessed);
-                }
-            }
+            self.batch_write(requests).await?;
         }
         Ok(())
     }

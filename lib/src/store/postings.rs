@@ -80,6 +80,18 @@ pub async fn matching(store: &Store, range: &KeyRange, limit: usize) -> StoreRes
     Ok(store.items_in(range, 0, limit).await?.iter().filter_map(position).collect())
 }
 
+/// The postings of `partition` (at most [`SEARCH_SCAN`]) whose order, a folded name then the id,
+/// has `term` (folded the same way) in its name: a name search read from keys alone.
+pub async fn named(store: &Store, partition: String, term: &str) -> StoreResult<Vec<(i64, String)>> {
+    let term = crate::values::text::sort_key(term);
+    let range = KeyRange::listing(partition, Sort::All, true);
+    let found = matching(store, &range, SEARCH_SCAN).await?;
+    Ok(found
+        .into_iter()
+        .filter(|(_, order)| order.rsplit_once('#').is_some_and(|(name, _)| name.contains(&term)))
+        .collect())
+}
+
 /// The most postings a substring search reads: beyond it a list answers what it found among them.
 pub const SEARCH_SCAN: usize = 50_000;
 

@@ -7,8 +7,7 @@ use crate::http::ApiResult;
 use crate::jobs::{Cascade, Queues};
 use crate::store::postings;
 use crate::store::records::{Listed, Record as _, Window};
-use crate::store::{keys, shards, KeyRange, Sort, Store};
-use crate::values::text::sort_key;
+use crate::store::{keys, shards, Store};
 use crate::values::{AccountId, TagId};
 
 /// Tags ordered by name (ignoring case and accents), then id; `search` is a substring of the name
@@ -22,21 +21,12 @@ pub async fn list(store: &Store, account: AccountId, search: Option<&str>, windo
             (postings::leading(store, &[partition], window.reach(total)).await?, total)
         }
         Some(term) => {
-            let term = sort_key(term);
-            let range = KeyRange::listing(partition, Sort::All, true);
-            let found = postings::matching(store, &range, postings::SEARCH_SCAN).await?;
-            let kept: Vec<(i64, String)> =
-                found.into_iter().filter(|(_, order)| name_of(order).contains(&term)).collect();
+            let kept = postings::named(store, partition, term).await?;
             let total = kept.len();
             (kept, total)
         }
     };
     Ok(postings::page_of::<Tag>(store, account, positions, total, window).await?)
-}
-
-/// The sort key part of a position (`<sort key>#<id>`).
-pub fn name_of(position: &str) -> &str {
-    position.rsplit_once('#').map_or(position, |(name, _)| name)
 }
 
 /// Deletes the tag (refused while billings use it); its holders lose it, and its links go, in the
