@@ -12,7 +12,7 @@
 use std::time::Instant;
 
 use anyhow::Context as _;
-use aws_sdk_dynamodb::types::{AttributeValue, PutRequest, WriteRequest};
+use aws_sdk_dynamodb::types::AttributeValue;
 use billing_api::app::AppState;
 use billing_api::auth::AuthCache;
 use billing_api::billings::model::{Billing, BillingItem};
@@ -113,32 +113,6 @@ fn contact(id: ContactId, n: i64, world: &World, now: Timestamp) -> Contact {
 /// A number spelled in letters (names are letters only).
 fn letters(n: i64) -> String {
     format!("{n:05}").bytes().map(|d| char::from(b'a' + d - b'0')).collect()
-}
-
-/// Writes the items 25 per `BatchWriteItem`, several batches at once (unmetered).
-async fn put_all(store: &Store, items: Vec<Item>) -> anyhow::Result<()> {
-    use futures::stream::{self, StreamExt, TryStreamExt};
-    let batches: Vec<Vec<Item>> = items.chunks(25).map(<[Item]>::to_vec).collect();
-    stream::iter(batches)
-        .map(|batch| async move {
-            let requests: Vec<WriteRequest> = batch
-                .into_iter()
-                .map(|item| {
-                    let put = PutRequest::builder().set_item(Some(item)).build()?;
-                    Ok::<_, anyhow::Error>(WriteRequest::builder().put_request(put).build())
-                })
-                .collect::<Result<_, _>>()?;
-            let mut pending = Some(std::collections::HashMap::from([(store.table().to_owned(), requests)]));
-            while let Some(items) = pending.take() {
-                let output = store.client().batch_write_item().set_request_items(Some(items)).send().await?;
-                pending = output.unprocessed_items.filter(|u| !u.is_empty());
-            }
-            Ok::<_, anyhow::Error>(())
-        })
-        .buffer_unordered(4)
-        .try_collect::<Vec<_>>()
-        .await?;
-    Ok(())
 }
 
 /// Adds `by` to a counter's shard 0 (the API's own writes land in any shard).
@@ -407,7 +381,7 @@ async fn main() -> anyhow::Result<()> {
         *per_type.entry(made.counted_in(account).context("contacts are counted")?).or_insert(0) += 1;
         world.others.push(id);
     }
-    put_all(&store, items).await?;
+    store.put_all(items).await?;
     for (pk, n) in per_type {
         count(&store, pk, n).await?;
     }
@@ -445,10 +419,10 @@ async fn fill(
         items.push(item_of(account, &made)?);
         items.extend(postings::items(account, &made));
         if items.len() >= 50_000 {
-            put_all(store, std::mem::take(&mut items)).await?;
+            store.put_all(std::mem::take(&mut items)).await?;
         }
     }
-    put_all(store, items).await?;
+    store.put_all(items).await?;
     count(store, keys::billing_count_shards(account, BillingType::Billing.as_str()), range.end() - range.start() + 1)
         .await
 }

@@ -43,6 +43,9 @@ pub enum Sort {
     Between(String, String),
 }
 
+/// Batch writes of [`Store::put_all`] in flight at once (16 × 25 = 400 items).
+pub const PUT_BATCHES_AT_ONCE: usize = 16;
+
 /// A key range of one partition of the table, or of the listing index (`gsi1`).
 #[derive(Clone, Debug)]
 pub struct KeyRange {
@@ -341,10 +344,12 @@ impl Store {
         Ok(items)
     }
 
-    /// Puts these items (no conditions), 25 per `BatchWriteItem`, every batch at once, asking
-    /// again for what DynamoDB left unprocessed: one round trip for a few hundred key-only items.
+    /// Puts these items (no conditions), 25 per `BatchWriteItem`, up to [`PUT_BATCHES_AT_ONCE`]
+    /// batches at a time, asking again for what DynamoDB left unprocessed: one round trip for a
+    /// few hundred key-only items, and a bounded number of requests in flight for any number.
     pub async fn put_all(&self, items: Vec<Item>) -> StoreResult<()> {
         use aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
+        use futures::stream::{self, StreamExt, TryStreamExt};
         let mut batches = Vec::new();
         for chunk in items.chunks(25) {
             let mut requests = Vec::new();
@@ -352,9 +357,13 @@ impl Store {
                 let put = PutRequest::builder().set_item(Some(item.clone())).build().context("put request")?;
                 requests.push(WriteRequest::builder().put_request(put).build());
             }
-            batches.push(self.batch_write(requests));
+            batches.push(requests);
         }
-        futures::future::try_join_all(batches).await?;
+        stream::iter(batches)
+            .map(|requests| self.batch_write(requests))
+            .buffer_unordered(PUT_BATCHES_AT_ONCE)
+            .try_collect::<Vec<()>>()
+            .await?;
         Ok(())
     }
 
