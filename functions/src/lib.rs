@@ -13,6 +13,7 @@ use billing_api::rate_limit::{rate_limit, RateLimits};
 use billing_api::store::Store;
 use billing_api::webhooks::{Policy, Schedule, SecretBox, Sender};
 use lambda_runtime::{service_fn, Diagnostic, LambdaEvent};
+use std::sync::Arc;
 
 /// An endpoint group as its Lambda serves it: the account context comes from the API Gateway
 /// authorizer, then the request is counted against the rate limits; unknown routes are JSON 404s.
@@ -98,8 +99,9 @@ pub async fn run_cascade_worker() -> Result<(), lambda_runtime::Error> {
 
 /// The deliveries queue of the webhook functions (`WEBHOOK_DELIVERIES_QUEUE_URL`).
 fn webhook_queues(config: &aws_config::SdkConfig) -> Result<billing_api::jobs::Queues, lambda_runtime::Error> {
-    let url = std::env::var("WEBHOOK_DELIVERIES_QUEUE_URL").map_err(|_| "WEBHOOK_DELIVERIES_QUEUE_URL must be set")?;
-    Ok(billing_api::jobs::Queues::new(aws_sdk_sqs::Client::new(config), String::new()).with_webhook_deliveries(url))
+    let missing = "WEBHOOK_DELIVERIES_QUEUE_URL must be set";
+    std::env::var("WEBHOOK_DELIVERIES_QUEUE_URL").ok().filter(|url| !url.is_empty()).ok_or(missing)?;
+    Ok(billing_api::jobs::Queues::from_env(config).ok_or(missing)?)
 }
 
 /// What the dispatcher and the sweeper start with: logging, the table and the deliveries queue.
@@ -139,28 +141,55 @@ pub async fn run_outbox_sweeper() -> Result<(), lambda_runtime::Error> {
 /// Events one sweep dispatches at most (a minute's run keeps well inside its timeout).
 pub const SWEEP_LIMIT: usize = 500;
 
-/// Runs the webhook sender on the deliveries queue: signed POSTs, retries held on the queue.
+/// Runs the webhook sender on the deliveries queue: signed POSTs, retries held on the queue. The
+/// master key is read by the first batch, not at start: a network round trip that the start
+/// would otherwise wait for just the same (docs/cold-start.md).
 pub async fn run_webhook_sender() -> Result<(), lambda_runtime::Error> {
     billing_api::telemetry::init();
-    let sender = webhook_sender().await?;
-    let sender = &sender;
+    let config = billing_api::config::aws().await;
+    let key = MasterKey::new(&config);
+    let sender = webhook_sender(&config)?;
+    let (key, sender) = (&key, &sender);
     lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| async move {
-        Ok::<_, std::convert::Infallible>(Box::pin(sender.handle_batch(event.payload)).await)
+        let sender = sender(key.get().await?);
+        Ok::<_, lambda_runtime::Error>(Box::pin(sender.handle_batch(event.payload)).await)
     }))
     .await
 }
 
-/// The sender as its function builds it: master key from Secrets Manager, strict delivery policy
-/// (the local switch is ignored on Lambda), the default retry schedule unless overridden.
-pub async fn webhook_sender() -> Result<Sender, lambda_runtime::Error> {
-    let config = billing_api::config::aws().await;
-    Ok(Sender {
-        store: Store::new(aws_sdk_dynamodb::Client::new(&config), billing_api::config::table_name()),
-        queues: webhook_queues(&config)?,
-        vault: std::sync::Arc::new(SecretBox::from_env(&config).await?),
-        client: billing_api::webhooks::client::Client::new(Policy::from_env())?,
-        schedule: Schedule::from_env(),
+/// The sender as its function builds it, given the master key: strict delivery policy (the local
+/// switch is ignored on Lambda), the default retry schedule unless overridden.
+fn webhook_sender(config: &aws_config::SdkConfig) -> Result<impl Fn(Arc<SecretBox>) -> Sender, lambda_runtime::Error> {
+    let store = Store::new(aws_sdk_dynamodb::Client::new(config), billing_api::config::table_name());
+    let queues = webhook_queues(config)?;
+    let client = billing_api::webhooks::client::Client::new(Policy::from_env())?;
+    let schedule = Schedule::from_env();
+    Ok(move |vault| Sender {
+        store: store.clone(),
+        queues: queues.clone(),
+        vault,
+        client: client.clone(),
+        schedule: schedule.clone(),
     })
+}
+
+/// The webhook master key (`WEBHOOK_KEY_SECRET_ID`), read from Secrets Manager once, with a
+/// client made for that one read; a failed read is tried again by the next batch.
+struct MasterKey {
+    config: aws_config::SdkConfig,
+    key: tokio::sync::OnceCell<Arc<SecretBox>>,
+}
+
+impl MasterKey {
+    fn new(config: &aws_config::SdkConfig) -> Self {
+        MasterKey { config: config.clone(), key: tokio::sync::OnceCell::new() }
+    }
+
+    async fn get(&self) -> Result<Arc<SecretBox>, lambda_runtime::Error> {
+        // Boxed: the SDK call's future is deep enough to overflow the compiler's layout limit inline.
+        let read = || async { Box::pin(SecretBox::from_env(&self.config)).await.map(Arc::new) };
+        Ok(self.key.get_or_try_init(read).await?.clone())
+    }
 }
 
 /// Runs the REQUEST authorizer.

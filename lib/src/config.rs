@@ -1,12 +1,105 @@
 //! Configuration from the environment. The same binaries run on AWS and against the local stack:
 //! the SDK honours the standard `AWS_ENDPOINT_URL*` variables.
 
+use std::sync::OnceLock;
+
+use aws_config::default_provider::credentials::DefaultCredentialsChain;
+use aws_config::environment::EnvironmentVariableCredentialsProvider;
 use aws_config::{BehaviorVersion, SdkConfig};
+use aws_credential_types::provider::{error::CredentialsError, future, ProvideCredentials};
+use aws_smithy_http_client::tls::{rustls_provider::CryptoMode, Provider, TlsContext, TrustStore};
+use aws_smithy_runtime_api::client::connector_metadata::ConnectorMetadata;
+use aws_smithy_runtime_api::client::http::{HttpClient, HttpConnectorSettings, SharedHttpClient, SharedHttpConnector};
+use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 
 pub const DEFAULT_TABLE_NAME: &str = "billing-service";
 
+/// The SDK's configuration from the environment. On Lambda the process's SDK clients share an
+/// HTTP client with the roots compiled in, and the credentials come from Lambda's variables before
+/// anything else is tried (docs/cold-start.md); elsewhere (ops CLI, dev server, tests) the SDK's
+/// defaults keep the system's roots, proxy settings and profiles.
 pub async fn aws() -> SdkConfig {
-    aws_config::load_defaults(BehaviorVersion::latest()).await
+    let loader = aws_config::defaults(BehaviorVersion::latest());
+    if on_lambda() {
+        loader.http_client(AtFirstRequest::default()).credentials_provider(EnvFirst::default()).load().await
+    } else {
+        loader.load().await
+    }
+}
+
+fn on_lambda() -> bool {
+    std::env::var_os("AWS_LAMBDA_FUNCTION_NAME").is_some()
+}
+
+/// The credentials Lambda puts in the environment, which the SDK's default chain tries first too;
+/// the rest of that chain (profiles, SSO, web identity, containers, IMDS) is built only if they
+/// are missing. Built up front, it made an STS client at every start.
+#[derive(Debug, Default)]
+struct EnvFirst {
+    env: EnvironmentVariableCredentialsProvider,
+    rest: tokio::sync::OnceCell<DefaultCredentialsChain>,
+}
+
+impl ProvideCredentials for EnvFirst {
+    fn provide_credentials<'a>(&'a self) -> future::ProvideCredentials<'a>
+    where
+        Self: 'a,
+    {
+        future::ProvideCredentials::new(async move {
+            match self.env.provide_credentials().await {
+                Err(CredentialsError::CredentialsNotLoaded(_)) => {
+                    let rest = self.rest.get_or_init(|| DefaultCredentialsChain::builder().build()).await;
+                    rest.provide_credentials().await
+                }
+                found => found,
+            }
+        })
+    }
+}
+
+/// The SDK's own HTTPS client (rustls on aws-lc, the same cipher suites) trusting the roots
+/// compiled into the binary (`webpki-root-certs`: Mozilla's list, which Amazon Linux's bundle is
+/// made from too) instead of the system's: the default reads the system's bundle and every file of
+/// its certificate folder at start, the largest part of a function's init before.
+fn lambda_http_client() -> SharedHttpClient {
+    let roots = TrustStore::empty().with_native_roots(false).with_pem_certificate(compiled_in_roots());
+    let tls = TlsContext::builder().with_trust_store(roots).build().expect("a TLS context of roots only");
+    aws_smithy_http_client::Builder::new()
+        .tls_provider(Provider::Rustls(CryptoMode::AwsLc))
+        .tls_context(tls)
+        .build_https()
+}
+
+/// [`lambda_http_client`], built at the first request. The SDK's own builds and drops a TLS
+/// connector as each SDK client is made, so that the system's roots are read before any request;
+/// with the roots compiled in there is nothing to read early, and that was every root parsed once
+/// per SDK client for nothing.
+#[derive(Debug, Default)]
+struct AtFirstRequest(OnceLock<SharedHttpClient>);
+
+impl HttpClient for AtFirstRequest {
+    fn http_connector(&self, settings: &HttpConnectorSettings, components: &RuntimeComponents) -> SharedHttpConnector {
+        self.0.get_or_init(lambda_http_client).http_connector(settings, components)
+    }
+
+    fn connector_metadata(&self) -> Option<ConnectorMetadata> {
+        self.0.get_or_init(lambda_http_client).connector_metadata()
+    }
+}
+
+/// Mozilla's root certificates (`webpki-root-certs`) as the PEM the SDK's trust store takes.
+fn compiled_in_roots() -> Vec<u8> {
+    use base64::engine::{general_purpose::STANDARD, Engine as _};
+    let mut pem = String::with_capacity(300 * 1024);
+    for cert in webpki_root_certs::TLS_SERVER_ROOT_CERTS {
+        pem.push_str("-----BEGIN CERTIFICATE-----\n");
+        for line in STANDARD.encode(cert).as_bytes().chunks(64) {
+            pem.push_str(std::str::from_utf8(line).expect("base64 is ASCII"));
+            pem.push('\n');
+        }
+        pem.push_str("-----END CERTIFICATE-----\n");
+    }
+    pem.into_bytes()
 }
 
 pub fn table_name() -> String {
@@ -38,4 +131,21 @@ pub fn install_crypto_provider() {
 pub fn http_client() -> reqwest::Client {
     install_crypto_provider();
     reqwest::Client::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rustls::pki_types::{pem::PemObject, CertificateDer};
+
+    #[test]
+    fn the_compiled_in_roots_parse_as_trust_anchors() {
+        let pem = compiled_in_roots();
+        let certs: Vec<CertificateDer> = CertificateDer::pem_slice_iter(&pem).collect::<Result<_, _>>().expect("PEM");
+        assert_eq!(certs.len(), webpki_root_certs::TLS_SERVER_ROOT_CERTS.len());
+        assert!(certs.len() > 100, "Mozilla's list has well over a hundred roots");
+        let mut store = rustls::RootCertStore::empty();
+        let (added, ignored) = store.add_parsable_certificates(certs);
+        assert_eq!((added, ignored), (webpki_root_certs::TLS_SERVER_ROOT_CERTS.len(), 0));
+    }
 }

@@ -1,6 +1,6 @@
 //! `/v1/bill_categories` on Lambda.
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
     functions::run_http(billing_api::bill_categories::router).await
 }

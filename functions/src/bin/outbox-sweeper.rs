@@ -1,6 +1,6 @@
 //! The outbox sweeper on Lambda (every minute): events the stream left pending.
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_runtime::Error> {
     functions::run_outbox_sweeper().await
 }

@@ -27,6 +27,7 @@
 //! settlement record holds the state, so a message delivered twice settles nothing twice.
 
 use std::fmt::Debug;
+use std::sync::{Arc, LazyLock};
 
 use anyhow::{bail, Context as _};
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
@@ -173,11 +174,15 @@ pub fn parse<M: Message>(body: &str) -> anyhow::Result<M> {
     serde_json::from_value(value).with_context(|| format!("not a {} message", M::KIND))
 }
 
+/// The SQS client, made at the first message: most requests of a function that may enqueue never
+/// do, and making a client is a good part of a cold start's init (docs/cold-start.md).
+type Sqs = Arc<LazyLock<aws_sdk_sqs::Client, Box<dyn FnOnce() -> aws_sdk_sqs::Client + Send>>>;
+
 /// The SQS client and queue URLs (`BILLET_REGISTRATION_QUEUE_URL`, `BULK_EXPANSION_QUEUE_URL`,
 /// `WEBHOOK_DELIVERIES_QUEUE_URL`, `SETTLEMENTS_QUEUE_URL`, `CASCADES_QUEUE_URL`).
 #[derive(Clone, Debug)]
 pub struct Queues {
-    sqs: aws_sdk_sqs::Client,
+    sqs: Sqs,
     billet_registration: String,
     bulk_expansion: Option<String>,
     webhook_deliveries: Option<String>,
@@ -188,7 +193,7 @@ pub struct Queues {
 impl Queues {
     pub fn new(sqs: aws_sdk_sqs::Client, billet_registration: String) -> Self {
         Queues {
-            sqs,
+            sqs: Arc::new(LazyLock::new(Box::new(move || sqs))),
             billet_registration,
             bulk_expansion: None,
             webhook_deliveries: None,
@@ -214,20 +219,30 @@ impl Queues {
     }
 
     /// The queues the environment names; the billet-registration queue is required for the API
-    /// functions, the others only where they are used.
+    /// functions, the others only where they are used. The SQS client is made at the first
+    /// message ([`Sqs`]).
     pub fn from_env(config: &aws_config::SdkConfig) -> Option<Self> {
         let var = |name: &str| std::env::var(name).ok().filter(|u| !u.is_empty());
-        let mut queues =
-            Queues::new(aws_sdk_sqs::Client::new(config), var("BILLET_REGISTRATION_QUEUE_URL").unwrap_or_default());
-        queues.bulk_expansion = var("BULK_EXPANSION_QUEUE_URL");
-        queues.webhook_deliveries = var("WEBHOOK_DELIVERIES_QUEUE_URL");
-        queues.settlements = var("SETTLEMENTS_QUEUE_URL");
-        queues.cascades = var("CASCADES_QUEUE_URL");
-        let any = !queues.billet_registration.is_empty()
-            || queues.webhook_deliveries.is_some()
-            || queues.settlements.is_some()
-            || queues.cascades.is_some();
-        any.then_some(queues)
+        let billet_registration = var("BILLET_REGISTRATION_QUEUE_URL");
+        let webhook_deliveries = var("WEBHOOK_DELIVERIES_QUEUE_URL");
+        let settlements = var("SETTLEMENTS_QUEUE_URL");
+        let cascades = var("CASCADES_QUEUE_URL");
+        let any = billet_registration.is_some()
+            || webhook_deliveries.is_some()
+            || settlements.is_some()
+            || cascades.is_some();
+        if !any {
+            return None;
+        }
+        let config = config.clone();
+        Some(Queues {
+            sqs: Arc::new(LazyLock::new(Box::new(move || aws_sdk_sqs::Client::new(&config)))),
+            billet_registration: billet_registration.unwrap_or_default(),
+            bulk_expansion: var("BULK_EXPANSION_QUEUE_URL"),
+            webhook_deliveries,
+            settlements,
+            cascades,
+        })
     }
 
     /// Whether bulk billings can be accepted (their queue is configured).
