@@ -35,7 +35,9 @@ use sha2::{Digest, Sha256};
 
 use crate::auth::AccountContext;
 use crate::http::ApiError;
-use crate::store::{keys, Condition, Store, StoreError, Write};
+use serde::{Deserialize, Serialize};
+
+use crate::store::{item, keys, Condition, Store, StoreError, Write};
 
 /// The request header.
 pub static IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
@@ -136,29 +138,27 @@ impl Claim<'_> {
     /// Puts the claim unless a live one holds the key: none, one past its 24 h (TTL is lazy), or
     /// a running one past its lease.
     async fn take(&self, fingerprint: &str, now: i64) -> Result<(), StoreError> {
-        let item = [
-            ("pk", AttributeValue::S(self.pk.clone())),
-            ("sk", AttributeValue::S(self.sk.clone())),
-            ("fingerprint", AttributeValue::S(fingerprint.to_owned())),
-            ("claim", AttributeValue::S(self.token.clone())),
-            ("state", AttributeValue::S("running".into())),
-            ("lease_until", AttributeValue::N((now + LEASE_SECONDS).to_string())),
-            ("expires_at", AttributeValue::N((now + KEEP_SECONDS).to_string())),
-        ]
-        .into_iter()
-        .map(|(name, value)| (name.to_owned(), value))
-        .collect();
+        let record = ClaimRecord {
+            pk: self.pk.clone(),
+            sk: self.sk.clone(),
+            fingerprint: fingerprint.to_owned(),
+            claim: self.token.clone(),
+            state: ClaimState::Running,
+            lease_until: now + LEASE_SECONDS,
+            expires_at: now + KEEP_SECONDS,
+            answer: None,
+        };
         let free = Condition::new(
             "attribute_not_exists(pk) OR expires_at < :now OR (#state = :running AND lease_until < :now)",
         )
         .name("#state", "state")
         .value(":now", AttributeValue::N(now.to_string()))
-        .value(":running", AttributeValue::S("running".into()));
-        self.store.write(vec![Write::put_if(item, free)]).await
+        .value(":running", item::to_attribute(&ClaimState::Running)?);
+        self.store.write(vec![Write::put_if(item::to_item(&record)?, free)]).await
     }
 
-    async fn read(&self) -> Result<Option<Held>, StoreError> {
-        Ok(self.store.get(self.pk.clone(), self.sk.clone()).await?.map(Held::from_item))
+    async fn read(&self) -> Result<Option<ClaimRecord>, StoreError> {
+        self.store.get(self.pk.clone(), self.sk.clone()).await?.map(item::from_item).transpose()
     }
 
     /// Keeps the answer for replays, or releases the key when a retry may be answered otherwise.
@@ -188,22 +188,18 @@ impl Claim<'_> {
     }
 
     async fn keep(&self, status: StatusCode, headers: &http::HeaderMap, body: &Bytes) -> Result<(), StoreError> {
-        let mut values = vec![
-            ("state", AttributeValue::S("done".into())),
-            ("status", AttributeValue::N(status.as_u16().to_string())),
-            ("body", AttributeValue::B(body.to_vec().into())),
-        ];
-        for (attribute, name) in [("content_type", CONTENT_TYPE), ("location", LOCATION)] {
-            if let Some(value) = headers.get(name).and_then(|v| v.to_str().ok()) {
-                values.push((attribute, AttributeValue::S(value.to_owned())));
-            }
-        }
-        // Every attribute through a placeholder: `status`, `state` and `location` are reserved words.
-        let assignments: Vec<String> = values.iter().map(|(name, _)| format!("#{name} = :{name}")).collect();
-        let set =
-            values.into_iter().fold(Condition::new(format!("SET {}", assignments.join(", "))), |set, (name, value)| {
-                set.name(&format!("#{name}"), name).value(&format!(":{name}"), value)
-            });
+        let text = |name| headers.get(name).and_then(|v: &HeaderValue| v.to_str().ok()).map(str::to_owned);
+        let answer = KeptAnswer {
+            status: status.as_u16(),
+            body: body.to_vec(),
+            content_type: text(CONTENT_TYPE),
+            location: text(LOCATION),
+        };
+        // `state` is a reserved word.
+        let set = Condition::new("SET #state = :done, answer = :answer")
+            .name("#state", "state")
+            .value(":done", item::to_attribute(&ClaimState::Done)?)
+            .value(":answer", item::to_attribute(&answer)?);
         let ours = Condition::new("claim = :claim").value(":claim", AttributeValue::S(self.token.clone()));
         self.store.write(vec![Write::update(self.pk.clone(), self.sk.clone(), set, Some(ours))]).await
     }
@@ -218,37 +214,47 @@ impl Claim<'_> {
     }
 }
 
-/// A claim another request made.
-struct Held {
+/// The item of a claim.
+#[derive(Debug, Serialize, Deserialize)]
+struct ClaimRecord {
+    pk: String,
+    sk: String,
+    /// Of the request that claimed the key ([`fingerprint`]).
     fingerprint: String,
-    state: String,
+    /// The claiming request's own token.
+    claim: String,
+    state: ClaimState,
+    /// Unix seconds after which a running claim may be taken over.
     lease_until: i64,
+    /// Unix seconds after which the key is free again (the table's TTL attribute).
     expires_at: i64,
-    status: Option<u16>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    answer: Option<KeptAnswer>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum ClaimState {
+    Running,
+    Done,
+}
+
+/// What a replay answers.
+#[derive(Debug, Serialize, Deserialize)]
+struct KeptAnswer {
+    status: u16,
+    #[serde(with = "serde_bytes")]
     body: Vec<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     content_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     location: Option<String>,
 }
 
-impl Held {
-    fn from_item(item: crate::store::Item) -> Self {
-        let s = |name: &str| item.get(name).and_then(|v| v.as_s().ok()).cloned();
-        let n = |name: &str| item.get(name).and_then(|v| v.as_n().ok()).and_then(|n| n.parse::<i64>().ok());
-        Held {
-            fingerprint: s("fingerprint").unwrap_or_default(),
-            state: s("state").unwrap_or_default(),
-            lease_until: n("lease_until").unwrap_or(0),
-            expires_at: n("expires_at").unwrap_or(0),
-            status: n("status").and_then(|n| u16::try_from(n).ok()),
-            body: item.get("body").and_then(|v| v.as_b().ok()).map(|b| b.as_ref().to_vec()).unwrap_or_default(),
-            content_type: s("content_type"),
-            location: s("location"),
-        }
-    }
-
+impl ClaimRecord {
     /// Whether it still holds the key (the put's condition, read back).
     fn live(&self, now: i64) -> bool {
-        self.expires_at >= now && !(self.state == "running" && self.lease_until < now)
+        self.expires_at >= now && !(self.state == ClaimState::Running && self.lease_until < now)
     }
 
     /// The answer to a request with this key: another request's refusal, or the replay.
@@ -259,15 +265,17 @@ impl Held {
                 "Idempotency-Key já usada com outra requisição (método, caminho ou corpo diferente) nas últimas 24 horas",
             );
         }
-        match (self.state.as_str(), self.status.and_then(|s| StatusCode::from_u16(s).ok())) {
-            ("done", Some(status)) => self.replay(status),
+        match (self.state, self.answer) {
+            (ClaimState::Done, Some(answer)) => answer.replay(),
             _ => in_use(),
         }
     }
+}
 
-    fn replay(self, status: StatusCode) -> Response {
+impl KeptAnswer {
+    fn replay(self) -> Response {
         let mut response = Response::new(Body::from(self.body));
-        *response.status_mut() = status;
+        *response.status_mut() = StatusCode::from_u16(self.status).unwrap_or(StatusCode::OK);
         let headers = response.headers_mut();
         for (name, value) in [(CONTENT_TYPE, self.content_type), (LOCATION, self.location)] {
             if let Some(value) = value.and_then(|v| HeaderValue::from_str(&v).ok()) {
@@ -330,19 +338,27 @@ mod tests {
 
     #[test]
     fn a_claim_holds_until_its_lease_or_its_day_ends() {
-        let held = |state: &str, lease_until, expires_at| Held {
+        let claim = |state, lease_until, expires_at| ClaimRecord {
+            pk: "pk".into(),
+            sk: "sk".into(),
             fingerprint: "f".into(),
-            state: state.into(),
+            claim: "c".into(),
+            state,
             lease_until,
             expires_at,
-            status: None,
-            body: Vec::new(),
-            content_type: None,
-            location: None,
+            answer: None,
         };
-        assert!(held("running", 100, 1000).live(100));
-        assert!(!held("running", 99, 1000).live(100));
-        assert!(held("done", 0, 1000).live(100));
-        assert!(!held("done", 0, 99).live(100));
+        assert!(claim(ClaimState::Running, 100, 1000).live(100));
+        assert!(!claim(ClaimState::Running, 99, 1000).live(100));
+        assert!(claim(ClaimState::Done, 0, 1000).live(100));
+        assert!(!claim(ClaimState::Done, 0, 99).live(100));
+    }
+
+    #[test]
+    fn a_kept_answer_is_a_map_with_the_body_as_binary() {
+        let answer = KeptAnswer { status: 201, body: b"{}".to_vec(), content_type: None, location: None };
+        let AttributeValue::M(map) = item::to_attribute(&answer).unwrap() else { panic!("a map") };
+        assert_eq!(map["body"], AttributeValue::B(b"{}".to_vec().into()));
+        assert_eq!(map.len(), 2, "absent headers are not written: {map:?}");
     }
 }
