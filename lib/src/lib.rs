@@ -25,6 +25,7 @@ pub mod events;
 pub mod groups;
 pub mod http;
 pub mod jobs;
+pub mod panics;
 pub mod pos;
 pub mod rate_limit;
 pub mod state;
