@@ -28,7 +28,8 @@ pub async fn accounts(store: &Store, after: i64, limit: u16) -> anyhow::Result<V
     let last = store.counter(keys::GLOBAL_PK.to_owned(), keys::sequence("ACCOUNT")).await?;
     let first = after.max(0) + 1;
     let until = last.min(after.max(0).saturating_add(i64::from(limit)));
-    let wanted: Vec<_> = (first..=until).map(|id| (keys::account(AccountId::new(id)), keys::ACCOUNT_SK.to_owned())).collect();
+    let wanted: Vec<_> =
+        (first..=until).map(|id| (keys::account(AccountId::new(id)), keys::ACCOUNT_SK.to_owned())).collect();
     let mut found: Vec<Account> =
         store.batch_get(&wanted).await?.into_iter().map(from_item).collect::<Result<_, _>>()?;
     found.sort_by_key(|account| i64::from(account.id));
@@ -54,7 +55,12 @@ pub async fn categories(store: &Store, account: AccountId, after: i64, limit: u1
 /// The account's records of kind `R` with ids above `after`, at most `limit` of them, from one
 /// query of the account's partition (`<KIND>#<id>` keys in id order); and the `--after` of the
 /// next page when one more record was there. An unknown account is an error, not an empty list.
-async fn page<R: Record>(store: &Store, account: AccountId, after: i64, limit: u16) -> anyhow::Result<(Vec<R>, Option<i64>)> {
+async fn page<R: Record>(
+    store: &Store,
+    account: AccountId,
+    after: i64,
+    limit: u16,
+) -> anyhow::Result<(Vec<R>, Option<i64>)> {
     accounts::find(store, account).await?.with_context(|| format!("no account {account}"))?;
     let from = keys::record(R::KIND, after.max(0) + 1);
     let range = KeyRange::listing(keys::account(account), Sort::Between(from, keys::record(R::KIND, LAST_ID)), true);

@@ -318,13 +318,10 @@ async fn ops_lists_accounts_and_their_records_a_page_at_a_time() {
     infra::testing::local_stack().await;
     let (table, _) = own_table("lists").await;
     let env = [("TABLE_NAME", table.as_str())];
-    let ops = |args: Vec<&'static str>| {
-        let env = env;
-        async move {
-            let (code, output) = ops_alone(&args, &env, &[]).await;
-            assert_eq!(code, 0, "{args:?}: {output}");
-            output
-        }
+    let ops = |args: Vec<&'static str>| async move {
+        let (code, output) = ops_alone(&args, &env, &[]).await;
+        assert_eq!(code, 0, "{args:?}: {output}");
+        output
     };
     for name in ["Loja A", "Loja B", "Loja C"] {
         ops(vec!["account", "create", "--name", name]).await;
@@ -383,7 +380,8 @@ async fn local_only_commands_refuse_to_run_against_aws() {
 async fn with_stack_the_table_comes_from_the_stacks_outputs() {
     let (config, _) = infra::testing::local_stack().await;
     let (table, _) = own_table("stack").await;
-    let (code, created) = ops_alone(&["account", "create", "--name", "Loja da pilha"], &[("TABLE_NAME", &table)], &[]).await;
+    let (code, created) =
+        ops_alone(&["account", "create", "--name", "Loja da pilha"], &[("TABLE_NAME", &table)], &[]).await;
     assert_eq!(code, 0, "{created}");
     let stack = format!("billing-ops-{:08x}", rand::random::<u32>());
     let template = serde_json::json!({

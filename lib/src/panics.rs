@@ -38,7 +38,7 @@ mod tests {
         assert_eq!(fine, 7);
         let failed = caught(async { panic!("boom {}", 42) }).await.unwrap_err();
         assert_eq!(failed.to_string(), "panicked: boom 42");
-        let failed = caught(async { None::<u8>.expect("a value") }).await.unwrap_err();
+        let failed = caught(async { panic!("a value") }).await.unwrap_err();
         assert_eq!(failed.to_string(), "panicked: a value");
     }
 }

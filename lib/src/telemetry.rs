@@ -74,9 +74,13 @@ mod tests {
     fn lambda_settings_are_followed_unless_rust_log_says_otherwise() {
         assert_eq!(with(&[]), (Level::INFO, Format::Local));
         assert_eq!(with(&[("AWS_LAMBDA_FUNCTION_NAME", "f")]), (Level::INFO, Format::Json));
-        let lambda = [("AWS_LAMBDA_FUNCTION_NAME", "f"), ("AWS_LAMBDA_LOG_LEVEL", "DEBUG"), ("AWS_LAMBDA_LOG_FORMAT", "JSON")];
+        let lambda =
+            [("AWS_LAMBDA_FUNCTION_NAME", "f"), ("AWS_LAMBDA_LOG_LEVEL", "DEBUG"), ("AWS_LAMBDA_LOG_FORMAT", "JSON")];
         assert_eq!(with(&lambda), (Level::DEBUG, Format::Json));
-        assert_eq!(with(&[("AWS_LAMBDA_LOG_LEVEL", "FATAL"), ("AWS_LAMBDA_LOG_FORMAT", "Text")]), (Level::ERROR, Format::Text));
+        assert_eq!(
+            with(&[("AWS_LAMBDA_LOG_LEVEL", "FATAL"), ("AWS_LAMBDA_LOG_FORMAT", "Text")]),
+            (Level::ERROR, Format::Text)
+        );
         assert_eq!(with(&[("AWS_LAMBDA_LOG_LEVEL", "WARN"), ("RUST_LOG", "trace")]), (Level::TRACE, Format::Local));
         // A RUST_LOG that is not a level (a filter directive) does not hide Lambda's level.
         assert_eq!(with(&[("AWS_LAMBDA_LOG_LEVEL", "WARN"), ("RUST_LOG", "billing_api=debug")]).0, Level::WARN);

@@ -639,7 +639,8 @@ async fn run(cli: Cli) -> anyhow::Result<serde_json::Value> {
 async fn deliveries_queue(config: &aws_config::SdkConfig, names: &Names) -> Option<Queues> {
     let sqs = aws_sdk_sqs::Client::new(config);
     let configured = names.webhook_deliveries_queue_url.clone();
-    let url = match configured.or_else(|| std::env::var("WEBHOOK_DELIVERIES_QUEUE_URL").ok().filter(|u| !u.is_empty())) {
+    let url = match configured.or_else(|| std::env::var("WEBHOOK_DELIVERIES_QUEUE_URL").ok().filter(|u| !u.is_empty()))
+    {
         Some(url) => url,
         None => {
             let name = infra::local_stack::queue_name(infra::local_stack::WEBHOOK_DELIVERIES_QUEUE);
