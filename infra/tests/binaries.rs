@@ -284,3 +284,123 @@ async fn a_billing_paid_through_ops_reaches_three_receivers_signed() {
     server.child.kill().await.unwrap();
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// The ops CLI alone (no dev server) with these variables: its exit code and its JSON (stdout on
+/// success, the error on stderr otherwise).
+async fn ops_alone(args: &[&str], env: &[(&str, &str)], unset: &[&str]) -> (i32, Value) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ops"));
+    command.args(args).envs(env.iter().copied()).env_remove("OPS_STACK");
+    for name in unset {
+        command.env_remove(name);
+    }
+    let output = command.output().await.expect("run ops");
+    let code = output.status.code().unwrap_or(-1);
+    let text = if output.status.success() { &output.stdout } else { &output.stderr };
+    (code, serde_json::from_slice(text).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(text).into())))
+}
+
+/// A table of its own (its account ids start at 1), made by `ops setup`.
+async fn own_table(name: &str) -> (String, String) {
+    let suffix = format!("{:08x}", rand::random::<u32>());
+    let (table, prefix) = (format!("billing-{name}-{suffix}"), format!("o{suffix}-"));
+    let env = [("TABLE_NAME", table.as_str()), ("QUEUE_NAME_PREFIX", prefix.as_str())];
+    let (code, set_up) = ops_alone(&["setup"], &env, &[]).await;
+    assert_eq!(code, 0, "{set_up}");
+    (table, prefix)
+}
+
+fn ids(listed: &Value, key: &str) -> Vec<i64> {
+    listed[key].as_array().unwrap_or_else(|| panic!("{listed}")).iter().map(|r| r["id"].as_i64().unwrap()).collect()
+}
+
+#[tokio::test]
+async fn ops_lists_accounts_and_their_records_a_page_at_a_time() {
+    infra::testing::local_stack().await;
+    let (table, _) = own_table("lists").await;
+    let env = [("TABLE_NAME", table.as_str())];
+    let ops = |args: Vec<&'static str>| async move {
+        let (code, output) = ops_alone(&args, &env, &[]).await;
+        assert_eq!(code, 0, "{args:?}: {output}");
+        output
+    };
+    for name in ["Loja A", "Loja B", "Loja C"] {
+        ops(vec!["account", "create", "--name", name]).await;
+    }
+    let first = ops(vec!["account", "list", "--limit", "2"]).await;
+    assert_eq!((ids(&first, "accounts"), first["next_after"].as_i64()), (vec![1, 2], Some(2)));
+    assert_eq!(first["accounts"][1]["name"], "Loja B");
+    let rest = ops(vec!["account", "list", "--after", "2"]).await;
+    assert_eq!((ids(&rest, "accounts"), rest["next_after"].clone()), (vec![3], Value::Null));
+
+    for name in ["Banco 1", "Banco 2", "Banco 3"] {
+        ops(vec!["bank-rule", "create", "--account", "1", "--name", name]).await;
+    }
+    ops(vec!["bank-rule", "create", "--account", "2", "--name", "Outra conta"]).await;
+    let rules = ops(vec!["bank-rule", "list", "--account", "1", "--limit", "2"]).await;
+    assert_eq!((ids(&rules, "bank_rules"), rules["next_after"].as_i64()), (vec![1, 2], Some(2)));
+    let rules = ops(vec!["bank-rule", "list", "--account", "1", "--after", "2", "--limit", "2"]).await;
+    assert_eq!((ids(&rules, "bank_rules"), rules["next_after"].clone()), (vec![3], Value::Null));
+    assert_eq!(rules["bank_rules"][0]["name"], "Banco 3");
+
+    ops(vec!["bank-account", "create", "--account", "1", "--name", "Conta", "--type", "checking"]).await;
+    ops(vec!["bank-account", "create", "--account", "1", "--name", "Caixa", "--type", "cash"]).await;
+    let banks = ops(vec!["bank-account", "list", "--account", "1"]).await;
+    assert_eq!(ids(&banks, "bank_accounts"), vec![1, 2]);
+    assert_eq!(banks["bank_accounts"][1]["account_type"], "cash");
+
+    ops(vec!["category", "create", "--account", "1", "--description", "Mensalidades"]).await;
+    ops(vec!["category", "create", "--account", "1", "--description", "Aluguel", "--type", "payable"]).await;
+    let categories = ops(vec!["category", "list", "--account", "1"]).await;
+    assert_eq!(ids(&categories, "bill_categories"), vec![1, 2]);
+    assert_eq!(categories["bill_categories"][1]["category_type"], "payable");
+    assert_eq!(ops(vec!["category", "list", "--account", "3"]).await["bill_categories"], serde_json::json!([]));
+
+    let (code, error) = ops_alone(&["bank-rule", "list", "--account", "99"], &env, &[]).await;
+    assert_eq!((code, error["error"].as_str()), (1, Some("no account 99")));
+    let (code, _) = ops_alone(&["account", "list", "--limit", "0"], &env, &[]).await;
+    assert_eq!(code, 2, "a limit out of 1..=1000 is a usage error");
+}
+
+#[tokio::test]
+async fn local_only_commands_refuse_to_run_against_aws() {
+    infra::testing::local_stack().await;
+    let pay = ["billing", "pay", "--account", "1", "--billing", "1"];
+    let (code, refused) = ops_alone(&pay, &[], &["AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB"]).await;
+    assert_eq!(code, 2, "{refused}");
+    let text = refused["error"].as_str().unwrap();
+    assert!(text.starts_with("`billing pay` simulates the bank's payment"), "{text}");
+    assert!(text.contains("runs only against the local stack") && text.contains("no AWS_ENDPOINT_URL is set"));
+    // With --stack the run targets AWS even though the endpoint is the local one.
+    let (code, refused) = ops_alone(&["--stack", "prod", "setup"], &[], &[]).await;
+    assert_eq!(code, 2, "{refused}");
+    assert!(refused["error"].as_str().unwrap().contains("(--stack was given)"), "{refused}");
+}
+
+#[tokio::test]
+async fn with_stack_the_table_comes_from_the_stacks_outputs() {
+    let (config, _) = infra::testing::local_stack().await;
+    let (table, _) = own_table("stack").await;
+    let (code, created) =
+        ops_alone(&["account", "create", "--name", "Loja da pilha"], &[("TABLE_NAME", &table)], &[]).await;
+    assert_eq!(code, 0, "{created}");
+    let stack = format!("billing-ops-{:08x}", rand::random::<u32>());
+    let template = serde_json::json!({
+        "Resources": {"Queue": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": format!("{stack}-q")}}},
+        "Outputs": {
+            "TableName": {"Value": table},
+            "RestApiId": {"Value": "abc123"},
+            "StageName": {"Value": "live"},
+        }
+    });
+    let cloudformation = aws_sdk_cloudformation::Client::new(&config);
+    cloudformation.create_stack().stack_name(&stack).template_body(template.to_string()).send().await.expect("a stack");
+    // TABLE_NAME names another table: the stack's output wins.
+    let env = [("TABLE_NAME", "not-this-table")];
+    let (code, listed) = ops_alone(&["--stack", &stack, "account", "list"], &env, &[]).await;
+    assert_eq!(code, 0, "{listed}");
+    assert_eq!(listed["accounts"][0]["name"], "Loja da pilha");
+    let (code, missing) = ops_alone(&["--stack", "no-such-stack", "account", "list"], &env, &[]).await;
+    assert_eq!(code, 1);
+    assert!(missing["error"].as_str().unwrap().contains("DescribeStacks of stack no-such-stack"), "{missing}");
+    cloudformation.delete_stack().stack_name(&stack).send().await.expect("delete the stack");
+}

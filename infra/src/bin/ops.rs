@@ -1,5 +1,7 @@
 //! The ops CLI: accounts and API tokens, against AWS or the local stack (the standard AWS_* and
-//! AWS_ENDPOINT_URL variables choose which; TABLE_NAME names the table). Prints JSON.
+//! AWS_ENDPOINT_URL variables choose which; TABLE_NAME names the table, or `--stack NAME` reads it
+//! and the API from the stack's outputs: `infra::target`). Prints JSON; errors are JSON on stderr
+//! with exit code 1, and 2 for a local-only command refused against AWS.
 
 use anyhow::Context as _;
 use billing_api::accounts::AccountChanges;
@@ -14,6 +16,7 @@ use billing_api::webhooks::{Policy, SecretBox};
 use clap::{Parser, Subcommand, ValueEnum};
 use infra::cache_flush::CacheFlusher;
 use infra::ops;
+use infra::target::{LocalOnly, StackOutputs, Target};
 use infra::webhooks::WebhookOps;
 
 #[derive(Parser, Debug)]
@@ -22,8 +25,24 @@ use infra::webhooks::WebhookOps;
     version
 )]
 struct Cli {
+    /// The CloudFormation stack to work on: its outputs name the table, the API and its stage
+    /// (and the webhook key and queue), and the run targets AWS.
+    #[arg(long, global = true, env = "OPS_STACK")]
+    stack: Option<String>,
     #[command(subcommand)]
     command: Command,
+}
+
+/// Where a list page starts and how long it is (`infra::listings`).
+#[derive(clap::Args, Debug)]
+struct PageArgs {
+    /// Start after this id (the previous page's `next_after`).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(i64).range(0..))]
+    after: i64,
+    /// At most this many (1 to 1000).
+    #[arg(long, default_value_t = infra::listings::DEFAULT_LIMIT,
+        value_parser = clap::value_parser!(u16).range(1..=i64::from(infra::listings::MAX_LIMIT)))]
+    limit: u16,
 }
 
 #[derive(Subcommand, Debug)]
@@ -80,6 +99,11 @@ enum AccountCommand {
     Show {
         #[arg(long)]
         id: AccountId,
+    },
+    /// Lists accounts by id, a page at a time.
+    List {
+        #[command(flatten)]
+        page: PageArgs,
     },
 }
 
@@ -183,6 +207,13 @@ enum BankRuleCommand {
         #[arg(long)]
         agreement_code: Option<String>,
     },
+    /// Lists the account's, by id, a page at a time.
+    List {
+        #[arg(long)]
+        account: AccountId,
+        #[command(flatten)]
+        page: PageArgs,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -196,6 +227,13 @@ enum BankAccountCommand {
         #[arg(long = "type", default_value = "checking")]
         account_type: String,
     },
+    /// Lists the account's, by id, a page at a time.
+    List {
+        #[arg(long)]
+        account: AccountId,
+        #[command(flatten)]
+        page: PageArgs,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -208,6 +246,13 @@ enum CategoryCommand {
         /// receivable or payable.
         #[arg(long = "type", default_value = "receivable")]
         category_type: String,
+    },
+    /// Lists the account's, by id, a page at a time.
+    List {
+        #[arg(long)]
+        account: AccountId,
+        #[command(flatten)]
+        page: PageArgs,
     },
 }
 
@@ -433,17 +478,83 @@ async fn main() {
         Ok(output) => println!("{}", serde_json::to_string_pretty(&output).expect("JSON output")),
         Err(error) => {
             eprintln!("{}", serde_json::json!({ "error": format!("{error:#}") }));
-            std::process::exit(1);
+            let refused = error.downcast_ref::<LocalOnly>().is_some();
+            std::process::exit(if refused { LocalOnly::EXIT_CODE } else { 1 });
         }
     }
 }
 
+impl Command {
+    /// Why the command makes sense only on the local stack, for those that do.
+    fn local_only(&self) -> Option<(&'static str, &'static str)> {
+        match self {
+            Command::Setup => Some(("setup", "creates the table, queues and secret that the stack deploys on AWS")),
+            Command::Billing(BillingCommand::Pay { .. }) => {
+                Some(("billing pay", "simulates the bank's payment (on AWS the bank reports payments)"))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The table, API and webhook names of this run: the stack's outputs with `--stack`, else the
+/// environment's variables.
+struct Names {
+    table: String,
+    flusher: CacheFlusher,
+    webhook_key_secret: Option<String>,
+    webhook_deliveries_queue_url: Option<String>,
+}
+
+impl Names {
+    async fn resolve(config: &aws_config::SdkConfig, stack: Option<&str>) -> anyhow::Result<Self> {
+        let Some(stack) = stack else {
+            return Ok(Names {
+                table: billing_api::config::table_name(),
+                flusher: CacheFlusher::from_env(config),
+                webhook_key_secret: None,
+                webhook_deliveries_queue_url: None,
+            });
+        };
+        let outputs = StackOutputs::describe(config, stack).await?;
+        let flusher = CacheFlusher::ApiGateway {
+            client: aws_sdk_apigateway::Client::new(config),
+            rest_api_id: outputs.rest_api_id,
+            stage: outputs.stage_name,
+        };
+        Ok(Names {
+            table: outputs.table_name,
+            flusher,
+            webhook_key_secret: outputs.webhook_key_secret_arn,
+            webhook_deliveries_queue_url: outputs.webhook_deliveries_queue_url,
+        })
+    }
+}
+
 async fn run(cli: Cli) -> anyhow::Result<serde_json::Value> {
+    let stack = cli.stack.as_deref().map(str::trim).filter(|s| !s.is_empty());
+    let target = Target::of(stack.is_some(), |name| std::env::var(name).ok());
+    if let (Target::Aws, Some((command, why))) = (target, cli.command.local_only()) {
+        return Err(LocalOnly::new(command, why, stack.is_some()).into());
+    }
     let config = billing_api::config::aws().await;
-    let table = billing_api::config::table_name();
+    let names = Names::resolve(&config, stack).await?;
+    let table = names.table.clone();
     let store = Store::new(aws_sdk_dynamodb::Client::new(&config), table.clone());
-    let flusher = CacheFlusher::from_env(&config);
+    let flusher = names.flusher.clone();
     match cli.command {
+        Command::Account(AccountCommand::List { page }) => {
+            infra::listings::accounts(&store, page.after, page.limit).await
+        }
+        Command::BankRule(BankRuleCommand::List { account, page }) => {
+            infra::listings::bank_rules(&store, account, page.after, page.limit).await
+        }
+        Command::BankAccount(BankAccountCommand::List { account, page }) => {
+            infra::listings::bank_accounts(&store, account, page.after, page.limit).await
+        }
+        Command::Category(CategoryCommand::List { account, page }) => {
+            infra::listings::categories(&store, account, page.after, page.limit).await
+        }
         Command::BankRule(BankRuleCommand::Create { account, name, bank_symbol, agreement_code }) => {
             ops::create_bank_rule(&store, account, &name, &bank_symbol, agreement_code).await
         }
@@ -495,7 +606,7 @@ async fn run(cli: Cli) -> anyhow::Result<serde_json::Value> {
         Command::Contact(ContactCommand::Guardian { account, contact, guardian, clear: _ }) => {
             ops::set_financial_guardian(&store, account, contact, guardian).await
         }
-        Command::Webhook(command) => webhook(&config, store, command).await,
+        Command::Webhook(command) => webhook(&config, &names, store, command).await,
         Command::Sale(SaleCommand::Create { account, contact, total, on_account, items, payments }) => {
             infra::sales_ops::create_sale(&store, account, contact, total, on_account, items, payments).await
         }
@@ -523,10 +634,13 @@ async fn run(cli: Cli) -> anyhow::Result<serde_json::Value> {
     }
 }
 
-/// The deliveries queue: `WEBHOOK_DELIVERIES_QUEUE_URL`, or the local stack's queue by name.
-async fn deliveries_queue(config: &aws_config::SdkConfig) -> Option<Queues> {
+/// The deliveries queue: the stack's output, `WEBHOOK_DELIVERIES_QUEUE_URL`, or the local stack's
+/// queue by name.
+async fn deliveries_queue(config: &aws_config::SdkConfig, names: &Names) -> Option<Queues> {
     let sqs = aws_sdk_sqs::Client::new(config);
-    let url = match std::env::var("WEBHOOK_DELIVERIES_QUEUE_URL").ok().filter(|u| !u.is_empty()) {
+    let configured = names.webhook_deliveries_queue_url.clone();
+    let url = match configured.or_else(|| std::env::var("WEBHOOK_DELIVERIES_QUEUE_URL").ok().filter(|u| !u.is_empty()))
+    {
         Some(url) => url,
         None => {
             let name = infra::local_stack::queue_name(infra::local_stack::WEBHOOK_DELIVERIES_QUEUE);
@@ -538,13 +652,17 @@ async fn deliveries_queue(config: &aws_config::SdkConfig) -> Option<Queues> {
 
 async fn webhook(
     config: &aws_config::SdkConfig,
+    names: &Names,
     store: Store,
     command: WebhookCommand,
 ) -> anyhow::Result<serde_json::Value> {
-    let vault = SecretBox::from_env(config).await.context("the webhook master key (WEBHOOK_KEY_SECRET_ID)")?;
-    let vault = std::sync::Arc::new(vault);
+    let vault = match &names.webhook_key_secret {
+        Some(secret) => SecretBox::load(&aws_sdk_secretsmanager::Client::new(config), secret).await,
+        None => SecretBox::from_env(config).await,
+    };
+    let vault = std::sync::Arc::new(vault.context("the webhook master key (WEBHOOK_KEY_SECRET_ID)")?);
     let queues = match command {
-        WebhookCommand::Replay { .. } => deliveries_queue(config).await,
+        WebhookCommand::Replay { .. } => deliveries_queue(config, names).await,
         _ => None,
     };
     let ops = WebhookOps { store, vault, queues, policy: Policy::from_env() };

@@ -300,7 +300,8 @@ impl Queues {
 
 /// Runs the messages of an SQS batch through `handle`, all at once (a batch is at most ten); the
 /// ids of the messages that failed go back for redelivery (`ReportBatchItemFailures`). A body that
-/// is not an `M` fails too, and ends in the DLQ after the queue's receive limit.
+/// is not an `M` fails too, and ends in the DLQ after the queue's receive limit. A message whose
+/// handling panics fails alone (`crate::panics`): the others of its batch are done as usual.
 pub async fn handle_batch<M, T, F, Fut>(event: SqsEvent, what: &str, handle: F) -> SqsBatchResponse
 where
     M: Message,
@@ -312,7 +313,7 @@ where
     let running = event.records.into_iter().map(|message| async move {
         let id = message.message_id.clone().unwrap_or_default();
         let result = match parse::<M>(message.body.as_deref().unwrap_or_default()) {
-            Ok(parsed) => handle(parsed).await,
+            Ok(parsed) => crate::panics::caught(handle(parsed)).await.and_then(|result| result),
             Err(error) => Err(error),
         };
         (id, result)
@@ -353,5 +354,32 @@ mod tests {
         // Another queue's message is not this queue's.
         assert!(parse::<BilletRegistration>(r#"{"kind":"bulk_expansion","account_id":7}"#).is_err());
         assert!(parse::<BulkExpansion>(&body(&job).unwrap()).is_err());
+    }
+
+    fn batch_of(bodies: &[&str]) -> SqsEvent {
+        let records = bodies.iter().enumerate().map(|(n, body)| {
+            let mut message = aws_lambda_events::event::sqs::SqsMessage::default();
+            message.message_id = Some(format!("m{n}"));
+            message.body = Some((*body).to_owned());
+            message
+        });
+        let mut event = SqsEvent::default();
+        event.records = records.collect();
+        event
+    }
+
+    #[tokio::test]
+    async fn a_message_that_panics_fails_alone_in_its_batch() {
+        let message = |id: i64| body(&ReceivableSettlement::new(AccountId::new(id), "r")).unwrap();
+        let event = batch_of(&[&message(1), &message(2), &message(3)]);
+        let response = handle_batch(event, "test", |message: ReceivableSettlement| async move {
+            if message.account_id == AccountId::new(2) {
+                panic!("a bug on one message");
+            }
+            Ok(message.account_id)
+        })
+        .await;
+        let failed: Vec<_> = response.batch_item_failures.iter().map(|f| f.item_identifier.as_str()).collect();
+        assert_eq!(failed, ["m1"]);
     }
 }

@@ -101,14 +101,16 @@ pub async fn handle_stream(store: &Store, queues: &Queues, records: StreamEvent)
     let mut batch = Batch::new(store, queues);
     for record in records.records {
         let sequence = record.change.sequence_number.clone();
-        let result = async {
+        // A panic fails at its record like an error (`crate::panics`); the batch stops there.
+        let result = crate::panics::caught(async {
             let keys: Keys = serde_dynamo::from_item(record.change.keys.clone()).context("the record's keys")?;
             if !keys.sk.starts_with(crate::store::keys::EVENT_PREFIX) {
                 return Ok(0);
             }
             batch.dispatch_at(keys.pk, keys.sk).await
-        }
-        .await;
+        })
+        .await
+        .and_then(|result| result);
         match result {
             Ok(count) => tracing::info!(deliveries = count, "event dispatched"),
             Err(error) => {

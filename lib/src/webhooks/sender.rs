@@ -78,14 +78,15 @@ impl Sender {
         for message in event.records {
             let sender = self.clone();
             running.spawn(async move {
-                let result = sender.handle_message(&message).await;
+                // Caught here, not at the join: a panicked task would lose which message it was.
+                let result = crate::panics::caught(sender.handle_message(&message)).await.and_then(|result| result);
                 (message, result)
             });
         }
         let mut response = SqsBatchResponse::default();
         while let Some(joined) = running.join_next().await {
             let Ok((message, result)) = joined else {
-                tracing::error!("a delivery task panicked");
+                tracing::error!("a delivery task was cancelled");
                 continue;
             };
             let id = message.message_id.clone().unwrap_or_default();
