@@ -13,6 +13,7 @@ mod errors;
 mod groups;
 mod hardening;
 mod point_of_sale;
+mod printable_billets;
 mod rate_limits;
 mod support;
 mod tags;

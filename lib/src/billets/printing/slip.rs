@@ -524,20 +524,3 @@ mod tests {
         assert_eq!(lines.concat(), "0".repeat(300));
     }
 }
-
-#[cfg(test)]
-mod sample_dump {
-    #[test]
-    fn dump() {
-        let mut billet = crate::billets::model::tests::sample();
-        billet.registered.barcode = Some("00192376900000135000000001238798777770016818".into());
-        billet.registered.digitable_line = Some("00190.00009 01238.798779 77700.168188 2 37690000013500".into());
-        billet.registered.pix_qr_code = Some("00020126580014br.gov.bcb.pix0136123e4567-e12b-12d1-a456-4266554400005204000053039865406135.005802BR5913Fulano de Tal6008BRASILIA62070503***63041D3D".into());
-        billet.recipient.recipient_document = "11222333000181".into();
-        billet.recipient.recipient_full_address = "Avenida Paulista, 1000, Bela Vista, São Paulo".into();
-        billet.payer.payer_document = "52998224725".into();
-        billet.payer.payer_address_street = "Rua Augusta, 500".into();
-        billet.status = crate::values::BilletStatus::Canceled;
-        std::fs::write("/tmp/slip.pdf", super::Slip::new(&billet, None).unwrap().pdf()).unwrap();
-    }
-}
