@@ -41,13 +41,27 @@ async fn download(api: &Api, path: &str) -> Download {
     Download { status, content_type, disposition, bytes }
 }
 
-/// A file in a folder of its own under the system's temporary folder.
-fn scratch(name: &str) -> PathBuf {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("printable-billets-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
+/// A folder of its own under the system's temporary folder, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Scratch {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("printable-billets-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 fn run(program: &str, args: &[&str]) -> String {
@@ -68,17 +82,16 @@ fn decode(image: &Path) -> Vec<String> {
     symbols
 }
 
-/// The page of a one-page PDF at 300 dpi, as a PNG file.
-fn render_pdf(pdf: &[u8]) -> PathBuf {
-    let file = scratch("boleto.pdf");
+/// The page of a one-page PDF at 300 dpi, as a PNG file in `scratch`.
+fn render_pdf(scratch: &Scratch, pdf: &[u8]) -> PathBuf {
+    let (file, prefix) = (scratch.file("boleto.pdf"), scratch.file("page"));
     std::fs::write(&file, pdf).unwrap();
-    let prefix = file.with_file_name("page");
     run("pdftoppm", &["-r", "300", "-png", "-singlefile", file.to_str().unwrap(), prefix.to_str().unwrap()]);
     prefix.with_extension("png")
 }
 
-fn pdf_text(pdf: &[u8]) -> String {
-    let file = scratch("boleto.pdf");
+fn pdf_text(scratch: &Scratch, pdf: &[u8]) -> String {
+    let file = scratch.file("boleto.pdf");
     std::fs::write(&file, pdf).unwrap();
     run("pdftotext", &["-layout", file.to_str().unwrap(), "-"])
 }
@@ -111,10 +124,11 @@ async fn the_pdf_reads_back_as_the_billets_own_numbers() {
     assert_eq!(barcode.len(), 44);
     let mut expected = vec![barcode.to_owned(), pix.to_owned()];
     expected.sort();
-    assert_eq!(decode(&render_pdf(&answer.bytes)), expected);
+    let scratch = Scratch::new();
+    assert_eq!(decode(&render_pdf(&scratch, &answer.bytes)), expected);
 
     // The words: both parts, the digitable line, the snapshots, the terms of the billing.
-    let text = pdf_text(&answer.bytes);
+    let text = pdf_text(&scratch, &answer.bytes);
     let words = [
         "Recibo do Pagador",
         "Ficha de Compensação",
@@ -144,14 +158,15 @@ async fn the_pix_qr_code_alone_as_png_and_svg() {
     let png = download(&api, &format!("/v1/billings/{id}/bank_billets/{billet_id}/pix.png")).await;
     assert_eq!((png.status.as_u16(), png.content_type.as_str()), (200, "image/png"));
     assert_eq!(png.disposition, format!("inline; filename=\"pix-{billet_id}.png\""));
-    let file = scratch("pix.png");
+    let scratch = Scratch::new();
+    let file = scratch.file("pix.png");
     std::fs::write(&file, &png.bytes).unwrap();
     assert_eq!(decode(&file), [pix]);
 
     let svg = download(&api, &format!("/v1/billings/{id}/bank_billets/{billet_id}/pix.svg")).await;
     assert_eq!((svg.status.as_u16(), svg.content_type.as_str()), (200, "image/svg+xml"));
     assert!(String::from_utf8(svg.bytes.clone()).unwrap().contains("<svg"));
-    let (source, rendered) = (scratch("pix.svg"), scratch("pix-svg.png"));
+    let (source, rendered) = (scratch.file("pix.svg"), scratch.file("pix-svg.png"));
     std::fs::write(&source, &svg.bytes).unwrap();
     run("rsvg-convert", &["-w", "600", "-b", "white", "-o", rendered.to_str().unwrap(), source.to_str().unwrap()]);
     assert_eq!(decode(&rendered), [pix]);

@@ -5,7 +5,7 @@
 //! barcode of the 44 digits at 0.254 mm per narrow bar, wide bars three times that, 13 mm tall,
 //! with quiet zones of more than ten narrow bars on both sides (about 103 mm in all).
 
-use pdf_writer::{Name, Pdf, Rect, Ref};
+use pdf_writer::{Filter, Name, Pdf, Rect, Ref};
 
 use super::barcode::{self, Bar};
 use super::canvas::{Canvas, Font, MM, PAGE_HEIGHT, PAGE_WIDTH};
@@ -28,6 +28,8 @@ pub const NARROW: f32 = 0.254;
 pub const BARCODE_HEIGHT: f32 = 13.0;
 /// The barcode's left edge (mm): half an inch, so bars fall on whole pixels at 300 dpi.
 const BARCODE_LEFT: f32 = 12.7;
+// The quiet zone left of the bars (the page's margin) is at least ten narrow bars.
+const _: () = assert!(BARCODE_LEFT >= 10.0 * NARROW);
 /// Side of the Pix QR code, quiet zone included (mm).
 const QR_SIDE: f32 = 34.0;
 
@@ -81,12 +83,17 @@ impl<'a> Slip<'a> {
 
     /// The PDF document.
     pub fn pdf(&self) -> Vec<u8> {
+        one_page_pdf(self.page(), &format!("Boleto {}", self.billet.id.get()))
+    }
+
+    /// The page's content stream: both parts and the cut line between them.
+    fn page(&self) -> Vec<u8> {
         let mut canvas = Canvas::new();
         self.receipt(&mut canvas, 8.0);
         canvas.dashed_hline(5.0, 93.0, PAGE_WIDTH - 10.0, 1.0);
         canvas.text_right(RIGHT, 92.0, Font::regular(6.0), "Corte na linha pontilhada");
         self.compensation(&mut canvas, 97.0);
-        one_page_pdf(canvas.finish(), &format!("Boleto {}", self.billet.id.get()))
+        canvas.finish()
     }
 
     fn bank_code(&self) -> String {
@@ -476,7 +483,9 @@ fn one_page_pdf(content: Vec<u8>, title: &str) -> Vec<u8> {
     for (id, face) in [(regular, "Helvetica"), (bold, "Helvetica-Bold")] {
         pdf.type1_font(id).base_font(Name(face.as_bytes())).encoding_predefined(Name(b"WinAnsiEncoding"));
     }
-    pdf.stream(stream, &content);
+    // Deflated: a page of text and bars shrinks about five times.
+    let deflated = miniz_oxide::deflate::compress_to_vec_zlib(&content, 6);
+    pdf.stream(stream, &deflated).filter(Filter::FlateDecode);
     pdf.document_info(info).title(pdf_writer::TextStr(title)).producer(pdf_writer::TextStr("billing-api"));
     pdf.finish()
 }
@@ -497,9 +506,11 @@ mod tests {
         assert_eq!(Slip::new(&billet, None).err(), Some(NotPrintable::NoBarcode));
         billet.registered.barcode = Some("00192376900000135000000001238798777770016818".into());
         billet.registered.digitable_line = Some("00190.00009 01238.798779 77700.168188 2 37690000013500".into());
-        let pdf = Slip::new(&billet, None).unwrap().pdf();
+        let slip = Slip::new(&billet, None).unwrap();
+        let pdf = slip.pdf();
         assert!(pdf.starts_with(b"%PDF-"), "{:?}", &pdf[..8]);
-        let text = String::from_utf8_lossy(&pdf);
+        assert!(pdf.len() < 20_000, "{} bytes", pdf.len());
+        let text = String::from_utf8_lossy(&slip.page()).into_owned();
         for expected in
             ["Recibo do Pagador", "Corte na linha pontilhada", "001-9", "00190.00009 01238.798779", "135,00"]
         {
@@ -513,8 +524,6 @@ mod tests {
         let bars = barcode::bars("00192376900000135000000001238798777770016818").unwrap();
         let width = barcode::units(&bars) as f32 * NARROW;
         assert!((102.5..=103.5).contains(&width), "{width}");
-        // Quiet zones: from the page's edge, and to the text at its right.
-        assert!(BARCODE_LEFT >= 10.0 * NARROW);
     }
 
     #[test]
