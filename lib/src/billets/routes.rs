@@ -74,15 +74,18 @@ fn missing_part(code: &'static str, message: &str) -> ApiError {
     ApiError::Coded { status: http::StatusCode::NOT_FOUND, code, message: message.to_owned() }
 }
 
-/// The FEBRABAN slip as a PDF; its billing (read after the billet, so the 404s are the show's)
-/// gives the document number and the instructions.
+/// The FEBRABAN slip as a PDF; its billing, read at the same time, gives the document number and
+/// the instructions (the 404s are the billet's, decided first).
 async fn pdf(
     State(state): State<AppState>,
     tenant: Tenant,
     Path((billing_id, id)): Path<(BillingId, BilletId)>,
 ) -> ApiResult<Response> {
-    let billet = billet_or_404(&state, &tenant, billing_id, id).await?;
-    let billing: Option<Billing> = records::find(&state.store, tenant.account_id(), billing_id).await?;
+    let (billet, billing) = tokio::join!(
+        billet_or_404(&state, &tenant, billing_id, id),
+        records::find::<Billing>(&state.store, tenant.account_id(), billing_id)
+    );
+    let (billet, billing) = (billet?, billing?);
     let slip = Slip::new(&billet, billing.as_ref())
         .map_err(|NotPrintable::NoBarcode| missing_part(CODE_NOT_PRINTABLE, MSG_NOT_PRINTABLE))?;
     Ok(response::file("application/pdf", &format!("boleto-{}.pdf", id.get()), slip.pdf()))

@@ -520,6 +520,24 @@ mod tests {
     }
 
     #[test]
+    fn a_paid_billet_says_so_and_a_pix_code_gets_its_block() {
+        let mut billet = crate::billets::model::tests::sample();
+        billet.registered.barcode = Some("00192376900000135000000001238798777770016818".into());
+        billet.registered.digitable_line = Some("00190.00009 01238.798779 77700.168188 2 37690000013500".into());
+        billet.registered.pix_qr_code = Some(
+            "00020126330014br.gov.bcb.pix0111123456789015204000053039865802BR5901X6001Y62070503***6304ABCD".into(),
+        );
+        let page = |billet: &BankBillet| String::from_utf8_lossy(&Slip::new(billet, None).unwrap().page()).into_owned();
+        let open = page(&billet);
+        assert!(open.contains("Pague com Pix") && !open.contains("BOLETO PAGO"));
+        billet.status = BilletStatus::Paid;
+        billet.settlement.paid_at = Some("2026-12-09".parse().unwrap());
+        // Text with accents is written as a hex string.
+        let notice = hex::encode_upper(super::super::text::encode("BOLETO PAGO EM 09/12/2026 - NÃO PAGUE NOVAMENTE"));
+        assert_eq!(page(&billet).to_uppercase().matches(&notice).count(), 2, "at the top and in the instructions");
+    }
+
+    #[test]
     fn the_barcode_is_about_103_mm() {
         let bars = barcode::bars("00192376900000135000000001238798777770016818").unwrap();
         let width = barcode::units(&bars) as f32 * NARROW;
