@@ -59,6 +59,25 @@ ensure_validators() {
   fi
 }
 
+# The independent readers of the printable billet (tests/tests/api/printable_billets.rs), from
+# Debian's packages: pdftoppm and pdftotext (poppler-utils) render and read the PDF, zbarimg
+# (zbar-tools) decodes its barcode and QR code, rsvg-convert (librsvg2-bin) renders the QR's SVG.
+ensure_debs() {
+  local missing=()
+  command -v pdftoppm >/dev/null 2>&1 && command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
+  command -v zbarimg >/dev/null 2>&1 || missing+=(zbar-tools)
+  command -v rsvg-convert >/dev/null 2>&1 || missing+=(librsvg2-bin)
+  [ ${#missing[@]} -eq 0 ] && return 0
+  need apt-get "Debian's package manager, or install ${missing[*]} by hand"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  say "==> installing ${missing[*]} (apt-get, once)"
+  # A fresh machine's package lists may be empty or stale: update them only when the install fails.
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
+    { $sudo apt-get update -q >/dev/null &&
+      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null; }
+}
+
 # A free TCP port on 127.0.0.1.
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'

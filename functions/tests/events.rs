@@ -33,9 +33,23 @@ async fn run(app: &axum::Router, name: &str, account: AccountId) -> (u16, Value)
         .unwrap_or_else(|e| panic!("{name} is not an API Gateway REST event: {e}"));
     let response = app.clone().oneshot(request).await.expect("the router answers");
     let status = response.status().as_u16();
+    if response.headers().get("content-type").is_some_and(|t| t == "application/pdf") {
+        return (status, binary_body(response).await);
+    }
     let bytes = response.into_body().collect().await.expect("body").to_bytes();
     let body = if bytes.is_empty() { Value::Null } else { serde_json::from_slice(&bytes).expect("JSON body") };
     (status, body)
+}
+
+/// A PDF as lambda_http hands it to API Gateway: a binary body (sent base64-encoded, with
+/// `isBase64Encoded`), shown here by its first bytes.
+async fn binary_body(response: axum::response::Response) -> Value {
+    use lambda_http::IntoResponse;
+    let converted = response.into_response().await;
+    match converted.body() {
+        lambda_http::Body::Binary(bytes) => Value::String(String::from_utf8_lossy(&bytes[..5.min(bytes.len())]).into()),
+        other => panic!("a PDF must leave the function as a binary body, not {other:?}"),
+    }
 }
 
 #[tokio::test]
@@ -96,7 +110,10 @@ async fn every_http_event_runs_through_its_function() {
             ],
         ),
         // Billing 1 of a fresh account, its billet registered by the SQS event first.
-        (billing_api::billets::router, &[("bank-billets-list.json", 200), ("bank-billets-show.json", 200)]),
+        (
+            billing_api::billets::router,
+            &[("bank-billets-list.json", 200), ("bank-billets-show.json", 200), ("bank-billets-pdf.json", 200)],
+        ),
     ];
     for (routes, expected) in suites {
         let (account, _) = active_account(&store).await;
@@ -120,6 +137,9 @@ async fn every_http_event_runs_through_its_function() {
             assert_eq!(got, *status, "{name}: {body}");
             if *name == "contacts-list.json" {
                 assert_eq!(body["contacts"].as_array().map(Vec::len), Some(1), "{body}");
+            }
+            if *name == "bank-billets-pdf.json" {
+                assert_eq!(body, "%PDF-", "{name}");
             }
         }
     }
@@ -260,6 +280,24 @@ async fn the_cascade_event_clears_a_deleted_tag_once() {
     let id = billing_api::values::ContactId::new(1);
     let contact = billing_api::store::records::find::<billing_api::contacts::Contact>(&store, account, id).await;
     assert_eq!(contact.unwrap().unwrap().tag_ids, vec![billing_api::values::TagId::new(1)]);
+}
+
+/// template.yaml makes every media type binary (for the printable billet), so API Gateway hands
+/// the functions every request body base64-encoded: a JSON create still reads as JSON.
+#[tokio::test]
+async fn a_base64_encoded_body_reads_as_its_text() {
+    use base64::Engine;
+    std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true");
+    let (_, store) = local_stack().await;
+    let (account, _) = active_account(&store).await;
+    let app = functions::http_app(billing_api::tags::router(), AppState::new(store));
+    let mut event: Value = serde_json::from_str(&event_for("tags-create.json", account)).unwrap();
+    let text = event["body"].as_str().unwrap().to_owned();
+    event["body"] = Value::String(base64::engine::general_purpose::STANDARD.encode(text));
+    event["isBase64Encoded"] = Value::Bool(true);
+    let request = lambda_http::request::from_str(&event.to_string()).unwrap();
+    let response = app.oneshot(request).await.unwrap();
+    assert_eq!(response.status().as_u16(), 201);
 }
 
 #[tokio::test]

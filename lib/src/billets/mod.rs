@@ -5,6 +5,7 @@
 pub mod lifecycle;
 pub mod model;
 pub mod payment_codes;
+pub mod printing;
 pub mod provider;
 pub mod registrar;
 mod routes;

@@ -25,6 +25,19 @@ pub fn created<T: Serialize + ?Sized>(body: &T) -> Response {
     json_response(StatusCode::CREATED, body)
 }
 
+/// A document to show in place (`Content-Disposition: inline`), named `filename` when saved.
+/// On Lambda a body of a non-text type goes out base64-encoded and API Gateway, which treats every
+/// type as binary (template.yaml), sends the bytes.
+pub fn file(content_type: &'static str, filename: &str, bytes: Vec<u8>) -> Response {
+    let mut response = Response::new(Body::from(bytes));
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    if let Ok(disposition) = HeaderValue::try_from(format!("inline; filename=\"{filename}\"")) {
+        headers.insert(header::CONTENT_DISPOSITION, disposition);
+    }
+    response
+}
+
 pub fn no_content() -> Response {
     let mut response = Response::new(Body::empty());
     *response.status_mut() = StatusCode::NO_CONTENT;

@@ -14,6 +14,7 @@ mod groups;
 mod hardening;
 mod idempotency;
 mod point_of_sale;
+mod printable_billets;
 mod rate_limits;
 mod support;
 mod tags;
