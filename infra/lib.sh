@@ -11,10 +11,29 @@ need() {
   command -v "$1" >/dev/null 2>&1 || { say "error: '$1' is needed but not installed ($2)"; exit 1; }
 }
 
+# The toolchain rust-toolchain.toml pins. rustup installs it at the first cargo call where it can
+# download; where it cannot (a machine without internet access) but the installed stable toolchain
+# is that very version, stable is linked under the pinned name instead of failing.
+ensure_toolchain() {
+  command -v rustup >/dev/null 2>&1 || return 0
+  local pinned home host stable
+  pinned="$(sed -n 's/^channel *= *"\(.*\)"/\1/p' "$ROOT/rust-toolchain.toml")"
+  home="${RUSTUP_HOME:-$HOME/.rustup}"
+  host="$(cd / && rustc -vV 2>/dev/null | sed -n 's/^host: //p')"
+  [ -n "$pinned" ] && [ -n "$host" ] || return 0
+  [ -e "$home/toolchains/$pinned-$host" ] && return 0
+  stable="$home/toolchains/stable-$host"
+  if [ -x "$stable/bin/rustc" ] && "$stable/bin/rustc" --version | grep -q "^rustc $pinned "; then
+    say "==> linking the installed stable toolchain as $pinned (rust-toolchain.toml)"
+    ln -s "$stable" "$home/toolchains/$pinned-$host"
+  fi
+}
+
 # The moto server in .venv, reinstalled when infra/local/requirements.txt changes.
 ensure_moto_venv() {
   need python3 "Python 3.11+ with venv"
   need cargo "the Rust toolchain"
+  ensure_toolchain
   local requirements="$ROOT/infra/local/requirements.txt"
   local marker="$VENV/.installed-$(sha256sum "$requirements" | cut -c1-16)"
   if [ ! -f "$marker" ]; then

@@ -9,6 +9,7 @@ use billing_api::app::AppState;
 use billing_api::auth::authorizer::AuthorizerError;
 use billing_api::auth::middleware::api_gateway_context;
 use billing_api::http::routing::finish;
+use billing_api::idempotency::idempotency;
 use billing_api::rate_limit::{rate_limit, RateLimits};
 use billing_api::store::Store;
 use billing_api::webhooks::{Policy, Schedule, SecretBox, Sender};
@@ -16,9 +17,11 @@ use lambda_runtime::{service_fn, Diagnostic, LambdaEvent};
 use std::sync::Arc;
 
 /// An endpoint group as its Lambda serves it: the account context comes from the API Gateway
-/// authorizer, then the request is counted against the rate limits; unknown routes are JSON 404s.
+/// authorizer, then the request is counted against the rate limits, then a keyed `POST` claims its
+/// idempotency key; unknown routes are JSON 404s.
 pub fn http_app(routes: Router<AppState>, state: AppState) -> Router {
     let routes = routes
+        .route_layer(axum::middleware::from_fn_with_state(state.store.clone(), idempotency))
         .route_layer(axum::middleware::from_fn_with_state(state.rate_limiter(), rate_limit))
         .route_layer(axum::middleware::from_fn(api_gateway_context));
     finish(routes.with_state(state))

@@ -14,6 +14,7 @@ use billing_api::app::{all_routes, AppState};
 use billing_api::auth::middleware::{local_authorizer, LocalAuthorizer};
 use billing_api::auth::AuthCache;
 use billing_api::http::{response, routing::finish};
+use billing_api::idempotency::idempotency;
 use billing_api::jobs::Queues;
 use billing_api::rate_limit::rate_limit;
 use billing_api::store::Store;
@@ -24,11 +25,12 @@ use billing_api::{billets, billings};
 use crate::cache_flush::LOCAL_FLUSH_PATH;
 use crate::listener::{JsonListener, Peer};
 
-/// Every route behind the local authorizer and then the rate limits, in the order API Gateway and
-/// the functions apply them on AWS.
+/// Every route behind the local authorizer, the rate limits and the idempotency keys, in the order
+/// API Gateway and the functions apply them on AWS.
 pub fn router(state: AppState, cache: AuthCache) -> Router {
     let authorizer = LocalAuthorizer { store: state.store.clone(), cache: cache.clone() };
     let api = all_routes()
+        .route_layer(axum::middleware::from_fn_with_state(state.store.clone(), idempotency))
         .route_layer(axum::middleware::from_fn_with_state(state.rate_limiter(), rate_limit))
         .route_layer(axum::middleware::from_fn_with_state(authorizer, local_authorizer))
         .with_state(state);

@@ -24,6 +24,7 @@ pub mod editing;
 pub mod events;
 pub mod groups;
 pub mod http;
+pub mod idempotency;
 pub mod jobs;
 pub mod pos;
 pub mod rate_limit;

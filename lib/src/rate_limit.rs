@@ -3,12 +3,18 @@
 //! starts with the next minute. A request over either limit gets `429 {error}` with `Retry-After`,
 //! the seconds left until that next minute.
 //!
+//! Every answer also tells the client where it stands, in the IETF fields
+//! (draft-ietf-httpapi-ratelimit-headers): `RateLimit-Policy` names the quotas
+//! (`"ip";q=300;w=60, "token";q=600;w=60`) and `RateLimit` the tighter window's remaining requests
+//! and seconds to its reset (`"token";r=598;t=17`) — the limit, remaining and reset a client needs
+//! to pace itself before it meets a 429.
+//!
 //! The counters are DynamoDB items (`UpdateItem ADD`, one per client and minute, removed by TTL),
 //! so every Lambda container and every dev-server process counts the same requests. Every request
 //! that reaches a route counts, refused ones included. The layer runs after authentication, as on
 //! AWS where API Gateway's authorizer answers a bad token before any function runs, so 401s are
-//! not counted. If DynamoDB cannot count, the request goes through (logged): the limit protects
-//! the service, it is not worth an outage.
+//! not counted. If DynamoDB cannot count, the request goes through (logged) without a `RateLimit`
+//! field: the limit protects the service, it is not worth an outage.
 
 use std::net::SocketAddr;
 
@@ -16,7 +22,7 @@ use axum::extract::{ConnectInfo, Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http::header::{AUTHORIZATION, RETRY_AFTER};
-use http::{HeaderValue, StatusCode};
+use http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use lambda_http::request::RequestContext;
 use serde_json::json;
 
@@ -92,37 +98,87 @@ pub struct Refusal {
     pub retry_after: u64,
 }
 
+/// `RateLimit-Policy`: the quotas every answer names.
+pub static RATELIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
+/// `RateLimit`: the tighter window's remaining requests and seconds to its reset.
+pub static RATELIMIT: HeaderName = HeaderName::from_static("ratelimit");
+
+/// One request's standing in its windows: the counts after it (`None`: that limit is off, the
+/// client has no such key, or the count failed) and the seconds to the windows' reset.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Usage {
+    limits: RateLimits,
+    by_ip: Option<i64>,
+    by_token: Option<i64>,
+    reset: u64,
+}
+
+impl Usage {
+    /// The refusal when a count went over its limit (the IP's first when both did).
+    pub fn refusal(&self) -> Option<Refusal> {
+        let over = |count: Option<i64>, limit: Option<u32>, per| {
+            let limit = limit?;
+            (count? > i64::from(limit)).then_some(Refusal { limit, per, retry_after: self.reset })
+        };
+        over(self.by_ip, self.limits.per_ip, "IP de origem")
+            .or_else(|| over(self.by_token, self.limits.per_token, "token"))
+    }
+
+    /// The counted window with the fewest requests left: its policy name and what is left.
+    fn tighter(&self) -> Option<(&'static str, i64)> {
+        let left = |count: Option<i64>, limit: Option<u32>| Some((i64::from(limit?) - count?).max(0));
+        let ip = left(self.by_ip, self.limits.per_ip).map(|r| ("ip", r));
+        let token = left(self.by_token, self.limits.per_token).map(|r| ("token", r));
+        match (ip, token) {
+            (Some(ip), Some(token)) => Some(if ip.1 < token.1 { ip } else { token }),
+            (one, other) => one.or(other),
+        }
+    }
+
+    /// Adds `RateLimit-Policy` (the limits turned on) and `RateLimit` (when a window was counted).
+    pub fn write_headers(&self, headers: &mut HeaderMap) {
+        let policies: Vec<String> = [("ip", self.limits.per_ip), ("token", self.limits.per_token)]
+            .into_iter()
+            .filter_map(|(name, limit)| limit.map(|q| format!("\"{name}\";q={q};w=60")))
+            .collect();
+        if policies.is_empty() {
+            return;
+        }
+        if let Ok(value) = HeaderValue::from_str(&policies.join(", ")) {
+            headers.insert(RATELIMIT_POLICY.clone(), value);
+        }
+        if let Some((name, remaining)) = self.tighter() {
+            if let Ok(value) = HeaderValue::from_str(&format!("\"{name}\";r={remaining};t={}", self.reset)) {
+                headers.insert(RATELIMIT.clone(), value);
+            }
+        }
+    }
+}
+
 impl RateLimiter {
     pub fn new(store: Store, limits: RateLimits) -> Self {
         RateLimiter { store, limits }
     }
 
-    /// Counts one request of `ip` and `token_digest` at `unix_seconds`; the refusal when it is over
-    /// a limit (the IP's first when both are).
-    pub async fn admit(&self, ip: Option<&str>, token_digest: Option<&str>, unix_seconds: i64) -> Result<(), Refusal> {
-        let (minute, retry_after) = window(unix_seconds);
+    /// Counts one request of `ip` and `token_digest` at `unix_seconds`: where it stands in both
+    /// windows (over a limit when [`Usage::refusal`] says so).
+    pub async fn admit(&self, ip: Option<&str>, token_digest: Option<&str>, unix_seconds: i64) -> Usage {
+        let (minute, reset) = window(unix_seconds);
         let by_ip = self.count(self.limits.per_ip, ip.map(|ip| keys::ip_rate_window(ip, minute)), minute);
         let by_token =
             self.count(self.limits.per_token, token_digest.map(|d| keys::token_rate_window(d, minute)), minute);
         let (by_ip, by_token) = tokio::join!(by_ip, by_token);
-        if let Some(limit) = by_ip {
-            return Err(Refusal { limit, per: "IP de origem", retry_after });
-        }
-        if let Some(limit) = by_token {
-            return Err(Refusal { limit, per: "token", retry_after });
-        }
-        Ok(())
+        Usage { limits: self.limits, by_ip, by_token, reset }
     }
 
-    /// Counts the request on one client's counter (`window`: its key); the limit when the count
-    /// went over it.
-    async fn count(&self, limit: Option<u32>, window: Option<String>, minute: i64) -> Option<u32> {
-        let (limit, window) = (limit?, window?);
+    /// Counts the request on one client's counter (`window`: its key); the count including it.
+    async fn count(&self, limit: Option<u32>, window: Option<String>, minute: i64) -> Option<i64> {
+        let (_, window) = (limit?, window?);
         // Kept a minute past the window's end; TTL deletion is lazy anyway, and a later minute
         // never reads this item.
         let expires_at = (minute + 2) * 60;
         match self.store.count_hit(window, keys::RATE_WINDOW_SK.into(), expires_at).await {
-            Ok(count) => (count > i64::from(limit)).then_some(limit),
+            Ok(count) => Some(count),
             Err(error) => {
                 tracing::warn!(error = ?error, "could not count the request; let through");
                 None
@@ -143,10 +199,11 @@ impl IntoResponse for Refusal {
     }
 }
 
-/// Middleware of every route: counts the request and refuses it over a limit. A read (`GET`,
-/// `HEAD`) is counted while its handler runs, so the count costs it no time; its answer is
-/// replaced by the `429` when it was over the limit (a read changes nothing, so nothing is lost).
-/// A write is counted first, and not run when over the limit.
+/// Middleware of every route: counts the request, refuses it over a limit, and tells the client
+/// its standing (`RateLimit-Policy`, `RateLimit`) on every answer. A read (`GET`, `HEAD`) is
+/// counted while its handler runs, so the count costs it no time; its answer is replaced by the
+/// `429` when it was over the limit (a read changes nothing, so nothing is lost). A write is
+/// counted first, and not run when over the limit.
 pub async fn rate_limit(State(limiter): State<RateLimiter>, request: Request, next: Next) -> Response {
     let ip = client_ip(&request);
     let digest = request
@@ -157,19 +214,27 @@ pub async fn rate_limit(State(limiter): State<RateLimiter>, request: Request, ne
         .map(|token| token.digest());
     let read = matches!(*request.method(), http::Method::GET | http::Method::HEAD);
     let admitted = limiter.admit(ip.as_deref(), digest.as_deref(), unix_now());
-    let verdict = if read {
-        let (verdict, response) = tokio::join!(admitted, next.run(request));
-        verdict.map(|()| response)
+    let (usage, response) = if read {
+        let (usage, response) = tokio::join!(admitted, next.run(request));
+        (usage, Some(response))
     } else {
-        match admitted.await {
-            Ok(()) => Ok(next.run(request).await),
-            Err(refusal) => Err(refusal),
+        let usage = admitted.await;
+        let response = match usage.refusal() {
+            None => Some(next.run(request).await),
+            Some(_) => None,
+        };
+        (usage, response)
+    };
+    let mut response = match (usage.refusal(), response) {
+        (None, Some(response)) => response,
+        (refusal, _) => {
+            let refusal = refusal.expect("a write is not run only when refused");
+            tracing::info!(limit = refusal.limit, per = refusal.per, "request over the rate limit");
+            refusal.into_response()
         }
     };
-    verdict.unwrap_or_else(|refusal| {
-        tracing::info!(limit = refusal.limit, per = refusal.per, "request over the rate limit");
-        refusal.into_response()
-    })
+    usage.write_headers(response.headers_mut());
+    response
 }
 
 /// The origin IP: on Lambda, what API Gateway saw (`requestContext.identity.sourceIp`); locally,
@@ -211,6 +276,44 @@ mod tests {
         assert!(RateLimits::from_env().is_err());
         std::env::remove_var("RATE_LIMIT_PER_IP");
         std::env::remove_var("RATE_LIMIT_PER_TOKEN");
+    }
+
+    fn usage(limits: RateLimits, by_ip: Option<i64>, by_token: Option<i64>) -> Usage {
+        Usage { limits, by_ip, by_token, reset: 17 }
+    }
+
+    fn headers_of(usage: &Usage) -> (Option<String>, Option<String>) {
+        let mut headers = HeaderMap::new();
+        usage.write_headers(&mut headers);
+        let text = |name: &HeaderName| headers.get(name).map(|v| v.to_str().unwrap().to_owned());
+        (text(&RATELIMIT_POLICY), text(&RATELIMIT))
+    }
+
+    #[test]
+    fn the_headers_name_both_quotas_and_the_tighter_window() {
+        let policy = Some(r#""ip";q=300;w=60, "token";q=600;w=60"#.to_owned());
+        // 298 left of the token's 600 but 10 of the IP's 300: the IP's window is the tighter one.
+        let headers = headers_of(&usage(RateLimits::SPEC, Some(290), Some(302)));
+        assert_eq!(headers, (policy.clone(), Some(r#""ip";r=10;t=17"#.to_owned())));
+        let headers = headers_of(&usage(RateLimits::SPEC, Some(2), Some(598)));
+        assert_eq!(headers, (policy.clone(), Some(r#""token";r=2;t=17"#.to_owned())));
+        // Over the limit: nothing left, never a negative count.
+        let over = usage(RateLimits::SPEC, Some(301), Some(5));
+        assert_eq!(headers_of(&over).1.as_deref(), Some(r#""ip";r=0;t=17"#));
+        assert_eq!(over.refusal(), Some(Refusal { limit: 300, per: "IP de origem", retry_after: 17 }));
+        // A count that failed leaves the window out; none counted, no `RateLimit` at all.
+        assert_eq!(headers_of(&usage(RateLimits::SPEC, None, Some(1))).1.as_deref(), Some(r#""token";r=599;t=17"#));
+        assert_eq!(headers_of(&usage(RateLimits::SPEC, None, None)), (policy, None));
+    }
+
+    #[test]
+    fn limits_turned_off_are_not_named_and_never_refuse() {
+        let token_only = RateLimits { per_ip: None, per_token: Some(50) };
+        let headers = headers_of(&usage(token_only, None, Some(51)));
+        assert_eq!(headers, (Some(r#""token";q=50;w=60"#.to_owned()), Some(r#""token";r=0;t=17"#.to_owned())));
+        assert_eq!(usage(token_only, None, Some(51)).refusal().map(|r| r.per), Some("token"));
+        assert_eq!(headers_of(&usage(RateLimits::OFF, None, None)), (None, None));
+        assert_eq!(usage(RateLimits::OFF, None, None).refusal(), None);
     }
 
     #[tokio::test]

@@ -22,6 +22,11 @@ pub fn from_item<T: DeserializeOwned>(item: Item) -> StoreResult<T> {
     serde_dynamo::from_item(item).map_err(|e| StoreError::Mapping(e.to_string()))
 }
 
+/// A value as one attribute (a struct as a map).
+pub fn to_attribute<T: Serialize>(value: &T) -> StoreResult<AttributeValue> {
+    serde_dynamo::to_attribute_value(value).map_err(|e| StoreError::Mapping(e.to_string()))
+}
+
 /// One attribute as a value of `T`.
 pub fn from_attribute<T: DeserializeOwned>(value: AttributeValue) -> StoreResult<T> {
     serde_dynamo::from_attribute_value(value).map_err(|e| StoreError::Mapping(e.to_string()))

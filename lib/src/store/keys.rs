@@ -39,6 +39,15 @@ pub fn token_rate_window(digest: &str, minute: i64) -> String {
 
 pub const RATE_WINDOW_SK: &str = "RL";
 
+/// Partition of the claim of one idempotency key of an account (an item of its own, so that keys
+/// spread over partitions and no prefix query of the account meets them); the key is hashed so
+/// that any 255 characters make a short, safe key.
+pub fn idempotency(account: AccountId, key: &str) -> String {
+    format!("A#{account}#IDEM#{}", hex::encode(Sha256::digest(key.as_bytes())))
+}
+
+pub const IDEMPOTENCY_SK: &str = "IDEM";
+
 /// Records of one kind, by id, zero-padded so that key order is id order.
 pub fn record(kind: &str, id: impl Into<i64>) -> String {
     format!("{kind}#{:010}", id.into())

@@ -12,6 +12,7 @@ mod contacts;
 mod errors;
 mod groups;
 mod hardening;
+mod idempotency;
 mod point_of_sale;
 mod rate_limits;
 mod support;

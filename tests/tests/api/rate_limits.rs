@@ -121,19 +121,46 @@ async fn counters_start_again_with_the_next_minute() {
     // Any fixed minute: nothing else counts on this server's table.
     let minute = 29_923_000;
     let at = |second: i64| minute * 60 + second;
-    assert_eq!(limiter.admit(Some("203.0.113.7"), Some("d1"), at(0)).await, Ok(()));
-    assert_eq!(limiter.admit(Some("203.0.113.7"), Some("d2"), at(30)).await, Ok(()));
+    let admit = |ip: &'static str, digest: &'static str, second: i64| {
+        let limiter = limiter.clone();
+        async move { limiter.admit(Some(ip), Some(digest), at(second)).await.refusal() }
+    };
+    assert_eq!(admit("203.0.113.7", "d1", 0).await, None);
+    assert_eq!(admit("203.0.113.7", "d2", 30).await, None);
     // Third request of the address in the minute: refused until the minute ends, 50 s later.
-    assert_eq!(
-        limiter.admit(Some("203.0.113.7"), Some("d1"), at(10)).await,
-        Err(Refusal { limit: 2, per: "IP de origem", retry_after: 50 })
-    );
+    assert_eq!(admit("203.0.113.7", "d1", 10).await, Some(Refusal { limit: 2, per: "IP de origem", retry_after: 50 }));
     // Another address is its own count; token d1 is now at 3 (refused requests count).
-    assert_eq!(
-        limiter.admit(Some("203.0.113.8"), Some("d1"), at(59)).await,
-        Err(Refusal { limit: 2, per: "token", retry_after: 1 })
-    );
+    assert_eq!(admit("203.0.113.8", "d1", 59).await, Some(Refusal { limit: 2, per: "token", retry_after: 1 }));
     // The next whole minute starts both counts again.
-    assert_eq!(limiter.admit(Some("203.0.113.7"), Some("d1"), at(60)).await, Ok(()));
-    assert_eq!(limiter.admit(Some("203.0.113.7"), Some("d1"), at(61)).await, Ok(()));
+    assert_eq!(admit("203.0.113.7", "d1", 60).await, None);
+    assert_eq!(admit("203.0.113.7", "d1", 61).await, None);
+}
+
+#[tokio::test]
+async fn every_answer_tells_the_quota_and_what_is_left_of_the_tighter_window() {
+    let server = DevServer::start_limited(RateLimits { per_ip: Some(50), per_token: Some(3) }).await;
+    let api = Api::on(server).await;
+    let answers = within_one_minute(|| async {
+        let token = new_token(&api, "cabeçalhos").await;
+        let mut answers = vec![token.get("/v1/tags").await];
+        answers.push(token.post("/v1/tags", &serde_json::json!({"tag": {"name": "rl"}})).await);
+        answers.push(token.get("/v1/tags/999999").await);
+        answers.push(token.get("/v1/tags").await);
+        answers
+    })
+    .await;
+    let policy = r#""ip";q=50;w=60, "token";q=3;w=60"#;
+    let statuses: Vec<u16> = answers.iter().map(|a| a.status.as_u16()).collect();
+    assert_eq!(statuses, [200, 201, 404, 429]);
+    for (answer, left) in answers.iter().zip([2, 1, 0, 0]) {
+        assert_eq!(answer.header("ratelimit-policy"), Some(policy), "{}", answer.text);
+        let field = answer.header("ratelimit").expect("RateLimit on every answer");
+        let reset: u64 = field.rsplit_once(";t=").expect("t=").1.parse().expect("seconds");
+        assert!((1..=60).contains(&reset), "{field}");
+        assert_eq!(field, format!(r#""token";r={left};t={reset}"#));
+    }
+    assert_eq!(
+        answers[3].header("retry-after"),
+        answers[3].header("ratelimit").and_then(|f| f.rsplit_once(";t=")).map(|(_, t)| t)
+    );
 }

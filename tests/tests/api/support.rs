@@ -42,6 +42,8 @@ pub struct Api {
     pub http: reqwest::Client,
     pub account_id: billing_api::values::AccountId,
     pub auth: Option<String>,
+    /// Headers sent with every request besides `Accept` and `Authorization`.
+    pub headers: Vec<(String, String)>,
 }
 
 impl Api {
@@ -52,13 +54,13 @@ impl Api {
     /// A fresh account on `server`.
     pub async fn on(server: DevServer) -> Self {
         let (account_id, auth) = active_account(&server.store).await;
-        Api { server, http: billing_api::config::http_client(), account_id, auth: Some(auth) }
+        Api { server, http: billing_api::config::http_client(), account_id, auth: Some(auth), headers: Vec::new() }
     }
 
     /// Another account on the same server.
     pub async fn other_account(&self) -> Api {
         let (account_id, auth) = active_account(&self.server.store).await;
-        Api { server: self.server.clone(), http: self.http.clone(), account_id, auth: Some(auth) }
+        Api { server: self.server.clone(), http: self.http.clone(), account_id, auth: Some(auth), headers: Vec::new() }
     }
 
     pub fn with_auth(&self, auth: Option<&str>) -> Api {
@@ -67,13 +69,24 @@ impl Api {
             http: self.http.clone(),
             account_id: self.account_id,
             auth: auth.map(str::to_owned),
+            headers: self.headers.clone(),
         }
+    }
+
+    /// This client, sending `name: value` with every request too.
+    pub fn with_header(&self, name: &str, value: &str) -> Api {
+        let mut api = self.with_auth(self.auth.as_deref());
+        api.headers.push((name.to_owned(), value.to_owned()));
+        api
     }
 
     pub async fn send(&self, method: Method, path: &str, body: Option<(&str, Vec<u8>)>) -> Answer {
         let mut request = self.http.request(method, self.server.url(path)).header("Accept", "application/json");
         if let Some(auth) = &self.auth {
             request = request.header("Authorization", auth);
+        }
+        for (name, value) in &self.headers {
+            request = request.header(name, value);
         }
         if let Some((content_type, bytes)) = body {
             request = request.header("Content-Type", content_type).body(bytes);
