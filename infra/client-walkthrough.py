@@ -298,7 +298,7 @@ def optional_features(client, m, imp):
         other = create_tag.sync_detailed(client=client, idempotency_key=key,
                                          body=m.TagCreateBody(tag=m.TagCreateBodyTag(name="Outra")))
         assert expect(other, 409, m.CodedError).code == "idempotency_key_reused", other.content
-        print("      replayed; another body with the key: 409 idempotency_key_reused")
+        print("      replayed; another request with the key: 409 idempotency_key_reused")
     else:
         expect(second, 422, m.ValidationErrors)
         print("      not served by this build (the second POST was a new request)")
