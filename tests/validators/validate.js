@@ -6,14 +6,15 @@ const boletoUtils = require('@mrmgomes/boleto-utils');
 const brValidator = require('boleto-brasileiro-validator');
 const pixUtils = require('pix-utils');
 
-// FEBRABAN's barcode check digit is 11 - (sum mod 11), and 1 where that gives 0, 10 or 11.
-// boleto-utils 1.3.3 gets the case "sum mod 11 = 0" wrong (it expects another digit), so a barcode
-// in that case is left to boleto-brasileiro-validator and our own worked examples.
-function sumMod11IsZero(barcode) {
+// FEBRABAN's barcode check digit is 11 - (sum mod 11), and 1 where that gives 0, 10 or 11, that is
+// where the sum mod 11 is 0 or 1. boleto-utils 1.3.3 applies the rule of utility bills to those two
+// cases (it expects 0), so a barcode in either is left to boleto-brasileiro-validator and our own
+// worked examples.
+function checkDigitIsOneByRule(barcode) {
   const digits = barcode.slice(0, 4) + barcode.slice(5);
   let sum = 0, weight = 2;
   for (const c of [...digits].reverse()) { sum += Number(c) * weight; weight = weight < 9 ? weight + 1 : 2; }
-  return sum % 11 === 0;
+  return sum % 11 <= 1;
 }
 
 const billets = JSON.parse(require('fs').readFileSync(0, 'utf8'));
@@ -23,7 +24,7 @@ for (const billet of billets) {
   const line = billet.digitable_line.replace(/\D/g, '');
   if (!brValidator.boletoBancarioCodigoBarras(billet.barcode)) problems.push(`${name}: barcode refused by boleto-brasileiro-validator`);
   if (!brValidator.boletoBancarioLinhaDigitavel(line)) problems.push(`${name}: digitable line refused by boleto-brasileiro-validator`);
-  for (const input of sumMod11IsZero(billet.barcode) ? [] : [billet.barcode, billet.digitable_line]) {
+  for (const input of checkDigitIsOneByRule(billet.barcode) ? [] : [billet.barcode, billet.digitable_line]) {
     const read = boletoUtils.validarBoleto(input);
     if (!read.sucesso) { problems.push(`${name}: ${input} refused by boleto-utils: ${read.mensagem}`); continue; }
     if (read.codigoBarras !== billet.barcode) problems.push(`${name}: boleto-utils reads barcode ${read.codigoBarras}`);

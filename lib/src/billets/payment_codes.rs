@@ -33,11 +33,26 @@ fn all_digits(text: &str, len: usize) -> bool {
     text.len() == len && text.bytes().all(|b| b.is_ascii_digit())
 }
 
-/// Modulo 11 check digit of the barcode (weights 2..9 from the right; 0, 10, 11 → 1).
+/// `11 - (sum mod 11)` of the digits weighted 2..9 from the right, repeating: the modulo 11 that
+/// FEBRABAN's check digits start from (each maps the results above 9 its own way).
+fn modulo_11(text: &str) -> u32 {
+    let sum: u32 = digits(text).rev().zip((2..=9).cycle()).map(|(d, w)| d * w).sum();
+    11 - sum % 11
+}
+
+/// Modulo 11 check digit of the barcode (0, 10, 11 → 1).
 fn general_check_digit(digits43: &str) -> u32 {
-    let sum: u32 = digits(digits43).rev().zip((2..=9).cycle()).map(|(d, w)| d * w).sum();
-    match 11 - sum % 11 {
+    match modulo_11(digits43) {
         0 | 10 | 11 => 1,
+        dv => dv,
+    }
+}
+
+/// The bank code's check digit printed beside it in a slip's header (`001-9`, `237-2`): modulo 11,
+/// 10 and 11 becoming 0.
+pub fn bank_check_digit(bank: &str) -> u32 {
+    match modulo_11(bank) {
+        10 | 11 => 0,
         dv => dv,
     }
 }

@@ -13,6 +13,16 @@ async fn create(api: &Api, s: &Setup) -> i64 {
     api.post("/v1/billings", &body(s)).await.expect(201).body["id"].as_i64().unwrap()
 }
 
+/// A billing whose billet the simulated bank rejected (R$ 6,66 is its rejection trigger), so it
+/// has no barcode and no Pix code; its id, once registration has run.
+pub(super) async fn rejected_billing(api: &Api, s: &Setup) -> i64 {
+    let mut sent = body(s);
+    sent["billing"]["billing_items"] = json!([{"description": "Teste", "quantity": 1, "amount": "6.66"}]);
+    let id = api.post("/v1/billings", &sent).await.expect(201).body["id"].as_i64().unwrap();
+    api.server.register_billets().await;
+    id
+}
+
 async fn billets(api: &Api, billing: i64) -> Vec<Value> {
     let answer = api.get(&format!("/v1/billings/{billing}/bank_billets")).await.expect(200);
     answer.body["bank_billets"].as_array().unwrap().clone()
@@ -220,11 +230,7 @@ async fn an_amount_change_before_registration_reissues_too() {
 async fn a_rejected_billet_keeps_the_billing_editable() {
     let api = Api::start().await;
     let s = setup(&api).await;
-    // R$ 6,66 is the simulated bank's rejection trigger.
-    let mut sent = body(&s);
-    sent["billing"]["billing_items"] = json!([{"description": "Teste", "quantity": 1, "amount": "6.66"}]);
-    let id = api.post("/v1/billings", &sent).await.expect(201).body["id"].as_i64().unwrap();
-    api.server.register_billets().await;
+    let id = rejected_billing(&api, &s).await;
     let rejected = &billets(&api, id).await[0];
     assert_eq!((rejected["status"].as_str(), rejected["editable"].as_bool()), (Some("rejected"), Some(true)));
     assert!(rejected["bank_rejection"].as_str().unwrap().starts_with("Boleto recusado"), "{rejected}");

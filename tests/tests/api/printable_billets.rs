@@ -9,8 +9,9 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use reqwest::StatusCode;
-use serde_json::{json, Value};
+use serde_json::Value;
 
+use super::bank_billets::rejected_billing;
 use super::billings::{body, setup, Setup};
 use super::support::Api;
 
@@ -204,11 +205,8 @@ async fn printable_not_found_rules_are_the_billets() {
 async fn a_billet_without_documents_has_nothing_to_print() {
     let api = Api::start().await;
     let s = setup(&api).await;
-    // R$ 6,66 is the simulated bank's rejection trigger: a billet without barcode or Pix code.
-    let mut sent = body(&s);
-    sent["billing"]["billing_items"] = json!([{"description": "Teste", "quantity": 1, "amount": "6.66"}]);
-    let id = api.post("/v1/billings", &sent).await.expect(201).body["id"].as_i64().unwrap();
-    api.server.register_billets().await;
+    // A billet the bank rejected has neither barcode nor Pix code.
+    let id = rejected_billing(&api, &s).await;
     let listed = api.get(&format!("/v1/billings/{id}/bank_billets")).await.expect(200).body;
     let billet = &listed["bank_billets"][0];
     assert_eq!(billet["status"], "rejected");

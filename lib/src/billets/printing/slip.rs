@@ -13,6 +13,7 @@ use super::instructions::{self, AfterDue};
 use super::pix_qr::{self, Matrix, QUIET_ZONE};
 use super::text::{amount, date, document};
 use crate::billets::model::BankBillet;
+use crate::billets::payment_codes::bank_check_digit;
 use crate::billings::Billing;
 use crate::values::BilletStatus;
 
@@ -434,16 +435,6 @@ fn wrap_chars(text: &str, font: Font, room: f32) -> Vec<String> {
         }
     }
     lines
-}
-
-/// The bank code's check digit in the header: modulo 11, weights 2..9 from the right, 10 and 11
-/// becoming 0 (001-9, 237-2, 341-7, 104-0).
-pub fn bank_check_digit(bank: &str) -> u32 {
-    let sum: u32 = bank.bytes().rev().zip(2..).map(|(d, w)| u32::from(d - b'0') * w).sum();
-    match 11 - sum % 11 {
-        10 | 11 => 0,
-        dv => dv,
-    }
 }
 
 /// The name in the logo area: the bank of the code, or the billet's provider.
