@@ -32,9 +32,7 @@ pub async fn run_http(routes: fn() -> Router<AppState>) -> Result<(), lambda_htt
     billing_api::telemetry::init();
     let config = billing_api::config::aws().await;
     let store = Store::new(aws_sdk_dynamodb::Client::new(&config), billing_api::config::table_name());
-    let state = AppState::new(store)
-        .with_queues(billing_api::jobs::Queues::from_env(&config))
-        .with_rate_limits(RateLimits::from_env()?);
+    let state = AppState::new(store).with_rate_limits(RateLimits::from_env()?);
     lambda_http::run(http_app(routes(), state)).await
 }
 
@@ -53,95 +51,104 @@ pub async fn run_billet_registrar() -> Result<(), lambda_runtime::Error> {
 }
 
 /// Runs the bulk-expansion worker on its SQS event source: each message expands a chunk of
-/// contacts and enqueues their billet registrations and the next chunk.
+/// contacts, with their billets' registrations and the next chunk recorded as tasks.
 pub async fn run_bulk_expander() -> Result<(), lambda_runtime::Error> {
-    billing_api::telemetry::init();
-    let config = billing_api::config::aws().await;
-    let store = Store::new(aws_sdk_dynamodb::Client::new(&config), billing_api::config::table_name());
-    let queues = billing_api::jobs::Queues::from_env(&config)
-        .filter(|q| q.expands_bulk())
-        .ok_or("BILLET_REGISTRATION_QUEUE_URL and BULK_EXPANSION_QUEUE_URL must be set")?;
-    let (store, queues) = (&store, &queues);
-    lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| async move {
-        let batch = Box::pin(billing_api::billings::bulk::handle_batch(store, queues, event.payload));
-        Ok::<_, std::convert::Infallible>(batch.await)
-    }))
-    .await
+    run_worker(billing_api::billings::bulk::handle_batch).await
 }
 
 /// Runs the settlements worker on its SQS event source: each message settles a chunk of open
-/// sales and sends the next, and the last makes the payer's billing.
+/// sales and records the next, and the last makes the payer's billing.
 pub async fn run_settlement_worker() -> Result<(), lambda_runtime::Error> {
-    billing_api::telemetry::init();
-    let config = billing_api::config::aws().await;
-    let store = Store::new(aws_sdk_dynamodb::Client::new(&config), billing_api::config::table_name());
-    let queues = billing_api::jobs::Queues::from_env(&config)
-        .ok_or("SETTLEMENTS_QUEUE_URL and BILLET_REGISTRATION_QUEUE_URL must be set")?;
-    let (store, queues) = (&store, &queues);
-    lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| async move {
-        let batch = Box::pin(billing_api::pos::settlements::handle_batch(store, queues, event.payload));
-        Ok::<_, std::convert::Infallible>(batch.await)
-    }))
-    .await
+    run_worker(billing_api::pos::settlements::handle_batch).await
 }
 
 /// Runs the cascades worker on its SQS event source: each message clears a deleted tag or group
-/// from up to a hundred contacts and sends the next while any remain.
+/// from up to a hundred contacts and records the next while any remain.
 pub async fn run_cascade_worker() -> Result<(), lambda_runtime::Error> {
+    run_worker(billing_api::contacts::cascade::handle_batch).await
+}
+
+/// Runs an SQS worker that needs only the table (what it implies next, it records as tasks).
+async fn run_worker<F>(handle: F) -> Result<(), lambda_runtime::Error>
+where
+    F: for<'a> AsyncBatch<'a>,
+{
     billing_api::telemetry::init();
-    let config = billing_api::config::aws().await;
-    let store = Store::new(aws_sdk_dynamodb::Client::new(&config), billing_api::config::table_name());
-    let queues = billing_api::jobs::Queues::from_env(&config).ok_or("CASCADES_QUEUE_URL must be set")?;
-    let (store, queues) = (&store, &queues);
+    let store = Store::from_env().await;
+    let (store, handle) = (&store, &handle);
     lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| async move {
-        let batch = Box::pin(billing_api::contacts::cascade::handle_batch(store, queues, event.payload));
+        // Boxed: the workers' futures are deep enough to overflow the compiler's layout limit inline.
+        let batch = Box::pin(handle.call(store, event.payload));
         Ok::<_, std::convert::Infallible>(batch.await)
     }))
     .await
 }
 
-/// The deliveries queue of the webhook functions (`WEBHOOK_DELIVERIES_QUEUE_URL`).
+/// A worker's batch handler: `async fn(&Store, SqsEvent) -> SqsBatchResponse`.
+pub trait AsyncBatch<'a> {
+    type Future: std::future::Future<Output = aws_lambda_events::sqs::SqsBatchResponse> + 'a;
+    fn call(&self, store: &'a Store, event: SqsEvent) -> Self::Future;
+}
+
+impl<'a, F, Fut> AsyncBatch<'a> for F
+where
+    F: Fn(&'a Store, SqsEvent) -> Fut,
+    Fut: std::future::Future<Output = aws_lambda_events::sqs::SqsBatchResponse> + 'a,
+{
+    type Future = Fut;
+    fn call(&self, store: &'a Store, event: SqsEvent) -> Fut {
+        self(store, event)
+    }
+}
+
+/// Every queue the outbox hands tasks and deliveries to (`*_QUEUE_URL`).
+fn outbox_queues(config: &aws_config::SdkConfig) -> Result<billing_api::jobs::Queues, lambda_runtime::Error> {
+    Ok(billing_api::jobs::Queues::from_env(config).ok_or("the *_QUEUE_URL variables must be set")?)
+}
+
+/// The deliveries queue of the webhook sender (`WEBHOOK_DELIVERIES_QUEUE_URL`).
 fn webhook_queues(config: &aws_config::SdkConfig) -> Result<billing_api::jobs::Queues, lambda_runtime::Error> {
     let missing = "WEBHOOK_DELIVERIES_QUEUE_URL must be set";
     std::env::var("WEBHOOK_DELIVERIES_QUEUE_URL").ok().filter(|url| !url.is_empty()).ok_or(missing)?;
     Ok(billing_api::jobs::Queues::from_env(config).ok_or(missing)?)
 }
 
-/// What the dispatcher and the sweeper start with: logging, the table and the deliveries queue.
+/// What the outbox dispatcher and the sweeper start with: logging, the table and every queue.
 async fn dispatching() -> Result<(Store, billing_api::jobs::Queues), lambda_runtime::Error> {
     billing_api::telemetry::init();
     let config = billing_api::config::aws().await;
     let store = Store::new(aws_sdk_dynamodb::Client::new(&config), billing_api::config::table_name());
-    Ok((store, webhook_queues(&config)?))
+    Ok((store, outbox_queues(&config)?))
 }
 
-/// Runs the webhook dispatcher on the table's stream (filtered to new events): one delivery per
-/// receiver, queued. A failure stops the batch at that record (`ReportBatchItemFailures`).
-pub async fn run_webhook_dispatcher() -> Result<(), lambda_runtime::Error> {
+/// Runs the outbox dispatcher on the table's stream (filtered to new events and tasks): one
+/// delivery per receiver of an event, queued; a task's messages, sent. A failure stops the batch
+/// at that record (`ReportBatchItemFailures`).
+pub async fn run_outbox_dispatcher() -> Result<(), lambda_runtime::Error> {
     let (store, queues) = dispatching().await?;
     let (store, queues) = (&store, &queues);
     lambda_runtime::run(service_fn(move |event: LambdaEvent<StreamEvent>| async move {
-        let batch = Box::pin(billing_api::webhooks::dispatcher::handle_stream(store, queues, event.payload));
+        let batch = Box::pin(billing_api::outbox::handle_stream(store, queues, event.payload));
         Ok::<_, std::convert::Infallible>(batch.await)
     }))
     .await
 }
 
-/// Runs the outbox sweeper on its schedule: dispatches events the stream left pending for over a
-/// minute (a batch the stream gave up on, a dispatcher outage).
+/// Runs the outbox sweeper on its schedule: hands on the events and tasks the stream left pending
+/// for over a minute (a batch the stream gave up on, a dispatcher outage).
 pub async fn run_outbox_sweeper() -> Result<(), lambda_runtime::Error> {
     let (store, queues) = dispatching().await?;
     let (store, queues) = (&store, &queues);
     lambda_runtime::run(service_fn(move |_: LambdaEvent<serde_json::Value>| async move {
         let before =
             billing_api::values::Timestamp(billing_api::values::Timestamp::now().0 - chrono::Duration::minutes(1));
-        let done = billing_api::webhooks::dispatcher::sweep(store, queues, before, SWEEP_LIMIT).await?;
+        let done: usize = billing_api::outbox::sweep(store, queues, before, SWEEP_LIMIT).await?;
         Ok::<_, lambda_runtime::Error>(serde_json::json!({ "dispatched": done }))
     }))
     .await
 }
 
-/// Events one sweep dispatches at most (a minute's run keeps well inside its timeout).
+/// Events and tasks one sweep hands on at most (a minute's run keeps well inside its timeout).
 pub const SWEEP_LIMIT: usize = 500;
 
 /// Runs the webhook sender on the deliveries queue: signed POSTs, retries held on the queue. The

@@ -56,8 +56,8 @@ async fn binary_body(response: axum::response::Response) -> Value {
 async fn every_http_event_runs_through_its_function() {
     // As template.yaml sets it for every function.
     std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true");
-    let (config, store) = local_stack().await;
-    let state = AppState::new(store.clone()).with_queues(Some(infra::testing::billet_queue(&config).await));
+    let (_, store) = local_stack().await;
+    let state = AppState::new(store.clone());
 
     // Each function runs its events in order in a fresh account: create, list, show, update, delete.
     type Routes = fn() -> axum::Router<AppState>;
@@ -148,7 +148,7 @@ async fn every_http_event_runs_through_its_function() {
     let mut covered: Vec<&str> = suites.iter().flat_map(|(_, events)| events.iter().map(|(n, _)| *n)).collect();
     covered.push("authorizer.json");
     covered.extend(["billet-registration-sqs.json", "billings-create-bulk.json", "bulk-expansion-sqs.json"]);
-    covered.extend(["webhook-dispatcher-stream.json", "webhook-sender-sqs.json"]);
+    covered.extend(["outbox-dispatcher-stream.json", "webhook-sender-sqs.json"]);
     covered.extend(POINT_OF_SALE_EVENTS.iter().map(|(name, _)| *name));
     covered.extend(["settlement-sqs.json", "cascade-sqs.json"]);
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../events");
@@ -173,8 +173,8 @@ async fn run_sqs(store: &billing_api::store::Store, account: AccountId) -> SqsBa
 
 #[tokio::test]
 async fn the_sqs_event_registers_the_billet_once() {
-    let (config, store) = local_stack().await;
-    let state = AppState::new(store.clone()).with_queues(Some(infra::testing::billet_queue(&config).await));
+    let (_, store) = local_stack().await;
+    let state = AppState::new(store.clone());
     let (account, _) = active_account(&store).await;
     infra::ops::create_bank_rule(&store, account, "Banco simulado", "simulated", None).await.unwrap();
     infra::ops::create_category(&store, account, "Mensalidades", "receivable").await.unwrap();
@@ -198,9 +198,8 @@ async fn the_sqs_event_registers_the_billet_once() {
 #[tokio::test]
 async fn the_bulk_events_accept_and_expand_once() {
     std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true");
-    let (config, store) = local_stack().await;
-    let queues = infra::testing::billet_queue(&config).await;
-    let state = AppState::new(store.clone()).with_queues(Some(queues.clone()));
+    let (_, store) = local_stack().await;
+    let state = AppState::new(store.clone());
     let (account, _) = active_account(&store).await;
     infra::ops::create_bank_rule(&store, account, "Banco simulado", "simulated", None).await.unwrap();
     infra::ops::create_category(&store, account, "Mensalidades", "receivable").await.unwrap();
@@ -218,14 +217,21 @@ async fn the_bulk_events_accept_and_expand_once() {
     let billings = functions::http_app(billing_api::billings::router(), state);
     let (status, body) = run(&billings, "billings-create-bulk.json", account).await;
     assert_eq!((status, body), (202, serde_json::json!({"status": 202, "enqueued": true, "contacts_count": 1})));
-    // The expansion message, delivered twice: one billing.
+    // The expansion's first message is the task the create wrote: the fixture, pointed at it.
+    let pending = billing_api::jobs::tasks::pending_of(&store, account).await.unwrap();
+    let (pk, sk) = pending.last().expect("the expansion's task").clone();
+    let task: billing_api::jobs::tasks::Task =
+        billing_api::store::item::from_item(store.get(pk, sk).await.unwrap().unwrap()).unwrap();
+    let sent: Value = serde_json::from_str(&task.messages[0]).unwrap();
     let mut event = fixture("bulk-expansion-sqs.json");
     let mut job: Value = serde_json::from_str(event["Records"][0]["body"].as_str().unwrap()).unwrap();
     job["account_id"] = account.get().into();
+    job["expansion_id"] = sent["expansion_id"].clone();
     event["Records"][0]["body"] = Value::String(job.to_string());
     let event: SqsEvent = serde_json::from_value(event).expect("an SQS event");
+    // Delivered twice, as SQS may: one billing.
     for _ in 0..2 {
-        let response = billing_api::billings::bulk::handle_batch(&store, &queues, event.clone()).await;
+        let response = billing_api::billings::bulk::handle_batch(&store, event.clone()).await;
         assert_eq!(serde_json::to_value(&response).unwrap(), serde_json::json!({"batchItemFailures": []}));
     }
     let (status, body) = run(&billings, "billings-list.json", account).await;
@@ -238,9 +244,8 @@ async fn the_bulk_events_accept_and_expand_once() {
 #[tokio::test]
 async fn the_cascade_event_clears_a_deleted_tag_once() {
     std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true");
-    let (config, store) = local_stack().await;
-    let queues = infra::testing::billet_queue(&config).await;
-    let state = AppState::new(store.clone()).with_queues(Some(queues.clone()));
+    let (_, store) = local_stack().await;
+    let state = AppState::new(store.clone());
     let (account, _) = active_account(&store).await;
     let tags = functions::http_app(billing_api::tags::router(), state.clone());
     for n in 1..=3 {
@@ -274,7 +279,7 @@ async fn the_cascade_event_clears_a_deleted_tag_once() {
     let event: SqsEvent = serde_json::from_value(event).expect("an SQS event");
     // Delivered twice, as SQS may: the second finds nothing to do.
     for _ in 0..2 {
-        let response = billing_api::contacts::cascade::handle_batch(&store, &queues, event.clone()).await;
+        let response = billing_api::contacts::cascade::handle_batch(&store, event.clone()).await;
         assert_eq!(serde_json::to_value(&response).unwrap(), serde_json::json!({"batchItemFailures": []}));
     }
     let id = billing_api::values::ContactId::new(1);
@@ -381,7 +386,8 @@ async fn the_function_counts_the_source_ip_api_gateway_saw() {
 #[tokio::test]
 async fn the_webhook_events_dispatch_and_deliver_once() {
     use billing_api::events::{self, Event};
-    use billing_api::webhooks::{dispatcher, Policy, Schedule};
+    use billing_api::jobs::{tasks, BilletRegistration};
+    use billing_api::webhooks::{Policy, Schedule};
     use infra::webhook_receiver::{standard_webhooks_verify, Receiver};
 
     // A server of its own: a table whose outbox holds only this test's event, and its queue.
@@ -392,23 +398,35 @@ async fn the_webhook_events_dispatch_and_deliver_once() {
     let added = server.webhook_ops().add(account, &receiver.url).await.unwrap();
     let secret = added["webhook"]["secret"].as_str().unwrap().to_owned();
     let event = Event::new(account, events::BILLING_UPDATED, serde_json::json!({"billing": {"id": 1}}));
+    // And a task asking for a billet registration.
+    let task =
+        tasks::one(account, BilletRegistration::new(account, billing_api::values::BillingId::new(1), 1)).unwrap();
+    let billing_api::store::Write::Put { item: task_item, .. } = &task else { panic!("a task is a put") };
+    let task_keys = billing_api::store::KeyItem::keys_of(task_item);
     store
-        .write(vec![billing_api::store::Write::put(billing_api::store::item::to_item(&event).unwrap())])
+        .write(vec![billing_api::store::Write::put(billing_api::store::item::to_item(&event).unwrap()), task])
         .await
         .unwrap();
 
-    // The stream record, pointed at that event.
-    let mut stream = fixture("webhook-dispatcher-stream.json");
+    // The stream records, pointed at that event and that task.
+    let mut stream = fixture("outbox-dispatcher-stream.json");
     let change = &mut stream["Records"][0]["dynamodb"];
     change["Keys"]["pk"]["S"] = Value::String(event.pk.clone());
     change["Keys"]["sk"]["S"] = Value::String(event.sk.clone());
+    let change = &mut stream["Records"][1]["dynamodb"];
+    change["Keys"]["pk"]["S"] = Value::String(task_keys.0.clone());
+    change["Keys"]["sk"]["S"] = Value::String(task_keys.1.clone());
     let stream: aws_lambda_events::dynamodb::Event = serde_json::from_value(stream).expect("a stream event");
-    // Delivered twice, as a stream retry may: one delivery.
+    // Delivered twice, as a stream retry may: one delivery, one message.
     for _ in 0..2 {
-        let response = dispatcher::handle_stream(store, &server.queues, stream.clone()).await;
+        let response = billing_api::outbox::handle_stream(store, &server.queues, stream.clone()).await;
         assert_eq!(serde_json::to_value(&response).unwrap(), serde_json::json!({"batchItemFailures": []}));
     }
-    assert!(events::pending(store, billing_api::values::Timestamp::now(), 10).await.unwrap().is_empty());
+    assert!(billing_api::outbox::pending(store, billing_api::values::Timestamp::now(), 10).await.unwrap().is_empty());
+    assert!(store.get(task_keys.0, task_keys.1).await.unwrap().is_none(), "a task handed on is deleted");
+    let sqs = aws_sdk_sqs::Client::new(&server.config);
+    let received = sqs.receive_message().queue_url(&server.billet_queue_url).max_number_of_messages(10).send().await;
+    assert_eq!(received.unwrap().messages().len(), 1, "the task's message, sent once");
     let filter = billing_api::webhooks::deliveries::Filter::default();
     let (made, _) = billing_api::webhooks::deliveries::list(store, account, &filter, 10).await.unwrap();
     assert_eq!(made.len(), 1);
@@ -449,7 +467,7 @@ async fn the_point_of_sale_events_run_through_their_functions() {
     std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true");
     let server = infra::testing::DevServer::start_alone(billing_api::rate_limit::RateLimits::OFF).await;
     let store = &server.store;
-    let state = AppState::new(store.clone()).with_queues(Some(server.queues.clone()));
+    let state = AppState::new(store.clone());
     let (account, _) = infra::testing::account(store, billing_api::accounts::AccountStatus::Active, true, true).await;
     // Contact 1 buys on account (sale 000001); contact 2 pays the settlements.
     infra::ops::create_bank_rule(store, account, "Banco simulado", "simulated", None).await.unwrap();
@@ -502,7 +520,7 @@ async fn the_point_of_sale_events_run_through_their_functions() {
     job["account_id"] = account.get().into();
     message["Records"][0]["body"] = Value::String(job.to_string());
     let message: SqsEvent = serde_json::from_value(message).expect("an SQS event");
-    let response = billing_api::pos::settlements::handle_batch(store, &server.queues, message).await;
+    let response = billing_api::pos::settlements::handle_batch(store, message).await;
     assert_eq!(serde_json::to_value(&response).unwrap(), serde_json::json!({"batchItemFailures": []}));
     let done = billing_api::pos::settlements::find(store, account, "acerto-2026-11").await.unwrap().unwrap();
     assert_eq!(done.state, billing_api::values::SettlementState::Completed);

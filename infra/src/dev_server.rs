@@ -1,7 +1,9 @@
 //! The dev server: every router of the API on one address, with the authorizer as middleware (a
 //! 15-minute cache, flushed by `DELETE /_local/authorizer-cache`), exactly the code the Lambdas run;
 //! the queue workers in-process, fed the way the SQS event source mappings feed them on AWS; and
-//! the outbox sweep that hands events to the webhook dispatcher (the table's stream on AWS).
+//! the outbox: every event and task its store writes handed on at once (the table's stream and the
+//! outbox dispatcher on AWS), and a sweep of the pending index for what others wrote (the ops
+//! CLI, a process killed before it handed on what it wrote).
 
 use anyhow::Context as _;
 use aws_lambda_events::sqs::{SqsBatchResponse, SqsEvent, SqsMessage};
@@ -16,10 +18,11 @@ use billing_api::auth::AuthCache;
 use billing_api::http::{response, routing::finish};
 use billing_api::idempotency::idempotency;
 use billing_api::jobs::Queues;
+use billing_api::outbox::{self, LocalStream};
 use billing_api::rate_limit::rate_limit;
 use billing_api::store::Store;
 use billing_api::values::Timestamp;
-use billing_api::webhooks::{dispatcher, Sender};
+use billing_api::webhooks::Sender;
 use billing_api::{billets, billings};
 
 use crate::cache_flush::LOCAL_FLUSH_PATH;
@@ -68,16 +71,17 @@ async fn peer_address(mut request: Request, next: Next) -> Response {
 pub enum Worker {
     /// `billets::registrar`, on the billet-registration queue.
     BilletRegistrar { store: Store },
-    /// `billings::bulk`, on the bulk-expansion queue; it enqueues registrations and next chunks.
-    BulkExpander { store: Store, queues: Queues },
+    /// `billings::bulk`, on the bulk-expansion queue; it records registrations and next chunks as
+    /// tasks.
+    BulkExpander { store: Store },
     /// `webhooks::sender`, on the webhook-deliveries queue.
     WebhookSender(Box<Sender>),
-    /// `pos::settlements`, on the settlements queue; it enqueues each next chunk and the billing's
-    /// registration.
-    Settler { store: Store, queues: Queues },
+    /// `pos::settlements`, on the settlements queue; it records each next chunk and the billing's
+    /// registration as tasks.
+    Settler { store: Store },
     /// `contacts::cascade`, on the cascades queue: clears a deleted tag or group from its holders,
-    /// a chunk per message, and enqueues the next chunk.
-    Cascader { store: Store, queues: Queues },
+    /// a chunk per message, and records the next chunk as a task.
+    Cascader { store: Store },
 }
 
 impl Worker {
@@ -95,30 +99,38 @@ impl Worker {
         // Boxed: the workers' futures are deep enough to overflow the compiler's layout limit.
         match self {
             Worker::BilletRegistrar { store } => Box::pin(billets::registrar::handle_batch(store, event)).await,
-            Worker::BulkExpander { store, queues } => {
-                Box::pin(billings::bulk::handle_batch(store, queues, event)).await
-            }
+            Worker::BulkExpander { store } => Box::pin(billings::bulk::handle_batch(store, event)).await,
             Worker::WebhookSender(sender) => Box::pin(sender.handle_batch(event)).await,
-            Worker::Settler { store, queues } => {
-                Box::pin(billing_api::pos::settlements::handle_batch(store, queues, event)).await
-            }
-            Worker::Cascader { store, queues } => {
-                Box::pin(billing_api::contacts::cascade::handle_batch(store, queues, event)).await
-            }
+            Worker::Settler { store } => Box::pin(billing_api::pos::settlements::handle_batch(store, event)).await,
+            Worker::Cascader { store } => Box::pin(billing_api::contacts::cascade::handle_batch(store, event)).await,
         }
     }
 }
 
-/// How often the dev server sweeps the outbox (the stream's part on AWS).
-pub const OUTBOX_SWEEP_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
+/// How often the dev server hands on what its store wrote (the stream's part on AWS).
+pub const OUTBOX_STREAM_EVERY: std::time::Duration = std::time::Duration::from_millis(20);
+/// How often it sweeps the pending index, for what was written by others or before a crash (the
+/// sweeper's part on AWS, every minute there), and how old an item must be to be swept: the stream
+/// hands on the rest.
+pub const OUTBOX_SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// Dispatches the outbox's pending events for ever, as the stream and the sweeper do on AWS.
-pub async fn run_outbox(store: Store, queues: Queues) {
+/// A store that tells `stream` what it writes, as the table's stream tells the outbox dispatcher
+/// on AWS.
+pub fn streamed_store(store: Store) -> (Store, LocalStream) {
+    let (stream, sender) = LocalStream::new();
+    (store.with_stream(sender), stream)
+}
+
+/// Hands on the outbox for ever, as the stream and the sweeper do on AWS: what `stream` reports at
+/// once, and every [`OUTBOX_SWEEP_EVERY`] whatever is still pending.
+pub async fn run_outbox(stream: LocalStream, store: Store, queues: Queues) {
+    tokio::spawn(stream.run(store.clone(), queues.clone(), OUTBOX_STREAM_EVERY));
     loop {
-        if let Err(error) = dispatcher::sweep(&store, &queues, Timestamp::now(), 100).await {
+        tokio::time::sleep(OUTBOX_SWEEP_EVERY).await;
+        let before = Timestamp(Timestamp::now().0 - chrono::Duration::from_std(OUTBOX_SWEEP_EVERY).unwrap_or_default());
+        if let Err(error) = outbox::sweep(&store, &queues, before, 500).await {
             tracing::warn!(error = ?error, "could not sweep the outbox");
         }
-        tokio::time::sleep(OUTBOX_SWEEP_EVERY).await;
     }
 }
 

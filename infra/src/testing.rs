@@ -6,6 +6,7 @@ use aws_config::SdkConfig;
 use billing_api::accounts::{self, AccountChanges, AccountId, AccountStatus};
 use billing_api::app::AppState;
 use billing_api::auth::{token_record, AuthCache};
+use billing_api::outbox::LocalStream;
 use billing_api::rate_limit::RateLimits;
 
 use crate::dev_server::Worker;
@@ -100,6 +101,11 @@ pub struct DevServer {
     pub queues: billing_api::jobs::Queues,
     /// The webhook master key, read from the local stack's Secrets Manager.
     pub vault: Arc<SecretBox>,
+    /// What this server's store writes, for the outbox to hand on to this server's queues (its
+    /// requests' and workers' events and tasks only: other tests' servers share the table).
+    pub stream: LocalStream,
+    /// Whether the outbox is handed on in the background already.
+    handing_on: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// A queue of one test server.
@@ -134,6 +140,7 @@ impl DevServer {
     }
 
     async fn serve(config: SdkConfig, store: Store, limits: RateLimits) -> Self {
+        let (store, stream) = crate::dev_server::streamed_store(store);
         let cache = AuthCache::default();
         let sqs = aws_sdk_sqs::Client::new(&config);
         let billet_queue_url = test_queue(&sqs, "billet-registration").await;
@@ -147,7 +154,7 @@ impl DevServer {
             .with_settlements(settlements_queue_url.clone())
             .with_cascades(cascades_queue_url.clone());
         let vault = Arc::new(webhook_vault(&config).await);
-        let state = AppState::new(store.clone()).with_queues(Some(queues.clone())).with_rate_limits(limits);
+        let state = AppState::new(store.clone()).with_rate_limits(limits);
         let router = crate::dev_server::router(state, cache.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a free port");
         let base_url = format!("http://{}", listener.local_addr().expect("local address"));
@@ -164,11 +171,27 @@ impl DevServer {
             cascades_queue_url,
             queues,
             vault,
+            stream,
+            handing_on: Arc::default(),
         }
     }
 
-    /// Runs the registration worker over this server's queue until it is empty; returns how many
-    /// messages it handled.
+    /// Hands on what this server wrote to the outbox (events to the webhook dispatcher, tasks to
+    /// this server's queues), as the stream does on AWS; returns how many.
+    pub async fn hand_on(&self) -> usize {
+        self.stream.dispatch(&self.store, &self.queues).await
+    }
+
+    /// Hands on the outbox in the background from now on, as the dev server does.
+    fn hand_on_in_background(&self) {
+        if !self.handing_on.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            let every = crate::dev_server::OUTBOX_STREAM_EVERY;
+            tokio::spawn(self.stream.clone().run(self.store.clone(), self.queues.clone(), every));
+        }
+    }
+
+    /// Runs the registration worker over this server's queue until it is empty (what the server
+    /// wrote to the outbox handed on first); returns how many messages it handled.
     pub async fn register_billets(&self) -> usize {
         let worker = Worker::BilletRegistrar { store: self.store.clone() };
         self.drain(&self.billet_queue_url, &worker).await
@@ -178,7 +201,7 @@ impl DevServer {
     /// their successors, which it runs too); returns how many messages it handled. The billets of
     /// the billings it made wait on the registration queue.
     pub async fn expand_bulk(&self) -> usize {
-        let worker = Worker::BulkExpander { store: self.store.clone(), queues: self.queues.clone() };
+        let worker = Worker::BulkExpander { store: self.store.clone() };
         self.drain(&self.bulk_queue_url, &worker).await
     }
 
@@ -186,14 +209,14 @@ impl DevServer {
     /// next); returns how many messages it handled. The billing it makes waits on the registration
     /// queue.
     pub async fn settle(&self) -> usize {
-        let worker = Worker::Settler { store: self.store.clone(), queues: self.queues.clone() };
+        let worker = Worker::Settler { store: self.store.clone() };
         self.drain(&self.settlements_queue_url, &worker).await
     }
 
     /// Runs the cascades worker over this server's queue until it is empty: what deleted tags and
     /// groups left in their contacts is cleared. Returns how many messages it handled.
     pub async fn cascade(&self) -> usize {
-        let worker = Worker::Cascader { store: self.store.clone(), queues: self.queues.clone() };
+        let worker = Worker::Cascader { store: self.store.clone() };
         self.drain(&self.cascades_queue_url, &worker).await
     }
 
@@ -201,6 +224,8 @@ impl DevServer {
         let sqs = aws_sdk_sqs::Client::new(&self.config);
         let mut handled = 0;
         loop {
+            // What the requests and the last round wrote (their messages, the next chunks).
+            self.hand_on().await;
             let round = crate::dev_server::worker_round(&sqs, queue_url, worker, 0).await.expect("a worker round");
             if round == 0 {
                 return handled;
@@ -209,22 +234,23 @@ impl DevServer {
         }
     }
 
-    /// Both workers polling this server's queues in the background, as the dev server runs them.
+    /// Both workers polling this server's queues in the background, as the dev server runs them,
+    /// and the outbox handed on as it is written.
     pub fn start_worker(&self) {
+        self.hand_on_in_background();
         let sqs = aws_sdk_sqs::Client::new(&self.config);
         let registrar = Worker::BilletRegistrar { store: self.store.clone() };
         tokio::spawn(crate::dev_server::run_worker(sqs.clone(), self.billet_queue_url.clone(), registrar));
-        let expander = Worker::BulkExpander { store: self.store.clone(), queues: self.queues.clone() };
+        let expander = Worker::BulkExpander { store: self.store.clone() };
         tokio::spawn(crate::dev_server::run_worker(sqs, self.bulk_queue_url.clone(), expander));
     }
 
-    /// The webhook path as the dev server runs it: the outbox swept every half second and the
+    /// The webhook path as the dev server runs it: the outbox handed on as it is written and the
     /// sender polling this server's deliveries queue, delivering to `http://127.0.0.1` receivers
-    /// (the local switch) with this retry schedule. Use on a server of its own
-    /// ([`DevServer::start_alone`]), or the sweep dispatches other tests' events too.
+    /// (the local switch) with this retry schedule.
     pub fn start_webhooks(&self, schedule: Schedule) {
         let sender = self.webhook_sender(Policy::LOCAL, schedule);
-        tokio::spawn(crate::dev_server::run_outbox(self.store.clone(), self.queues.clone()));
+        self.hand_on_in_background();
         let sqs = aws_sdk_sqs::Client::new(&self.config);
         let worker = Worker::WebhookSender(Box::new(sender));
         tokio::spawn(crate::dev_server::run_worker(sqs, self.webhook_queue_url.clone(), worker));

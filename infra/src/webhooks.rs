@@ -93,7 +93,6 @@ impl WebhookOps {
         limit: usize,
     ) -> anyhow::Result<Value> {
         self.require_account(account).await?;
-        let queues = self.queues.as_ref().context("no webhook deliveries queue (WEBHOOK_DELIVERIES_QUEUE_URL)")?;
         let filter = match (event_id, failed_since) {
             (Some(event), None) => Filter { event_id: Some(event.to_owned()), ..Filter::default() },
             (None, Some(since)) => {
@@ -105,7 +104,7 @@ impl WebhookOps {
         if found.is_empty() && event_id.is_some() {
             anyhow::bail!("no deliveries of event {} in the account (kept 30 days)", event_id.unwrap_or_default());
         }
-        let replayed = dispatcher::replay(&self.store, queues, found).await?;
+        let replayed = dispatcher::replay(&self.store, found).await?;
         Ok(json!({ "replayed": replayed.delivery_ids, "skipped_pending": replayed.skipped, "more": more }))
     }
 }

@@ -19,12 +19,24 @@ pub const DEFAULT_TABLE_NAME: &str = "billing-service";
 /// anything else is tried (docs/cold-start.md); elsewhere (ops CLI, dev server, tests) the SDK's
 /// defaults keep the system's roots, proxy settings and profiles.
 pub async fn aws() -> SdkConfig {
-    let loader = aws_config::defaults(BehaviorVersion::latest());
+    let loader = aws_config::defaults(BehaviorVersion::latest()).retry_config(retries());
     if on_lambda() {
         loader.http_client(AtFirstRequest::default()).credentials_provider(EnvFirst::default()).load().await
     } else {
         loader.load().await
     }
+}
+
+/// The SDK's own retries: a throttle, a server error or a dropped connection is tried again up to
+/// four more times, after a pause drawn at random up to 25 ms, then 50, 100, 200 (DynamoDB's
+/// recommended base, not the SDK's 1 s, which would eat an API request's budget). What still
+/// fails reaches the service's own retries (`contention`), and past their budget the client gets
+/// a 503 (docs/decisions.md).
+pub fn retries() -> aws_config::retry::RetryConfig {
+    aws_config::retry::RetryConfig::standard()
+        .with_max_attempts(5)
+        .with_initial_backoff(std::time::Duration::from_millis(25))
+        .with_max_backoff(std::time::Duration::from_secs(1))
 }
 
 fn on_lambda() -> bool {

@@ -1,6 +1,7 @@
-//! Writes under contention (docs/decisions.md): a read-modify-write that loses a race to a
-//! concurrent writer runs again against what the winner wrote, with exponential backoff and full
-//! jitter, for a bounded time; writers of one record in one process take turns.
+//! Writes under contention and weather (docs/decisions.md): a read-modify-write that loses a race
+//! to a concurrent writer runs again against what the winner wrote, and one that DynamoDB
+//! throttled or failed runs again as it was, with exponential backoff and full jitter, for a
+//! bounded time; writers of one record in one process take turns.
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex, Weak};
@@ -23,9 +24,10 @@ const MAX_PAUSE: Duration = Duration::from_millis(500);
 
 /// Runs `attempt` again when it lost a race to a concurrent writer (a transaction conflict, or
 /// an optimistic-lock condition the attempt reports as [`ApiError::Conflict`]), each time against
-/// what the winner wrote, after an exponentially growing pause with full jitter (so that racing
-/// writers spread out instead of colliding again), for at most [`CONFLICT_BUDGET`]. Any other
-/// outcome is returned at once.
+/// what the winner wrote, or when the storage throttled or failed it ([`ApiError::Unavailable`]),
+/// after an exponentially growing pause with full jitter (so that racing writers spread out
+/// instead of colliding again), for at most [`CONFLICT_BUDGET`]; then the last of those errors
+/// is the answer (409 or 503). Any other outcome is returned at once.
 pub async fn retry_on_conflict<T, F, Fut>(attempt: F) -> Result<T, ApiError>
 where
     F: FnMut() -> Fut,
@@ -63,10 +65,10 @@ where
     let mut ceiling = FIRST_PAUSE;
     loop {
         match attempt().await {
-            Err(ApiError::Conflict) => {
+            Err(error) if error.is_transient() => {
                 let pause = ceiling.mul_f64(rand::random::<f64>());
                 if Instant::now() + pause >= deadline {
-                    return Err(ApiError::Conflict);
+                    return Err(error);
                 }
                 tokio::time::sleep(pause).await;
                 ceiling = (ceiling * 2).min(MAX_PAUSE);
@@ -110,6 +112,16 @@ mod tests {
         })
         .await;
         assert_eq!(result.unwrap(), 20);
+        // Throttles and outages are run again too.
+        let tries = AtomicU32::new(0);
+        let result = retry_on_conflict(|| async {
+            match tries.fetch_add(1, Ordering::SeqCst) {
+                0..=2 => Err(ApiError::Unavailable(anyhow::anyhow!("throttled"))),
+                n => Ok(n),
+            }
+        })
+        .await;
+        assert_eq!(result.unwrap(), 3);
     }
 
     #[tokio::test]

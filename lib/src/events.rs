@@ -1,7 +1,7 @@
 //! The outbox of events for the webhook receivers (§6).
 //!
 //! An event is written in the same transaction as the change it reports, so an event exists if and
-//! only if the change was saved. Item: `pk = A#<account>#EVENTS`,
+//! only if the change was saved. Item: `pk = A#<account>#EVENTS#<shard of the id>`,
 //! `sk = EVENT#<created_at in epoch milliseconds, 13 digits>#<event id>` (oldest first), with
 //! `event_id` (`evt_` and a time-ordered UUID, v7, whose first 48 bits are that millisecond: the
 //! key is known from the id alone), `type`, `created_at`, `delivery_status` and `body`: the exact
@@ -10,16 +10,17 @@
 //!
 //! Until it is dispatched (one delivery per receiver, `webhooks::dispatcher`) an event is listed in
 //! `gsi1` under `OUTBOX#PENDING#<shard>` (`delivery_status = pending`); dispatching removes it from
-//! there (`delivery_status = dispatched`). On AWS the table's stream hands each new event to the
-//! dispatcher at once and a scheduled sweep of the pending index catches any the stream missed;
-//! locally the dev server sweeps the index every half second.
+//! there (`delivery_status = dispatched`). The outbox (`crate::outbox`) hands it on: the table's
+//! stream at once, a sweep of the pending index for any the stream missed. An account's events are
+//! spread over `keys::EVENT_SHARDS` partitions by their id, so that a burst of one account's changes
+//! writes no partition past DynamoDB's limit.
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::store::item::{from_item, to_item};
-use crate::store::{keys, Condition, KeyItem, KeyRange, Sort, Store, StoreError, StoreResult, Write};
+use crate::store::{keys, Condition, Store, StoreError, StoreResult, Write};
 use crate::values::{AccountId, Timestamp};
 
 pub const BILLING_UPDATED: &str = "billing.updated";
@@ -82,11 +83,11 @@ impl Event {
         let millis = now.0.timestamp_millis();
         let body = json!({"id": id, "type": kind, "created_at": now.to_string(), "data": data});
         Event {
-            pk: keys::events(account),
+            pk: keys::events(account, &id),
             sk: keys::event(millis, &id),
             kind: "event".to_owned(),
-            gsi1pk: Some(keys::outbox_pending(keys::outbox_shard(account))),
-            gsi1sk: Some(format!("{millis:013}#{id}")),
+            gsi1pk: Some(keys::outbox_pending(keys::outbox_shard(&id))),
+            gsi1sk: Some(keys::outbox_order(millis, &id)),
             event_id: id,
             event_type: kind.to_owned(),
             account_id: account,
@@ -111,30 +112,20 @@ pub fn record(account: AccountId, kind: &str, data: Value) -> StoreResult<Write>
 /// The account's event `event_id`, when it exists.
 pub async fn find(store: &Store, account: AccountId, event_id: &str) -> StoreResult<Option<Event>> {
     let Some(millis) = created_millis(event_id) else { return Ok(None) };
-    store.get(keys::events(account), keys::event(millis, event_id)).await?.map(from_item).transpose()
+    store.get(keys::events(account, event_id), keys::event(millis, event_id)).await?.map(from_item).transpose()
 }
 
 /// The bodies of the account's recorded events (of the last 30 days), oldest first: for tests and
 /// operators; nothing in the service lists an account's events.
 pub async fn recorded(store: &Store, account: AccountId) -> StoreResult<Vec<Value>> {
-    let items = store.items_with_prefix(keys::events(account), keys::EVENT_PREFIX.to_owned(), true).await?;
-    items.into_iter().map(|item| from_item::<Event>(item)?.body()).collect()
-}
-
-/// Up to `limit` events not yet dispatched that happened before `before`, oldest first in each
-/// shard (their keys: `(pk, sk)`). Bounded: one index page per shard.
-pub async fn pending(store: &Store, before: Timestamp, limit: usize) -> StoreResult<Vec<(String, String)>> {
-    let cutoff = format!("{:013}", before.0.timestamp_millis());
-    let mut found = Vec::new();
-    for shard in 0..keys::OUTBOX_SHARDS {
-        if found.len() >= limit {
-            break;
+    let mut events = Vec::new();
+    for partition in keys::event_partitions(account) {
+        for item in store.items_with_prefix(partition, keys::EVENT_PREFIX.to_owned(), true).await? {
+            events.push(from_item::<Event>(item)?);
         }
-        let range = KeyRange::index(keys::outbox_pending(shard), Sort::Below(cutoff.clone()), true);
-        let page = store.page(&range, limit - found.len(), None).await?;
-        found.extend(page.items.iter().map(KeyItem::keys_of));
     }
-    Ok(found)
+    events.sort_by(|a, b| a.sk.cmp(&b.sk));
+    events.iter().map(Event::body).collect()
 }
 
 /// The write that marks an event dispatched: out of the pending index.
@@ -168,6 +159,8 @@ mod tests {
             (body["id"].as_str(), body["type"].as_str()),
             (Some(event.event_id.as_str()), Some("billing.updated"))
         );
-        assert_eq!(event.gsi1pk.as_deref(), Some("OUTBOX#PENDING#7"));
+        let shard = keys::outbox_shard(&event.event_id);
+        assert_eq!(event.gsi1pk, Some(format!("OUTBOX#PENDING#{shard}")));
+        assert_eq!(event.pk, keys::events(AccountId::new(7), &event.event_id));
     }
 }

@@ -90,10 +90,10 @@ async fn keyed(store: &Store, request: Request, next: Next) -> Result<Response, 
                 return Ok(claim.settle(response).await);
             }
             Err(StoreError::ConditionFailed(_)) => {}
-            Err(error) => return Err(ApiError::from(anyhow::Error::new(error)).into_response()),
+            Err(error) => return Err(ApiError::from(error).into_response()),
         }
         // Held by another request, or expired and about to be taken over: read what it holds.
-        match claim.read().await.map_err(|e| ApiError::from(anyhow::Error::new(e)).into_response())? {
+        match claim.read().await.map_err(|e| ApiError::from(e).into_response())? {
             Some(held) if held.live(now) => return Err(held.answer(&fingerprint)),
             // Gone (released) or stale since the put: try to take it again.
             _ => continue,

@@ -26,6 +26,7 @@ pub mod groups;
 pub mod http;
 pub mod idempotency;
 pub mod jobs;
+pub mod outbox;
 pub mod panics;
 pub mod pos;
 pub mod rate_limit;

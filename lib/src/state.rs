@@ -1,36 +1,24 @@
 //! The state every route shares: built once per process (per Lambda container) and cloned into
-//! each request.
+//! each request. Routes send nothing to a queue: what a change implies in the background is a
+//! task written with it (`jobs::tasks`), which the outbox hands on (`crate::outbox`).
 
-use crate::http::ApiResult;
-use crate::jobs::Queues;
 use crate::rate_limit::{RateLimiter, RateLimits};
 use crate::store::Store;
 
 #[derive(Clone, Debug)]
 pub struct AppState {
     pub store: Store,
-    /// Queues for background work; routes that enqueue refuse to run without them.
-    pub queues: Option<Queues>,
     /// §8 request-rate limits applied to every route (the spec's by default).
     pub rate_limits: RateLimits,
 }
 
 impl AppState {
     pub fn new(store: Store) -> Self {
-        AppState { store, queues: None, rate_limits: RateLimits::SPEC }
-    }
-
-    pub fn with_queues(self, queues: Option<Queues>) -> Self {
-        AppState { queues, ..self }
+        AppState { store, rate_limits: RateLimits::SPEC }
     }
 
     pub fn with_rate_limits(self, rate_limits: RateLimits) -> Self {
         AppState { rate_limits, ..self }
-    }
-
-    /// The queues, which routes that enqueue need (a deployment without them is misconfigured: 500).
-    pub fn queues(&self) -> ApiResult<&Queues> {
-        self.queues.as_ref().ok_or_else(|| anyhow::anyhow!("the billet registration queue is not configured").into())
     }
 
     /// The counters of the rate limits, on this state's table.

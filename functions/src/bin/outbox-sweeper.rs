@@ -1,4 +1,4 @@
-//! The outbox sweeper on Lambda (every minute): events the stream left pending.
+//! The outbox sweeper on Lambda (every minute): events and tasks the stream left pending.
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_runtime::Error> {

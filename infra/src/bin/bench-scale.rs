@@ -261,11 +261,14 @@ async fn measure(bench: &Bench, size: &str, world: &World, queues: &Queues<'_>) 
     bulk(bench, size, world, queues).await
 }
 
-/// The queues of the bench's API.
+/// The queues of the bench's API, and what hands its outbox on to them.
 struct Queues<'a> {
     sqs: &'a aws_sdk_sqs::Client,
     bulk: String,
     worker: infra::dev_server::Worker,
+    jobs: billing_api::jobs::Queues,
+    stream: billing_api::outbox::LocalStream,
+    store: Store,
 }
 
 /// A bulk billing to the tag's holders, expanded by the worker on the metered store: the cost per
@@ -282,6 +285,8 @@ async fn bulk(bench: &Bench, size: &str, world: &World, queues: &Queues<'_>) -> 
     bench.meter.take();
     let started = Instant::now();
     loop {
+        // The expansion's tasks (its chunks' messages) handed on as the stream does.
+        queues.stream.dispatch(&queues.store, &queues.jobs).await;
         let handled = infra::dev_server::worker_round(queues.sqs, &queues.bulk, &queues.worker, 0).await?;
         if handled == 0 {
             break;
@@ -307,7 +312,8 @@ async fn main() -> anyhow::Result<()> {
         std::env::var("BENCH_BILLINGS").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000).max(FIRST_SIZE);
     let (config, store) = infra::testing::local_stack().await;
     let meter = Meter::default();
-    let metered = Store::new(meter.client(&config), store.table().to_owned());
+    let (metered, stream) =
+        infra::dev_server::streamed_store(Store::new(meter.client(&config), store.table().to_owned()));
     let (account, auth) = infra::testing::active_account(&store).await;
     let sqs = aws_sdk_sqs::Client::new(&config);
     let queue = |name: &str| {
@@ -317,12 +323,10 @@ async fn main() -> anyhow::Result<()> {
     };
     let (billets, bulk_queue) = (queue("billets").await?, queue("bulk").await?);
     let jobs = billing_api::jobs::Queues::new(sqs.clone(), billets).with_bulk_expansion(bulk_queue.clone());
-    let worker = infra::dev_server::Worker::BulkExpander { store: metered.clone(), queues: jobs.clone() };
-    let queues = Queues { sqs: &sqs, bulk: bulk_queue, worker };
+    let worker = infra::dev_server::Worker::BulkExpander { store: metered.clone() };
+    let queues = Queues { sqs: &sqs, bulk: bulk_queue, worker, jobs, stream, store: metered.clone() };
     // Only the requests' own storage is measured: no rate-limit counters.
-    let state = AppState::new(metered.clone())
-        .with_queues(Some(jobs))
-        .with_rate_limits(billing_api::rate_limit::RateLimits::OFF);
+    let state = AppState::new(metered.clone()).with_rate_limits(billing_api::rate_limit::RateLimits::OFF);
     let router = infra::dev_server::router(state, AuthCache::default());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let base = format!("http://{}", listener.local_addr()?);

@@ -22,7 +22,7 @@ use billing_api::store::item::to_item;
 use billing_api::store::Write;
 use billing_api::values::{AccountId, WebhookId};
 use billing_api::webhooks::deliveries;
-use billing_api::webhooks::{dispatcher, Policy, Schedule};
+use billing_api::webhooks::{Policy, Schedule};
 use infra::testing::{active_account, DevServer};
 use infra::webhook_receiver::Receiver;
 use serde_json::json;
@@ -98,7 +98,7 @@ async fn main() -> anyhow::Result<()> {
         let queues = billing_api::jobs::Queues::new(sqs.clone(), String::new()).with_webhook_deliveries(url.clone());
         let batch = stream_batch(chunk);
         let started = Instant::now();
-        let response = dispatcher::handle_stream(&server.store, &queues, batch).await;
+        let response = billing_api::outbox::handle_stream(&server.store, &queues, batch).await;
         dispatching += started.elapsed();
         anyhow::ensure!(response.batch_item_failures.is_empty(), "the dispatcher failed a batch");
         sqs.delete_queue().queue_url(url).send().await?;

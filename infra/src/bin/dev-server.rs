@@ -36,7 +36,7 @@ async fn main() -> anyhow::Result<()> {
     let resources = infra::local_stack::ensure(&config, &table)
         .await
         .context("prepare the local stack (is the moto server running? see infra/run)")?;
-    let store = Store::new(aws_sdk_dynamodb::Client::new(&config), table);
+    let (store, stream) = infra::dev_server::streamed_store(Store::new(aws_sdk_dynamodb::Client::new(&config), table));
     let demo = infra::demo::ensure(&store, &args.demo_file).await?;
 
     let limits = RateLimits::from_env()?;
@@ -55,7 +55,7 @@ async fn main() -> anyhow::Result<()> {
         "  Workers:       billet registration, bulk expansion, webhook deliveries, settlements, cascades (in-process, polling their queues)"
     );
     println!(
-        "  Webhooks:      outbox swept every 0.5 s; {} (WEBHOOKS_ALLOW_INSECURE_LOCAL)",
+        "  Webhooks:      events and tasks handed on as written, outbox swept every 2 s; {} (WEBHOOKS_ALLOW_INSECURE_LOCAL)",
         match policy.allow_insecure_local {
             true => "http://127.0.0.1 receivers allowed",
             false => "https:// receivers on public addresses only",
@@ -83,17 +83,17 @@ async fn main() -> anyhow::Result<()> {
         client: billing_api::webhooks::client::Client::new(policy)?,
         schedule: Schedule::from_env(),
     };
-    tokio::spawn(infra::dev_server::run_outbox(store.clone(), queues.clone()));
-    let settler = Worker::Settler { store: store.clone(), queues: queues.clone() };
+    tokio::spawn(infra::dev_server::run_outbox(stream, store.clone(), queues.clone()));
+    let settler = Worker::Settler { store: store.clone() };
     tokio::spawn(infra::dev_server::run_worker(sqs.clone(), settlements_queue, settler));
-    let cascader = Worker::Cascader { store: store.clone(), queues: queues.clone() };
+    let cascader = Worker::Cascader { store: store.clone() };
     tokio::spawn(infra::dev_server::run_worker(sqs.clone(), cascades_queue, cascader));
     tokio::spawn(infra::dev_server::run_worker(sqs.clone(), webhook_queue, Worker::WebhookSender(Box::new(sender))));
     let registrar = Worker::BilletRegistrar { store: store.clone() };
     tokio::spawn(infra::dev_server::run_worker(sqs.clone(), billet_queue, registrar));
-    let expander = Worker::BulkExpander { store: store.clone(), queues: queues.clone() };
+    let expander = Worker::BulkExpander { store: store.clone() };
     tokio::spawn(infra::dev_server::run_worker(sqs, bulk_queue, expander));
-    let state = AppState::new(store).with_queues(Some(queues)).with_rate_limits(limits);
+    let state = AppState::new(store).with_rate_limits(limits);
     let router = infra::dev_server::router(state, AuthCache::default());
     infra::dev_server::serve(listener, router, async {
         let _ = tokio::signal::ctrl_c().await;

@@ -1,9 +1,11 @@
 //! What a billing's changes do to its bank billet.
 //!
+//! - **Registration** is asked for in the transaction that writes the billing: a task that sends
+//!   the registration message once the billing is saved ([`registration`], `jobs::tasks`).
 //! - **Re-issue**: when an update of a billing whose registration was asked for changes what the
 //!   billet prints or where it is registered (amount, due date, payer, bank rule), the current
-//!   billet is cancelled in the update's transaction and a new registration is asked for
-//!   (`billet_generation` + 1; the worker ignores messages of older generations). An update of a
+//!   billet is cancelled in the update's transaction and a new registration is asked for in the
+//!   same transaction (`billet_generation` + 1; the worker ignores messages of older generations). An update of a
 //!   billing whose billet was rejected asks again even when it changes nothing, so fixing the
 //!   payer's contact and sending `PATCH {"billing": {}}` retries the registration.
 //! - **Cancel** cancels the open billet; **pay-off** writes it off (`discharged`).
@@ -11,7 +13,7 @@
 
 use super::model::{self, BankBillet, BilletStatus};
 use crate::billings::model::Billing;
-use crate::jobs::{BilletRegistration, Queues};
+use crate::jobs::{tasks, BilletRegistration};
 use crate::store::{Store, StoreResult, Write};
 use crate::values::{today, AccountId, BillingStatus};
 
@@ -82,12 +84,8 @@ pub fn reissue(next: &mut Billing, current: Option<&BankBillet>) -> Option<Bille
     close(current, BilletStatus::Canceled)
 }
 
-/// Sends the registration message of the billing's latest generation. The billing is already
-/// stored: should the message fail, the error is logged and the billing waits without a billet
-/// (an update re-issues it).
-pub async fn request_registration(queues: &Queues, account: AccountId, billing: &Billing) {
-    let message = BilletRegistration::new(account, billing.id, billing.billet_generation);
-    if let Err(error) = queues.send(&message).await {
-        tracing::error!(error = ?error, billing_id = billing.id.get(), "could not enqueue the billet registration");
-    }
+/// The task, for the transaction that writes `billing`, that asks for the registration of its
+/// latest generation once the transaction is saved (`jobs::tasks`).
+pub fn registration(account: AccountId, billing: &Billing) -> StoreResult<Write> {
+    tasks::one(account, BilletRegistration::new(account, billing.id, billing.billet_generation))
 }

@@ -133,9 +133,14 @@ async fn issue(store: &Store, owner: &Account, billing: &Billing) -> Result<Bank
         Some(p) => Some(p.agreement(account, rule_agreement)),
         None => rule_agreement.map(str::to_owned),
     };
+    // Both from this process's blocks: no registration writes a sequence item of the account, only
+    // one in twenty (gaps are allowed: our numbers must be unique, not dense).
     let sequence = keys::our_number_sequence(agreement.as_deref().unwrap_or("-"));
-    let our_sequential_number = store.next_id(keys::account(account), sequence).await?;
-    let id = BilletId::new(store.next_id(keys::account(account), keys::sequence("BILLET")).await?);
+    let (our_sequential_number, id) = tokio::try_join!(
+        store.ids_from_block(keys::account(account), sequence, 1),
+        store.ids_from_block(keys::account(account), keys::sequence("BILLET"), 1),
+    )?;
+    let id = BilletId::new(id);
     let now = Timestamp::now();
     let mut billet = BankBillet {
         id,

@@ -2,33 +2,39 @@
 //! background.
 //!
 //! The create route checks the body and its references as for any billing, counts the eligible
-//! contacts and enqueues a `bulk_expansion` message: `202 {status, enqueued, contacts_count}`. No
-//! billing exists yet. From acceptance until its last chunk has run, the expansion holds a
-//! reference on its tag and excluded tags (an expansion item and `billing_refs` + 1 on each, in
-//! one transaction), so a tag in use by a bulk request still expanding cannot be deleted (§4.5).
-//! The worker expands a chunk of contacts per message, in ascending contact id, and sends the
-//! message of the next chunk; the last chunk releases the hold:
+//! contacts and answers `202 {status, enqueued, contacts_count}`; no billing exists yet. In one
+//! transaction it writes the *expansion* (`A#<account>`, `EXPANSION#<id>`: the body, the tags it
+//! holds and its cursor, the contact after which the next chunk starts), a reference on its tag
+//! and excluded tags (so a tag in use by a bulk request still expanding cannot be deleted, §4.5),
+//! and the task that sends the first chunk's message (`jobs::tasks`): nothing is accepted that
+//! will not expand, and nothing is sent before it is saved.
+//!
+//! The worker expands one chunk of contacts per message, in ascending contact id:
 //! - eligible: an active `customer` linked to the tag, none of whose tags is in `excluded_tag_ids`,
-//!   judged when its chunk runs (a contact tagged or deactivated meanwhile is judged then);
+//!   judged when its chunk is planned (a contact tagged or deactivated meanwhile is judged then);
 //! - each generated billing is a bulk billing (`billing_issue_type = bulk`, the request's `tag_id`
-//!   and `excluded_tag_ids`) whose payer (`contact_id`) is that contact, with its billet
-//!   registration asked for like any other; it counts on its tags like any billing, so the tag
-//!   stays in use while the billings it made exist;
-//! - each chunk is planned once: its contacts (read once, when the chunk first runs), whether each
-//!   is reached, and the ids of its billings and items (reserved together) are written in a plan
-//!   item before any billing. A redelivery, or a run after a crash, follows the plan: it reads which
-//!   of the planned billings exist and writes only the others, so nothing is made twice;
-//! - the billings are written in transactions of up to about thirty (the billing, and its count on
-//!   its contact, which fails on a contact deleted meanwhile; once per transaction, the counts on the
-//!   tags, the checks of the bank rule and category and the billings counter), all at once; their
-//!   postings (the lists' key-only entries) follow in batch writes, and a rerun of the plan writes
-//!   them again for its billings still unchanged. Per billing that is about 0.15 sequential round
-//!   trips and 11 to 12 write units (`docs/data-model.md`), where one transaction per billing took
-//!   2.2 round trips and 34 units;
-//! - the hold is released by deleting the expansion item, which happens once.
+//!   and `excluded_tag_ids`) whose payer (`contact_id`) is that contact; it counts on its payer and
+//!   tags like any billing, so they stay in use while the billings it made exist;
+//! - **a message runs only the chunk the expansion's cursor names**: a copy of a message already
+//!   run, or one written by hand to start elsewhere, finds another cursor and does nothing;
+//! - **each chunk is planned once**: its contacts (read when the chunk first runs), and the ids of
+//!   its billings and their items (reserved together), in a plan item written before any billing.
+//!   Whoever runs the chunk (a redelivery after a crash, a copy running at the same time) follows
+//!   the plan: it reads which of the planned billings exist and writes only the others, each with
+//!   a condition that it does not exist, so no contact of an expansion is billed twice;
+//! - each billing is written whole in one transaction with its postings, its count on its payer
+//!   and the task that asks for its billet's registration; billings go about nine to a
+//!   transaction, which also carries their counts on the tags and the billings counter, and the
+//!   transactions of a chunk touch different shards of those counts, so they never conflict with
+//!   each other. A payer deleted since the chunk was planned is left out (its count refuses);
+//! - **the cursor moves on in one transaction with the next chunk's task** (or, after the last
+//!   chunk, the expansion is deleted with the hold on its tags), on the condition that it still
+//!   names this chunk: of two copies of a message, exactly one sends the next.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
+use std::time::Duration;
 
+use anyhow::Context as _;
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -39,19 +45,18 @@ use super::service::check_references;
 use crate::contacts::Contact;
 use crate::contention::retry_on_conflict;
 use crate::http::{ApiError, ApiResult, Fields};
-use anyhow::Context as _;
-
-use crate::jobs::{BilletRegistration, BulkExpansion, Queues};
-use crate::store::records;
-use crate::store::records::Record as _;
-use crate::store::{item, keys, refs, shards, Condition, Item, KeyRange, Sort, Store, StoreError, Write};
+use crate::jobs::{tasks, BilletRegistration, BulkExpansion};
+use crate::store::item::{from_item, keyed};
+use crate::store::records::{self, Record as _};
+use crate::store::{keys, postings, refs, shards, Condition, KeyRange, Sort, Store, StoreError, Write};
 use crate::tags::Tag;
 use crate::values::{AccountId, BillingId, ContactId, ContactType, IssueType, TagId, Timestamp};
 
 /// Contacts expanded by one message: a few seconds of work, well inside the function's timeout.
 pub const CHUNK: usize = 50;
 
-/// The body travels in the queue messages (SQS takes up to 256 KB each).
+/// The body travels in the expansion item (and used to travel in the queue messages, which SQS
+/// takes up to 256 KB each).
 pub const MAX_BODY_BYTES: usize = 200_000;
 
 pub const MSG_TOO_LARGE: &str = "Cobrança em lote grande demais: o corpo pode ter até 200 KB";
@@ -63,14 +68,19 @@ pub fn accepted(contacts_count: usize) -> Value {
     json!({"status": 202, "enqueued": true, "contacts_count": contacts_count})
 }
 
-/// An expansion while it runs: which tags it holds.
-#[derive(Serialize, Deserialize)]
+/// An expansion while it runs.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 struct Expansion {
-    pk: String,
-    sk: String,
-    kind: String,
     expansion_id: String,
+    /// The tags it holds (target and excluded): `billing_refs + 1` on each until it ends.
     tag_ids: Vec<TagId>,
+    /// The create body's `billing` object, as JSON (absent on expansions accepted before it was
+    /// kept here: their messages carry it).
+    #[serde(default)]
+    body: Option<String>,
+    /// The contact after which the chunk to run next starts (0: the first).
+    #[serde(default)]
+    cursor: i64,
     requested_at: Timestamp,
 }
 
@@ -84,90 +94,69 @@ fn tags_of(draft: &Draft) -> Vec<TagId> {
 /// The tags' reference counts moved by `delta`, in the shard of the expansion.
 fn tag_refs(account: AccountId, expansion_id: &str, tags: &[TagId], delta: i64) -> Vec<Write> {
     let holder = i64::from(expansion_id.bytes().fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b))));
-    let mut writes = Vec::new();
-    for tag in tags {
-        // An increment fails on a tag deleted since it was read (`store::refs`).
-        writes.push(refs::moved(account, Tag::KIND, tag.get(), holder, delta));
-    }
-    writes
+    // An increment fails on a tag deleted since it was read (`store::refs`).
+    tags.iter().map(|tag| refs::moved(account, Tag::KIND, tag.get(), holder, delta)).collect()
 }
 
-/// The writes that hold the expansion's tags.
-fn hold(account: AccountId, expansion_id: &str, tags: &[TagId]) -> Result<Vec<Write>, StoreError> {
+/// The message of the chunk after `after` (0: the first).
+fn chunk_message(account: AccountId, expansion_id: &str, after: i64) -> BulkExpansion {
+    BulkExpansion {
+        account_id: account,
+        expansion_id: expansion_id.to_owned(),
+        billing: None,
+        after_contact_id: (after > 0).then(|| ContactId::new(after)),
+        requested_at: Timestamp::now().to_string(),
+    }
+}
+
+/// The writes that accept an expansion: the expansion, its hold on the tags, the first chunk's task.
+fn hold(account: AccountId, expansion_id: &str, tags: &[TagId], body: &Value) -> Result<Vec<Write>, StoreError> {
     let expansion = Expansion {
-        pk: keys::account(account),
-        sk: keys::bulk_expansion(expansion_id),
-        kind: "bulk_expansion".to_owned(),
         expansion_id: expansion_id.to_owned(),
         tag_ids: tags.to_vec(),
+        body: Some(body.to_string()),
+        cursor: 0,
         requested_at: Timestamp::now(),
     };
-    let mut writes = vec![Write::put_if(item::to_item(&expansion)?, Condition::absent())];
+    let item = keyed(&expansion, keys::account(account), keys::bulk_expansion(expansion_id), "bulk_expansion", None)?;
+    let mut writes = vec![Write::put_if(item, Condition::absent())];
     writes.extend(tag_refs(account, expansion_id, tags, 1));
+    writes.push(tasks::one(account, chunk_message(account, expansion_id, 0))?);
     Ok(writes)
 }
 
-/// Releases the expansion's hold on its tags, once: a second release finds the expansion gone.
-async fn release(store: &Store, account: AccountId, expansion_id: &str, tags: &[TagId]) -> anyhow::Result<()> {
-    let mut writes =
-        vec![Write::delete_if(keys::account(account), keys::bulk_expansion(expansion_id), Condition::present())];
-    writes.extend(tag_refs(account, expansion_id, tags, -1));
-    match store.write(writes).await {
-        Ok(()) => Ok(()),
-        Err(error) if error.failed_at(0) => Ok(()),
-        Err(error) => Err(error.into()),
-    }
-}
-
 /// Accepts a bulk billing whose body is valid: checks its references, counts the contacts it will
-/// reach, holds its tags and enqueues the expansion. A bulk billing reaching nobody is refused
-/// (422).
-pub async fn accept(
-    store: &Store,
-    queues: &Queues,
-    account: AccountId,
-    draft: &Draft,
-    billing: Value,
-) -> ApiResult<Value> {
+/// reach, and writes the expansion with its hold on the tags and its first task. A bulk billing
+/// reaching nobody is refused (422).
+pub async fn accept(store: &Store, account: AccountId, draft: &Draft, billing: Value) -> ApiResult<Value> {
     if billing.to_string().len() > MAX_BODY_BYTES {
         return Err(ApiError::validation(MSG_TOO_LARGE));
     }
     let tag = draft.tag_id.ok_or_else(|| anyhow::anyhow!("a bulk draft always has a tag"))?;
     let expansion_id = uuid::Uuid::new_v4().to_string();
     let tags = tags_of(draft);
-    let count = retry_on_conflict(|| async {
+    retry_on_conflict(|| async {
         check_references(store, account, draft).await?;
         let ids = tagged_contact_ids(store, account, tag).await?;
         let count = eligible(store, account, &ids, &draft.excluded_tag_ids).await?.len();
         if count == 0 {
             return Err(ApiError::validation(MSG_NO_CONTACTS));
         }
-        // A tag deleted since it was read fails this: the references are read again.
-        store.write(hold(account, &expansion_id, &tags)?).await?;
-        Ok(count)
-    })
-    .await?;
-    let message = BulkExpansion {
-        account_id: account,
-        expansion_id: expansion_id.clone(),
-        billing,
-        after_contact_id: None,
-        requested_at: Timestamp::now().to_string(),
-    };
-    if let Err(error) = queues.send(&message).await {
-        // Nothing will expand: the tags are free again.
-        if let Err(released) = release(store, account, &expansion_id, &tags).await {
-            tracing::error!(error = ?released, expansion_id, "could not release a bulk expansion that was not enqueued");
+        // A tag deleted since it was read fails this: the references are read again. An earlier
+        // attempt whose answer was lost may have written it already: the id is this request's.
+        match store.write(hold(account, &expansion_id, &tags, &billing)?).await {
+            Ok(()) => Ok(accepted(count)),
+            Err(error) if error.failed_at(0) => Ok(accepted(count)),
+            Err(error) => Err(error.into()),
         }
-        return Err(error.into());
-    }
-    Ok(accepted(count))
+    })
+    .await
 }
 
 /// Handles one SQS batch of the bulk-expansion queue; failed messages go back for redelivery.
-pub async fn handle_batch(store: &Store, queues: &Queues, event: SqsEvent) -> SqsBatchResponse {
+pub async fn handle_batch(store: &Store, event: SqsEvent) -> SqsBatchResponse {
     crate::jobs::handle_batch(event, "bulk expansion", move |message: BulkExpansion| async move {
-        expand(store, queues, &message).await
+        expand(store, &message).await
     })
     .await
 }
@@ -177,16 +166,21 @@ pub async fn handle_batch(store: &Store, queues: &Queues, event: SqsEvent) -> Sq
 pub struct Expanded {
     /// Billings created by this message (those made by an earlier delivery are not counted).
     pub created: Vec<Billing>,
-    /// The contact after which the next message starts, when there is one.
+    /// The contact after which the next chunk starts, when there is one.
     pub next_after: Option<ContactId>,
+    /// Why nothing was done, when nothing was.
+    pub skipped: Option<&'static str>,
+}
+
+impl Expanded {
+    fn skipped(reason: &'static str) -> Self {
+        Expanded { created: Vec::new(), next_after: None, skipped: Some(reason) }
+    }
 }
 
 /// A chunk's plan, written before its billings: who gets one, with which ids.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct Plan {
-    pk: String,
-    sk: String,
-    kind: String,
     /// The reached contacts, in order; billing `i` is `first_billing + i`, its items from
     /// `first_item + i × items`.
     contacts: Vec<ContactId>,
@@ -202,79 +196,91 @@ const PLAN_DAYS: i64 = 30;
 /// The most actions of one transaction.
 const TRANSACTION_ACTIONS: usize = 100;
 
-/// Runs one expansion message: the chunk of contacts after `after_contact_id`.
-pub async fn expand(store: &Store, queues: &Queues, message: &BulkExpansion) -> anyhow::Result<Expanded> {
+/// How long a message keeps writing its chunk against conflicts and throttles before it gives the
+/// message back (well inside the worker's timeout).
+const CHUNK_BUDGET: Duration = Duration::from_secs(60);
+
+/// Runs one expansion message: the chunk its expansion's cursor names, if the message names it.
+pub async fn expand(store: &Store, message: &BulkExpansion) -> anyhow::Result<Expanded> {
     let account = message.account_id;
-    let parsed = message.billing.as_object().map(|map| Draft::parse(Fields::new(map)));
+    let Some(item) = store.get(keys::account(account), keys::bulk_expansion(&message.expansion_id)).await? else {
+        return Ok(Expanded::skipped("the expansion is over (or unknown)"));
+    };
+    let expansion: Expansion = from_item(item)?;
+    let after = message.after_contact_id.map_or(0, |c| c.get());
+    if expansion.cursor != after {
+        return Ok(Expanded::skipped("the expansion's cursor is elsewhere: this chunk was run, or is not due"));
+    }
+    let body: Value = match (&expansion.body, &message.billing) {
+        (Some(text), _) => serde_json::from_str(text).context("the expansion's body")?,
+        (None, Some(body)) => body.clone(),
+        (None, None) => anyhow::bail!("the expansion keeps no body and the message carries none"),
+    };
+    let parsed = body.as_object().map(|map| Draft::parse(Fields::new(map)));
     let draft = match parsed {
         Some(Ok(draft)) if draft.issue_type == IssueType::Bulk => draft,
-        // Accepted once, so only a hand-made message gets here: nothing to expand.
+        // Accepted once, so only a hand-made expansion gets here: nothing to expand.
         other => anyhow::bail!("the expansion's billing is not a valid bulk billing: {other:?}"),
     };
     let tag = draft.tag_id.ok_or_else(|| anyhow::anyhow!("a bulk draft always has a tag"))?;
-    let plan_sk = keys::unique(
-        "BULKPLAN",
-        &format!("{}#{}", message.expansion_id, message.after_contact_id.map_or(0, |c| c.get())),
-    );
+    let plan_sk = keys::unique("BULKPLAN", &format!("{}#{after}", message.expansion_id));
     // One round trip: the references (a bank rule or category deleted since fails the message,
     // which ends in the DLQ), an earlier delivery's plan, the chunk's links.
     let (_, planned, links) = tokio::try_join!(
         async { check_references(store, account, &draft).await.map_err(|e| anyhow::anyhow!("references: {e:?}")) },
         async { Ok(store.get(keys::account(account), plan_sk.clone()).await?) },
-        async { Ok(links_after(store, account, tag, message.after_contact_id).await?) },
+        async { Ok(links_after(store, account, tag, after).await?) },
     )?;
-    let (plan, rerun) = match planned {
-        Some(item) => (item::from_item::<Plan>(item)?, true),
+    let plan = match planned {
+        Some(item) => from_item::<Plan>(item)?,
         None => plan_chunk(store, account, &draft, plan_sk, links).await?,
     };
-    let billings = planned_billings(&plan, &draft);
-    // A rerun writes only what the plan's earlier runs did not, and posts again those unchanged
-    // since (a changed billing's postings moved with its change).
-    let found: Vec<Billing> = match rerun {
-        true => {
-            let keys: Vec<_> = billings.iter().map(|b| records::key_of::<Billing>(account, b.id)).collect();
-            store.batch_get(&keys).await?.into_iter().map(records::read::<Billing>).collect::<Result<_, _>>()?
-        }
-        false => Vec::new(),
-    };
-    let stored: HashSet<BillingId> = found.iter().map(|b| b.id).collect();
-    let missing: Vec<&Billing> = billings.iter().filter(|b| !stored.contains(&b.id)).collect();
-    let writes = transactions(account, &missing, &draft)?.into_iter().map(|writes| store.write(writes));
-    futures::future::try_join_all(writes).await.map_err(|e| anyhow::anyhow!("the chunk's billings: {e}"))?;
-    let unchanged = found.iter().filter(|b| b.version == 1);
-    let current: Vec<&Billing> = missing.iter().copied().chain(unchanged).collect();
-    let posted: Vec<Item> = current.iter().flat_map(|b| super::postings::items(account, b)).collect();
-    let registrations: Vec<BilletRegistration> =
-        current.iter().map(|b| BilletRegistration::new(account, b.id, b.billet_generation)).collect();
-    let (posted, registered) = tokio::join!(store.put_all(posted), queues.send_all(&registrations));
-    posted?;
-    if let Err(error) = registered {
-        // The billings wait without a billet; an update re-issues it (as for any billing).
-        tracing::error!(error = ?error, expansion_id = message.expansion_id, "could not enqueue the billets' registrations");
-    }
-    match plan.next_after {
-        Some(after) => {
-            let next = BulkExpansion {
-                after_contact_id: Some(after),
-                requested_at: Timestamp::now().to_string(),
-                ..message.clone()
-            };
-            queues.send(&next).await?;
-        }
-        None => release(store, account, &message.expansion_id, &tags_of(&draft)).await?,
-    }
-    let created = billings.iter().filter(|b| !stored.contains(&b.id)).cloned().collect();
-    Ok(Expanded { created, next_after: plan.next_after })
+    let created = write_billings(store, account, &plan, &draft).await?;
+    advance(store, account, &expansion, after, plan.next_after).await?;
+    Ok(Expanded { created, next_after: plan.next_after, skipped: None })
 }
 
-/// The links of the tag's holders after `after`, by contact id: a chunk and one more.
-async fn links_after(
+/// Moves the cursor past this chunk with the next chunk's task, or ends the expansion and its hold
+/// on the tags, provided the cursor still names the chunk (a copy running at the same time may
+/// have moved it: then it sent the next chunk, and this one sends nothing).
+async fn advance(
     store: &Store,
     account: AccountId,
-    tag: TagId,
-    after: Option<ContactId>,
-) -> ApiResult<Vec<ContactId>> {
-    let from = keys::record(Contact::KIND, after.map_or(0, |c| c.get() + 1));
+    expansion: &Expansion,
+    after: i64,
+    next: Option<ContactId>,
+) -> anyhow::Result<()> {
+    let (pk, sk) = (keys::account(account), keys::bulk_expansion(&expansion.expansion_id));
+    let here = Condition::new("#cursor = :here")
+        .name("#cursor", "cursor")
+        .value(":here", crate::store::item::to_attribute(&after)?);
+    let writes = match next {
+        Some(next) => {
+            let moved = Condition::new("SET #cursor = :next")
+                .name("#cursor", "cursor")
+                .value(":next", crate::store::item::to_attribute(&next.get())?);
+            let message = chunk_message(account, &expansion.expansion_id, next.get());
+            vec![Write::update(pk, sk, moved, Some(here)), tasks::one(account, message)?]
+        }
+        None => {
+            let mut writes = vec![Write::delete_if(pk, sk, here)];
+            writes.extend(tag_refs(account, &expansion.expansion_id, &expansion.tag_ids, -1));
+            writes
+        }
+    };
+    let result = retry_on_conflict(|| async {
+        match store.write(writes.clone()).await {
+            Err(error) if error.failed_at(0) => Ok(()),
+            other => Ok(other?),
+        }
+    })
+    .await;
+    result.map_err(|e| anyhow::anyhow!("moving the expansion's cursor: {e}"))
+}
+
+/// The links of the tag's holders after contact `after`, by contact id: a chunk and one more.
+async fn links_after(store: &Store, account: AccountId, tag: TagId, after: i64) -> ApiResult<Vec<ContactId>> {
+    let from = keys::record(Contact::KIND, after + 1);
     let range = KeyRange::listing(
         keys::tag_links(account, tag),
         Sort::Between(from, keys::record(Contact::KIND, i64::MAX / 1000)),
@@ -296,7 +302,7 @@ async fn plan_chunk(
     draft: &Draft,
     sk: String,
     links: Vec<ContactId>,
-) -> anyhow::Result<(Plan, bool)> {
+) -> anyhow::Result<Plan> {
     let chunk = &links[..links.len().min(CHUNK)];
     let next_after = (links.len() > CHUNK).then(|| chunk[chunk.len() - 1]);
     let contacts: Vec<ContactId> =
@@ -311,21 +317,13 @@ async fn plan_chunk(
         )?,
     };
     let expires_at = Timestamp::now().0.timestamp() + PLAN_DAYS * 86_400;
-    let plan = Plan {
-        pk: keys::account(account),
-        sk: sk.clone(),
-        kind: "bulk_plan".to_owned(),
-        contacts,
-        first_billing,
-        first_item,
-        next_after,
-        expires_at,
-    };
-    match store.write(vec![Write::put_if(item::to_item(&plan)?, Condition::absent())]).await {
-        Ok(()) => Ok((plan, false)),
+    let plan = Plan { contacts, first_billing, first_item, next_after, expires_at };
+    let item = keyed(&plan, keys::account(account), sk.clone(), "bulk_plan", None)?;
+    match store.write(vec![Write::put_if(item, Condition::absent())]).await {
+        Ok(()) => Ok(plan),
         Err(error) if error.failed_at(0) => {
             let theirs = store.get(keys::account(account), sk).await?.context("the plan another delivery wrote")?;
-            Ok((item::from_item::<Plan>(theirs)?, true))
+            Ok(from_item::<Plan>(theirs)?)
         }
         Err(error) => Err(error.into()),
     }
@@ -346,48 +344,146 @@ fn planned_billings(plan: &Plan, draft: &Draft) -> Vec<Billing> {
         .collect()
 }
 
-/// The transactions that write these billings: each billing with its count on its contact, and
-/// per transaction what they share (their counts on the tags, shard by shard; the checks of the
-/// bank rule and category; the billings counter). As many billings in each as fit in 100 actions.
-fn transactions(account: AccountId, billings: &[&Billing], draft: &Draft) -> anyhow::Result<Vec<Vec<Write>>> {
-    let tags = tags_of(draft);
-    let mut groups: Vec<Vec<&Billing>> = Vec::new();
-    let shared = |group: &[&Billing]| {
-        let shards: HashSet<i64> = group.iter().map(|b| b.id.get().rem_euclid(refs::SHARDS)).collect();
-        tags.len() * shards.len() + 3
-    };
-    for billing in billings {
-        let fits = groups.last().is_some_and(|group| {
-            let mut with: Vec<&Billing> = group.clone();
-            with.push(billing);
-            2 * with.len() + shared(&with) <= TRANSACTION_ACTIONS
+/// What an action of a chunk's transaction writes, to read a failed condition back.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Role {
+    /// The billing itself (fails when another run wrote it).
+    Billing(BillingId),
+    /// The billing's count on its payer (fails when the payer was deleted since the plan).
+    Payer(BillingId),
+    /// Its postings, the counts on the tags and the billings counter, the registrations' task.
+    Other,
+}
+
+/// One transaction of a chunk: its billings, its actions and what each writes.
+struct Transaction {
+    billings: Vec<Billing>,
+    writes: Vec<Write>,
+    roles: Vec<Role>,
+}
+
+/// Writes the plan's billings that do not exist yet; returns those this call wrote. A transaction
+/// that fails because another run wrote one of its billings, or because a payer was deleted since
+/// the plan, is written again without them; conflicts and throttles are tried again, for a
+/// bounded time.
+async fn write_billings(store: &Store, account: AccountId, plan: &Plan, draft: &Draft) -> anyhow::Result<Vec<Billing>> {
+    let planned = planned_billings(plan, draft);
+    let mut created: Vec<Billing> = Vec::new();
+    let mut dropped: HashSet<BillingId> = HashSet::new();
+    let deadline = tokio::time::Instant::now() + CHUNK_BUDGET;
+    let mut pause = Duration::from_millis(20);
+    loop {
+        let keys: Vec<_> = planned.iter().map(|b| records::key_of::<Billing>(account, b.id)).collect();
+        let stored: HashSet<BillingId> = store
+            .batch_get(&keys)
+            .await?
+            .into_iter()
+            .map(records::read::<Billing>)
+            .map(|read| read.map(|b| b.id))
+            .collect::<Result<_, _>>()?;
+        let missing: Vec<&Billing> =
+            planned.iter().filter(|b| !stored.contains(&b.id) && !dropped.contains(&b.id)).collect();
+        if missing.is_empty() {
+            return Ok(created);
+        }
+        // Each shard's transactions one after the other (they share the shard's counts), the
+        // shards at once.
+        let shards = transactions(account, &missing, draft)?.into_iter().map(|shard| async move {
+            let mut outcomes = Vec::new();
+            for transaction in shard {
+                let result = store.write(transaction.writes).await;
+                let failed = result.is_err();
+                outcomes.push((transaction.billings, transaction.roles, result));
+                if failed {
+                    break;
+                }
+            }
+            outcomes
         });
-        match (fits, groups.last_mut()) {
-            (true, Some(group)) => group.push(billing),
-            _ => groups.push(vec![billing]),
-        }
-    }
-    let mut transactions = Vec::new();
-    for group in groups {
-        let mut writes = Vec::new();
-        let mut per_shard: std::collections::BTreeMap<i64, i64> = std::collections::BTreeMap::new();
-        for billing in &group {
-            writes.push(Write::put_if(records::item_of(account, *billing)?, Condition::absent()));
-            let contact = billing.contact_id.context("a bulk billing has its payer")?;
-            writes.push(refs::moved(account, Contact::KIND, contact.get(), billing.id.get(), 1));
-            *per_shard.entry(billing.id.get().rem_euclid(refs::SHARDS)).or_default() += 1;
-        }
-        for tag in &tags {
-            for (shard, count) in &per_shard {
-                writes.push(refs::moved(account, Tag::KIND, tag.get(), *shard, *count));
+        let mut again = false;
+        for (billings, roles, result) in futures::future::join_all(shards).await.into_iter().flatten() {
+            match result {
+                Ok(()) => created.extend(billings),
+                Err(StoreError::ConditionFailed(failed)) => {
+                    // A billing another run wrote is found by the next read; a billing whose payer
+                    // was deleted since the plan is left out.
+                    for index in failed {
+                        if let Some(Role::Payer(id)) = roles.get(index) {
+                            tracing::warn!(billing_id = id.get(), "bulk billing left out: its payer was deleted");
+                            dropped.insert(*id);
+                        }
+                    }
+                    again = true;
+                }
+                Err(error) if error.is_transient() => again = true,
+                Err(error) => return Err(anyhow::anyhow!("the chunk's billings: {error}")),
             }
         }
-        writes.extend(super::links::reference_checks(account, group[0]));
-        let counter = group[0].counted_in(account).context("billings are counted")?;
-        writes.push(shards::add(counter, group[0].id.get(), group.len() as i64));
-        transactions.push(writes);
+        if again {
+            if tokio::time::Instant::now() + pause > deadline {
+                anyhow::bail!("the chunk's billings met conflicts and throttles for {CHUNK_BUDGET:?}");
+            }
+            tokio::time::sleep(pause.mul_f64(rand::random::<f64>())).await;
+            pause = (pause * 2).min(Duration::from_secs(2));
+        }
     }
-    Ok(transactions)
+}
+
+/// The transactions that write these billings, grouped by the shard of the counts they touch
+/// (the billing's id modulo `refs::SHARDS`): each billing with its postings, its count on its
+/// payer and its registration in a task of the transaction; per transaction, what its billings
+/// share (their counts on the tags, the billings counter). As many billings in each as fit in
+/// 100 actions.
+fn transactions(account: AccountId, billings: &[&Billing], draft: &Draft) -> anyhow::Result<Vec<Vec<Transaction>>> {
+    let tags = tags_of(draft);
+    let shared = tags.len() + 2;
+    let mut by_shard: BTreeMap<i64, Vec<&Billing>> = BTreeMap::new();
+    for billing in billings {
+        by_shard.entry(billing.id.get().rem_euclid(refs::SHARDS)).or_default().push(billing);
+    }
+    let mut shards = Vec::new();
+    for (shard, billings) in by_shard {
+        let mut transactions: Vec<Transaction> = Vec::new();
+        let mut current: Option<Transaction> = None;
+        for billing in billings {
+            let contact = billing.contact_id.context("a bulk billing has its payer")?;
+            let mut writes = vec![Write::put_if(records::item_of(account, billing)?, Condition::absent())];
+            let mut roles = vec![Role::Billing(billing.id)];
+            let posted = postings::moved(Vec::new(), billing.postings(account));
+            roles.extend(posted.iter().map(|_| Role::Other));
+            writes.extend(posted);
+            writes.push(refs::moved(account, Contact::KIND, contact.get(), billing.id.get(), 1));
+            roles.push(Role::Payer(billing.id));
+            let fits = current.as_ref().is_some_and(|t| t.writes.len() + writes.len() + shared <= TRANSACTION_ACTIONS);
+            if !fits {
+                transactions.extend(current.take());
+                current = Some(Transaction { billings: Vec::new(), writes: Vec::new(), roles: Vec::new() });
+            }
+            let transaction = current.as_mut().expect("a transaction");
+            transaction.billings.push(billing.clone());
+            transaction.writes.extend(writes);
+            transaction.roles.extend(roles);
+        }
+        transactions.extend(current);
+        for transaction in &mut transactions {
+            let count = transaction.billings.len() as i64;
+            for tag in &tags {
+                transaction.writes.push(refs::moved(account, Tag::KIND, tag.get(), shard, count));
+            }
+            let first = &transaction.billings[0];
+            let counter = first.counted_in(account).context("billings are counted")?;
+            transaction.writes.push(shards::add(counter, first.id.get(), count));
+            let registrations: Vec<BilletRegistration> = transaction
+                .billings
+                .iter()
+                .map(|b| BilletRegistration::new(account, b.id, b.billet_generation))
+                .collect();
+            transaction.writes.push(tasks::record(account, &registrations)?);
+            transaction.roles.extend(std::iter::repeat_n(Role::Other, tags.len() + 2));
+        }
+        shards.push(transactions);
+    }
+    Ok(shards)
 }
 
 /// Ids of the contacts linked to `tag`, ascending.

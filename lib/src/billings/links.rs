@@ -5,12 +5,10 @@
 use std::collections::BTreeMap;
 
 use super::model::Billing;
-use crate::bank_rules::BankRule;
-use crate::bill_categories::BillCategory;
 use crate::contacts::Contact;
 use crate::groups::Group;
 use crate::store::records::Record;
-use crate::store::{keys, refs, Write};
+use crate::store::{refs, Write};
 use crate::tags::Tag;
 use crate::values::AccountId;
 
@@ -28,17 +26,6 @@ fn referenced(billing: &Billing) -> Vec<(&'static str, i64)> {
         }
     }
     refs
-}
-
-/// Conditions that the bank rule and the category a billing names still exist when it is written
-/// (they were read before, for a 422 naming each).
-pub fn reference_checks(account: AccountId, billing: &Billing) -> Vec<Write> {
-    let rule = billing.bank_rule_id.map(|id| (BankRule::KIND, id.get()));
-    let category = billing.bill_category_id.map(|id| (BillCategory::KIND, id.get()));
-    rule.into_iter()
-        .chain(category)
-        .map(|(kind, id)| Write::check_exists(keys::account(account), keys::record(kind, id)))
-        .collect()
 }
 
 /// Reference-count changes of the records `before` used and `after` uses (create: no `before`;

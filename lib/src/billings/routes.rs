@@ -34,22 +34,18 @@ async fn show(State(state): State<AppState>, tenant: Tenant, Path(id): Path<Bill
     Ok(response::ok(&service::single(&state.store, account, &billing).await?))
 }
 
-/// `201` with the billing, or for a bulk billing `202` once its expansion is enqueued.
+/// `201` with the billing, or for a bulk billing `202` once its expansion is recorded.
 async fn create(State(state): State<AppState>, tenant: Tenant, body: RequestBody) -> ApiResult<Response> {
     let account = tenant.account_id();
     let draft = Draft::parse(body.envelope("billing")?).map_err(ApiError::Validation)?;
     let draft = service::apply_modules(draft, tenant.0.health_module)?;
-    let queues = state.queues()?;
     let store = &state.store;
     if draft.issue_type == IssueType::Bulk {
-        if !queues.expands_bulk() {
-            return Err(anyhow::anyhow!("bulk expansion queue not configured").into());
-        }
         let billing = body.0.get("billing").cloned().unwrap_or_default();
-        let accepted = super::bulk::accept(store, queues, account, &draft, billing).await?;
+        let accepted = super::bulk::accept(store, account, &draft, billing).await?;
         return Ok(response::json_response(http::StatusCode::ACCEPTED, &accepted));
     }
-    let (_, shown) = service::create(store, queues, account, &draft).await?;
+    let (_, shown) = service::create(store, account, &draft).await?;
     Ok(response::created(&shown))
 }
 
@@ -61,7 +57,7 @@ async fn update(
 ) -> ApiResult<Response> {
     let account = tenant.account_id();
     let sent = body.envelope("billing")?;
-    let billing = service::update(&state.store, state.queues()?, account, tenant.0.health_module, id, sent).await?;
+    let billing = service::update(&state.store, account, tenant.0.health_module, id, sent).await?;
     Ok(response::ok(&service::single(&state.store, account, &billing).await?))
 }
 

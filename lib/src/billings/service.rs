@@ -32,7 +32,6 @@ use crate::contention::{retry_in_turn, retry_on_conflict};
 use crate::editing::find_or_404;
 use crate::events;
 use crate::http::{ApiError, ApiResult, Fields};
-use crate::jobs::Queues;
 use crate::store::records;
 use crate::store::{keys, Store, Write};
 use crate::tags::Tag;
@@ -291,19 +290,30 @@ pub async fn read_references(store: &Store, account: AccountId, draft: &Draft) -
     Ok(References { payer, contact, tag })
 }
 
-/// Writes a new billing of `draft` paid by `payer`, with `also` in its transaction. The references
-/// are checked again inside the transaction, and the records it uses count it (they cannot be
-/// deleted while it exists). A lost race is `Conflict`, for the caller's retry. Its id and its
-/// items' ids come from this process's blocks (refilled together, in parallel, when they run out).
-pub async fn insert_new(
-    store: &Store,
-    account: AccountId,
-    draft: &Draft,
-    payer: Option<ContactId>,
-    also: Vec<Write>,
-) -> ApiResult<Billing> {
-    let (id, first_item) = tokio::try_join!(new_id(store, account), new_item_ids(store, account, draft))?;
-    insert_with_ids(store, account, id, first_item, draft, payer, also).await
+/// The ids a new billing is written with: its own and its items', taken once per request from
+/// this process's blocks (refilled together, in parallel, when they run out), so that every
+/// attempt of the request writes the same billing.
+#[derive(Clone, Copy, Debug)]
+pub struct NewIds {
+    pub billing: BillingId,
+    pub first_item: i64,
+}
+
+impl NewIds {
+    pub async fn reserve(store: &Store, account: AccountId, draft: &Draft) -> ApiResult<NewIds> {
+        let (billing, first_item) = tokio::try_join!(new_id(store, account), new_item_ids(store, account, draft))?;
+        Ok(NewIds { billing, first_item })
+    }
+
+    /// A billing id already taken from the sequence, and ids for its items.
+    pub async fn with_billing(
+        store: &Store,
+        account: AccountId,
+        billing: BillingId,
+        draft: &Draft,
+    ) -> ApiResult<NewIds> {
+        Ok(NewIds { billing, first_item: new_item_ids(store, account, draft).await? })
+    }
 }
 
 /// The first of the ids of a draft's items, from this process's block.
@@ -317,49 +327,51 @@ pub async fn new_id(store: &Store, account: AccountId) -> ApiResult<BillingId> {
     Ok(BillingId::new(store.ids_from_block(keys::account(account), keys::sequence("BILLING"), 1).await?))
 }
 
-/// [`insert_new`] with an id already taken from the sequence (for writes in `also` that name it).
-pub async fn insert_new_with_id(
+/// Writes a new billing of `draft` with these ids, paid by `payer`, with its registration task and
+/// `also` in its transaction; the records it uses count it (they cannot be deleted while it
+/// exists), and a record deleted since it was read fails the write (`Conflict`, for the caller's
+/// retry, which reads the references again). The bank rule and the category are not checked again
+/// in the transaction: no route or command deletes either, and every create checking one item would
+/// make concurrent creates of an account conflict on it (docs/decisions.md).
+///
+/// A write whose answer was lost (DynamoDB failed or timed out after applying it) and that the
+/// caller therefore runs again finds its billing already there: the ids are this request's, so
+/// that billing is this request's, and it is the answer.
+pub async fn insert_new(
     store: &Store,
     account: AccountId,
-    id: BillingId,
+    ids: NewIds,
     draft: &Draft,
     payer: Option<ContactId>,
     also: Vec<Write>,
 ) -> ApiResult<Billing> {
-    let first_item = new_item_ids(store, account, draft).await?;
-    insert_with_ids(store, account, id, first_item, draft, payer, also).await
-}
-
-async fn insert_with_ids(
-    store: &Store,
-    account: AccountId,
-    id: BillingId,
-    first_item: i64,
-    draft: &Draft,
-    payer: Option<ContactId>,
-    also: Vec<Write>,
-) -> ApiResult<Billing> {
-    let items = Billing::items_from(first_item, &draft.items);
-    let billing = Billing::new(id, draft, payer, items, Timestamp::now());
-    let mut writes = links::reference_checks(account, &billing);
-    writes.extend(links::reference_writes(account, None, Some(&billing)));
+    let items = Billing::items_from(ids.first_item, &draft.items);
+    let billing = Billing::new(ids.billing, draft, payer, items, Timestamp::now());
+    let mut writes = links::reference_writes(account, None, Some(&billing));
+    writes.push(lifecycle::registration(account, &billing)?);
     writes.extend(also);
-    records::insert(store, account, &billing, writes).await?;
-    Ok(billing)
+    match records::insert(store, account, &billing, writes).await {
+        Ok(()) => Ok(billing),
+        Err(error) if error.failed_at(0) => match records::find::<Billing>(store, account, ids.billing).await? {
+            Some(written) => Ok(written),
+            None => Err(error.into()),
+        },
+        Err(error) => Err(error.into()),
+    }
 }
 
-/// An individual billing: stored, then its billet's registration asked for (§2.2: in the
+/// An individual billing: stored with its billet's registration asked for (§2.2: in the
 /// background). Returns it with its single representation, built from what was read and written
 /// (at most three sequential round trips: the references' batch read, the id blocks when they
 /// run out, the transaction).
-pub async fn create(store: &Store, queues: &Queues, account: AccountId, draft: &Draft) -> ApiResult<(Billing, Value)> {
+pub async fn create(store: &Store, account: AccountId, draft: &Draft) -> ApiResult<(Billing, Value)> {
+    let ids = NewIds::reserve(store, account, draft).await?;
     let (billing, references) = retry_on_conflict(|| async {
         let references = read_references(store, account, draft).await?;
-        let billing = insert_new(store, account, draft, references.payer, Vec::new()).await?;
+        let billing = insert_new(store, account, ids, draft, references.payer, Vec::new()).await?;
         Ok((billing, references))
     })
     .await?;
-    lifecycle::request_registration(queues, account, &billing).await;
     let related = Related { contact: references.contact.as_ref(), tag: references.tag.as_ref(), billets: &[] };
     let shown = serde_json::to_value(BillingView::new(&billing, &related, today())).map_err(anyhow::Error::new)?;
     Ok((billing, shown))
@@ -441,27 +453,25 @@ async fn edited(
     let first_new = if new_items > 0 { once.first_new_item(store, account, new_items).await? } else { 0 };
     let next =
         Billing { cancel_penalty, ..current.with_draft(&draft, payer, Billing::items_from(first_new, &draft.items)) };
-    let also = links::reference_checks(account, &next);
-    Ok((next, also))
+    Ok((next, Vec::new()))
 }
 
 /// `PATCH /v1/billings/{id}` (§4.2 Update, §2.1 Editability): the fields the billing's editability
-/// admits; a change of what its billet prints re-issues it (registration asked for after the
-/// write).
+/// admits; a change of what its billet prints re-issues it (its registration asked for in the same
+/// transaction).
 pub async fn update(
     store: &Store,
-    queues: &Queues,
     account: AccountId,
     health_module: bool,
     id: BillingId,
     sent: Fields<'_>,
 ) -> ApiResult<Billing> {
     let once = Once::default();
-    let (billing, reissued) = change(store, account, id, |current, billet| {
+    let (billing, ()) = change(store, account, id, |current, billet| {
         let once = &once;
         async move {
             let (next, also) = match update::editability(&current, lifecycle::billet_editable(billet.as_ref())) {
-                Editability::Frozen => return Ok(Ruled::Unchanged(false)),
+                Editability::Frozen => return Ok(Ruled::Unchanged(())),
                 Editability::DueDateOnly => {
                     (update::date_only(&current, sent).map_err(ApiError::Validation)?, Vec::new())
                 }
@@ -469,17 +479,21 @@ pub async fn update(
             };
             let reissue = lifecycle::reissue_needed(&current, &next, billet.as_ref());
             if next == current && !reissue {
-                return Ok(Ruled::Unchanged(false));
+                return Ok(Ruled::Unchanged(()));
             }
             let mut next = Billing { updated_at: Timestamp::now(), ..next };
-            let billet = if reissue { lifecycle::reissue(&mut next, billet.as_ref()) } else { None };
-            Ok(Ruled::Changed { next, billet, also, announce: true, then: reissue })
+            let mut also = also;
+            let billet = if reissue {
+                let closed = lifecycle::reissue(&mut next, billet.as_ref());
+                also.push(lifecycle::registration(account, &next)?);
+                closed
+            } else {
+                None
+            };
+            Ok(Ruled::Changed { next, billet, also, announce: true, then: () })
         }
     })
     .await?;
-    if reissued {
-        lifecycle::request_registration(queues, account, &billing).await;
-    }
     Ok(billing)
 }
 

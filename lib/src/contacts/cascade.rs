@@ -1,19 +1,25 @@
 //! What a deleted tag or group leaves behind, cleared in the background: the tag id in its
 //! holders' tag sets (and the tag's links), or `group_id` in its contacts. The delete answers at
-//! once and queues a message (`jobs::Cascade`); each message clears up to [`CHUNK`] holders, found
-//! by key in the contact postings of the tag or group, and sends the next while any remain. Each
-//! holder is re-read and written on its version (a concurrent edit is never lost) without touching
-//! `updated_at`; a holder already cleared is skipped, so redeliveries and retries do no harm.
-//! Meanwhile no reader shows the deleted tag or group: contact views embed only existing tags and
-//! show `group_id` only of an existing group, and lists by a deleted tag or group are empty.
+//! once; in its transaction it writes the cascade's state (`A#<account>`, `CASCADE#<TAG|GROUP>#<id>`:
+//! the round that runs next) and the task of its first message ([`started`]). Each message clears
+//! up to [`CHUNK`] holders, found by key in the contact postings of the tag or group; each holder is
+//! re-read and written on its version (a concurrent edit is never lost) without touching
+//! `updated_at`, and a holder already cleared is skipped. A message runs only the round the state
+//! names; while holders remain, the state moves to the next round in one transaction with that
+//! round's task, on the condition that it still names this one, so a copy of a message clears
+//! nothing twice and sends nothing twice; the last round deletes the state. Meanwhile no reader
+//! shows the deleted tag or group: contact views embed only existing tags and show `group_id` only
+//! of an existing group, and lists by a deleted tag or group are empty.
 
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
+use serde::{Deserialize, Serialize};
 
 use super::model::Contact;
-use crate::contention::retry_in_turn;
-use crate::jobs::{Cascade, Queues};
+use crate::contention::{retry_in_turn, retry_on_conflict};
+use crate::jobs::{tasks, Cascade};
+use crate::store::item::{from_item, keyed, to_attribute};
 use crate::store::records;
-use crate::store::{keys, postings, KeyRange, Sort, Store};
+use crate::store::{keys, postings, Condition, KeyRange, Sort, Store, Write};
 use crate::values::{AccountId, ContactId, ContactType, GroupId, TagId};
 
 /// Holders one message clears.
@@ -22,14 +28,49 @@ pub const CHUNK: usize = 100;
 /// What one message came to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
-    /// Cleared this many holders; the next message is sent.
+    /// Cleared this many holders; the next round's message is recorded.
     Continued(usize),
     Done(usize),
+    /// Another message ran this round, or the cascade is over.
+    Skipped(&'static str),
 }
 
-/// One message: up to [`CHUNK`] holders of the deleted tag or group cleared.
-pub async fn run(store: &Store, queues: &Queues, message: &Cascade) -> anyhow::Result<Outcome> {
+/// A cascade while it runs: the round whose message runs next.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct State {
+    round: i64,
+}
+
+/// The state item's keys of the cascade a message belongs to.
+fn state_keys(message: &Cascade) -> anyhow::Result<(String, String)> {
+    let sk = match (message.tag_id, message.group_id) {
+        (Some(tag), _) => keys::cascade("TAG", tag.get()),
+        (None, Some(group)) => keys::cascade("GROUP", group.get()),
+        (None, None) => anyhow::bail!("a cascade names a tag or a group"),
+    };
+    Ok((keys::account(message.account_id), sk))
+}
+
+/// The writes, for a tag's or group's delete, that start its cascade: the state at round 0 and
+/// the first round's task.
+pub fn started(account: AccountId, tag: Option<TagId>, group: Option<GroupId>) -> anyhow::Result<Vec<Write>> {
+    let first = Cascade { account_id: account, tag_id: tag, group_id: group, round: Some(0) };
+    let (pk, sk) = state_keys(&first)?;
+    let state = Write::put(keyed(&State { round: 0 }, pk, sk, "cascade", None)?);
+    Ok(vec![state, tasks::one(account, first)?])
+}
+
+/// One message: up to [`CHUNK`] holders of the deleted tag or group cleared, when the message
+/// names the round that runs next.
+pub async fn run(store: &Store, message: &Cascade) -> anyhow::Result<Outcome> {
     let account = message.account_id;
+    let (pk, sk) = state_keys(message)?;
+    if let Some(round) = message.round {
+        let state = store.get(pk.clone(), sk.clone()).await?.map(from_item::<State>).transpose()?;
+        if state.is_none_or(|state| state.round != round) {
+            return Ok(Outcome::Skipped("another message ran this round, or the cascade is over"));
+        }
+    }
     let facet = match (message.tag_id, message.group_id) {
         (Some(tag), _) => format!("T{tag}"),
         (None, Some(group)) => format!("G{group}"),
@@ -54,11 +95,39 @@ pub async fn run(store: &Store, queues: &Queues, message: &Cascade) -> anyhow::R
         more |= links.len() > CHUNK;
         store.delete_all(links.into_iter().take(CHUNK).collect()).await?;
     }
-    if more {
-        queues.send(message).await?;
-        return Ok(Outcome::Continued(holders.len()));
-    }
-    Ok(Outcome::Done(holders.len()))
+    next_round(store, message, (pk, sk), more).await.map_err(|e| anyhow::anyhow!("the cascade's next round: {e}"))?;
+    Ok(if more { Outcome::Continued(holders.len()) } else { Outcome::Done(holders.len()) })
+}
+
+/// Moves the state to the next round with its task, or ends the cascade, provided the state still
+/// names this round (a copy running at the same time may have moved it). A message sent before
+/// rounds were counted records its successor alone.
+async fn next_round(store: &Store, message: &Cascade, (pk, sk): (String, String), more: bool) -> anyhow::Result<()> {
+    let Some(round) = message.round else {
+        if more {
+            store.write(vec![tasks::one(message.account_id, message.clone())?]).await?;
+        }
+        return Ok(());
+    };
+    let here = Condition::new("#round = :here").name("#round", "round").value(":here", to_attribute(&round)?);
+    let writes = match more {
+        true => {
+            let moved = Condition::new("SET #round = :next")
+                .name("#round", "round")
+                .value(":next", to_attribute(&(round + 1))?);
+            let next = Cascade { round: Some(round + 1), ..message.clone() };
+            vec![Write::update(pk, sk, moved, Some(here)), tasks::one(message.account_id, next)?]
+        }
+        false => vec![Write::delete_if(pk, sk, here)],
+    };
+    retry_on_conflict(|| async {
+        match store.write(writes.clone()).await {
+            Err(error) if error.failed_at(0) => Ok(()),
+            other => Ok(other?),
+        }
+    })
+    .await
+    .map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 /// Takes the tag or group out of one contact, on its version.
@@ -89,11 +158,6 @@ async fn clear(
 }
 
 /// The cascades worker: the batch's messages at once.
-pub async fn handle_batch(store: &Store, queues: &Queues, event: SqsEvent) -> SqsBatchResponse {
-    crate::jobs::handle_batch(
-        event,
-        "cascade",
-        move |message: Cascade| async move { run(store, queues, &message).await },
-    )
-    .await
+pub async fn handle_batch(store: &Store, event: SqsEvent) -> SqsBatchResponse {
+    crate::jobs::handle_batch(event, "cascade", move |message: Cascade| async move { run(store, &message).await }).await
 }

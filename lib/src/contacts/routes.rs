@@ -30,7 +30,7 @@ impl Resource for Contact {
     }
 
     async fn delete(state: &AppState, account: AccountId, id: ContactId) -> ApiResult<()> {
-        crate::editing::delete::<Contact>(&state.store, account, id).await.map(|_| ())
+        crate::editing::delete::<Contact>(&state.store, account, id, Vec::new()).await
     }
 }
 

@@ -92,20 +92,31 @@ pub async fn update<R: Editable>(store: &Store, account: AccountId, id: R::Id, c
     .await
 }
 
-/// Deletes the account's record `id` with its guard, unless billings depend on it (its reference
-/// count, checked again inside the transaction); the deleted record, for what its deletion takes
-/// with it.
-pub async fn delete<R: Editable>(store: &Store, account: AccountId, id: R::Id) -> ApiResult<R> {
+/// Deletes the account's record `id` (404 when missing, 422 while billings or anything else use
+/// it), with what goes with it and `also` (the task of a background cascade) in one transaction.
+/// A delete whose answer was lost (DynamoDB failed or timed out after applying it) and that is
+/// therefore run again finds the record gone: that is this request's delete, and it succeeded.
+pub async fn delete<R: Editable>(store: &Store, account: AccountId, id: R::Id, also: Vec<Write>) -> ApiResult<()> {
+    let uncertain = std::sync::atomic::AtomicBool::new(false);
     retry_in_turn(records::key_of::<R>(account, id), || async {
-        let current: R = find_or_404(store, account, id).await?;
+        let current: R = match find_or_404(store, account, id).await {
+            Err(ApiError::NotFound) if uncertain.load(std::sync::atomic::Ordering::SeqCst) => return Ok(()),
+            found => found?,
+        };
         let billed = refs::count(store, account, R::KIND, id.into()).await? > 0;
         if billed || current.in_use() {
             return Err(ApiError::validation(current.in_use_message(billed)));
         }
-        let mut also = current.delete_writes(account);
-        also.extend(refs::unused(account, R::KIND, id.into()));
-        records::remove(store, account, &current, also).await?;
-        Ok(current)
+        let mut writes = current.delete_writes(account);
+        writes.extend(refs::unused(account, R::KIND, id.into()));
+        writes.extend(also.iter().cloned());
+        match records::remove(store, account, &current, writes).await {
+            Err(StoreError::Unavailable(source)) => {
+                uncertain.store(true, std::sync::atomic::Ordering::SeqCst);
+                Err(ApiError::Unavailable(source))
+            }
+            other => Ok(other?),
+        }
     })
     .await
 }

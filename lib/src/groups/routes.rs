@@ -50,7 +50,7 @@ impl Resource for Group {
     }
 
     async fn delete(state: &AppState, account: AccountId, id: GroupId) -> ApiResult<()> {
-        super::service::delete(&state.store, state.queues()?, account, id).await
+        super::service::delete(&state.store, account, id).await
     }
 }
 

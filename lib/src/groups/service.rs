@@ -4,7 +4,6 @@
 use super::model::Group;
 use crate::editing;
 use crate::http::ApiResult;
-use crate::jobs::{Cascade, Queues};
 use crate::store::postings;
 use crate::store::records::{Listed, Record as _, Window};
 use crate::store::{keys, shards, Store};
@@ -66,8 +65,7 @@ pub async fn list(
 
 /// Deletes the group (refused while billings depend on it); its contacts get `group_id` null in
 /// the background (`contacts::cascade`), and no reader shows the group meanwhile.
-pub async fn delete(store: &Store, queues: &Queues, account: AccountId, id: GroupId) -> ApiResult<()> {
-    let group: Group = editing::delete(store, account, id).await?;
-    queues.send(&Cascade { account_id: account, tag_id: None, group_id: Some(group.id) }).await?;
-    Ok(())
+pub async fn delete(store: &Store, account: AccountId, id: GroupId) -> ApiResult<()> {
+    let cascade = crate::contacts::cascade::started(account, None, Some(id))?;
+    editing::delete::<Group>(store, account, id, cascade).await
 }

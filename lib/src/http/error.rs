@@ -44,6 +44,11 @@ pub enum ApiError {
     /// `{status, message, code: "conflict"}` with `Retry-After`.
     #[error("lost a race to a concurrent writer")]
     Conflict,
+    /// DynamoDB (or SQS) throttled the request or failed on its side for longer than the request's
+    /// retries lasted: 503 `{status, message, code: "temporarily_unavailable"}` with
+    /// `Retry-After`. Nothing was half-saved (every change is one transaction or one write).
+    #[error("storage unavailable: {0:#}")]
+    Unavailable(anyhow::Error),
     /// 500: anything unexpected. The source is logged, never sent.
     #[error(transparent)]
     Internal(#[from] anyhow::Error),
@@ -57,12 +62,18 @@ impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> Self {
         match error {
             StoreError::Conflict | StoreError::ConditionFailed(_) => ApiError::Conflict,
+            StoreError::Throttled(source) | StoreError::Unavailable(source) => ApiError::Unavailable(source),
             other => ApiError::Internal(anyhow::Error::new(other)),
         }
     }
 }
 
 impl ApiError {
+    /// A lost race or storage weather: the same request may succeed a moment later.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, ApiError::Conflict | ApiError::Unavailable(_))
+    }
+
     pub fn validation(message: impl Into<String>) -> Self {
         ApiError::Validation(vec![message.into()])
     }
@@ -77,6 +88,7 @@ impl ApiError {
             ApiError::Validation(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Coded { status, .. } => *status,
             ApiError::Conflict => StatusCode::CONFLICT,
+            ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -98,6 +110,12 @@ pub const MAX_ERRORS_SHOWN: usize = 50;
 /// Seconds a client waits before retrying a write that met contention.
 pub const CONFLICT_RETRY_AFTER: u32 = 1;
 pub const MSG_INTERNAL: &str = "Erro interno do servidor";
+pub const MSG_UNAVAILABLE: &str =
+    "Serviço temporariamente indisponível (armazenamento sobrecarregado); tente novamente em instantes";
+/// The stable `code` of a 503.
+pub const CODE_UNAVAILABLE: &str = "temporarily_unavailable";
+/// Seconds a client waits before retrying a request the storage could not take.
+pub const UNAVAILABLE_RETRY_AFTER: u32 = 2;
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
@@ -119,14 +137,23 @@ impl IntoResponse for ApiError {
                 tracing::warn!("gave up after write conflicts outlasted the retries");
                 json!({"status": code, "message": MSG_CONFLICT, "code": CODE_CONFLICT})
             }
+            ApiError::Unavailable(source) => {
+                tracing::warn!(error = ?source, "gave up after throttling or storage failures outlasted the retries");
+                json!({"status": code, "message": MSG_UNAVAILABLE, "code": CODE_UNAVAILABLE})
+            }
             ApiError::Internal(source) => {
                 tracing::error!(error = ?source, "internal error");
                 json!({"status": code, "message": MSG_INTERNAL})
             }
         };
+        let retry_after = match self {
+            ApiError::Conflict => Some(CONFLICT_RETRY_AFTER),
+            ApiError::Unavailable(_) => Some(UNAVAILABLE_RETRY_AFTER),
+            _ => None,
+        };
         let mut response = json_response(status, &body);
-        if matches!(self, ApiError::Conflict) {
-            response.headers_mut().insert(http::header::RETRY_AFTER, http::HeaderValue::from(CONFLICT_RETRY_AFTER));
+        if let Some(seconds) = retry_after {
+            response.headers_mut().insert(http::header::RETRY_AFTER, http::HeaderValue::from(seconds));
         }
         response
     }
@@ -171,6 +198,17 @@ mod tests {
         assert_eq!(response.headers()[http::header::RETRY_AFTER], "1");
         let (status, body, _) = body_of(ApiError::Conflict).await;
         assert_eq!((status, body), (409, json!({"status": 409, "message": MSG_CONFLICT, "code": "conflict"})));
+    }
+
+    #[tokio::test]
+    async fn throttling_that_outlasts_the_retries_is_a_503_with_retry_after() {
+        let throttled = StoreError::Throttled(anyhow::anyhow!("ProvisionedThroughputExceededException"));
+        let response = ApiError::from(throttled).into_response();
+        assert_eq!(response.headers()[http::header::RETRY_AFTER], "2");
+        let outage = ApiError::from(StoreError::Unavailable(anyhow::anyhow!("InternalServerError at dynamodb")));
+        let (status, body, _) = body_of(outage).await;
+        assert_eq!(status, 503);
+        assert_eq!(body, json!({"status": 503, "message": MSG_UNAVAILABLE, "code": "temporarily_unavailable"}));
     }
 
     #[tokio::test]

@@ -11,10 +11,11 @@
 //! twice produces one billet, and a message overtaken by a re-issue produces none.
 //!
 //! Bulk expansion (worker `billings::bulk`):
-//! `{"kind": "bulk_expansion", "account_id": 7, "expansion_id": "<uuid>", "billing": {<the create
-//! body's billing object>}, "after_contact_id": null, "requested_at": "<ISO 8601>"}`. One message
-//! expands up to a chunk of contacts (ascending id, those above `after_contact_id`) and sends the
-//! next chunk's message; it is idempotent by (expansion_id, contact id).
+//! `{"kind": "bulk_expansion", "account_id": 7, "expansion_id": "<uuid>", "after_contact_id": null,
+//! "requested_at": "<ISO 8601>"}` (messages of expansions accepted before carry the create body's
+//! `billing` object too). One message expands the chunk of contacts after `after_contact_id`
+//! (ascending id) when the expansion's cursor names that chunk, and records the next chunk's
+//! message with the cursor's move; a copy, or a message naming another chunk, does nothing.
 //!
 //! Webhook delivery (worker `webhooks::sender`):
 //! `{"kind": "webhook_delivery", "account_id": 7, "delivery_id": "dlv_<event>_<receiver>"}`. It
@@ -22,9 +23,10 @@
 //! replay, attempts the delivery once (the sender claims it).
 //!
 //! Receivable settlement (worker `pos::settlements`):
-//! `{"kind": "receivable_settlement", "account_id": 7, "reference": "<the settlement's>"}`. Each
-//! message settles a chunk of the open sales and sends the next one while sales remain; the
-//! settlement record holds the state, so a message delivered twice settles nothing twice.
+//! `{"kind": "receivable_settlement", "account_id": 7, "reference": "<the settlement's>", "chunk": 0}`.
+//! Each message settles a chunk of the open sales and, while sales remain, records the next one's
+//! message with the move of the settlement's chunk count; the settlement record holds the state,
+//! so a message delivered twice settles nothing twice and sends nothing twice.
 
 use std::fmt::Debug;
 use std::sync::{Arc, LazyLock};
@@ -36,12 +38,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::values::{AccountId, BillingId, ContactId, Timestamp};
 
+pub mod tasks;
+
 /// The message type of one queue.
 pub trait Message: Serialize + DeserializeOwned + Debug {
-    /// The `kind` every body of this queue carries.
+    /// The `kind` every body of this queue carries (which names the queue: `Queues`).
     const KIND: &'static str;
-    /// The URL of its queue, when configured.
-    fn queue_url(queues: &Queues) -> Option<&str>;
 }
 
 /// A billet registration request (see the module text).
@@ -67,10 +69,6 @@ impl BilletRegistration {
 
 impl Message for BilletRegistration {
     const KIND: &'static str = "billet_registration";
-
-    fn queue_url(queues: &Queues) -> Option<&str> {
-        Some(&queues.billet_registration)
-    }
 }
 
 /// One chunk of a bulk billing's expansion (see the module text).
@@ -78,8 +76,10 @@ impl Message for BilletRegistration {
 pub struct BulkExpansion {
     pub account_id: AccountId,
     pub expansion_id: String,
-    /// The `billing` object of the create body, parsed again by the worker.
-    pub billing: serde_json::Value,
+    /// The `billing` object of the create body, on messages of expansions accepted before the
+    /// expansion item kept it (the worker reads it from there now).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub billing: Option<serde_json::Value>,
     /// The chunk starts after this contact id (none: from the first contact).
     #[serde(default)]
     pub after_contact_id: Option<ContactId>,
@@ -89,10 +89,6 @@ pub struct BulkExpansion {
 
 impl Message for BulkExpansion {
     const KIND: &'static str = "bulk_expansion";
-
-    fn queue_url(queues: &Queues) -> Option<&str> {
-        queues.bulk_expansion.as_deref()
-    }
 }
 
 /// A webhook delivery to attempt (see the module text).
@@ -110,10 +106,6 @@ impl WebhookDelivery {
 
 impl Message for WebhookDelivery {
     const KIND: &'static str = "webhook_delivery";
-
-    fn queue_url(queues: &Queues) -> Option<&str> {
-        queues.webhook_deliveries.as_deref()
-    }
 }
 
 /// A chunk of a settlement by transfer (see the module text).
@@ -121,24 +113,27 @@ impl Message for WebhookDelivery {
 pub struct ReceivableSettlement {
     pub account_id: AccountId,
     pub reference: String,
+    /// The chunk it runs (0, 1, …): the settlement runs a message only when its own count of
+    /// chunks run says this one is next. Absent on messages sent before: such a message runs
+    /// whatever chunk is next.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunk: Option<i64>,
 }
 
 impl ReceivableSettlement {
-    pub fn new(account_id: AccountId, reference: &str) -> Self {
-        ReceivableSettlement { account_id, reference: reference.to_owned() }
+    pub fn new(account_id: AccountId, reference: &str, chunk: i64) -> Self {
+        ReceivableSettlement { account_id, reference: reference.to_owned(), chunk: Some(chunk) }
     }
 }
 
 impl Message for ReceivableSettlement {
     const KIND: &'static str = "receivable_settlement";
-
-    fn queue_url(queues: &Queues) -> Option<&str> {
-        queues.settlements.as_deref()
-    }
 }
 
 /// What a deleted tag or group leaves in its contacts, to clear (`contacts::cascade`):
-/// `{"kind": "cascade", "account_id": 7, "tag_id": 3}` or `{…, "group_id": 2}`.
+/// `{"kind": "cascade", "account_id": 7, "tag_id": 3, "round": 0}` or `{…, "group_id": 2, …}`.
+/// `round` is the chunk it clears (0, 1, …): the cascade runs a message only when its own count
+/// of rounds says this one is next (absent on messages sent before: those run as they come).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Cascade {
     pub account_id: AccountId,
@@ -146,14 +141,12 @@ pub struct Cascade {
     pub tag_id: Option<crate::values::TagId>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group_id: Option<crate::values::GroupId>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<i64>,
 }
 
 impl Message for Cascade {
     const KIND: &'static str = "cascade";
-
-    fn queue_url(queues: &Queues) -> Option<&str> {
-        queues.cascades.as_deref()
-    }
 }
 
 /// The body of a message: its fields and its `kind`.
@@ -259,14 +252,20 @@ impl Queues {
     /// Sends these messages, ten per `SendMessageBatch`, every batch at once; fails when any
     /// message was refused.
     pub async fn send_all<M: Message>(&self, messages: &[M]) -> anyhow::Result<()> {
+        let bodies = messages.iter().map(body).collect::<anyhow::Result<Vec<_>>>()?;
+        self.send_bodies(M::KIND, &bodies).await
+    }
+
+    /// Sends these bodies to the queue of the messages of `kind` (a task's), ten per
+    /// `SendMessageBatch`, every batch at once; fails when any message was refused.
+    pub async fn send_bodies(&self, kind: &str, bodies: &[String]) -> anyhow::Result<()> {
         use aws_sdk_sqs::types::SendMessageBatchRequestEntry;
-        let url = self.url_of::<M>()?;
+        let url = self.url_of_kind(kind).with_context(|| format!("no queue for {kind} messages"))?;
         let mut batches = Vec::new();
-        for chunk in messages.chunks(10) {
+        for chunk in bodies.chunks(10) {
             let mut entries = Vec::new();
-            for (n, message) in chunk.iter().enumerate() {
-                let entry =
-                    SendMessageBatchRequestEntry::builder().id(n.to_string()).message_body(body(message)?).build();
+            for (n, body) in chunk.iter().enumerate() {
+                let entry = SendMessageBatchRequestEntry::builder().id(n.to_string()).message_body(body).build();
                 entries.push(entry.context("a batch entry")?);
             }
             batches.push(async move {
@@ -280,8 +279,21 @@ impl Queues {
         Ok(())
     }
 
+    /// The URL of the queue of the messages of `kind`, when configured.
+    fn url_of_kind(&self, kind: &str) -> Option<&str> {
+        let url = match kind {
+            BilletRegistration::KIND => Some(self.billet_registration.as_str()),
+            BulkExpansion::KIND => self.bulk_expansion.as_deref(),
+            WebhookDelivery::KIND => self.webhook_deliveries.as_deref(),
+            ReceivableSettlement::KIND => self.settlements.as_deref(),
+            Cascade::KIND => self.cascades.as_deref(),
+            _ => None,
+        };
+        url.filter(|url| !url.is_empty())
+    }
+
     fn url_of<M: Message>(&self) -> anyhow::Result<&str> {
-        M::queue_url(self).filter(|url| !url.is_empty()).with_context(|| format!("no queue for {} messages", M::KIND))
+        self.url_of_kind(M::KIND).with_context(|| format!("no queue for {} messages", M::KIND))
     }
 
     /// Keeps a received message of `M`'s queue invisible for `seconds` more (0 to 43,200).
@@ -370,7 +382,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_message_that_panics_fails_alone_in_its_batch() {
-        let message = |id: i64| body(&ReceivableSettlement::new(AccountId::new(id), "r")).unwrap();
+        let message = |id: i64| body(&ReceivableSettlement::new(AccountId::new(id), "r", 0)).unwrap();
         let event = batch_of(&[&message(1), &message(2), &message(3)]);
         let response = handle_batch(event, "test", |message: ReceivableSettlement| async move {
             if message.account_id == AccountId::new(2) {

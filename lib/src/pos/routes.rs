@@ -115,8 +115,7 @@ async fn preview_settlement(
 /// without a payer contact.
 async fn request_settlement(State(state): State<AppState>, pos: PointOfSale, body: RequestBody) -> ApiResult<Response> {
     let (reference, cutoff) = settlements::parse_request(body.envelope("receivable_settlement")?)?;
-    let queues = state.queues()?;
-    let (settlement, status) = settlements::request(&state.store, queues, pos.account_id(), &reference, cutoff).await?;
+    let (settlement, status) = settlements::request(&state.store, pos.account_id(), &reference, cutoff).await?;
     Ok(response::json_response(status, &SettlementView::of(&settlement)))
 }
 

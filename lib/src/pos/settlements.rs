@@ -6,16 +6,23 @@
 //! - `GET /v1/receivable_settlements/preview?cutoff_at=` reads the open-sales index up to the
 //!   cutoff and writes nothing.
 //! - `POST /v1/receivable_settlements` stores the settlement (`pending`), keyed by its
-//!   `reference`, and queues its work; the same reference again answers its state (`200`), or
-//!   resumes it when it failed (`202`); another cutoff is a `409`.
+//!   `reference`, with the task that sends its first message (`jobs::tasks`), in one transaction;
+//!   the same reference again answers its state (`200`), or resumes it when it failed (`202`,
+//!   with the task of its next chunk in the same transaction); another cutoff is a `409`. Of
+//!   requests of one reference at the same moment, one creates it (`201`) and the others read it
+//!   (`200`).
 //! - The worker ([`run`]) settles the open sales up to the cutoff, a chunk per message: each
 //!   sale in one transaction with its customer's balance, a line of the settlement
 //!   (`A#<account>#SETTLEMENT#<sha256(reference)>`, `sk = SALE#<id>`, written only if absent) and
 //!   the settlement's running totals. A settled sale leaves the open-sales index, so a redelivered
 //!   or resumed message picks up exactly the sales still open, and a sale is never settled twice.
-//!   When none is left, it makes the payer's billing from the lines (one item per customer), in one
-//!   transaction with the settlement's `billing_id`, written only if absent, so there is never a
-//!   second billing; the billing's billet registers as any billing's does.
+//!   A message names its chunk, and runs only while the settlement's count of chunks run says that
+//!   one is next; the count moves on in one transaction with the next chunk's task, on the
+//!   condition that it still names this chunk, so of two copies of a message one sends the next.
+//!   When no sale is left, it makes the payer's billing from the lines (one item per customer), in
+//!   one transaction with the settlement's `billing_id`, written only if absent, and the billing's
+//!   registration task: there is never a second billing, and its billet registers as any
+//!   billing's does.
 
 use std::collections::BTreeMap;
 
@@ -27,19 +34,20 @@ use super::credits::{check_reference, reference_reused};
 use super::sales::{self, OpenEntry, Sale};
 use crate::accounts;
 use crate::bank_rules::BankRule;
-use crate::billets::lifecycle;
 use crate::billings::input::Draft;
 use crate::billings::service as billings;
 use crate::contacts::Contact;
 use crate::contention::{retry_in_turn, retry_on_conflict};
 use crate::http::{ApiError, ApiResult, Fields};
-use crate::jobs::{Queues, ReceivableSettlement};
-use crate::store::item::{from_item, number, to_item};
+use crate::jobs::{tasks, ReceivableSettlement};
+use crate::store::item::{from_item, keyed, number, to_item};
 use crate::store::{keys, records, Condition, KeyRange, Sort, Store, StoreError, StoreResult, Write};
 use crate::values::calendar::{next_business_day, parse_date};
 use crate::values::{today, AccountId, BillingId, ContactId, Money, SettlementState, Timestamp};
 
 pub const CODE_SETTLEMENT_CONTACT_MISSING: &str = "settlement_contact_missing";
+/// Why a message naming a chunk other than the next does nothing.
+pub const CHUNK_RUN: &str = "another message ran this chunk, or it is not due";
 /// Sales one message settles before handing the rest to the next message.
 pub const CHUNK: usize = 50;
 /// Sales a preview lists one by one (its totals count them all).
@@ -51,9 +59,6 @@ const DUE_IN_DAYS: u64 = 5;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Settlement {
-    pub pk: String,
-    pub sk: String,
-    pub kind: String,
     pub reference: String,
     pub account_id: AccountId,
     pub cutoff_at: NaiveDate,
@@ -73,6 +78,21 @@ pub struct Settlement {
     pub updated_at: Timestamp,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completed_at: Option<Timestamp>,
+    /// Chunks of sales run so far: the number of the chunk the next message runs.
+    #[serde(default)]
+    pub chunk: i64,
+}
+
+impl Settlement {
+    fn keys(&self) -> (String, String) {
+        (keys::account(self.account_id), keys::settlement(&self.reference))
+    }
+
+    /// An update of this settlement, under `condition`.
+    fn update(&self, change: Condition, condition: Condition) -> Write {
+        let (pk, sk) = self.keys();
+        Write::update(pk, sk, change, Some(condition))
+    }
 }
 
 /// A sale a settlement took.
@@ -274,7 +294,6 @@ pub fn parse_request(fields: Fields<'_>) -> ApiResult<(String, NaiveDate)> {
 /// already, `(…, 202)` when that one had failed and is resumed.
 pub async fn request(
     store: &Store,
-    queues: &Queues,
     account: AccountId,
     reference: &str,
     cutoff: NaiveDate,
@@ -282,7 +301,7 @@ pub async fn request(
     let owner = accounts::find(store, account).await?.ok_or(ApiError::NotFound)?;
     let payer = owner.settlement_contact_id.ok_or_else(missing_contact)?;
     records::find::<Contact>(store, account, payer).await?.ok_or_else(missing_contact)?;
-    let settlement = retry_on_conflict(|| async {
+    retry_on_conflict(|| async {
         if let Some(existing) = find(store, account, reference).await? {
             return again(store, existing, cutoff, payer).await;
         }
@@ -298,9 +317,6 @@ pub async fn request(
         }
         let now = Timestamp::now();
         let settlement = Settlement {
-            pk: keys::account(account),
-            sk: keys::settlement(reference),
-            kind: "settlement".into(),
             reference: reference.to_owned(),
             account_id: account,
             cutoff_at: cutoff,
@@ -314,21 +330,29 @@ pub async fn request(
             created_at: now,
             updated_at: now,
             completed_at: None,
+            chunk: 0,
         };
-        // Another request of the same reference may win: the next attempt reads it.
-        store.write(vec![Write::put_if(to_item(&settlement)?, Condition::absent())]).await?;
-        Ok((settlement, http::StatusCode::CREATED))
+        let (pk, sk) = settlement.keys();
+        let writes = vec![
+            Write::put_if(keyed(&settlement, pk, sk, "settlement", None)?, Condition::absent()),
+            tasks::one(account, ReceivableSettlement::new(account, reference, 0))?,
+        ];
+        match store.write(writes).await {
+            Ok(()) => Ok((settlement, http::StatusCode::CREATED)),
+            // Another request of the same reference created it first: answer as the second.
+            Err(error) if error.failed_at(0) => {
+                let existing = find(store, account, reference).await?.ok_or(ApiError::Conflict)?;
+                again(store, existing, cutoff, payer).await
+            }
+            Err(error) => Err(error.into()),
+        }
     })
-    .await?;
-    // Also for a pending one asked again: its message may have been lost (the worker is idempotent).
-    if settlement.0.state == SettlementState::Pending {
-        queues.send(&ReceivableSettlement::new(account, reference)).await?;
-    }
-    Ok(settlement)
+    .await
 }
 
 /// The answer to a reference seen before: its state, or its resumption when it had failed (with
-/// the payer the store has configured now, which may be why it failed).
+/// the payer the store has configured now, which may be why it failed), in one transaction with
+/// the task of its next chunk.
 async fn again(
     store: &Store,
     existing: Settlement,
@@ -352,8 +376,18 @@ async fn again(
             .value(":now", text(Timestamp::now()));
     let failed =
         Condition::new("#state = :failed").name("#state", "state").value(":failed", text(SettlementState::Failed));
-    store.write(vec![Write::update(existing.pk.clone(), existing.sk.clone(), resumed, Some(failed))]).await?;
-    let reread = find(store, existing.account_id, &existing.reference).await?.unwrap_or(existing);
+    let account = existing.account_id;
+    let next = ReceivableSettlement::new(account, &existing.reference, existing.chunk);
+    match store.write(vec![existing.update(resumed, failed), tasks::one(account, next)?]).await {
+        Ok(()) => {}
+        // Resumed by another request at the same moment: that one answers 202.
+        Err(error) if error.failed_at(0) => {
+            let reread = find(store, account, &existing.reference).await?.unwrap_or(existing);
+            return Ok((reread, http::StatusCode::OK));
+        }
+        Err(error) => return Err(error.into()),
+    }
+    let reread = find(store, account, &existing.reference).await?.unwrap_or(existing);
     Ok((reread, http::StatusCode::ACCEPTED))
 }
 
@@ -374,15 +408,11 @@ pub enum Outcome {
     Skipped(&'static str),
 }
 
-/// One message of the worker: up to `chunk` sales settled; then, when none is left, the payer's
-/// billing and completion.
-pub async fn run(
-    store: &Store,
-    queues: &Queues,
-    account: AccountId,
-    reference: &str,
-    chunk: usize,
-) -> anyhow::Result<Outcome> {
+/// One message of the worker: when it names the chunk that is next (or no chunk: a message sent
+/// before they were named), up to `chunk_size` sales settled and the next chunk's message
+/// recorded; when none is left, the payer's billing and completion.
+pub async fn run(store: &Store, message: &ReceivableSettlement, chunk_size: usize) -> anyhow::Result<Outcome> {
+    let (account, reference) = (message.account_id, message.reference.as_str());
     let Some(settlement) = find(store, account, reference).await? else { return Ok(Outcome::Skipped("no settlement")) };
     match settlement.state {
         SettlementState::Completed => return Ok(Outcome::Skipped("already completed")),
@@ -390,12 +420,15 @@ pub async fn run(
         SettlementState::Pending => mark(store, &settlement, SettlementState::Processing, None).await?,
         SettlementState::Processing => {}
     }
+    if message.chunk.is_some_and(|chunk| chunk != settlement.chunk) {
+        return Ok(Outcome::Skipped(CHUNK_RUN));
+    }
     if records::find::<Contact>(store, account, settlement.payer_contact_id).await?.is_none() {
         return fail(store, &settlement, "O contato pagador do acerto não existe mais".into()).await;
     }
-    let open = open_up_to(store, account, settlement.cutoff_at, Some(chunk)).await?;
+    let open = open_up_to(store, account, settlement.cutoff_at, Some(chunk_size)).await?;
     let mut settled = 0;
-    for entry in open.iter().take(chunk) {
+    for entry in open.iter().take(chunk_size) {
         if settle_sale(store, &settlement, &entry.code)
             .await
             .map_err(|e| anyhow::anyhow!("settle sale {}: {e}", entry.code))?
@@ -403,14 +436,14 @@ pub async fn run(
             settled += 1;
         }
     }
-    if open.len() >= chunk {
-        queues.send(&ReceivableSettlement::new(account, reference)).await?;
+    if open.len() >= chunk_size {
+        next_chunk(store, &settlement).await?;
         return Ok(Outcome::Continued(settled));
     }
     let settlement = find(store, account, reference).await?.unwrap_or(settlement);
     let billing_id = match settlement.billing_id {
         Some(id) => Some(id),
-        None => match bill(store, queues, &settlement).await {
+        None => match bill(store, &settlement).await {
             Ok(id) => id,
             Err(ApiError::Validation(reasons)) => return fail(store, &settlement, reasons.join("; ")).await,
             Err(other) => return Err(anyhow::anyhow!("settlement billing: {other}")),
@@ -420,19 +453,47 @@ pub async fn run(
     Ok(Outcome::Completed { billing_id })
 }
 
+/// Counts this chunk run and records the next one's message, in one transaction, provided the
+/// count still says this chunk (a copy of the message running at the same time may have moved it,
+/// and sent the next itself).
+async fn next_chunk(store: &Store, settlement: &Settlement) -> anyhow::Result<()> {
+    let account = settlement.account_id;
+    let number = |n: i64| aws_sdk_dynamodb::types::AttributeValue::N(n.to_string());
+    let moved =
+        Condition::new("SET #chunk = :next").name("#chunk", "chunk").value(":next", number(settlement.chunk + 1));
+    // A settlement requested before chunks were counted has none yet: it is at chunk 0.
+    let here = match settlement.chunk {
+        0 => Condition::new("attribute_not_exists(#chunk) OR #chunk = :here"),
+        _ => Condition::new("#chunk = :here"),
+    };
+    let here = here.name("#chunk", "chunk").value(":here", number(settlement.chunk));
+    let next = ReceivableSettlement::new(account, &settlement.reference, settlement.chunk + 1);
+    let writes = vec![settlement.update(moved, here), tasks::one(account, next)?];
+    let result = retry_on_conflict(|| async {
+        match store.write(writes.clone()).await {
+            Err(error) if error.failed_at(0) => Ok(()),
+            other => Ok(other?),
+        }
+    })
+    .await;
+    result.map_err(|e| anyhow::anyhow!("the settlement's next chunk: {e}"))
+}
+
 async fn mark(store: &Store, settlement: &Settlement, state: SettlementState, reason: Option<&str>) -> StoreResult<()> {
-    let mut change = Condition::new("SET #state = :state, updated_at = :now")
-        .name("#state", "state")
-        .value(":state", text(state))
-        .value(":now", text(Timestamp::now()));
-    if let Some(reason) = reason {
-        change.expression.push_str(", failure_reason = :reason");
-        change = change.value(":reason", text(reason));
-    }
+    let change = match reason {
+        Some(reason) => Condition::new("SET #state = :state, updated_at = :now, failure_reason = :reason")
+            .value(":reason", text(reason)),
+        None => Condition::new("SET #state = :state, updated_at = :now"),
+    };
+    let change = change.name("#state", "state").value(":state", text(state)).value(":now", text(Timestamp::now()));
     let not_done = Condition::new("#state <> :completed")
         .name("#state", "state")
         .value(":completed", text(SettlementState::Completed));
-    store.write(vec![Write::update(settlement.pk.clone(), settlement.sk.clone(), change, Some(not_done))]).await
+    match store.write(vec![settlement.update(change, not_done)]).await {
+        // Completed meanwhile by a copy of the message: nothing to mark.
+        Err(StoreError::ConditionFailed(_)) => Ok(()),
+        other => other,
+    }
 }
 
 async fn fail(store: &Store, settlement: &Settlement, reason: String) -> anyhow::Result<Outcome> {
@@ -476,7 +537,7 @@ async fn settle_sale(store: &Store, settlement: &Settlement, code: &str) -> ApiR
         let also = vec![
             next.replacing(&sale)?,
             Write::put_if(to_item(&line)?, Condition::absent()),
-            Write::update(settlement.pk.clone(), settlement.sk.clone(), totals, Some(Condition::present())),
+            settlement.update(totals, Condition::present()),
             next.announced()?,
         ];
         records::replace(store, account, &contact, &payer, also).await?;
@@ -510,7 +571,7 @@ async fn lines(store: &Store, settlement: &Settlement) -> StoreResult<Vec<Line>>
 
 /// Makes the payer's billing from the lines (none when nothing was settled), with the
 /// settlement's `billing_id` in its transaction.
-async fn bill(store: &Store, queues: &Queues, settlement: &Settlement) -> ApiResult<Option<BillingId>> {
+async fn bill(store: &Store, settlement: &Settlement) -> ApiResult<Option<BillingId>> {
     let account = settlement.account_id;
     let lines = lines(store, settlement).await?;
     let total: Money = lines.iter().map(|l| l.amount).sum();
@@ -559,31 +620,20 @@ async fn bill(store: &Store, queues: &Queues, settlement: &Settlement) -> ApiRes
     // The total was above the minimum when requested; receipts since may have taken it below,
     // which this billing of the system accepts (as an update keeps a stored amount).
     let draft = Draft::parse_update(Fields::new(&fields), total).map_err(ApiError::Validation)?;
-    let made = retry_on_conflict(|| async {
+    let ids = billings::NewIds::reserve(store, account, &draft).await?;
+    retry_on_conflict(|| async {
         // Made by an earlier or a concurrent run of this settlement.
         if let Some(id) = find(store, account, &settlement.reference).await?.and_then(|s| s.billing_id) {
-            return Ok(Err(id));
+            return Ok(Some(id));
         }
         let payer = billings::check_references(store, account, &draft).await?;
-        let id = billings::new_id(store, account).await?;
         let record_billing = Condition::new("SET billing_id = :billing, updated_at = :now")
-            .value(":billing", aws_sdk_dynamodb::types::AttributeValue::N(id.get().to_string()))
+            .value(":billing", aws_sdk_dynamodb::types::AttributeValue::N(ids.billing.get().to_string()))
             .value(":now", text(Timestamp::now()));
-        let marked = Write::update(
-            settlement.pk.clone(),
-            settlement.sk.clone(),
-            record_billing,
-            Some(Condition::new("attribute_not_exists(billing_id)")),
-        );
-        billings::insert_new_with_id(store, account, id, &draft, payer, vec![marked]).await.map(Ok)
+        let marked = settlement.update(record_billing, Condition::new("attribute_not_exists(billing_id)"));
+        Ok(Some(billings::insert_new(store, account, ids, &draft, payer, vec![marked]).await?.id))
     })
-    .await?;
-    let billing = match made {
-        Ok(billing) => billing,
-        Err(existing) => return Ok(Some(existing)),
-    };
-    lifecycle::request_registration(queues, account, &billing).await;
-    Ok(Some(billing.id))
+    .await
 }
 
 async fn complete(store: &Store, settlement: &Settlement) -> StoreResult<()> {
@@ -597,23 +647,19 @@ async fn complete(store: &Store, settlement: &Settlement) -> StoreResult<()> {
             .value(":completed", text(SettlementState::Completed))
             .value(":contacts", aws_sdk_dynamodb::types::AttributeValue::N(contacts.len().to_string()))
             .value(":now", text(Timestamp::now()));
-    match store
-        .write(vec![Write::update(settlement.pk.clone(), settlement.sk.clone(), change, Some(Condition::present()))])
-        .await
-    {
+    match store.write(vec![settlement.update(change, Condition::present())]).await {
         Ok(()) | Err(StoreError::ConditionFailed(_)) => Ok(()),
         Err(other) => Err(other),
     }
 }
 
-/// The settlements worker: each message of the batch, one after the other.
+/// The settlements worker: the batch's messages at once.
 pub async fn handle_batch(
     store: &Store,
-    queues: &Queues,
     event: aws_lambda_events::event::sqs::SqsEvent,
 ) -> aws_lambda_events::event::sqs::SqsBatchResponse {
     crate::jobs::handle_batch(event, "receivable settlement", move |message: ReceivableSettlement| async move {
-        run(store, queues, message.account_id, &message.reference, CHUNK).await
+        run(store, &message, CHUNK).await
     })
     .await
 }

@@ -138,23 +138,67 @@ pub fn count_shard(shard: u32) -> String {
     format!("SHARD#{shard:02}")
 }
 
-/// Partition of an account's event outbox.
-pub fn events(account: AccountId) -> String {
-    format!("A#{account}#EVENTS")
+/// A number from 0 to `shards - 1` that a text (an event's or a task's id) always gets: what
+/// spreads the items an account writes fast over partitions.
+pub fn shard_of(text: &str, shards: i64) -> i64 {
+    let digest = Sha256::digest(text.as_bytes());
+    i64::from(u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]])).rem_euclid(shards)
 }
 
-/// Shards of the index of events not yet dispatched to webhook receivers (`gsi1`): an account's
-/// events go to one shard, so no single index partition takes every event of the service.
-pub const OUTBOX_SHARDS: i64 = 8;
+/// Partitions an account's events are spread over (by their id), so that a burst of changes of
+/// one account does not write one partition past DynamoDB's 1,000 write units a second.
+pub const EVENT_SHARDS: i64 = 8;
 
-/// `gsi1` partition of one shard of the events not yet dispatched.
+/// Partition of one shard of an account's event outbox (the shard of the event's id).
+pub fn events(account: AccountId, event_id: &str) -> String {
+    format!("A#{account}#EVENTS#{}", shard_of(event_id, EVENT_SHARDS))
+}
+
+/// Every partition of an account's event outbox.
+pub fn event_partitions(account: AccountId) -> Vec<String> {
+    (0..EVENT_SHARDS).map(|shard| format!("A#{account}#EVENTS#{shard}")).collect()
+}
+
+/// Partitions an account's tasks (follow-up work recorded with a change, `jobs::tasks`) are
+/// spread over, by their id.
+pub const TASK_SHARDS: i64 = 8;
+
+/// Partition of one shard of an account's tasks.
+pub fn tasks(account: AccountId, task_id: &str) -> String {
+    format!("A#{account}#TASKS#{}", shard_of(task_id, TASK_SHARDS))
+}
+
+/// Every partition of an account's tasks.
+pub fn task_partitions(account: AccountId) -> Vec<String> {
+    (0..TASK_SHARDS).map(|shard| format!("A#{account}#TASKS#{shard}")).collect()
+}
+
+/// Prefix of every task's sort key.
+pub const TASK_PREFIX: &str = "TASK#";
+
+/// A task, in order of creation (epoch milliseconds, 13 digits).
+pub fn task(created_at_millis: i64, task_id: &str) -> String {
+    format!("{TASK_PREFIX}{created_at_millis:013}#{task_id}")
+}
+
+/// Shards of the index of what the outbox has not handed on yet (`gsi1`): events not dispatched
+/// to webhook receivers and tasks not sent to their queues. Each item goes to the shard of its
+/// id, so no index partition takes every write of an account, or of the service.
+pub const OUTBOX_SHARDS: i64 = 16;
+
+/// `gsi1` partition of one shard of the outbox's pending items.
 pub fn outbox_pending(shard: i64) -> String {
     format!("OUTBOX#PENDING#{shard}")
 }
 
-/// The shard an account's pending events are listed in.
-pub fn outbox_shard(account: AccountId) -> i64 {
-    account.get().rem_euclid(OUTBOX_SHARDS)
+/// The pending-index partition of an event or task id.
+pub fn outbox_shard(id: &str) -> i64 {
+    shard_of(id, OUTBOX_SHARDS)
+}
+
+/// The pending-index sort key of an event or task: its millisecond, then its id.
+pub fn outbox_order(created_at_millis: i64, id: &str) -> String {
+    format!("{created_at_millis:013}#{id}")
 }
 
 /// Partition of an account's webhook deliveries and their attempts (kept 30 days).
@@ -276,6 +320,12 @@ pub fn our_number_sequence(agreement: &str) -> String {
 /// A bulk billing's expansion while it runs: it holds a reference on its tags (`A#<acct>`).
 pub fn bulk_expansion(expansion_id: &str) -> String {
     format!("EXPANSION#{expansion_id}")
+}
+
+/// The state of the cascade of a deleted tag or group (`A#<acct>`): which round of its holders
+/// runs next. `kind` is the record's (`TAG`, `GROUP`).
+pub fn cascade(kind: &str, id: i64) -> String {
+    format!("CASCADE#{}", record(kind, id))
 }
 
 /// Per-account counter items (`UpdateItem ADD`).

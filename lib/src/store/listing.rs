@@ -9,6 +9,7 @@ use anyhow::Context as _;
 use aws_sdk_dynamodb::operation::query::builders::QueryFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
 
+use super::failures::failed;
 use super::{Item, Store, StoreResult};
 
 pub const LIST_INDEX: &str = "gsi1";
@@ -99,7 +100,8 @@ impl Store {
     ) -> StoreResult<()> {
         let mut start: Option<HashMap<String, AttributeValue>> = None;
         loop {
-            let output = query.clone().set_exclusive_start_key(start.take()).send().await.context(what)?;
+            let output =
+                query.clone().set_exclusive_start_key(start.take()).send().await.map_err(|e| failed(what, e))?;
             self.metered(|m| m.query(output.items(), consistent));
             each(output.items.unwrap_or_default());
             match output.last_evaluated_key {
@@ -196,7 +198,7 @@ impl Store {
         }
         query = query.key_condition_expression(condition);
         query = if range.index { query.index_name(LIST_INDEX) } else { query.consistent_read(!range.eventual) };
-        let output = query.send().await.context("Query a page of a key range")?;
+        let output = query.send().await.map_err(|e| failed("Query a page of a key range", e))?;
         self.metered(|m| m.query(output.items(), !range.eventual));
         Ok(Page {
             count: usize::try_from(output.count).unwrap_or_default(),
@@ -260,7 +262,7 @@ impl Store {
             .limit(i32::try_from(limit).unwrap_or(i32::MAX))
             .send()
             .await
-            .context("Query a partition's first keys")?;
+            .map_err(|e| failed("Query a partition's first keys", e))?;
         self.metered(|m| m.query(output.items(), false));
         Ok(output
             .items()
@@ -312,7 +314,7 @@ impl Store {
                 .set_exclusive_start_key(start.take())
                 .send()
                 .await
-                .context("Query a key partition")?;
+                .map_err(|e| failed("Query a key partition", e))?;
             self.metered(|m| m.query(output.items(), false));
             for item in output.items.unwrap_or_default() {
                 if let Some(AttributeValue::S(sk)) = item.get("sk") {
@@ -378,7 +380,7 @@ impl Store {
                 .set_request_items(Some(items))
                 .send()
                 .await
-                .context("BatchWriteItem")?;
+                .map_err(|e| failed("BatchWriteItem", e))?;
             if let Some(unprocessed) = output.unprocessed_items.filter(|u| !u.is_empty()) {
                 round += 1;
                 tokio::time::sleep(std::time::Duration::from_millis(20 * round.min(10))).await;
@@ -427,7 +429,7 @@ impl Store {
                     .set_request_items(Some(request_items))
                     .send()
                     .await
-                    .context("BatchGetItem")?;
+                    .map_err(|e| failed("BatchGetItem", e))?;
                 self.metered(|m| {
                     let empty = Vec::new();
                     let responses = output.responses.as_ref().and_then(|r| r.get(self.table()));

@@ -3,6 +3,7 @@
 //! (see docs/data-model.md). Storage answers its own errors ([`StoreError`]); what they mean to a
 //! client is decided above it.
 
+mod failures;
 pub mod item;
 pub mod keys;
 mod listing;
@@ -34,6 +35,14 @@ pub enum StoreError {
     /// Another transaction touched the same items at the same moment; the caller may retry.
     #[error("transaction conflict")]
     Conflict,
+    /// DynamoDB refused the request for throughput (a partition, index or table over its
+    /// capacity), after the SDK's own retries: wait and try again.
+    #[error("throttled: {0:#}")]
+    Throttled(anyhow::Error),
+    /// DynamoDB failed on its side, or did not answer in time, after the SDK's own retries: wait
+    /// and try again (a write may have been applied).
+    #[error("unavailable: {0:#}")]
+    Unavailable(anyhow::Error),
     /// An item that does not map to its record type (or a record that does not map to an item).
     #[error("item mapping: {0}")]
     Mapping(String),
@@ -44,6 +53,12 @@ pub enum StoreError {
 impl StoreError {
     pub fn failed_at(&self, index: usize) -> bool {
         matches!(self, StoreError::ConditionFailed(failed) if failed.contains(&index))
+    }
+
+    /// Weather, not an answer: a conflict, a throttle or an outage, which the same request may
+    /// get past a moment later.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, StoreError::Conflict | StoreError::Throttled(_) | StoreError::Unavailable(_))
     }
 }
 
@@ -75,11 +90,35 @@ pub struct Store {
     table: Arc<str>,
     /// Counts reads when attached (benchmarks).
     meter: Option<Arc<meter::ReadMeter>>,
+    /// Told the keys of every item this store puts, when attached: the dev server's stand-in for
+    /// the table's stream (`crate::outbox::LocalStream`).
+    stream: Option<tokio::sync::mpsc::UnboundedSender<(String, String)>>,
 }
 
 impl Store {
     pub fn new(db: Client, table: impl Into<Arc<str>>) -> Self {
-        Store { db, table: table.into(), meter: None }
+        Store { db, table: table.into(), meter: None, stream: None }
+    }
+
+    /// The same store, telling `stream` the keys of every item it puts (`write`), as the table's
+    /// stream tells the outbox dispatcher on AWS.
+    pub fn with_stream(self, stream: tokio::sync::mpsc::UnboundedSender<(String, String)>) -> Self {
+        Store { stream: Some(stream), ..self }
+    }
+
+    fn stream_attached(&self) -> bool {
+        self.stream.is_some()
+    }
+
+    /// Tells the attached stream about the items these writes put.
+    pub(crate) fn streamed(&self, writes: &[Write]) {
+        let Some(stream) = &self.stream else { return };
+        for write in writes {
+            if let Write::Put { item, .. } = write {
+                // A receiver gone (the server stopping) only means nobody listens any more.
+                let _ = stream.send(KeyItem::keys_of(item));
+            }
+        }
     }
 
     /// The same store, counting its reads on `meter`.
@@ -126,7 +165,7 @@ impl Store {
             .consistent_read(true)
             .send()
             .await
-            .context("GetItem")?;
+            .map_err(|e| failures::failed("GetItem", e))?;
         self.metered(|m| m.query(output.item.as_slice(), true));
         Ok(output.item)
     }
@@ -181,7 +220,7 @@ impl Store {
                 .update_expression("ADD #value :by SET expires_at = :expires_at")
                 .expression_attribute_values(":expires_at", AttributeValue::N(at.to_string())),
         };
-        let output = update.send().await.context("UpdateItem ADD on a counter")?;
+        let output = update.send().await.map_err(|e| failures::failed("UpdateItem ADD on a counter", e))?;
         let attributes = output.attributes.context("the counter returned no attributes")?;
         Ok(item::from_item::<CounterValue>(attributes)?.value)
     }

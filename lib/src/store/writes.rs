@@ -4,12 +4,10 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::error::SdkError;
-use aws_sdk_dynamodb::operation::delete_item::DeleteItemError;
-use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
-use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{self, AttributeValue, TransactWriteItem};
 
+use super::failures::{self, failed};
 use super::{Item, Store, StoreError, StoreResult};
 
 /// A condition expression with its names and values.
@@ -217,6 +215,15 @@ pub const MAX_TRANSACTION_ITEMS: usize = 100;
 impl Store {
     /// Applies all writes or none. One write is sent on its own (half the cost of a transaction).
     pub async fn write(&self, writes: Vec<Write>) -> StoreResult<()> {
+        let streamed = self.stream_attached().then(|| writes.clone());
+        self.write_all(writes).await?;
+        if let Some(writes) = streamed {
+            self.streamed(&writes);
+        }
+        Ok(())
+    }
+
+    async fn write_all(&self, writes: Vec<Write>) -> StoreResult<()> {
         match writes.len() {
             0 => Ok(()),
             1 if !matches!(writes[0], Write::Check { .. }) => {
@@ -290,57 +297,20 @@ impl Store {
     }
 }
 
-/// The error of a single-item write, which tells a failed condition apart.
-trait WriteError: std::error::Error + Send + Sync + 'static {
-    fn condition_failed(&self) -> bool;
-}
-
-macro_rules! write_errors {
-    ($($error:ty),*) => {
-        $(impl WriteError for $error {
-            fn condition_failed(&self) -> bool {
-                self.is_conditional_check_failed_exception()
-            }
-        })*
-    };
-}
-
-write_errors!(PutItemError, DeleteItemError, UpdateItemError);
-
-/// A single-item write's outcome: a failed condition is [`StoreError::ConditionFailed`].
-fn settled<O, E: WriteError>(result: Result<O, SdkError<E>>) -> StoreResult<()> {
-    result.map(|_| ()).map_err(|e| conditional_or(e.as_service_error().is_some_and(E::condition_failed), e))
-}
-
-fn conditional_or<E>(is_conditional: bool, error: SdkError<E>) -> StoreError
+/// A single-item write's outcome: a failed condition is [`StoreError::ConditionFailed`], the rest
+/// as `failures` sorts it.
+fn settled<O, E>(result: Result<O, SdkError<E, aws_smithy_runtime_api::http::Response>>) -> StoreResult<()>
 where
-    E: std::error::Error + Send + Sync + 'static,
+    E: aws_sdk_dynamodb::error::ProvideErrorMetadata + std::error::Error + Send + Sync + 'static,
 {
-    if is_conditional {
-        StoreError::ConditionFailed(vec![0])
-    } else {
-        StoreError::Other(anyhow::Error::new(error).context("write"))
-    }
+    result.map(|_| ()).map_err(|e| failed("write", e))
 }
 
 fn transaction_error(error: SdkError<TransactWriteItemsError>) -> StoreError {
     if let Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) = error.as_service_error() {
-        let reasons = cancelled.cancellation_reasons();
-        let failed: Vec<usize> = reasons
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| r.code() == Some("ConditionalCheckFailed"))
-            .map(|(i, _)| i)
-            .collect();
-        if !failed.is_empty() {
-            return StoreError::ConditionFailed(failed);
-        }
-        if reasons.iter().any(|r| r.code() == Some("TransactionConflict")) {
-            return StoreError::Conflict;
+        if let Some(known) = failures::cancelled(cancelled.cancellation_reasons()) {
+            return known;
         }
     }
-    if let Some(TransactWriteItemsError::TransactionInProgressException(_)) = error.as_service_error() {
-        return StoreError::Conflict;
-    }
-    StoreError::Other(anyhow::Error::new(error).context("TransactWriteItems"))
+    failed("TransactWriteItems", error)
 }

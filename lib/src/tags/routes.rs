@@ -51,7 +51,7 @@ impl Resource for Tag {
     }
 
     async fn delete(state: &AppState, account: AccountId, id: TagId) -> ApiResult<()> {
-        super::service::delete(&state.store, state.queues()?, account, id).await
+        super::service::delete(&state.store, account, id).await
     }
 }
 

@@ -4,7 +4,6 @@
 use super::model::Tag;
 use crate::editing;
 use crate::http::ApiResult;
-use crate::jobs::{Cascade, Queues};
 use crate::store::postings;
 use crate::store::records::{Listed, Record as _, Window};
 use crate::store::{keys, shards, Store};
@@ -31,8 +30,7 @@ pub async fn list(store: &Store, account: AccountId, search: Option<&str>, windo
 
 /// Deletes the tag (refused while billings use it); its holders lose it, and its links go, in the
 /// background (`contacts::cascade`); no reader shows the tag meanwhile.
-pub async fn delete(store: &Store, queues: &Queues, account: AccountId, id: TagId) -> ApiResult<()> {
-    let tag: Tag = editing::delete(store, account, id).await?;
-    queues.send(&Cascade { account_id: account, tag_id: Some(tag.id), group_id: None }).await?;
-    Ok(())
+pub async fn delete(store: &Store, account: AccountId, id: TagId) -> ApiResult<()> {
+    let cascade = crate::contacts::cascade::started(account, Some(id), None)?;
+    editing::delete::<Tag>(store, account, id, cascade).await
 }

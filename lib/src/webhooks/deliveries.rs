@@ -190,7 +190,7 @@ impl Delivery {
     /// The keys of the event it delivers.
     pub fn event_keys(&self) -> Option<(String, String)> {
         let millis = events::created_millis(&self.event_id)?;
-        Some((keys::events(self.account_id), keys::event(millis, &self.event_id)))
+        Some((keys::events(self.account_id, &self.event_id), keys::event(millis, &self.event_id)))
     }
 
     /// When it may be attempted: now, or the later of its next attempt and its lease.
@@ -338,7 +338,10 @@ pub async fn reopen(store: &Store, delivery: &Delivery) -> StoreResult<Option<De
     next.replayed_at = Some(now);
     next.gsi1pk = None;
     next.gsi1sk = None;
-    match store.write(vec![delivery.replaced_by(&next)?]).await {
+    // Its message goes out once the delivery is reopened (a task in the same transaction), so a
+    // replay that dies half way leaves no pending delivery without a message.
+    let message = crate::jobs::WebhookDelivery::new(next.account_id, &next.delivery_id);
+    match store.write(vec![delivery.replaced_by(&next)?, crate::jobs::tasks::one(next.account_id, message)?]).await {
         Ok(()) => Ok(Some(next)),
         Err(StoreError::ConditionFailed(_)) => Ok(None),
         Err(error) => Err(error),

@@ -82,6 +82,10 @@ async fn every_new_billing_asks_for_its_billet() {
     let api = Api::start().await;
     let s = setup(&api).await;
     let b = api.post("/v1/billings", &body(&s)).await.expect(201).body;
+    // Written with the billing: a task, which the outbox hands on once (the stream on AWS).
+    assert_eq!(billing_api::jobs::tasks::pending_of(&api.server.store, api.account_id).await.unwrap().len(), 1);
+    assert_eq!(api.server.hand_on().await, 1);
+    assert!(billing_api::jobs::tasks::pending_of(&api.server.store, api.account_id).await.unwrap().is_empty());
     // The server's own queue holds exactly this billing's registration request.
     let sqs = aws_sdk_sqs::Client::new(&api.server.config);
     let received = sqs

@@ -5,7 +5,9 @@
 use std::collections::BTreeSet;
 
 use billing_api::billings::bulk::{self, CHUNK, MSG_NO_CONTACTS};
-use billing_api::jobs::BulkExpansion;
+use billing_api::jobs::{tasks, BulkExpansion};
+use billing_api::store::item::from_item;
+use billing_api::values::ContactId;
 use infra::testing::cpf;
 use serde_json::{json, Value};
 
@@ -79,65 +81,75 @@ async fn a_bulk_billing_reaches_the_active_customers_of_its_tag() {
     }
 }
 
+/// The first chunk's message of the account's latest bulk create: the task it wrote, read without
+/// handing it on.
+async fn first_message(api: &Api) -> BulkExpansion {
+    let store = &api.server.store;
+    let mut found = None;
+    for (pk, sk) in tasks::pending_of(store, api.account_id).await.unwrap() {
+        let task: tasks::Task = from_item(store.get(pk, sk).await.unwrap().unwrap()).unwrap();
+        if task.queue == "bulk_expansion" {
+            found = Some(billing_api::jobs::parse::<BulkExpansion>(&task.messages[0]).unwrap());
+        }
+    }
+    found.expect("the bulk create's task")
+}
+
 #[tokio::test]
 async fn a_message_delivered_twice_creates_nothing_twice() {
     let api = Api::start().await;
     let s = setup(&api).await;
     let target = tag(&api, "Turma A").await;
-    contact(&api, 1, "customer", true, &[target]).await;
+    let first_contact = contact(&api, 1, "customer", true, &[target]).await;
     contact(&api, 2, "customer", true, &[target]).await;
-    let message = |expansion: &str| BulkExpansion {
-        account_id: api.account_id,
-        expansion_id: expansion.into(),
-        billing: bulk_body(&s, target, &[])["billing"].clone(),
-        after_contact_id: None,
-        requested_at: String::new(),
-    };
-    let (store, queues) = (&api.server.store, &api.server.queues);
-    let first = bulk::expand(store, queues, &message("expansao-1")).await.unwrap();
+    api.post("/v1/billings", &bulk_body(&s, target, &[])).await.expect(202);
+    let message = first_message(&api).await;
+    assert_eq!((message.after_contact_id, message.billing.as_ref()), (None, None), "the body stays in the table");
+    let store = &api.server.store;
+    let first = bulk::expand(store, &message).await.unwrap();
     assert_eq!((first.created.len(), first.next_after), (2, None));
-    let again = bulk::expand(store, queues, &message("expansao-1")).await.unwrap();
-    assert!(again.created.is_empty(), "the redelivery finds both billings made");
+    let again = bulk::expand(store, &message).await.unwrap();
+    assert!(again.created.is_empty() && again.skipped.is_some(), "the copy finds the expansion over: {again:?}");
+    // A message written by hand to start after the first contact is no chunk of the expansion.
+    let elsewhere = BulkExpansion { after_contact_id: Some(ContactId::new(first_contact)), ..message.clone() };
+    assert!(bulk::expand(store, &elsewhere).await.unwrap().created.is_empty());
     assert_eq!(billings(&api).await.len(), 2);
-    // The rerun asks again for the registrations it cannot know were sent (a crash may have come
-    // before them); the registrar makes one billet per billing all the same.
-    assert!(api.server.register_billets().await >= 2);
+    // One registration each, asked for once.
+    assert_eq!(api.server.register_billets().await, 2);
     for made in billings(&api).await {
         let shown = api.get(&format!("/v1/billings/{}", made["id"])).await.expect(200).body;
         assert_eq!(shown["bank_billets"].as_array().map(Vec::len), Some(1), "{shown}");
     }
-    // Another expansion of the same body is another request: it bills again.
-    let other = bulk::expand(store, queues, &message("expansao-2")).await.unwrap();
-    assert_eq!(other.created.len(), 2);
+    // Another bulk create of the same body is another request: it bills again.
+    api.post("/v1/billings", &bulk_body(&s, target, &[])).await.expect(202);
+    api.server.expand_bulk().await;
+    assert_eq!(billings(&api).await.len(), 4);
 }
 
 #[tokio::test]
-async fn a_rerun_after_a_crash_before_the_postings_lists_every_billing() {
+async fn copies_of_a_message_running_at_once_bill_each_contact_once() {
     let api = Api::start().await;
     let s = setup(&api).await;
     let target = tag(&api, "Turma C").await;
-    let payer = contact(&api, 7, "customer", true, &[target]).await;
-    let message = BulkExpansion {
-        account_id: api.account_id,
-        expansion_id: "expansao-crash".into(),
-        billing: bulk_body(&s, target, &[])["billing"].clone(),
-        after_contact_id: None,
-        requested_at: String::new(),
-    };
-    let (store, queues) = (&api.server.store, &api.server.queues);
-    let first = bulk::expand(store, queues, &message).await.unwrap();
-    assert_eq!(first.created.len(), 1);
-    // As if the worker had stopped after the billings' transaction, before their postings.
-    let postings = billing_api::billings::postings::items(api.account_id, &first.created[0]);
-    let keys = postings.iter().map(|i| (i["pk"].as_s().unwrap().clone(), i["sk"].as_s().unwrap().clone())).collect();
-    store.delete_all(keys).await.unwrap();
-    let path = format!("/v1/billings?contact_id={payer}");
-    assert!(api.get(&path).await.expect(200).body["billings"].as_array().unwrap().is_empty());
-    // The redelivery follows the chunk's plan: nothing made again, the billing listed again.
-    let again = bulk::expand(store, queues, &message).await.unwrap();
-    assert!(again.created.is_empty());
-    let listed = api.get(&path).await.expect(200).body;
-    assert_eq!(listed["billings"][0]["id"].as_i64(), Some(first.created[0].id.get()), "{listed}");
+    let mut ids = BTreeSet::new();
+    for n in 0..(CHUNK as u64 + 5) {
+        ids.insert(contact(&api, n, "customer", true, &[target]).await);
+    }
+    api.post("/v1/billings", &bulk_body(&s, target, &[])).await.expect(202);
+    let message = first_message(&api).await;
+    let store = &api.server.store;
+    // Three copies of the first chunk's message at once: one plan, each contact billed once, one
+    // of them moves the cursor and records the next chunk.
+    let (a, b, c) =
+        tokio::join!(bulk::expand(store, &message), bulk::expand(store, &message), bulk::expand(store, &message));
+    let made: usize = [a, b, c].into_iter().map(|done| done.unwrap().created.len()).sum();
+    assert_eq!(made, CHUNK);
+    // The rest through the queue (the copies' tasks included): nothing doubled.
+    api.server.expand_bulk().await;
+    let listed = api.get("/v1/billings?per_page=100").await.expect(200);
+    assert_eq!(listed.header("x-total-count"), Some(&*ids.len().to_string()));
+    assert_eq!(contacts_of(listed.body["billings"].as_array().unwrap()), ids);
+    assert_eq!(api.server.register_billets().await, ids.len(), "one registration per billing");
 }
 
 #[tokio::test]

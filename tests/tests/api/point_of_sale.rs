@@ -3,7 +3,8 @@
 //! their worker.
 
 use billing_api::accounts::AccountStatus;
-use billing_api::pos::settlements::{self, Outcome};
+use billing_api::jobs::ReceivableSettlement;
+use billing_api::pos::settlements::{self, Outcome, CHUNK_RUN};
 use billing_api::values::{today, ContactId, Money, PaymentKind, RefundTo};
 use infra::sales_ops;
 use serde_json::{json, Value};
@@ -435,9 +436,11 @@ async fn balances_are_previewed_and_settled_into_one_billing() {
         api.post("/v1/receivable_settlements", &request).await.expect(200).body["billing_id"],
         json!(billing_id)
     );
-    let outcome =
-        settlements::run(&api.server.store, &api.server.queues, api.account_id, "acerto-nov", 50).await.unwrap();
-    assert_eq!(outcome, Outcome::Skipped("already completed"));
+    for chunk in [0, 1] {
+        let message = ReceivableSettlement::new(api.account_id, "acerto-nov", chunk);
+        let outcome = settlements::run(&api.server.store, &message, 50).await.unwrap();
+        assert_eq!(outcome, Outcome::Skipped("already completed"));
+    }
 }
 
 #[tokio::test]
@@ -450,13 +453,20 @@ async fn a_settlement_stopped_half_way_resumes_without_settling_twice() {
     let request = json!({"receivable_settlement": {"reference": "parcial", "cutoff_at": day}});
     api.post("/v1/receivable_settlements", &request).await.expect(201);
     // A worker that settles two sales and stops, as if its process died before the next message.
-    let outcome = settlements::run(store, &api.server.queues, api.account_id, "parcial", 2).await.unwrap();
+    let first = ReceivableSettlement::new(api.account_id, "parcial", 0);
+    let outcome = settlements::run(store, &first, 2).await.unwrap();
     assert_eq!(outcome, Outcome::Continued(2));
     let half = settlements::find(store, api.account_id, "parcial").await.unwrap().unwrap();
-    assert_eq!((half.sales_count, half.amount), (2, half.amount));
+    assert_eq!((half.sales_count, half.amount, half.chunk), (2, half.amount, 1));
     assert_eq!(half.state, billing_api::values::SettlementState::Processing);
-    // Redelivered and continued: the rest, once each, and one billing.
-    settlements::run(store, &api.server.queues, api.account_id, "parcial", 2).await.unwrap();
+    // A copy of that message, or one written to run the chunk after next, does nothing.
+    assert_eq!(settlements::run(store, &first, 2).await.unwrap(), Outcome::Skipped(CHUNK_RUN));
+    let ahead = ReceivableSettlement::new(api.account_id, "parcial", 2);
+    assert_eq!(settlements::run(store, &ahead, 2).await.unwrap(), Outcome::Skipped(CHUNK_RUN));
+    // The next chunk's message (recorded with the first chunk's count): the rest, once each, and
+    // one billing.
+    let next = ReceivableSettlement::new(api.account_id, "parcial", 1);
+    settlements::run(store, &next, 2).await.unwrap();
     api.server.settle().await;
     let done = api.get("/v1/receivable_settlements/parcial").await.expect(200).body;
     assert_eq!(

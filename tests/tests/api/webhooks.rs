@@ -10,7 +10,7 @@ use billing_api::rate_limit::RateLimits;
 use billing_api::values::{BillingId, DeliveryStatus, Timestamp, WebhookId};
 use billing_api::webhooks::deliveries::{self, Filter};
 use billing_api::webhooks::sender::Outcome;
-use billing_api::webhooks::{dispatcher, receivers, Policy, Schedule};
+use billing_api::webhooks::{receivers, Policy, Schedule};
 use infra::testing::DevServer;
 use infra::webhook_receiver::{standard_webhooks_verify, Received, Receiver};
 use serde_json::{json, Value};
@@ -271,14 +271,16 @@ async fn a_delivery_queued_twice_is_sent_once_and_a_half_done_dispatch_completes
 
     // A dispatcher that died after writing the delivery, before queueing it: the event is still
     // pending, and the sweep completes it with the same delivery.
-    let pending = events::pending(store, Timestamp::now(), 100).await.unwrap();
-    let (pk, sk) = pending.into_iter().find(|(pk, _)| pk.starts_with(&format!("A#{}#", api.account_id))).unwrap();
+    let pending = billing_api::outbox::pending(store, Timestamp::now(), 100).await.unwrap();
+    let (pk, sk) = pending.into_iter().find(|(_, sk)| sk.starts_with("EVENT#")).unwrap();
     let event = events::read(store, pk, sk).await.unwrap().unwrap();
     let found = receivers::list(store, api.account_id).await.unwrap();
     let delivery = deliveries::Delivery::new(&event, &found[0]);
     assert!(deliveries::create(store, &delivery).await.unwrap());
-    assert_eq!(dispatcher::sweep(store, &api.server.queues, Timestamp::now(), 100).await.unwrap(), 1);
-    assert_eq!(dispatcher::sweep(store, &api.server.queues, Timestamp::now(), 100).await.unwrap(), 0, "dispatched");
+    // The event, and the create's registration task.
+    assert_eq!(billing_api::outbox::sweep(store, &api.server.queues, Timestamp::now(), 100).await.unwrap(), 2);
+    let again = billing_api::outbox::sweep(store, &api.server.queues, Timestamp::now(), 100).await.unwrap();
+    assert_eq!(again, 0, "dispatched");
     let (logged, _) = deliveries::list(store, api.account_id, &Filter::default(), 10).await.unwrap();
     assert_eq!(logged.len(), 1);
     assert_eq!(logged[0].delivery_id, delivery.delivery_id);
@@ -313,7 +315,7 @@ async fn removed_and_disabled_receivers_get_no_more_deliveries() {
     let billing = api.post("/v1/billings", &body(&s)).await.expect(201).body["id"].as_i64().unwrap();
     let reason = json!({"billing": {"cancellation_reason": "Teste"}});
     api.post(&format!("/v1/billings/{billing}/cancel"), &reason).await.expect(200);
-    dispatcher::sweep(store, &api.server.queues, Timestamp::now(), 100).await.unwrap();
+    billing_api::outbox::sweep(store, &api.server.queues, Timestamp::now(), 100).await.unwrap();
     // One receiver is removed and the other disabled before the sender gets to them.
     api.server.webhook_ops().remove(api.account_id, removed_id).await.unwrap();
     let disabled = api.server.webhook_ops().set_enabled(api.account_id, kept_id, false).await.unwrap();
@@ -334,7 +336,7 @@ async fn removed_and_disabled_receivers_get_no_more_deliveries() {
     // A disabled receiver gets no deliveries of later events; its place is kept, a removed one's freed.
     let second = api.post("/v1/billings", &body(&s)).await.expect(201).body["id"].as_i64().unwrap();
     api.post(&format!("/v1/billings/{second}/cancel"), &reason).await.expect(200);
-    dispatcher::sweep(store, &api.server.queues, Timestamp::now(), 100).await.unwrap();
+    billing_api::outbox::sweep(store, &api.server.queues, Timestamp::now(), 100).await.unwrap();
     let (logged, _) = deliveries::list(store, api.account_id, &Filter::default(), 10).await.unwrap();
     assert_eq!(logged.len(), 2, "no delivery for the disabled receiver");
     let ops = api.server.webhook_ops();
