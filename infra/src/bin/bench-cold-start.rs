@@ -179,7 +179,7 @@ fn event_of(binary: &str) -> anyhow::Result<Bytes> {
         "bulk-expander" => "bulk-expansion-sqs.json",
         "settlement-worker" => "settlement-sqs.json",
         "cascade-worker" => "cascade-sqs.json",
-        "webhook-dispatcher" => "webhook-dispatcher-stream.json",
+        "outbox-dispatcher" => "outbox-dispatcher-stream.json",
         "webhook-sender" => "webhook-sender-sqs.json",
         other => bail!("no event for the binary {other}: give it one in bench-cold-start's event_of"),
     };
