@@ -115,19 +115,9 @@ fn letters(n: i64) -> String {
     format!("{n:05}").bytes().map(|d| char::from(b'a' + d - b'0')).collect()
 }
 
-/// Adds `by` to a counter's shard 0 (the API's own writes land in any shard).
-async fn count(store: &Store, pk: String, by: i64) -> anyhow::Result<()> {
-    store
-        .client()
-        .update_item()
-        .table_name(store.table())
-        .key("pk", AttributeValue::S(pk))
-        .key("sk", AttributeValue::S(keys::count_shard(0)))
-        .update_expression("ADD #value :by")
-        .expression_attribute_names("#value", "value")
-        .expression_attribute_values(":by", AttributeValue::N(by.to_string()))
-        .send()
-        .await?;
+/// Raises the counter `counter` by `by`, in its shard 0.
+async fn count(store: &Store, counter: String, by: i64) -> anyhow::Result<()> {
+    store.write(vec![billing_api::store::shards::add(counter, 0, by)]).await?;
     Ok(())
 }
 

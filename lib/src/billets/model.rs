@@ -1,12 +1,11 @@
-//! A bank billet as stored: one item per billet under its billing
-//! (`pk = A#<account>`, `sk = BILLET#<billing>#<billet>`, both ids zero-padded), so the billets of
-//! a billing are one key range read newest first. Its fields are its attributes (serde).
+//! A bank billet as stored: one item per billet in its billing's partition
+//! (`pk = A#<account>#BILLING#<billing>`, `sk = BILLET#<billet>`, ids zero-padded), so the billets
+//! of a billing are one key range read newest first. Its fields are its attributes (serde).
 
-use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
-use crate::store::item::{from_item, number, to_item};
+use crate::store::item::{from_item, keyed, number};
 use crate::store::{keys, Condition, Item, Store, StoreResult, Write};
 use crate::values::{AccountId, BilletId, BillingId, Money, Timestamp};
 
@@ -120,15 +119,11 @@ impl BankBillet {
     }
 
     pub fn to_item(&self, account: AccountId) -> StoreResult<Item> {
-        let mut item = to_item(self)?;
-        item.insert("pk".to_owned(), AttributeValue::S(keys::account(account)));
-        item.insert("sk".to_owned(), AttributeValue::S(keys::billet(self.billing_id, self.id)));
-        item.insert("kind".to_owned(), AttributeValue::S("bank_billet".to_owned()));
-        Ok(item)
+        let (pk, sk) = keys::billet(account, self.billing_id, self.id);
+        keyed(self, pk, sk, "bank_billet", None)
     }
 
-    pub fn from_item(mut item: Item) -> StoreResult<BankBillet> {
-        upgrade(&mut item);
+    pub fn from_item(item: Item) -> StoreResult<BankBillet> {
         from_item(item)
     }
 
@@ -143,21 +138,6 @@ impl BankBillet {
     }
 }
 
-/// Billets stored before their fields were attributes of their own kept them in one JSON
-/// attribute, `document` (amounts as text); those fields are read from it.
-fn upgrade(item: &mut Item) {
-    if item.contains_key("bank_symbol") {
-        return;
-    }
-    let Some(AttributeValue::S(document)) = item.get("document") else { return };
-    let Ok(fields) = serde_json::from_str::<serde_json::Value>(document) else { return };
-    if let Ok(attributes) = to_item(&fields) {
-        for (name, value) in attributes {
-            item.entry(name).or_insert(value);
-        }
-    }
-}
-
 /// One billet of a billing.
 pub async fn find(
     store: &Store,
@@ -165,14 +145,16 @@ pub async fn find(
     billing_id: BillingId,
     id: BilletId,
 ) -> StoreResult<Option<BankBillet>> {
-    let item = store.get(keys::account(account), keys::billet(billing_id, id)).await?;
+    let (pk, sk) = keys::billet(account, billing_id, id);
+    let item = store.get(pk, sk).await?;
     item.map(BankBillet::from_item).transpose()
 }
 
 /// Every billet of a billing, newest (highest id) first. A billing has a handful (one per
 /// re-issue), so they are read whole.
 pub async fn of_billing(store: &Store, account: AccountId, billing_id: BillingId) -> StoreResult<Vec<BankBillet>> {
-    let items = store.items_with_prefix(keys::account(account), keys::billets_of(billing_id), false).await?;
+    let (pk, prefix) = keys::billets_of(account, billing_id);
+    let items = store.items_with_prefix(pk, prefix, false).await?;
     items.into_iter().map(BankBillet::from_item).collect()
 }
 
@@ -209,50 +191,11 @@ pub(crate) mod tests {
     fn a_billet_round_trips_through_its_item() {
         let billet = sample();
         let item = billet.to_item(AccountId::new(7)).unwrap();
-        assert_eq!(item["sk"].as_s().unwrap(), "BILLET#0000000012#0000000003");
+        assert_eq!(item["pk"].as_s().unwrap(), "A#7#BILLING#0000000012");
+        assert_eq!(item["sk"].as_s().unwrap(), "BILLET#0000000003");
         assert_eq!(item["status"].as_s().unwrap(), "opened");
         assert_eq!(item["amount"].as_n().unwrap(), "135");
         assert_eq!(item["payer_full_name"].as_s().unwrap(), "Maria");
-        assert_eq!(BankBillet::from_item(item).unwrap(), billet);
-    }
-
-    #[test]
-    fn a_billet_stored_as_one_json_document_reads_back() {
-        let billet = sample();
-        // As the previous version stored it: the billet as JSON (amounts as text) beside the
-        // attributes conditions test.
-        let mut document: serde_json::Value = serde_json::from_str(
-            r#"{
-            "id": 3, "billing_id": 12, "generation": 1, "status": "opened", "bank_symbol": "simulated",
-            "amount": "135.00", "due_date": "2026-12-10", "our_sequential_number": 1,
-            "agreement_code": "1234567", "bank_billet_account": null,
-            "agency_number": "", "agency_digit": "", "account_number": "", "account_digit": "",
-            "recipient_full_name": "Clínica", "recipient_document": "", "recipient_full_address": "",
-            "payer_full_name": "Maria", "payer_document": "", "payer_address_postal_code": "",
-            "payer_address_street": "", "payer_address_district": "", "payer_address_city": "",
-            "payer_address_state": "", "barcode": null, "digitable_line": null, "pix_qr_code": null,
-            "our_number": "12345670000000001", "provider_id": null, "provider_status": null,
-            "bank_rejection": null, "remittanced_at": null, "paid_amount": "0", "paid_at": null,
-            "net_amount": "0", "discount": "0", "interest": "0", "bank_rate": "0", "credit_at": null,
-            "discharged_at": null, "version": 2
-        }"#,
-        )
-        .unwrap();
-        document["uuid"] = serde_json::json!(billet.uuid);
-        document["created_at"] = serde_json::json!(billet.created_at);
-        document["updated_at"] = serde_json::json!(billet.updated_at);
-        let item: Item = [
-            ("pk", AttributeValue::S("A#7".into())),
-            ("sk", AttributeValue::S("BILLET#0000000012#0000000003".into())),
-            ("id", AttributeValue::N("3".into())),
-            ("billing_id", AttributeValue::N("12".into())),
-            ("status", AttributeValue::S("opened".into())),
-            ("version", AttributeValue::N("2".into())),
-            ("document", AttributeValue::S(document.to_string())),
-        ]
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), v))
-        .collect();
         assert_eq!(BankBillet::from_item(item).unwrap(), billet);
     }
 }

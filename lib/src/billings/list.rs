@@ -13,7 +13,6 @@ use chrono::NaiveDate;
 use super::model::Billing;
 use crate::http::{ApiResult, Pagination, Params};
 use crate::store::postings;
-use crate::store::records::Record as _;
 use crate::store::records::{self, Listed};
 use crate::store::{keys, KeyRange, Sort, Store};
 use crate::values::calendar::parse_date;
@@ -113,10 +112,27 @@ pub const SEARCH_CONTACTS: usize = 100;
 /// …and at the evincive texts of at most this many of the newest billings that have one.
 pub const SEARCH_EVINCIVES: usize = 20_000;
 
-/// The billing ids in a range of postings (their sort keys end in the id).
-async fn ids_in(store: &Store, partition: String, sort: Sort) -> ApiResult<BTreeSet<i64>> {
-    let keys = store.sort_keys(&KeyRange::listing(partition, sort, false)).await?;
-    Ok(keys.iter().filter_map(|sk| keys::id_of(sk).or_else(|| sk.parse().ok())).collect())
+/// The billing ids in a range of postings, in every shard of their partition (their sort keys end
+/// in the id).
+async fn ids_in(store: &Store, shards: Vec<String>, sort: Sort) -> ApiResult<BTreeSet<i64>> {
+    let reads = shards.into_iter().map(|partition| {
+        let range = KeyRange::listing(partition, sort.clone(), false);
+        async move { store.sort_keys(&range).await }
+    });
+    let mut ids = BTreeSet::new();
+    for keys in futures::future::try_join_all(reads).await? {
+        ids.extend(keys.iter().filter_map(|sk| keys::id_of(sk).or_else(|| sk.parse().ok())));
+    }
+    Ok(ids)
+}
+
+/// Every item of every shard of a facet's postings, at most `limit` from each (newest first).
+async fn items_of(store: &Store, shards: Vec<String>, limit: usize) -> ApiResult<Vec<crate::store::Item>> {
+    let reads = shards.into_iter().map(|partition| {
+        let range = KeyRange::listing(partition, Sort::All, false);
+        async move { store.items_in(&range, 0, limit).await }
+    });
+    Ok(futures::future::try_join_all(reads).await?.into_iter().flatten().collect())
 }
 
 /// A range of dates in date-ordered postings (`<date>#<id>`): from `from`, up to `to`, both
@@ -160,16 +176,16 @@ async fn searched(
 ) -> ApiResult<BTreeSet<i64>> {
     let digits: String = term.chars().filter(char::is_ascii_digit).collect();
     let folded = sort_key(term);
-    let partition = |facet: &str| keys::billing_postings(account, billing_type.as_str(), facet);
+    let shards = |facet: &str| keys::billing_posting_shards(account, billing_type.as_str(), Some(facet));
     // The contacts' postings of both types and the evincive postings, read at once.
     let contact_scans = ContactType::ALL.iter().map(|contact_type| {
         let range = KeyRange::listing(keys::contact_postings(account, contact_type.as_str(), "ALL"), Sort::All, true);
         async move { store.items_in(&range, 0, postings::SEARCH_SCAN).await }
     });
-    let evincive_range = KeyRange::listing(partition("E"), Sort::All, false);
+    let evincive_per_shard = SEARCH_EVINCIVES / keys::POSTING_SHARDS as usize;
     let (scans, texts) = tokio::try_join!(
-        futures::future::try_join_all(contact_scans),
-        store.items_in(&evincive_range, 0, SEARCH_EVINCIVES)
+        async { Ok(futures::future::try_join_all(contact_scans).await?) },
+        items_of(store, shards("E"), evincive_per_shard)
     )?;
     let mut matched: Vec<ContactId> = Vec::new();
     for item in scans.iter().flatten() {
@@ -183,7 +199,7 @@ async fn searched(
     matched.truncate(SEARCH_CONTACTS);
     let mut found = BTreeSet::new();
     // The matched contacts' billings, all at once.
-    let billed = matched.iter().map(|contact| ids_in(store, partition(&format!("C{contact}")), Sort::All));
+    let billed = matched.iter().map(|contact| ids_in(store, shards(&format!("C{contact}")), Sort::All));
     for ids in futures::future::try_join_all(billed).await? {
         found.extend(ids);
     }
@@ -211,7 +227,7 @@ async fn matching(
     filters: &Filters,
     today: NaiveDate,
 ) -> ApiResult<BTreeSet<i64>> {
-    let partition = |facet: &str| keys::billing_postings(account, billing_type.as_str(), facet);
+    let shards = |facet: &str| keys::billing_posting_shards(account, billing_type.as_str(), Some(facet));
     let mut values: Vec<String> = filters
         .numbers
         .iter()
@@ -246,18 +262,18 @@ async fn matching(
     // filter, the status and due date are read from its postings (they carry them) and no status
     // posting is read: the request costs the postings of its values, not of every billing in a
     // status.
-    let mut filters_ranges: Vec<Vec<(String, Sort)>> = Vec::new();
+    let mut filters_ranges: Vec<Vec<(Vec<String>, Sort)>> = Vec::new();
     if values.is_empty() {
         if let Some(admitted) = &admitted {
             let ranges = admitted
                 .iter()
-                .map(|(status, from, to)| (partition(&super::postings::status_facet(*status)), dates(*from, *to)))
+                .map(|(status, from, to)| (shards(&super::postings::status_facet(*status)), dates(*from, *to)))
                 .collect();
             filters_ranges.push(ranges);
         }
     }
     if let Some((from, to)) = filters.created {
-        filters_ranges.push(vec![(partition("T"), dates(Some(from), Some(to)))]);
+        filters_ranges.push(vec![(shards("T"), dates(Some(from), Some(to)))]);
     }
     let admits = |item: &crate::store::Item| match (&admitted, item.get("v").and_then(|v| v.as_s().ok())) {
         (None, _) => true,
@@ -268,22 +284,16 @@ async fn matching(
         }),
         (Some(_), None) => false,
     };
-    let value_reads = values.iter().map(|facet| {
-        let range = KeyRange::listing(partition(facet), Sort::All, true);
-        async move { store.items_in(&range, 0, usize::MAX).await }
-    });
-    let reads = filters_ranges.iter().flatten().map(|(partition, sort)| ids_in(store, partition.clone(), sort.clone()));
+    let value_reads = values.iter().map(|facet| items_of(store, shards(facet), usize::MAX));
+    let reads = filters_ranges.iter().flatten().map(|(shards, sort)| ids_in(store, shards.clone(), sort.clone()));
     let search = async {
         match filters.search.as_deref().filter(|t| !t.is_empty()) {
             Some(term) => searched(store, account, billing_type, term).await.map(Some),
             None => Ok(None),
         }
     };
-    let (valued, read, searched) = tokio::try_join!(
-        async { Ok::<_, crate::http::ApiError>(futures::future::try_join_all(value_reads).await?) },
-        futures::future::try_join_all(reads),
-        search
-    )?;
+    let (valued, read, searched) =
+        tokio::try_join!(futures::future::try_join_all(value_reads), futures::future::try_join_all(reads), search)?;
     let mut read = read.into_iter();
     let mut sets: Vec<BTreeSet<i64>> = Vec::new();
     for items in valued {
@@ -305,8 +315,9 @@ async fn matching(
 }
 
 /// An unfiltered page: the total from the counter's shards, the page's keys from the key
-/// partition (reading only the keys before it), then the page's billings. Cost grows with the
-/// page number by about one read unit per 90 billings skipped, not with the size of the billings.
+/// partition's shards (reading, in each, only the keys up to the page's end, newest first, and
+/// merging them), then the page's billings. Cost grows with the page number by about one read unit
+/// per 90 billings skipped in each shard, not with the size of the billings.
 async fn unfiltered(
     store: &Store,
     account: AccountId,
@@ -318,10 +329,19 @@ async fn unfiltered(
     if pagination.offset() >= total {
         return Ok(Listed { records: Vec::new(), total });
     }
-    let page = store
-        .keys_descending(keys::billing_keys(account, billing_type.as_str()), pagination.offset(), pagination.per_page)
-        .await?;
-    let page: Vec<_> = page.into_iter().map(|sk| (keys::account(account), sk)).collect();
+    let end = pagination.offset().saturating_add(pagination.per_page);
+    let reads = keys::billing_posting_shards(account, billing_type.as_str(), None)
+        .into_iter()
+        .map(|partition| store.keys_descending(partition, 0, end));
+    let mut ids: Vec<i64> =
+        futures::future::try_join_all(reads).await?.iter().flatten().filter_map(|sk| keys::id_of(sk)).collect();
+    ids.sort_unstable_by_key(|id| Reverse(*id));
+    let page: Vec<_> = ids
+        .into_iter()
+        .skip(pagination.offset())
+        .take(pagination.per_page)
+        .map(|id| records::key_of::<Billing>(account, BillingId::new(id)))
+        .collect();
     let records = store.batch_get(&page).await?.into_iter().map(records::read).collect::<Result<Vec<_>, _>>()?;
     Ok(Listed { records, total })
 }
@@ -348,7 +368,7 @@ pub async fn list(store: &Store, account: AccountId, params: &Params, today: Nai
         .rev()
         .skip(pagination.offset())
         .take(pagination.per_page)
-        .map(|id| (keys::account(account), keys::record(Billing::KIND, BillingId::new(*id))))
+        .map(|id| records::key_of::<Billing>(account, BillingId::new(*id)))
         .collect();
     let mut records: Vec<Billing> =
         store.batch_get(&page).await?.into_iter().map(records::read).collect::<Result<Vec<_>, _>>()?;

@@ -160,6 +160,11 @@ impl Record for Billing {
         self.version
     }
 
+    /// A partition of its own, which its billets share (`keys::billing`).
+    fn keys(account: crate::values::AccountId, id: BillingId) -> (String, String) {
+        keys::billing(account, id)
+    }
+
     fn list_fields(&self) -> BillingListFields {
         BillingListFields {
             status: self.status,

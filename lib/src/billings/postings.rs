@@ -8,7 +8,9 @@
 //! substring search. A posting is about 45 bytes (keys
 //! only), so reading the postings of a filter costs about one read unit per 180 matching billings,
 //! whatever the account holds. They are written in the transaction that writes the billing: a
-//! change moves only the postings whose value changed.
+//! change moves only the postings whose value changed. Each kind of posting is spread over
+//! `keys::POSTING_SHARDS` partitions by the billing's id, so that the creates of one account write
+//! no partition past DynamoDB's 1,000 write units a second; a list reads every shard of its facets.
 
 use super::model::Billing;
 use crate::store::postings::Posting;
@@ -34,11 +36,12 @@ pub fn read_state(text: &str) -> Option<(BillingStatus, chrono::NaiveDate)> {
 /// The postings of a billing as it is: its entry in the type's key partition (by id, for
 /// unfiltered lists) and one per filter value.
 pub fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
-    let partition = |facet: &str| keys::billing_postings(account, billing.billing_type.as_str(), facet);
+    let shard = keys::posting_shard(billing.id);
+    let partition = |facet: &str| keys::billing_postings(account, billing.billing_type.as_str(), facet, shard);
     let by_id = keys::posting_by_id(billing.id);
     let by_due = keys::posting_by_date(billing.due_date, billing.id);
     let mut postings = vec![Posting::new(
-        keys::billing_keys(account, billing.billing_type.as_str()),
+        keys::billing_keys(account, billing.billing_type.as_str(), shard),
         keys::record("BILLING", billing.id),
     )];
     let mut add = |facet: String, sk: &str, extra: Option<(&'static str, String)>| {
@@ -102,16 +105,18 @@ mod tests {
     fn a_billing_is_posted_under_each_of_its_values() {
         let postings = of(AccountId::new(3), &billing());
         let keys: Vec<(&str, &str)> = postings.iter().map(|p| (p.pk.as_str(), p.sk.as_str())).collect();
-        assert!(keys.contains(&("A#3#BILLINGS#billing#C7", "0000000042")));
-        assert!(keys.contains(&("A#3#BILLINGS#billing#R1", "0000000042")));
-        assert!(keys.contains(&("A#3#BILLINGS#billing#Sopened", "2030-03-04#0000000042")));
-        assert!(!keys.iter().any(|(pk, _)| pk.ends_with("#D")), "due-date ranges read the status postings");
-        assert!(keys.contains(&("A#3#BILLINGS#billing#T", "2026-11-23#0000000042")));
+        // Billing 42 posts in shard 2 of each.
+        assert!(keys.contains(&("A#3#BILLINGS#billing#C7#2", "0000000042")));
+        assert!(keys.contains(&("A#3#BILLINGS#billing#R1#2", "0000000042")));
+        assert!(keys.contains(&("A#3#BILLINGS#billing#Sopened#2", "2030-03-04#0000000042")));
+        assert!(!keys.iter().any(|(pk, _)| pk.contains("#D#")), "due-date ranges read the status postings");
+        assert!(keys.contains(&("A#3#BILLINGS#billing#T#2", "2026-11-23#0000000042")));
+        assert!(keys.contains(&("A#3#BILLINGS#billing#2", "BILLING#0000000042")));
         assert_eq!(postings.len(), 7);
-        let contact = postings.iter().find(|p| p.pk.ends_with("#C7")).unwrap();
+        let contact = postings.iter().find(|p| p.pk.ends_with("#C7#2")).unwrap();
         assert_eq!(contact.extra, Some(("v", "opened#2030-03-04".to_owned())));
         assert_eq!(read_state("opened#2030-03-04"), Some((BillingStatus::Opened, "2030-03-04".parse().unwrap())));
-        let evincive = postings.iter().find(|p| p.pk.ends_with("#E")).unwrap();
+        let evincive = postings.iter().find(|p| p.pk.ends_with("#E#2")).unwrap();
         assert_eq!(evincive.extra, Some(("e", "contrato abc".to_owned())));
         // About 45 bytes a posting: one read unit (eventually consistent) per ~180.
         let status = postings[5].item();
@@ -125,13 +130,15 @@ mod tests {
         let writes = moved(AccountId::new(3), Some(&before), Some(&after));
         // The status posting moves; the value postings (contact, rule, code) carry the new state.
         assert_eq!(writes.len(), 5, "{writes:?}");
-        assert!(matches!(&writes[0], crate::store::Write::Delete { pk, .. } if pk.ends_with("#Sopened")));
+        assert!(matches!(&writes[0], crate::store::Write::Delete { pk, .. } if pk.ends_with("#Sopened#2")));
         let put = |pk: &str| {
             writes.iter().any(
                 |w| matches!(w, crate::store::Write::Put { item, .. } if item["pk"] == AttributeValue::S(pk.into())),
             )
         };
-        assert!(put("A#3#BILLINGS#billing#Spaid") && put("A#3#BILLINGS#billing#C7") && put("A#3#BILLINGS#billing#R1"));
+        assert!(
+            put("A#3#BILLINGS#billing#Spaid#2") && put("A#3#BILLINGS#billing#C7#2") && put("A#3#BILLINGS#billing#R1#2")
+        );
         assert!(moved(AccountId::new(3), Some(&before), Some(&before)).is_empty());
         assert_eq!(moved(AccountId::new(3), None, Some(&before)).len(), 7);
         assert_eq!(moved(AccountId::new(3), Some(&before), None).len(), 7);

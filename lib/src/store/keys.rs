@@ -70,18 +70,51 @@ pub fn tag_links(account: AccountId, tag: TagId) -> String {
     format!("A#{account}#TAG#{tag}")
 }
 
-/// Partition holding one key-only item per billing of a type (`sk` = the billing's record key):
-/// a list skips to a deep page by reading these small items instead of index entries.
-pub fn billing_keys(account: AccountId, billing_type: &str) -> String {
-    format!("A#{account}#BILLINGS#{billing_type}")
+/// The keys of a billing: a partition of its own (`A#<acct>#BILLING#<id:010>`, `sk = BILLING`),
+/// which its billets share, so that no partition takes every create of an account and a
+/// billing's billets are its partition's other items.
+pub fn billing(account: AccountId, id: BillingId) -> (String, String) {
+    (billing_partition(account, id), BILLING_SK.to_owned())
 }
 
-/// Partition of the postings of one filter value of a billing type (key-only items):
-/// `A#<account>#BILLINGS#<type>#<facet>`, the facet being `C<contact>`, `R<bank rule>`,
-/// `K<category>`, `P<parent booklet>`, `Y<your_code hash>`, `S<status>`, `D` (due dates), `T`
+fn billing_partition(account: AccountId, id: BillingId) -> String {
+    format!("A#{account}#BILLING#{:010}", id.get())
+}
+
+pub const BILLING_SK: &str = "BILLING";
+
+/// Partitions each kind of billing posting is spread over, by the billing's id: every create of
+/// an account writes a posting in the creation-date, status and key partitions, which one
+/// partition each would cap at DynamoDB's 1,000 write units a second (about 500 creates).
+pub const POSTING_SHARDS: i64 = 4;
+
+/// The posting shard of a billing.
+pub fn posting_shard(id: BillingId) -> i64 {
+    id.get().rem_euclid(POSTING_SHARDS)
+}
+
+/// Partition (one shard of it) holding one key-only item per billing of a type
+/// (`sk = BILLING#<id:010>`): an unfiltered list skips to a deep page by reading these small items.
+pub fn billing_keys(account: AccountId, billing_type: &str, shard: i64) -> String {
+    format!("A#{account}#BILLINGS#{billing_type}#{shard}")
+}
+
+/// Partition (one shard of it) of the postings of one filter value of a billing type (key-only
+/// items): `A#<account>#BILLINGS#<type>#<facet>#<shard>`, the facet being `C<contact>`,
+/// `R<bank rule>`, `K<category>`, `P<parent booklet>`, `Y<your_code hash>`, `S<status>`, `T`
 /// (creation dates) or `E` (evincive texts). See `billings::postings`.
-pub fn billing_postings(account: AccountId, billing_type: &str, facet: &str) -> String {
-    format!("{}#{facet}", billing_keys(account, billing_type))
+pub fn billing_postings(account: AccountId, billing_type: &str, facet: &str, shard: i64) -> String {
+    format!("A#{account}#BILLINGS#{billing_type}#{facet}#{shard}")
+}
+
+/// Every shard of a facet's postings (or, without a facet, of the key partition).
+pub fn billing_posting_shards(account: AccountId, billing_type: &str, facet: Option<&str>) -> Vec<String> {
+    (0..POSTING_SHARDS)
+        .map(|shard| match facet {
+            Some(facet) => billing_postings(account, billing_type, facet, shard),
+            None => billing_keys(account, billing_type, shard),
+        })
+        .collect()
 }
 
 /// Sort key of a posting in id order (newest last; lists read it descending).
@@ -128,8 +161,7 @@ pub fn hashed(text: &str) -> String {
     hex::encode(Sha256::digest(text.as_bytes()))[..16].to_owned()
 }
 
-/// Partition of the shards of the counter of an account's billings of a type: a create adds one
-/// to a shard picked at random, so no item is written by every create; a list sums the shards.
+/// Partition of the shards of the counter of an account's billings of a type (`store::shards`).
 pub fn billing_count_shards(account: AccountId, billing_type: &str) -> String {
     format!("A#{account}#COUNT#BILLING#{billing_type}")
 }
@@ -302,14 +334,18 @@ pub fn event(created_at_millis: i64, event_id: &str) -> String {
     format!("{EVENT_PREFIX}{created_at_millis:013}#{event_id}")
 }
 
-/// Prefix of the sort keys of one billing's bank billets (in the account's partition).
-pub fn billets_of(billing_id: BillingId) -> String {
-    format!("BILLET#{:010}#", billing_id.get())
+/// Prefix of the sort keys of a billing's bank billets (in the billing's partition).
+pub const BILLET_PREFIX: &str = "BILLET#";
+
+/// The keys of a bank billet: in its billing's partition (`sk = BILLET#<id:010>`), so that a
+/// billing's billets are one key range of it.
+pub fn billet(account: AccountId, billing_id: BillingId, billet_id: BilletId) -> (String, String) {
+    (billing_partition(account, billing_id), format!("{BILLET_PREFIX}{:010}", billet_id.get()))
 }
 
-/// A bank billet, under its billing so that a billing's billets are one key range.
-pub fn billet(billing_id: BillingId, billet_id: BilletId) -> String {
-    format!("{}{:010}", billets_of(billing_id), billet_id.get())
+/// The partition and sort-key prefix of a billing's billets.
+pub fn billets_of(account: AccountId, billing_id: BillingId) -> (String, String) {
+    (billing_partition(account, billing_id), BILLET_PREFIX.to_owned())
 }
 
 /// Sequence of `our_sequential_number` for one agreement of an account.
@@ -350,9 +386,14 @@ mod tests {
         assert_eq!(listing(account_42, "TAG"), "A#42#TAG");
         assert_eq!(id_of("TAG#0000000007"), Some(7));
         assert_eq!(id_of("customers#0000000012"), Some(12));
-        let (b12, b120, third) = (BillingId::new(12), BillingId::new(120), BilletId::new(3));
-        assert_eq!(billet(b12, third), "BILLET#0000000012#0000000003");
-        assert!(billet(b12, third).starts_with(&billets_of(b12)) && !billet(b120, third).starts_with(&billets_of(b12)));
+        let (b12, third) = (BillingId::new(12), BilletId::new(3));
+        assert_eq!(billing(account_42, b12), ("A#42#BILLING#0000000012".to_owned(), "BILLING".to_owned()));
+        assert_eq!(
+            billet(account_42, b12, third),
+            ("A#42#BILLING#0000000012".to_owned(), "BILLET#0000000003".to_owned())
+        );
+        assert_eq!(billets_of(account_42, b12).0, billing(account_42, b12).0);
+        assert_eq!(billing_postings(account_42, "billing", "Sopened", 3), "A#42#BILLINGS#billing#Sopened#3");
         assert_eq!(event(1_795_352_400_000, "evt_1"), "EVENT#1795352400000#evt_1");
         let long = "x".repeat(1000);
         assert_eq!(unique("GROUP", &long).len(), "UNIQUE#GROUP#".len() + 64);

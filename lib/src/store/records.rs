@@ -25,6 +25,11 @@ pub trait Record: Serialize + DeserializeOwned + Send + Sync + Sized {
     type ListFields: Serialize + DeserializeOwned;
 
     fn id(&self) -> Self::Id;
+    /// The keys of the account's record `id`: the account's partition and `<KIND>#<id>` unless the
+    /// kind has a partition per record (billings).
+    fn keys(account: AccountId, id: Self::Id) -> (String, String) {
+        (keys::account(account), keys::record(Self::KIND, id))
+    }
     /// The optimistic-lock version this record was read at (stored as `version`).
     fn version(&self) -> i64;
     fn list_fields(&self) -> Self::ListFields;
@@ -84,14 +89,15 @@ impl Window {
 
 /// The keys of the account's record `id` of kind `R`.
 pub fn key_of<R: Record>(account: AccountId, id: R::Id) -> (String, String) {
-    (keys::account(account), keys::record(R::KIND, id))
+    R::keys(account, id)
 }
 
 /// The item of a record: its fields, keys, listing entry and kind.
 pub fn item_of<R: Record>(account: AccountId, record: &R) -> StoreResult<Item> {
     let mut item = to_item(record)?;
-    item.insert("pk".into(), AttributeValue::S(keys::account(account)));
-    item.insert("sk".into(), AttributeValue::S(keys::record(R::KIND, record.id())));
+    let (pk, sk) = R::keys(account, record.id());
+    item.insert("pk".into(), AttributeValue::S(pk));
+    item.insert("sk".into(), AttributeValue::S(sk));
     item.insert("kind".into(), AttributeValue::S(R::KIND.to_lowercase()));
     if R::LISTED {
         item.insert("gsi1pk".into(), AttributeValue::S(keys::listing(account, R::KIND)));

@@ -1,8 +1,8 @@
 //! Reference counts: how many billings use a record (a contact, a tag, a group), which refuses
-//! its deletion while above zero. A count is spread over shards
-//! (`A#<account>#REFS#<KIND>#<id>`, `sk = SHARD#nn`), a billing always counting in the shard of
-//! its own id, so creates of billings for one contact write different items (no hot item) and a
-//! shard never goes below zero. A record's delete checks, in its transaction, that every shard is
+//! its deletion while above zero. A count is spread over shards in a few partitions
+//! (`A#<account>#REFS#<KIND>#<id>#<shard mod 4>`, `sk = SHARD#nn`), a billing always counting in
+//! the shard of its own id, so creates of billings for one contact write different items (no hot
+//! item, and no partition past DynamoDB's write limit) and a shard never goes below zero. A record's delete checks, in its transaction, that every shard is
 //! still zero, and marks each shard `gone`: a billing written meanwhile makes the delete fail, and
 //! a billing written after it fails on the mark. So a holder's increment is also the check that
 //! the record still exists, without a `ConditionCheck` on the record (two write units fewer per
@@ -15,30 +15,37 @@ use super::{keys, Condition, KeyRange, Store, StoreResult, Write};
 use crate::values::AccountId;
 
 pub const SHARDS: i64 = 8;
+/// Partitions the shards are spread over.
+const PARTITIONS: i64 = 4;
 
-fn partition(account: AccountId, kind: &str, id: i64) -> String {
-    format!("A#{account}#REFS#{kind}#{id:010}")
+fn partition(account: AccountId, kind: &str, id: i64, shard: i64) -> String {
+    format!("A#{account}#REFS#{kind}#{id:010}#{}", shard.rem_euclid(PARTITIONS))
 }
 
 /// `delta` on the count of record `(kind, id)`, in the shard of `holder` (the billing's id, or
 /// any number that stays the same between the holder's increment and its decrement).
 /// A positive delta fails on a deleted record (its shards' `gone` mark).
 pub fn moved(account: AccountId, kind: &str, id: i64, holder: i64, delta: i64) -> Write {
-    let shard = u32::try_from(holder.rem_euclid(SHARDS)).unwrap_or_default();
+    let shard = holder.rem_euclid(SHARDS);
     let update = Condition::new("ADD #value :delta")
         .name("#value", "value")
         .value(":delta", AttributeValue::N(delta.to_string()));
     let alive = (delta > 0).then(|| Condition::new("attribute_not_exists(#gone)").name("#gone", "gone"));
-    Write::update(partition(account, kind, id), keys::count_shard(shard), update, alive)
+    let sk = keys::count_shard(u32::try_from(shard).unwrap_or_default());
+    Write::update(partition(account, kind, id, shard), sk, update, alive)
 }
 
-/// How many holders the record has (one query of at most eight small items).
+/// How many holders the record has (a query of each partition, at once: eight small items in all).
 pub async fn count(store: &Store, account: AccountId, kind: &str, id: i64) -> StoreResult<i64> {
-    let range = KeyRange::prefix(partition(account, kind, id), "SHARD#", true);
-    let page = store.page(&range, SHARDS as usize, None).await?;
+    let reads = (0..PARTITIONS).map(|n| {
+        let range = KeyRange::prefix(partition(account, kind, id, n), "SHARD#", true);
+        async move { store.page(&range, SHARDS as usize, None).await }
+    });
     let mut total = 0;
-    for shard in page.items {
-        total += from_item::<CounterValue>(shard)?.value;
+    for page in futures::future::try_join_all(reads).await? {
+        for shard in page.items {
+            total += from_item::<CounterValue>(shard)?.value;
+        }
     }
     Ok(total)
 }
@@ -52,7 +59,7 @@ pub fn unused(account: AccountId, kind: &str, id: i64) -> Vec<Write> {
             let unused = Condition::new("attribute_not_exists(#value) OR #value = :zero")
                 .name("#value", "value")
                 .value(":zero", AttributeValue::N("0".into()));
-            Write::update(partition(account, kind, id), keys::count_shard(shard as u32), mark, Some(unused))
+            Write::update(partition(account, kind, id, shard), keys::count_shard(shard as u32), mark, Some(unused))
         })
         .collect()
 }
