@@ -98,6 +98,10 @@ pub struct Refusal {
     pub retry_after: u64,
 }
 
+/// Requests a minute one counter item takes before a limit is counted in several (30,000 a minute:
+/// 500 writes a second).
+pub const SHARD_REQUESTS: i64 = 30_000;
+
 /// `RateLimit-Policy`: the quotas every answer names.
 pub static RATELIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
 /// `RateLimit`: the tighter window's remaining requests and seconds to its reset.
@@ -172,13 +176,22 @@ impl RateLimiter {
     }
 
     /// Counts the request on one client's counter (`window`: its key); the count including it.
+    /// A limit above [`SHARD_REQUESTS`] a minute is counted in several items, the request in one
+    /// picked at random, and the count is that item's times their number: no item takes more than
+    /// about 500 writes a second, where one item per client would cap a client at DynamoDB's 1,000
+    /// writes a second on one partition (and throttle before).
     async fn count(&self, limit: Option<u32>, window: Option<String>, minute: i64) -> Option<i64> {
-        let (_, window) = (limit?, window?);
+        let (limit, window) = (limit?, window?);
+        let shards = i64::from(limit).div_euclid(SHARD_REQUESTS) + 1;
+        let window = match shards {
+            1 => window,
+            _ => keys::rate_window_shard(&window, rand::random::<u32>() as i64 % shards),
+        };
         // Kept a minute past the window's end; TTL deletion is lazy anyway, and a later minute
         // never reads this item.
         let expires_at = (minute + 2) * 60;
         match self.store.count_hit(window, keys::RATE_WINDOW_SK.into(), expires_at).await {
-            Ok(count) => Some(count),
+            Ok(count) => Some(count * shards),
             Err(error) => {
                 tracing::warn!(error = ?error, "could not count the request; let through");
                 None

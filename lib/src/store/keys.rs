@@ -39,6 +39,11 @@ pub fn token_rate_window(digest: &str, minute: i64) -> String {
 
 pub const RATE_WINDOW_SK: &str = "RL";
 
+/// One of the items a high limit's window is counted in (`rate_limit`).
+pub fn rate_window_shard(window: &str, shard: i64) -> String {
+    format!("{window}#{shard}")
+}
+
 /// Partition of the claim of one idempotency key of an account (an item of its own, so that keys
 /// spread over partitions and no prefix query of the account meets them); the key is hashed so
 /// that any 255 characters make a short, safe key.
