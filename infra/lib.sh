@@ -125,6 +125,48 @@ stop_moto() {
   fi
 }
 
+# Starts the fault proxy (infra/local/faults.py: DynamoDB's conflicts, throttles and 500s, SQS's
+# duplicate deliveries) on 127.0.0.1:$1 in front of the moto server on 127.0.0.1:$2, in the
+# background (pid in FAULTS_PID), with the rates the FAULT_* variables give (its defaults: 3 %
+# throttles, 0.5 % 500s, transactions holding their items 20 ms, 1,000 write units a second per
+# partition, 5 % duplicate deliveries), and waits until it answers.
+start_faults() {
+  local port="$1" upstream="$2"
+  mkdir -p "$LOCAL_DIR"
+  python3 "$ROOT/infra/local/faults.py" --port "$port" --upstream "http://127.0.0.1:$upstream" \
+    >"$LOCAL_DIR/faults-$port.log" 2>&1 &
+  FAULTS_PID=$!
+  for _ in $(seq 1 100); do
+    if python3 -c "import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:$port/_faults', timeout=1)" 2>/dev/null; then
+      say "==> fault proxy on 127.0.0.1:$port in front of the moto server (pid $FAULTS_PID)"
+      return
+    fi
+    kill -0 "$FAULTS_PID" 2>/dev/null || { say "error: the fault proxy did not start; see $LOCAL_DIR/faults-$port.log"; exit 1; }
+    sleep 0.1
+  done
+  say "error: the fault proxy did not answer on 127.0.0.1:$port"
+  exit 1
+}
+
+stop_faults() {
+  if [ -n "${FAULTS_PID:-}" ]; then
+    kill "$FAULTS_PID" 2>/dev/null || true
+    wait "$FAULTS_PID" 2>/dev/null || true
+  fi
+}
+
+# The fault proxy's counters on 127.0.0.1:$1, as one line.
+faults_summary() {
+  python3 - "$1" <<'PY'
+import json, sys, urllib.request
+s = json.load(urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/_faults", timeout=5))
+c = s.get("counters", s)
+keys = ["forwarded", "throttles", "partition_throttles", "errors_500", "late_errors_500", "conflicts",
+        "single_write_conflicts", "replayed_tokens", "duplicates_immediate", "duplicates_later", "unprocessed_items"]
+print(", ".join(f"{k} {c.get(k, 0)}" for k in keys))
+PY
+}
+
 # The AWS SDK settings of the local stack: dummy credentials, endpoint on the moto server.
 local_aws_env() {
   export AWS_ENDPOINT_URL="http://127.0.0.1:$1"

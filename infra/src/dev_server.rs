@@ -147,13 +147,14 @@ pub async fn run_worker(sqs: aws_sdk_sqs::Client, queue_url: String, worker: Wor
 }
 
 /// One receive (up to 10 messages, waiting up to `wait_seconds` for the first) and its batch, as
-/// the event source mapping delivers it. Returns how many messages were received.
+/// the event source mapping delivers it. Returns the bodies of the messages received (a message
+/// SQS delivered twice counts twice).
 pub async fn worker_round(
     sqs: &aws_sdk_sqs::Client,
     queue_url: &str,
     worker: &Worker,
     wait_seconds: i32,
-) -> anyhow::Result<usize> {
+) -> anyhow::Result<Vec<String>> {
     let received = sqs
         .receive_message()
         .queue_url(queue_url)
@@ -164,7 +165,7 @@ pub async fn worker_round(
         .context("ReceiveMessage")?;
     let messages = received.messages.unwrap_or_default();
     if messages.is_empty() {
-        return Ok(0);
+        return Ok(Vec::new());
     }
     let mut event = SqsEvent::default();
     for message in &messages {
@@ -184,5 +185,5 @@ pub async fn worker_round(
             sqs.delete_message().queue_url(queue_url).receipt_handle(handle).send().await.context("DeleteMessage")?;
         }
     }
-    Ok(messages.len())
+    Ok(messages.into_iter().map(|m| m.body.unwrap_or_default()).collect())
 }

@@ -220,17 +220,19 @@ impl DevServer {
         self.drain(&self.cascades_queue_url, &worker).await
     }
 
+    /// Runs `worker` over the queue until it is empty; returns how many different messages it
+    /// handled (SQS may deliver one twice: a copy is the same message).
     async fn drain(&self, queue_url: &str, worker: &Worker) -> usize {
         let sqs = aws_sdk_sqs::Client::new(&self.config);
-        let mut handled = 0;
+        let mut handled = std::collections::HashSet::new();
         loop {
             // What the requests and the last round wrote (their messages, the next chunks).
             self.hand_on().await;
             let round = crate::dev_server::worker_round(&sqs, queue_url, worker, 0).await.expect("a worker round");
-            if round == 0 {
-                return handled;
+            if round.is_empty() {
+                return handled.len();
             }
-            handled += round;
+            handled.extend(round);
         }
     }
 
@@ -314,6 +316,46 @@ pub fn independent_check(script: &str, input: &serde_json::Value) -> serde_json:
     child.stdin.take().expect("stdin").write_all(input.to_string().as_bytes()).expect("write the input");
     let output = child.wait_with_output().expect("the check ends");
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{script} prints JSON: {e}"))
+}
+
+/// `count` active customers of `account` holding `tag` (each with a CPF and an address, so that the
+/// bank registers their billets), written straight to the table in batches: the records and the
+/// tag's links, which is what a bulk expansion reads (not their postings: lists do not show them).
+/// Their ids, ascending.
+pub async fn tagged_customers(
+    store: &Store,
+    account: AccountId,
+    tag: billing_api::values::TagId,
+    count: usize,
+) -> Vec<billing_api::values::ContactId> {
+    use billing_api::contacts::Contact;
+    use billing_api::store::{item, keys, records, KeyItem};
+    use billing_api::values::{ContactId, Cpf};
+    let first = store.reserve_ids(keys::account(account), keys::sequence("CONTACT"), count as i64).await.expect("ids");
+    let mut items = Vec::new();
+    let mut ids = Vec::new();
+    for n in 0..count as i64 {
+        let id = ContactId::new(first + n);
+        let contact = Contact {
+            full_name: Some(format!("Cliente Lote {n}")),
+            cpf: Cpf::parse(&cpf(400_000_000 + (first + n) as u64 % 500_000_000)),
+            address_postal_code: Some("01310-100".into()),
+            address_street: Some("Avenida Paulista".into()),
+            address_number: Some("1000".into()),
+            address_district: Some("Bela Vista".into()),
+            address_city: Some("São Paulo".into()),
+            address_state: Some("SP".into()),
+            tag_ids: vec![tag],
+            version: 1,
+            ..Contact::blank(id)
+        };
+        items.push(records::item_of(account, &contact).expect("a contact item"));
+        let link = KeyItem { pk: keys::tag_links(account, tag), sk: keys::record("CONTACT", id) };
+        items.push(item::to_item(&link).expect("a link item"));
+        ids.push(id);
+    }
+    store.put_all(items).await.expect("write the contacts");
+    ids
 }
 
 /// A valid CPF from 9 base digits (the two check digits computed).

@@ -3,8 +3,6 @@
 //! throttled or failed runs again as it was, with exponential backoff and full jitter, for a
 //! bounded time; writers of one record in one process take turns.
 
-use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, Mutex, Weak};
 use std::time::Duration;
 
 use tokio::time::Instant;
@@ -50,7 +48,7 @@ where
     Fut: std::future::Future<Output = Result<T, ApiError>>,
 {
     let overall = Instant::now() + TURN_BUDGET;
-    let turn = turn_of(record);
+    let turn = crate::store::turns::turn_of(record);
     let Ok(_turn) = tokio::time::timeout_at(overall, turn.lock_owned()).await else {
         return Err(ApiError::Conflict);
     };
@@ -78,23 +76,7 @@ where
     }
 }
 
-type Turn = Arc<tokio::sync::Mutex<()>>;
-type RecordKey = (String, String);
-
-/// The records some request of this process is changing, each with the lock its writers queue on.
-static TURNS: LazyLock<Mutex<HashMap<RecordKey, Weak<tokio::sync::Mutex<()>>>>> = LazyLock::new(Default::default);
-
-fn turn_of(record: RecordKey) -> Turn {
-    let mut turns = TURNS.lock().expect("turns lock");
-    // Records nobody is changing any more are forgotten.
-    turns.retain(|_, turn| turn.strong_count() > 0);
-    if let Some(turn) = turns.get(&record).and_then(Weak::upgrade) {
-        return turn;
-    }
-    let turn = Turn::default();
-    turns.insert(record, Arc::downgrade(&turn));
-    turn
-}
+type RecordKey = crate::store::turns::ItemKey;
 
 #[cfg(test)]
 mod tests {
@@ -142,7 +124,7 @@ mod tests {
         // Another record is not held up by them.
         let other = ("A#1".to_owned(), "TAG#0000000002".to_owned());
         assert!(retry_in_turn(other, || async { Ok::<_, ApiError>(()) }).await.is_ok());
-        assert!(TURNS.lock().unwrap().values().all(|t| t.strong_count() == 0));
+        assert!(crate::store::turns::idle());
     }
 
     #[tokio::test(start_paused = true)]

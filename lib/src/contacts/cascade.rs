@@ -7,7 +7,10 @@
 //! `updated_at`, and a holder already cleared is skipped. A message runs only the round the state
 //! names; while holders remain, the state moves to the next round in one transaction with that
 //! round's task, on the condition that it still names this one, so a copy of a message clears
-//! nothing twice and sends nothing twice; the last round deletes the state. Meanwhile no reader
+//! nothing twice and sends nothing twice. When no holder is left, the state is deleted, but not
+//! before [`GRACE`] has passed since the delete: a contact written at the moment of the delete,
+//! having read the tag or group before it (its transaction does not check it again), is
+//! written by then, and that last round clears it. Meanwhile no reader
 //! shows the deleted tag or group: contact views embed only existing tags and show `group_id` only
 //! of an existing group, and lists by a deleted tag or group are empty.
 
@@ -20,7 +23,7 @@ use crate::jobs::{tasks, Cascade};
 use crate::store::item::{from_item, keyed, to_attribute};
 use crate::store::records;
 use crate::store::{keys, postings, Condition, KeyRange, Sort, Store, Write};
-use crate::values::{AccountId, ContactId, ContactType, GroupId, TagId};
+use crate::values::{AccountId, ContactId, ContactType, GroupId, TagId, Timestamp};
 
 /// Holders one message clears.
 pub const CHUNK: usize = 100;
@@ -35,10 +38,17 @@ pub enum Outcome {
     Skipped(&'static str),
 }
 
-/// A cascade while it runs: the round whose message runs next.
+/// How long after the delete the cascade's last round runs at the earliest: longer than any
+/// request that read the tag or group before it can go on writing (the API functions stop at 10 s).
+pub const GRACE: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// A cascade while it runs: the round whose message runs next, and when the delete happened.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct State {
     round: i64,
+    /// Absent on cascades started before it was kept: those end without waiting.
+    #[serde(default)]
+    started_at: Option<Timestamp>,
 }
 
 /// The state item's keys of the cascade a message belongs to.
@@ -56,7 +66,7 @@ fn state_keys(message: &Cascade) -> anyhow::Result<(String, String)> {
 pub fn started(account: AccountId, tag: Option<TagId>, group: Option<GroupId>) -> anyhow::Result<Vec<Write>> {
     let first = Cascade { account_id: account, tag_id: tag, group_id: group, round: Some(0) };
     let (pk, sk) = state_keys(&first)?;
-    let state = Write::put(keyed(&State { round: 0 }, pk, sk, "cascade", None)?);
+    let state = Write::put(keyed(&State { round: 0, started_at: Some(Timestamp::now()) }, pk, sk, "cascade", None)?);
     Ok(vec![state, tasks::one(account, first)?])
 }
 
@@ -65,10 +75,12 @@ pub fn started(account: AccountId, tag: Option<TagId>, group: Option<GroupId>) -
 pub async fn run(store: &Store, message: &Cascade) -> anyhow::Result<Outcome> {
     let account = message.account_id;
     let (pk, sk) = state_keys(message)?;
+    let mut started_at = None;
     if let Some(round) = message.round {
         let state = store.get(pk.clone(), sk.clone()).await?.map(from_item::<State>).transpose()?;
-        if state.is_none_or(|state| state.round != round) {
-            return Ok(Outcome::Skipped("another message ran this round, or the cascade is over"));
+        match state {
+            Some(state) if state.round == round => started_at = state.started_at,
+            _ => return Ok(Outcome::Skipped("another message ran this round, or the cascade is over")),
         }
     }
     let facet = match (message.tag_id, message.group_id) {
@@ -95,14 +107,30 @@ pub async fn run(store: &Store, message: &Cascade) -> anyhow::Result<Outcome> {
         more |= links.len() > CHUNK;
         store.delete_all(links.into_iter().take(CHUNK).collect()).await?;
     }
-    next_round(store, message, (pk, sk), more).await.map_err(|e| anyhow::anyhow!("the cascade's next round: {e}"))?;
-    Ok(if more { Outcome::Continued(holders.len()) } else { Outcome::Done(holders.len()) })
+    // No holder left before the grace is over: one more round when it is.
+    let wait = match (more, started_at) {
+        (false, Some(at)) => {
+            let elapsed = (Timestamp::now().0 - at.0).to_std().unwrap_or_default();
+            GRACE.checked_sub(elapsed).map(|left| left.as_secs() as u32 + 1)
+        }
+        _ => None,
+    };
+    next_round(store, message, (pk, sk), more || wait.is_some(), wait.unwrap_or(0))
+        .await
+        .map_err(|e| anyhow::anyhow!("the cascade's next round: {e}"))?;
+    Ok(if more || wait.is_some() { Outcome::Continued(holders.len()) } else { Outcome::Done(holders.len()) })
 }
 
 /// Moves the state to the next round with its task, or ends the cascade, provided the state still
 /// names this round (a copy running at the same time may have moved it). A message sent before
 /// rounds were counted records its successor alone.
-async fn next_round(store: &Store, message: &Cascade, (pk, sk): (String, String), more: bool) -> anyhow::Result<()> {
+async fn next_round(
+    store: &Store,
+    message: &Cascade,
+    (pk, sk): (String, String),
+    more: bool,
+    delay_seconds: u32,
+) -> anyhow::Result<()> {
     let Some(round) = message.round else {
         if more {
             store.write(vec![tasks::one(message.account_id, message.clone())?]).await?;
@@ -116,7 +144,10 @@ async fn next_round(store: &Store, message: &Cascade, (pk, sk): (String, String)
                 .name("#round", "round")
                 .value(":next", to_attribute(&(round + 1))?);
             let next = Cascade { round: Some(round + 1), ..message.clone() };
-            vec![Write::update(pk, sk, moved, Some(here)), tasks::one(message.account_id, next)?]
+            vec![
+                Write::update(pk, sk, moved, Some(here)),
+                tasks::record_delayed(message.account_id, &[next], delay_seconds)?,
+            ]
         }
         false => vec![Write::delete_if(pk, sk, here)],
     };

@@ -54,8 +54,13 @@ impl Editable for Contact {
         }
     }
 
-    /// The group and every newly added tag must exist in the account (checked now for the 422 and
-    /// again inside the transaction against a concurrent delete); links follow the tag set.
+    /// The group and every newly added tag must exist in the account (read for the 422); links
+    /// follow the tag set. They are not checked again inside the transaction: a check there would
+    /// make every contact write naming a tag conflict with every other on DynamoDB (a transaction
+    /// condition-checking an item conflicts with any other touching it). A tag or group deleted at
+    /// that very moment is cleared from the contact by the delete's cascade, whose last round runs
+    /// after every write that could have read it is over (`contacts::cascade`); until then no
+    /// reader shows a deleted tag or group, and ids are never reused.
     fn related_writes(
         &self,
         before: Option<&Self>,
@@ -85,13 +90,7 @@ impl Editable for Contact {
             }
 
             let mut writes = Vec::new();
-            if let Some(group) = new_group {
-                let (pk, sk) = records::key_of::<Group>(account, group);
-                writes.push(Write::check_exists(pk, sk));
-            }
             for tag in &added {
-                let (pk, sk) = records::key_of::<Tag>(account, *tag);
-                writes.push(Write::check_exists(pk, sk));
                 let (pk, sk) = link(account, *tag, id);
                 writes.push(Write::put(crate::store::item::to_item(&KeyItem { pk, sk })?));
             }

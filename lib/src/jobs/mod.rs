@@ -253,19 +253,25 @@ impl Queues {
     /// message was refused.
     pub async fn send_all<M: Message>(&self, messages: &[M]) -> anyhow::Result<()> {
         let bodies = messages.iter().map(body).collect::<anyhow::Result<Vec<_>>>()?;
-        self.send_bodies(M::KIND, &bodies).await
+        self.send_bodies(M::KIND, &bodies, 0).await
     }
 
-    /// Sends these bodies to the queue of the messages of `kind` (a task's), ten per
-    /// `SendMessageBatch`, every batch at once; fails when any message was refused.
-    pub async fn send_bodies(&self, kind: &str, bodies: &[String]) -> anyhow::Result<()> {
+    /// Sends these bodies to the queue of the messages of `kind` (a task's), invisible for
+    /// `delay_seconds`, ten per `SendMessageBatch`, every batch at once; fails when any message
+    /// was refused.
+    pub async fn send_bodies(&self, kind: &str, bodies: &[String], delay_seconds: u32) -> anyhow::Result<()> {
         use aws_sdk_sqs::types::SendMessageBatchRequestEntry;
         let url = self.url_of_kind(kind).with_context(|| format!("no queue for {kind} messages"))?;
         let mut batches = Vec::new();
         for chunk in bodies.chunks(10) {
             let mut entries = Vec::new();
             for (n, body) in chunk.iter().enumerate() {
-                let entry = SendMessageBatchRequestEntry::builder().id(n.to_string()).message_body(body).build();
+                let delay = (delay_seconds > 0).then(|| i32::try_from(delay_seconds.min(900)).unwrap_or(900));
+                let entry = SendMessageBatchRequestEntry::builder()
+                    .id(n.to_string())
+                    .message_body(body)
+                    .set_delay_seconds(delay)
+                    .build();
                 entries.push(entry.context("a batch entry")?);
             }
             batches.push(async move {

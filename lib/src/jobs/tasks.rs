@@ -30,7 +30,14 @@ pub struct Task {
     pub queue: String,
     /// The message bodies, as sent.
     pub messages: Vec<String>,
+    /// Seconds the queue keeps the messages invisible once sent (SQS's `DelaySeconds`, up to 900).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub delay_seconds: u32,
     pub created_at: Timestamp,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// The most messages one task carries (a transaction's item stays small: a registration message
@@ -47,6 +54,12 @@ fn new_id(at: Timestamp) -> String {
 /// The write, for the transaction of the change that implies them, that records these messages
 /// to be sent once the change is saved. At most [`MAX_MESSAGES`] messages.
 pub fn record<M: Message>(account: AccountId, messages: &[M]) -> StoreResult<Write> {
+    record_delayed(account, messages, 0)
+}
+
+/// [`record`] of messages the queue is to hand out only `delay_seconds` after they are sent (at
+/// most 900).
+pub fn record_delayed<M: Message>(account: AccountId, messages: &[M], delay_seconds: u32) -> StoreResult<Write> {
     if messages.is_empty() || messages.len() > MAX_MESSAGES {
         return Err(StoreError::Mapping(format!(
             "a task carries 1 to {MAX_MESSAGES} messages, not {}",
@@ -60,6 +73,7 @@ pub fn record<M: Message>(account: AccountId, messages: &[M]) -> StoreResult<Wri
         account_id: account,
         queue: M::KIND.to_owned(),
         messages: bodies,
+        delay_seconds: delay_seconds.min(900),
         created_at: now,
     };
     let millis = now.0.timestamp_millis();
@@ -79,7 +93,7 @@ pub fn one<M: Message>(account: AccountId, message: M) -> StoreResult<Write> {
 pub async fn dispatch(store: &Store, queues: &Queues, pk: String, sk: String) -> anyhow::Result<usize> {
     let Some(item) = store.get(pk.clone(), sk.clone()).await? else { return Ok(0) };
     let task: Task = from_item(item)?;
-    queues.send_bodies(&task.queue, &task.messages).await?;
+    queues.send_bodies(&task.queue, &task.messages, task.delay_seconds).await?;
     // Deleted whatever else happened to it: a task is written once and never changed.
     store.write(vec![Write::delete(pk, sk)]).await?;
     Ok(task.messages.len())

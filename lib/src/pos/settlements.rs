@@ -301,44 +301,48 @@ pub async fn request(
     let owner = accounts::find(store, account).await?.ok_or(ApiError::NotFound)?;
     let payer = owner.settlement_contact_id.ok_or_else(missing_contact)?;
     records::find::<Contact>(store, account, payer).await?.ok_or_else(missing_contact)?;
+    // Requests of one reference in one process take turns: the second reads what the first made.
+    let turn = crate::store::turns::turn_of((keys::account(account), keys::settlement(reference)));
+    let _turn = turn.lock().await;
+    if let Some(existing) = find(store, account, reference).await? {
+        return retry_on_conflict(|| again(store, existing.clone(), cutoff, payer)).await;
+    }
+    let open = open_up_to(store, account, cutoff, None).await?;
+    let total: Money = open.iter().map(|e| e.due_amount).sum();
+    if !total.is_positive() {
+        return Err(ApiError::validation(format!("Nada a acertar: nenhuma venda a prazo em aberto até {cutoff}")));
+    }
+    if total.get() < crate::billings::input::minimum_amount() {
+        return Err(ApiError::validation(format!(
+            "O total a acertar ({total}) é menor que o valor mínimo de uma cobrança (5.00)"
+        )));
+    }
+    let now = Timestamp::now();
+    let settlement = Settlement {
+        reference: reference.to_owned(),
+        account_id: account,
+        cutoff_at: cutoff,
+        state: SettlementState::Pending,
+        failure_reason: None,
+        payer_contact_id: payer,
+        sales_count: 0,
+        contacts_count: 0,
+        amount: Money::ZERO,
+        billing_id: None,
+        created_at: now,
+        updated_at: now,
+        completed_at: None,
+        chunk: 0,
+    };
+    let (pk, sk) = settlement.keys();
+    let writes = vec![
+        Write::put_if(keyed(&settlement, pk, sk, "settlement", None)?, Condition::absent()),
+        tasks::one(account, ReceivableSettlement::new(account, reference, 0))?,
+    ];
+    // Only the write runs again on a lost race or a throttle: the sales were read once.
     retry_on_conflict(|| async {
-        if let Some(existing) = find(store, account, reference).await? {
-            return again(store, existing, cutoff, payer).await;
-        }
-        let open = open_up_to(store, account, cutoff, None).await?;
-        let total: Money = open.iter().map(|e| e.due_amount).sum();
-        if !total.is_positive() {
-            return Err(ApiError::validation(format!("Nada a acertar: nenhuma venda a prazo em aberto até {cutoff}")));
-        }
-        if total.get() < crate::billings::input::minimum_amount() {
-            return Err(ApiError::validation(format!(
-                "O total a acertar ({total}) é menor que o valor mínimo de uma cobrança (5.00)"
-            )));
-        }
-        let now = Timestamp::now();
-        let settlement = Settlement {
-            reference: reference.to_owned(),
-            account_id: account,
-            cutoff_at: cutoff,
-            state: SettlementState::Pending,
-            failure_reason: None,
-            payer_contact_id: payer,
-            sales_count: 0,
-            contacts_count: 0,
-            amount: Money::ZERO,
-            billing_id: None,
-            created_at: now,
-            updated_at: now,
-            completed_at: None,
-            chunk: 0,
-        };
-        let (pk, sk) = settlement.keys();
-        let writes = vec![
-            Write::put_if(keyed(&settlement, pk, sk, "settlement", None)?, Condition::absent()),
-            tasks::one(account, ReceivableSettlement::new(account, reference, 0))?,
-        ];
-        match store.write(writes).await {
-            Ok(()) => Ok((settlement, http::StatusCode::CREATED)),
+        match store.write(writes.clone()).await {
+            Ok(()) => Ok((settlement.clone(), http::StatusCode::CREATED)),
             // Another request of the same reference created it first: answer as the second.
             Err(error) if error.failed_at(0) => {
                 let existing = find(store, account, reference).await?.ok_or(ApiError::Conflict)?;

@@ -12,6 +12,7 @@ pub mod postings;
 pub mod records;
 pub mod refs;
 pub mod shards;
+pub mod turns;
 mod writes;
 
 use std::sync::Arc;

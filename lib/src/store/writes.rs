@@ -144,6 +144,17 @@ impl Write {
         Write::update(pk, sk, update, Some(Condition::present()))
     }
 
+    /// The keys of the item this write adds to (an update whose expression starts with `ADD`: a
+    /// counter's or a reference count's shard), which other writers share.
+    fn added_to(&self) -> Option<(String, String)> {
+        match self {
+            Write::Update { pk, sk, update, .. } if update.expression.starts_with("ADD ") => {
+                Some((pk.clone(), sk.clone()))
+            }
+            _ => None,
+        }
+    }
+
     fn into_transact_item(self, table: &str) -> anyhow::Result<TransactWriteItem> {
         let builder = TransactWriteItem::builder();
         let expression = |c: &Condition| (!c.expression.is_empty()).then(|| c.expression.clone());
@@ -209,21 +220,59 @@ fn merged(update: &Condition, condition: Option<&Condition>) -> Condition {
     all
 }
 
+/// How long [`Store::write`] keeps trying a write that was certainly not applied (or a
+/// transaction, with its token): short beside an API request's own budget (`contention`).
+pub const WRITE_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// DynamoDB's limit of items in one transaction.
 pub const MAX_TRANSACTION_ITEMS: usize = 100;
 
 impl Store {
     /// Applies all writes or none. One write is sent on its own (half the cost of a transaction).
+    ///
+    /// What was certainly not applied is tried again, as it was, for up to [`WRITE_BUDGET`]: a
+    /// write DynamoDB throttled, or cancelled because another transaction held one of its items
+    /// (the SDK retries neither the cancellation nor a `TransactionConflictException`). A
+    /// transaction whose answer was lost (a server error, a timeout) is tried again too, with the
+    /// same `ClientRequestToken`, so that DynamoDB answers for the first attempt if it was
+    /// applied instead of applying it twice. Anything still failing is the caller's: a lost race
+    /// to read again, a throttle or outage to answer `503`.
     pub async fn write(&self, writes: Vec<Write>) -> StoreResult<()> {
         let streamed = self.stream_attached().then(|| writes.clone());
-        self.write_all(writes).await?;
+        let token = uuid::Uuid::new_v4().to_string();
+        let deadline = tokio::time::Instant::now() + WRITE_BUDGET;
+        let mut ceiling = std::time::Duration::from_millis(10);
+        // The counters and reference counts a transaction adds to are the items other writers
+        // share: writers of this process take turns on them (`store::turns`).
+        let shared: Vec<super::turns::ItemKey> = match writes.len() {
+            1 => Vec::new(),
+            _ => writes.iter().filter_map(Write::added_to).collect(),
+        };
+        loop {
+            let transaction = writes.len() > 1 || matches!(writes.first(), Some(Write::Check { .. }));
+            let turns = super::turns::take(shared.clone()).await;
+            let result = self.write_all(writes.clone(), &token).await;
+            drop(turns);
+            let again = match &result {
+                Err(StoreError::Conflict | StoreError::Throttled(_)) => true,
+                Err(StoreError::Unavailable(_)) => transaction,
+                _ => false,
+            };
+            let pause = ceiling.mul_f64(rand::random::<f64>());
+            if !again || tokio::time::Instant::now() + pause >= deadline {
+                result?;
+                break;
+            }
+            tokio::time::sleep(pause).await;
+            ceiling = (ceiling * 2).min(std::time::Duration::from_millis(250));
+        }
         if let Some(writes) = streamed {
             self.streamed(&writes);
         }
         Ok(())
     }
 
-    async fn write_all(&self, writes: Vec<Write>) -> StoreResult<()> {
+    async fn write_all(&self, writes: Vec<Write>, token: &str) -> StoreResult<()> {
         match writes.len() {
             0 => Ok(()),
             1 if !matches!(writes[0], Write::Check { .. }) => {
@@ -232,7 +281,7 @@ impl Store {
             n if n > MAX_TRANSACTION_ITEMS => {
                 Err(StoreError::Other(anyhow::anyhow!("{n} writes exceed one transaction")))
             }
-            _ => self.transact(writes).await,
+            _ => self.transact(writes, token).await,
         }
     }
 
@@ -283,14 +332,16 @@ impl Store {
                     .await;
                 settled(result)
             }
-            check => self.transact(vec![check]).await,
+            check => self.transact(vec![check], &uuid::Uuid::new_v4().to_string()).await,
         }
     }
 
-    async fn transact(&self, writes: Vec<Write>) -> StoreResult<()> {
+    /// One `TransactWriteItems` with this idempotency token.
+    async fn transact(&self, writes: Vec<Write>, token: &str) -> StoreResult<()> {
         let items =
             writes.into_iter().map(|w| w.into_transact_item(self.table())).collect::<anyhow::Result<Vec<_>>>()?;
-        match self.client().transact_write_items().set_transact_items(Some(items)).send().await {
+        let request = self.client().transact_write_items().set_transact_items(Some(items)).client_request_token(token);
+        match request.send().await {
             Ok(_) => Ok(()),
             Err(error) => Err(transaction_error(error)),
         }

@@ -9,6 +9,7 @@ mod billing_updates;
 mod billings;
 mod bulk_billings;
 mod contacts;
+mod engine;
 mod errors;
 mod groups;
 mod hardening;

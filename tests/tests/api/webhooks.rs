@@ -293,12 +293,13 @@ async fn a_delivery_queued_twice_is_sent_once_and_a_half_done_dispatch_completes
     let sqs = aws_sdk_sqs::Client::new(&api.server.config);
     let mut handled = 0;
     for _ in 0..5 {
-        handled += infra::dev_server::worker_round(&sqs, &api.server.webhook_queue_url, &worker, 1).await.unwrap();
+        handled +=
+            infra::dev_server::worker_round(&sqs, &api.server.webhook_queue_url, &worker, 1).await.unwrap().len();
         if handled >= 2 {
             break;
         }
     }
-    assert_eq!(handled, 2);
+    assert!(handled >= 2, "both copies (SQS may add its own)");
     assert_eq!(receiver.received().len(), 1);
     assert_eq!(sender.deliver(api.account_id, &delivery.delivery_id).await.unwrap(), Outcome::Done("already settled"));
     assert_eq!(receiver.received().len(), 1);
