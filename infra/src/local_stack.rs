@@ -127,10 +127,13 @@ pub async fn ensure_queues(sqs: &aws_sdk_sqs::Client) -> anyhow::Result<BTreeMap
             .and_then(|a| a.get(&QueueAttributeName::QueueArn).cloned())
             .context("DLQ has no ARN")?;
         let (receives, visibility, retention) = queue_settings(base);
+        // A local stack may shorten every queue's visibility timeout, so that a message whose
+        // worker was killed comes back in seconds (the kill test).
+        let visibility = std::env::var("LOCAL_QUEUE_VISIBILITY_SECONDS").unwrap_or_else(|_| visibility.to_owned());
         let redrive = serde_json::json!({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": receives}).to_string();
         let attributes = std::collections::HashMap::from([
             (QueueAttributeName::RedrivePolicy, redrive),
-            (QueueAttributeName::VisibilityTimeout, visibility.to_owned()),
+            (QueueAttributeName::VisibilityTimeout, visibility),
             (QueueAttributeName::MessageRetentionPeriod, retention.to_owned()),
         ]);
         let created = sqs.create_queue().queue_name(name).set_attributes(Some(attributes.clone())).send().await;

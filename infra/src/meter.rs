@@ -44,6 +44,9 @@ struct Call {
     ended: Instant,
     read_units: f64,
     write_units: f64,
+    /// The write units by the partition they land in (`<pk>`, or `gsi1:<gsi1pk>` for the index).
+    partitions: Vec<(String, f64)>,
+    transaction: bool,
 }
 
 /// What the calls since the last [`Meter::take`] cost.
@@ -55,6 +58,10 @@ pub struct Cost {
     pub sequential: usize,
     pub read_units: f64,
     pub write_units: f64,
+    /// Write units by partition key (`gsi1:<key>` for the index's partitions).
+    pub by_partition: std::collections::HashMap<String, f64>,
+    /// `TransactWriteItems` calls among them (a transaction tried again counts again).
+    pub transactions: usize,
 }
 
 /// Attach with [`Meter::client`]; read with [`Meter::take`].
@@ -66,6 +73,8 @@ pub struct Meter(Arc<Mutex<Vec<Call>>>);
 struct Started {
     at: Instant,
     write_units: f64,
+    partitions: Vec<(String, f64)>,
+    transaction: bool,
     read_consistent: bool,
     transactional_read: bool,
 }
@@ -84,11 +93,17 @@ impl Meter {
     /// The cost of the calls since the last take, and starts again from zero.
     pub fn take(&self) -> Cost {
         let calls = std::mem::take(&mut *self.0.lock().expect("meter lock"));
+        let mut by_partition = std::collections::HashMap::new();
+        for (partition, units) in calls.iter().flat_map(|c| c.partitions.iter()) {
+            *by_partition.entry(partition.clone()).or_insert(0.0) += units;
+        }
         Cost {
             calls: calls.len(),
             sequential: sequential(&calls),
             read_units: calls.iter().map(|c| c.read_units).sum(),
             write_units: calls.iter().map(|c| c.write_units).sum(),
+            by_partition,
+            transactions: calls.iter().filter(|c| c.transaction).count(),
         }
     }
 }
@@ -118,22 +133,69 @@ fn read_units(items: &[Item], consistent: bool) -> f64 {
     units(sum, READ_BLOCK) * if consistent { 1.0 } else { 0.5 }
 }
 
+/// The text of a key attribute of an item or key map.
+fn key_text(item: &Item, name: &str) -> Option<String> {
+    match item.get(name) {
+        Some(aws_sdk_dynamodb::types::AttributeValue::S(text)) => Some(text.clone()),
+        _ => None,
+    }
+}
+
+/// The partitions one write lands in and its units there: the item's partition key, and the
+/// index partition of a put item that carries `gsi1pk` (an index write costs as much again).
+fn landing(item: Option<&Item>, key: Option<&Item>, write_units: f64) -> Vec<(String, f64)> {
+    let mut at = Vec::new();
+    if let Some(pk) = item.or(key).and_then(|i| key_text(i, "pk")) {
+        at.push((pk, write_units));
+    }
+    if let Some(index) = item.and_then(|i| key_text(i, "gsi1pk")) {
+        at.push((format!("gsi1:{index}"), write_units / if write_units > 1.0 { 2.0 } else { 1.0 }));
+    }
+    at
+}
+
 /// What a call's input tells of its cost before it runs.
 fn started(input: &Input) -> Started {
-    let mut started =
-        Started { at: Instant::now(), write_units: 0.0, read_consistent: false, transactional_read: false };
+    let mut started = Started {
+        at: Instant::now(),
+        write_units: 0.0,
+        partitions: Vec::new(),
+        transaction: false,
+        read_consistent: false,
+        transactional_read: false,
+    };
     if let Some(put) = input.downcast_ref::<PutItemInput>() {
         started.write_units = units(put.item.as_ref().map_or(0, item_size), WRITE_BLOCK);
-    } else if input.downcast_ref::<UpdateItemInput>().is_some() || input.downcast_ref::<DeleteItemInput>().is_some() {
+        started.partitions = landing(put.item.as_ref(), None, started.write_units);
+    } else if let Some(update) = input.downcast_ref::<UpdateItemInput>() {
         started.write_units = 1.0;
+        started.partitions = landing(None, update.key.as_ref(), 1.0);
+    } else if let Some(delete) = input.downcast_ref::<DeleteItemInput>() {
+        started.write_units = 1.0;
+        started.partitions = landing(None, delete.key.as_ref(), 1.0);
     } else if let Some(batch) = input.downcast_ref::<BatchWriteItemInput>() {
         let requests = batch.request_items.iter().flat_map(|m| m.values()).flatten();
-        started.write_units =
-            requests.map(|r| r.put_request.as_ref().map_or(1.0, |p| units(item_size(&p.item), WRITE_BLOCK))).sum();
+        for request in requests {
+            let (item, key) =
+                (request.put_request.as_ref().map(|p| &p.item), request.delete_request.as_ref().map(|d| &d.key));
+            let units = item.map_or(1.0, |item| units(item_size(item), WRITE_BLOCK));
+            started.write_units += units;
+            started.partitions.extend(landing(item, key, units));
+        }
     } else if let Some(transaction) = input.downcast_ref::<TransactWriteItemsInput>() {
-        let actions = transaction.transact_items.iter().flatten();
-        started.write_units =
-            actions.map(|a| 2.0 * a.put.as_ref().map_or(1.0, |p| units(item_size(&p.item), WRITE_BLOCK))).sum();
+        started.transaction = true;
+        for action in transaction.transact_items.iter().flatten() {
+            let item = action.put.as_ref().map(|p| &p.item);
+            let key = action
+                .update
+                .as_ref()
+                .map(|u| &u.key)
+                .or(action.delete.as_ref().map(|d| &d.key))
+                .or(action.condition_check.as_ref().map(|c| &c.key));
+            let units = 2.0 * item.map_or(1.0, |item| units(item_size(item), WRITE_BLOCK));
+            started.write_units += units;
+            started.partitions.extend(landing(item, key, units));
+        }
     } else if let Some(get) = input.downcast_ref::<GetItemInput>() {
         started.read_consistent = get.consistent_read == Some(true);
     } else if let Some(query) = input.downcast_ref::<QueryInput>() {
@@ -193,7 +255,14 @@ impl Intercept for Meter {
             // A refused write (a failed condition) still costs its units; a failed read, one.
             _ => (units(0, READ_BLOCK) * 0.5, started.write_units),
         };
-        let call = Call { started: started.at, ended: Instant::now(), read_units, write_units };
+        let call = Call {
+            started: started.at,
+            ended: Instant::now(),
+            read_units,
+            write_units,
+            partitions: started.partitions.clone(),
+            transaction: started.transaction,
+        };
         self.0.lock().expect("meter lock").push(call);
         Ok(())
     }
@@ -208,7 +277,14 @@ mod tests {
     fn calls_in_parallel_count_once_and_calls_in_a_row_each() {
         let t0 = Instant::now();
         let at = |ms: u64| t0 + Duration::from_millis(ms);
-        let call = |from: u64, to: u64| Call { started: at(from), ended: at(to), read_units: 0.0, write_units: 0.0 };
+        let call = |from: u64, to: u64| Call {
+            started: at(from),
+            ended: at(to),
+            read_units: 0.0,
+            write_units: 0.0,
+            partitions: Vec::new(),
+            transaction: false,
+        };
         // Three at once, then one after them, then two at once: three in a row.
         let calls = [call(0, 10), call(1, 12), call(2, 9), call(13, 20), call(21, 30), call(22, 25)];
         assert_eq!(sequential(&calls), 3);

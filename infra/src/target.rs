@@ -66,8 +66,6 @@ pub struct StackOutputs {
     pub stage_name: String,
     /// Webhook commands only.
     pub webhook_key_secret_arn: Option<String>,
-    /// Webhook replays only.
-    pub webhook_deliveries_queue_url: Option<String>,
 }
 
 impl StackOutputs {
@@ -88,7 +86,6 @@ impl StackOutputs {
             rest_api_id: required("RestApiId")?,
             stage_name: required("StageName")?,
             webhook_key_secret_arn: value("WebhookKeySecretArn"),
-            webhook_deliveries_queue_url: value("WebhookDeliveriesQueueUrl"),
         })
     }
 
@@ -138,7 +135,6 @@ mod tests {
         assert_eq!(read.table_name, "prod-BillingTable-1");
         assert_eq!((read.rest_api_id.as_str(), read.stage_name.as_str()), ("abc123", "live"));
         assert_eq!(read.webhook_key_secret_arn.as_deref(), Some("arn:aws:secretsmanager:us-east-1:1:secret:k"));
-        assert_eq!(read.webhook_deliveries_queue_url, None);
         let missing = StackOutputs::from_outputs("other", &outputs[..2]).unwrap_err();
         assert_eq!(missing.to_string(), "stack other has no output RestApiId");
     }

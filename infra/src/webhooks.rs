@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use billing_api::accounts;
-use billing_api::jobs::Queues;
 use billing_api::store::Store;
 use billing_api::values::{AccountId, DeliveryStatus, Timestamp, WebhookId};
 use billing_api::webhooks::deliveries::{self, Filter};
@@ -17,7 +16,6 @@ use serde_json::{json, Value};
 pub struct WebhookOps {
     pub store: Store,
     pub vault: Arc<SecretBox>,
-    pub queues: Option<Queues>,
     pub policy: Policy,
 }
 

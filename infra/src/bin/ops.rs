@@ -5,7 +5,6 @@
 
 use anyhow::Context as _;
 use billing_api::accounts::AccountChanges;
-use billing_api::jobs::Queues;
 use billing_api::store::Store;
 use billing_api::values::{
     AccountId, AccountStatus, BankRuleId, BillingId, BillingType, ContactId, DeliveryStatus, GroupId, Money,
@@ -503,7 +502,6 @@ struct Names {
     table: String,
     flusher: CacheFlusher,
     webhook_key_secret: Option<String>,
-    webhook_deliveries_queue_url: Option<String>,
 }
 
 impl Names {
@@ -513,7 +511,6 @@ impl Names {
                 table: billing_api::config::table_name(),
                 flusher: CacheFlusher::from_env(config),
                 webhook_key_secret: None,
-                webhook_deliveries_queue_url: None,
             });
         };
         let outputs = StackOutputs::describe(config, stack).await?;
@@ -522,12 +519,7 @@ impl Names {
             rest_api_id: outputs.rest_api_id,
             stage: outputs.stage_name,
         };
-        Ok(Names {
-            table: outputs.table_name,
-            flusher,
-            webhook_key_secret: outputs.webhook_key_secret_arn,
-            webhook_deliveries_queue_url: outputs.webhook_deliveries_queue_url,
-        })
+        Ok(Names { table: outputs.table_name, flusher, webhook_key_secret: outputs.webhook_key_secret_arn })
     }
 }
 
@@ -634,22 +626,6 @@ async fn run(cli: Cli) -> anyhow::Result<serde_json::Value> {
     }
 }
 
-/// The deliveries queue: the stack's output, `WEBHOOK_DELIVERIES_QUEUE_URL`, or the local stack's
-/// queue by name.
-async fn deliveries_queue(config: &aws_config::SdkConfig, names: &Names) -> Option<Queues> {
-    let sqs = aws_sdk_sqs::Client::new(config);
-    let configured = names.webhook_deliveries_queue_url.clone();
-    let url = match configured.or_else(|| std::env::var("WEBHOOK_DELIVERIES_QUEUE_URL").ok().filter(|u| !u.is_empty()))
-    {
-        Some(url) => url,
-        None => {
-            let name = infra::local_stack::queue_name(infra::local_stack::WEBHOOK_DELIVERIES_QUEUE);
-            sqs.get_queue_url().queue_name(name).send().await.ok()?.queue_url?
-        }
-    };
-    Some(Queues::new(sqs, String::new()).with_webhook_deliveries(url))
-}
-
 async fn webhook(
     config: &aws_config::SdkConfig,
     names: &Names,
@@ -661,11 +637,7 @@ async fn webhook(
         None => SecretBox::from_env(config).await,
     };
     let vault = std::sync::Arc::new(vault.context("the webhook master key (WEBHOOK_KEY_SECRET_ID)")?);
-    let queues = match command {
-        WebhookCommand::Replay { .. } => deliveries_queue(config, names).await,
-        _ => None,
-    };
-    let ops = WebhookOps { store, vault, queues, policy: Policy::from_env() };
+    let ops = WebhookOps { store, vault, policy: Policy::from_env() };
     match command {
         WebhookCommand::Add { account, url } => ops.add(account, &url).await,
         WebhookCommand::List { account } => ops.list(account).await,

@@ -182,7 +182,10 @@ async fn transmit(store: &Store, owner: &Account, billet: BankBillet) -> anyhow:
         billet
     } else {
         let next = billet.moved_to(BilletStatus::Remitting);
-        if !written(store.write(vec![billet.replace_with(account, &next)?]).await)? {
+        let result = store.write(vec![billet.replace_with(account, &next)?]).await;
+        // A failed condition may be this very write, applied and tried again after its answer was
+        // lost: the billet as it is tells.
+        if !written(result)? && !stored_as(store, account, &next).await? {
             return Ok(Outcome::Skipped("the billet changed while being sent"));
         }
         next
@@ -214,6 +217,12 @@ async fn transmit(store: &Store, owner: &Account, billet: BankBillet) -> anyhow:
         return Ok(Outcome::Skipped("the billet changed while the bank answered"));
     }
     Ok(Outcome::Answered { billet_id: done.id, status: done.status })
+}
+
+/// Whether the billet is stored just as `expected` (its version and status).
+async fn stored_as(store: &Store, account: AccountId, expected: &BankBillet) -> anyhow::Result<bool> {
+    let found = super::model::find(store, account, expected.billing_id, expected.id).await?;
+    Ok(found.is_some_and(|b| b.version == expected.version && b.status == expected.status))
 }
 
 /// Whether a conditional write went through (`false`: its condition failed).

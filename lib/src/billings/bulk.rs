@@ -196,9 +196,9 @@ const PLAN_DAYS: i64 = 30;
 /// The most actions of one transaction.
 const TRANSACTION_ACTIONS: usize = 100;
 
-/// How long a message keeps writing its chunk against conflicts and throttles before it gives the
-/// message back (well inside the worker's timeout).
-const CHUNK_BUDGET: Duration = Duration::from_secs(60);
+/// How long a message keeps writing its chunk against conflicts and throttles before it fails
+/// (well inside the worker's 60 s timeout).
+const CHUNK_BUDGET: Duration = Duration::from_secs(30);
 
 /// Runs one expansion message: the chunk its expansion's cursor names, if the message names it.
 pub async fn expand(store: &Store, message: &BulkExpansion) -> anyhow::Result<Expanded> {

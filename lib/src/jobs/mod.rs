@@ -316,13 +316,47 @@ impl Queues {
     }
 }
 
+/// Pauses before a message's handling is tried again in the process, and how long after its
+/// start no new try begins (well inside the workers' timeouts, 10 s for the shortest): a throttle
+/// or a conflict that outlasted the handler's own retries is mostly over a second later, while a
+/// message given back waits out its queue's visibility timeout (a minute or more).
+const IN_PROCESS_RETRIES: [std::time::Duration; 3] =
+    [std::time::Duration::from_millis(250), std::time::Duration::from_secs(1), std::time::Duration::from_secs(2)];
+const IN_PROCESS_WINDOW: std::time::Duration = std::time::Duration::from_secs(6);
+
+/// Handles one message, trying again in the process when it fails (every handler is idempotent
+/// per item: a try that failed half way changed nothing a later one does again), a few times
+/// within [`IN_PROCESS_WINDOW`]; a panic fails it at once (`crate::panics`).
+async fn handle_with_retries<M, T, F, Fut>(handle: &F, message: M, what: &str) -> anyhow::Result<T>
+where
+    M: Message + Clone,
+    F: Fn(M) -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<T>>,
+{
+    let started = tokio::time::Instant::now();
+    let mut pauses = IN_PROCESS_RETRIES.iter();
+    loop {
+        let result = match crate::panics::caught(handle(message.clone())).await {
+            Ok(result) => result,
+            Err(panicked) => return Err(panicked),
+        };
+        match (result, pauses.next()) {
+            (Err(error), Some(pause)) if started.elapsed() + *pause < IN_PROCESS_WINDOW => {
+                tracing::warn!(error = ?error, "{what} failed; trying again in the process");
+                tokio::time::sleep(*pause).await;
+            }
+            (result, _) => return result,
+        }
+    }
+}
+
 /// Runs the messages of an SQS batch through `handle`, all at once (a batch is at most ten); the
 /// ids of the messages that failed go back for redelivery (`ReportBatchItemFailures`). A body that
 /// is not an `M` fails too, and ends in the DLQ after the queue's receive limit. A message whose
 /// handling panics fails alone (`crate::panics`): the others of its batch are done as usual.
 pub async fn handle_batch<M, T, F, Fut>(event: SqsEvent, what: &str, handle: F) -> SqsBatchResponse
 where
-    M: Message,
+    M: Message + Clone,
     T: Debug,
     F: Fn(M) -> Fut,
     Fut: std::future::Future<Output = anyhow::Result<T>>,
@@ -331,7 +365,7 @@ where
     let running = event.records.into_iter().map(|message| async move {
         let id = message.message_id.clone().unwrap_or_default();
         let result = match parse::<M>(message.body.as_deref().unwrap_or_default()) {
-            Ok(parsed) => crate::panics::caught(handle(parsed)).await.and_then(|result| result),
+            Ok(parsed) => handle_with_retries(handle, parsed, what).await,
             Err(error) => Err(error),
         };
         (id, result)

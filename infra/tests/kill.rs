@@ -1,0 +1,390 @@
+//! The dev server killed with SIGKILL at a random moment while it creates billings, accepts and
+//! expands a bulk billing, settles on-account sales and pays billings off, then started again on
+//! the same table and queues: once everything it implied has run, every record's follow-up
+//! happened exactly once (docs/decisions.md, "The engine's failure model"). Each run has a table
+//! and queues of its own; `KILL_RUNS` runs (3 by default; the issue's 20 with `KILL_RUNS=20`), each
+//! with the moment of the kill drawn at random (`KILL_SEED` repeats a sequence).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::process::Stdio;
+use std::time::Duration;
+
+use billing_api::billets::model as billets;
+use billing_api::billings::Billing;
+use billing_api::cash_entries::CashEntry;
+use billing_api::pos::sales::{self, Sale};
+use billing_api::store::item::from_item;
+use billing_api::store::{keys, records, Store};
+use billing_api::values::{AccountId, BilletStatus, BillingId, BillingStatus, ContactId, IssueType, Money, TagId};
+use rand::{Rng, SeedableRng};
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+/// Customers the bulk billing reaches: three chunks.
+const BULK_CUSTOMERS: usize = 120;
+/// On-account sales the settlement takes: two chunks.
+const SALES: usize = 60;
+/// Billings created during the run, and at most this many at once.
+const CREATES: usize = 40;
+const IN_FLIGHT: usize = 25;
+/// Billings made before the run, paid off during it.
+const PAY_OFFS: usize = 10;
+
+/// The local stack of one run: its table and the prefix of its queues.
+struct Stack {
+    table: String,
+    prefix: String,
+}
+
+impl Stack {
+    fn new(run: usize) -> Self {
+        let tag = format!("{:08x}", rand::random::<u32>());
+        Stack { table: format!("kill-{run}-{tag}"), prefix: format!("kill-{run}-{tag}-") }
+    }
+
+    /// The dev server on this stack: its base URL once it printed its banner.
+    async fn start(&self, demo_file: &std::path::Path) -> (Child, String, String, AccountId) {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_dev-server"))
+            .args(["--port", "0"])
+            .env("DEMO_FILE", demo_file)
+            .env("TABLE_NAME", &self.table)
+            .env("QUEUE_NAME_PREFIX", &self.prefix)
+            .env("LOCAL_QUEUE_VISIBILITY_SECONDS", "3")
+            .env("RATE_LIMIT_PER_IP", "0")
+            .env("RATE_LIMIT_PER_TOKEN", "0")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("start dev-server");
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let (mut base, mut token, mut account) = (None, None, None);
+        let banner = async {
+            while let Some(line) = lines.next_line().await.unwrap() {
+                let value = line.split_once(':').map(|(_, v)| v.trim().to_owned());
+                if line.contains("Base URL:") {
+                    base = value;
+                } else if line.contains("Demo token:") {
+                    token = value;
+                } else if line.contains("Demo account:") {
+                    account = value.and_then(|v| v.parse::<i64>().ok());
+                } else if line.contains("Ctrl-C") {
+                    break;
+                }
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(60), banner).await.expect("the dev server printed its banner");
+        (child, base.expect("base URL"), token.expect("token"), AccountId::new(account.expect("account")))
+    }
+}
+
+struct Client {
+    http: reqwest::Client,
+    base: String,
+    token: String,
+}
+
+impl Client {
+    /// The status and body of a request, or `None` when the server died before answering.
+    async fn send(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Option<(u16, Value)> {
+        let mut request = self.http.request(method, format!("{}{path}", self.base)).bearer_auth(&self.token);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.timeout(Duration::from_secs(30)).send().await.ok()?;
+        let status = response.status().as_u16();
+        let text = response.text().await.ok()?;
+        Some((status, serde_json::from_str(&text).unwrap_or(Value::Null)))
+    }
+}
+
+/// What the requests of a run were answered (`None`: the server died first).
+#[derive(Default)]
+struct Answers {
+    creates: Vec<Option<u16>>,
+    bulk: Option<u16>,
+    settlement: Option<u16>,
+    pay_offs: BTreeMap<i64, Option<u16>>,
+}
+
+fn billing_body(payer: ContactId) -> Value {
+    json!({"billing": {"bank_rule_id": 1, "bill_category_id": 1, "contact_id": payer, "due_date": "2030-03-04",
+        "billing_items": [{"description": "Mensalidade", "quantity": 1, "amount": "150.00"}]}})
+}
+
+#[tokio::test]
+async fn a_killed_server_loses_and_doubles_nothing() {
+    let (config, _) = infra::testing::local_stack().await;
+    let runs: usize = std::env::var("KILL_RUNS").ok().and_then(|n| n.parse().ok()).unwrap_or(3);
+    let seed: u64 = std::env::var("KILL_SEED").ok().and_then(|n| n.parse().ok()).unwrap_or_else(rand::random);
+    eprintln!("kill test: {runs} runs, KILL_SEED={seed}");
+    let mut random = rand::rngs::StdRng::seed_from_u64(seed);
+    for run in 0..runs {
+        let kill_after = Duration::from_millis(random.random_range(100..3_000));
+        one_run(&config, run, kill_after).await;
+    }
+}
+
+async fn one_run(config: &aws_config::SdkConfig, run: usize, kill_after: Duration) {
+    let stack = Stack::new(run);
+    let dir = std::env::temp_dir().join(format!("billing-kill-{}-{run}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let demo = dir.join("demo.json");
+    let _ = std::fs::remove_file(&demo);
+    let (server, base, token, account) = stack.start(&demo).await;
+    let store = Store::new(aws_sdk_dynamodb::Client::new(config), stack.table.clone());
+    let client = Client { http: billing_api::config::http_client(), base, token };
+
+    // The world: a payer, tagged customers, on-account sales and their settlement payer, billings
+    // to pay off.
+    let contact = |n: u64| {
+        let name = ["Pagador Principal", "Financeira Parceira"][n as usize % 2];
+        json!({"contact": {"full_name": name, "cpf": infra::testing::cpf(600_000_000 + n),
+            "address_postal_code": "01310-100", "address_street": "Avenida Paulista", "address_number": "1000",
+            "address_district": "Bela Vista", "address_city": "São Paulo", "address_state": "SP"}})
+    };
+    let made = |answer: Option<(u16, Value)>| match answer {
+        Some((201, body)) => body["id"].as_i64().unwrap(),
+        other => panic!("not made: {other:?}"),
+    };
+    let payer = ContactId::new(made(client.send(reqwest::Method::POST, "/contacts", Some(contact(1))).await));
+    let settler = ContactId::new(made(client.send(reqwest::Method::POST, "/contacts", Some(contact(2))).await));
+    let tag = made(client.send(reqwest::Method::POST, "/tags", Some(json!({"tag": {"name": "Lote"}}))).await);
+    let customers = infra::testing::tagged_customers(&store, account, TagId::new(tag), BULK_CUSTOMERS).await;
+    let changes = billing_api::accounts::AccountChanges {
+        pos_enabled: Some(true),
+        settlement_contact_id: Some(Some(settler)),
+        ..Default::default()
+    };
+    billing_api::accounts::update(&store, account, changes).await.unwrap();
+    for n in 0..SALES {
+        let amount = Money::parse(&format!("{}.00", 10 + n % 5)).unwrap();
+        infra::sales_ops::create_sale(&store, account, payer, amount, Some(amount), Vec::new(), Vec::new())
+            .await
+            .expect("a sale");
+    }
+    let mut to_pay_off = Vec::new();
+    for _ in 0..PAY_OFFS {
+        to_pay_off.push(made(client.send(reqwest::Method::POST, "/billings", Some(billing_body(payer))).await));
+    }
+
+    // The run: everything at once, and the server killed in the middle of it.
+    let mut answers = Answers::default();
+    let mut bulk = billing_body(payer);
+    bulk["billing"]["billing_issue_type"] = json!("bulk");
+    bulk["billing"]["tag_id"] = json!(tag);
+    bulk["billing"]["contact_id"] = Value::Null;
+    let day = billing_api::values::today().to_string();
+    let settle = json!({"receivable_settlement": {"reference": "acerto-kill", "cutoff_at": day}});
+    let pay_off = json!({"billing": {"bank_account_id": 1, "discharge_reason": "payment_in_hand"}});
+    let creates = async {
+        use futures::stream::{self, StreamExt};
+        stream::iter(0..CREATES)
+            .map(|_| client.send(reqwest::Method::POST, "/billings", Some(billing_body(payer))))
+            .buffer_unordered(IN_FLIGHT)
+            .map(|answer| answer.map(|(status, _)| status))
+            .collect::<Vec<_>>()
+            .await
+    };
+    let pay_offs = futures::future::join_all(to_pay_off.iter().map(|id| {
+        let path = format!("/billings/{id}/pay_off");
+        let body = pay_off.clone();
+        let client = &client;
+        async move { (*id, client.send(reqwest::Method::POST, &path, Some(body)).await.map(|(s, _)| s)) }
+    }));
+    let work = async {
+        tokio::join!(
+            creates,
+            client.send(reqwest::Method::POST, "/billings", Some(bulk)),
+            client.send(reqwest::Method::POST, "/receivable_settlements", Some(settle)),
+            pay_offs,
+        )
+    };
+    let mut server = server;
+    let killer = async {
+        tokio::time::sleep(kill_after).await;
+        server.start_kill().expect("SIGKILL the dev server");
+    };
+    let ((created, bulk, settlement, paid), ()) = tokio::join!(work, killer);
+    server.wait().await.unwrap();
+    answers.creates = created;
+    answers.bulk = bulk.map(|(s, _)| s);
+    answers.settlement = settlement.map(|(s, _)| s);
+    answers.pay_offs = paid.into_iter().collect();
+    for status in answers.creates.iter().flatten().chain(answers.bulk.iter()).chain(answers.settlement.iter()) {
+        assert!(*status < 500, "run {run}: an answer {status}");
+    }
+
+    // Started again on the same storage; nothing more is asked of it.
+    let (mut server, _, _, again) = stack.start(&demo).await;
+    assert_eq!(again, account);
+    quiescent(config, &store, &stack).await;
+    server.kill().await.unwrap();
+
+    check(&store, account, run, kill_after, &answers, &customers).await;
+    dead_letters_empty(config, &stack, run).await;
+    let _ = aws_sdk_dynamodb::Client::new(config).delete_table().table_name(&stack.table).send().await;
+    let _ = std::fs::remove_dir_all(&dir);
+    eprintln!("kill test: run {run} killed after {kill_after:?}: ok");
+}
+
+/// The queues of a run, by base name.
+async fn queues(config: &aws_config::SdkConfig, stack: &Stack) -> HashMap<String, String> {
+    let sqs = aws_sdk_sqs::Client::new(config);
+    let mut urls = HashMap::new();
+    for base in infra::local_stack::QUEUES {
+        for name in [base.to_owned(), format!("{base}-dlq")] {
+            let url = sqs.get_queue_url().queue_name(format!("{}{name}", stack.prefix)).send().await;
+            urls.insert(name, url.unwrap().queue_url.unwrap());
+        }
+    }
+    urls
+}
+
+/// Messages a queue holds, visible or not.
+async fn held(sqs: &aws_sdk_sqs::Client, url: &str) -> i64 {
+    use aws_sdk_sqs::types::QueueAttributeName as A;
+    let names = [
+        A::ApproximateNumberOfMessages,
+        A::ApproximateNumberOfMessagesNotVisible,
+        A::ApproximateNumberOfMessagesDelayed,
+    ];
+    let got = sqs.get_queue_attributes().queue_url(url).set_attribute_names(Some(names.to_vec())).send().await.unwrap();
+    let attributes = got.attributes.unwrap_or_default();
+    names.iter().map(|n| attributes.get(n).and_then(|v| v.parse::<i64>().ok()).unwrap_or(0)).sum()
+}
+
+/// Waits until the outbox has nothing pending and no work queue holds a message, twice in a row.
+async fn quiescent(config: &aws_config::SdkConfig, store: &Store, stack: &Stack) {
+    let sqs = aws_sdk_sqs::Client::new(config);
+    let urls = queues(config, stack).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(240);
+    let mut calm = 0;
+    while calm < 2 {
+        assert!(tokio::time::Instant::now() < deadline, "the stack never came to rest");
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let pending = billing_api::outbox::pending(store, billing_api::values::Timestamp::now(), 1).await.unwrap();
+        let mut busy = !pending.is_empty();
+        for base in infra::local_stack::QUEUES {
+            busy |= held(&sqs, &urls[base]).await > 0;
+        }
+        calm = if busy { 0 } else { calm + 1 };
+    }
+}
+
+async fn dead_letters_empty(config: &aws_config::SdkConfig, stack: &Stack, run: usize) {
+    let sqs = aws_sdk_sqs::Client::new(config);
+    let urls = queues(config, stack).await;
+    for base in infra::local_stack::QUEUES {
+        assert_eq!(held(&sqs, &urls[&format!("{base}-dlq")]).await, 0, "run {run}: a dead letter in {base}");
+    }
+}
+
+/// Every billing of the account (its key partitions).
+async fn billings(store: &Store, account: AccountId) -> Vec<Billing> {
+    let mut ids = Vec::new();
+    for partition in keys::billing_posting_shards(account, "billing", None) {
+        ids.extend(store.partition_keys(partition).await.unwrap().iter().filter_map(|(_, sk)| keys::id_of(sk)));
+    }
+    let ids: Vec<BillingId> = ids.into_iter().map(BillingId::new).collect();
+    records::find_many::<Billing>(store, account, &ids).await.unwrap()
+}
+
+async fn check(
+    store: &Store,
+    account: AccountId,
+    run: usize,
+    kill_after: Duration,
+    answers: &Answers,
+    customers: &[ContactId],
+) {
+    let at = |what: &str| format!("run {run} (killed after {kill_after:?}): {what}");
+    let all = billings(store, account).await;
+    let entries = store.items_with_prefix(keys::account(account), "CASHENTRY#".to_owned(), true).await.unwrap();
+    let mut cash: HashMap<BillingId, usize> = HashMap::new();
+    for entry in entries {
+        *cash.entry(from_item::<CashEntry>(entry).unwrap().billing_id).or_default() += 1;
+    }
+    // Every billing: one billet per registration asked for, the current one registered (unless
+    // the billing was paid off before its billet was issued); a cash entry when, and only when,
+    // it was paid off.
+    for billing in &all {
+        let found = billets::of_billing(store, account, billing.id).await.unwrap();
+        let generations: BTreeSet<i64> = found.iter().map(|b| b.generation).collect();
+        assert_eq!(
+            generations.len(),
+            found.len(),
+            "{}",
+            at(&format!("billing {} has two billets of one registration", billing.id))
+        );
+        let current: Vec<_> = found.iter().filter(|b| b.generation == billing.billet_generation).collect();
+        match billing.status {
+            BillingStatus::Opened => {
+                assert_eq!(current.len(), 1, "{}", at(&format!("billing {} has no billet", billing.id)));
+                assert_eq!(current[0].status, BilletStatus::Opened, "{}", at(&format!("billing {}", billing.id)));
+                assert_eq!(billing.billet_id, Some(current[0].id));
+            }
+            BillingStatus::Discharged => {
+                assert!(current.iter().all(|b| b.status == BilletStatus::Discharged), "{}", at("a paid-off billet"));
+            }
+            other => panic!("{}", at(&format!("billing {} is {other}", billing.id))),
+        }
+        let entries = cash.get(&billing.id).copied().unwrap_or(0);
+        assert_eq!(entries, usize::from(billing.status == BillingStatus::Discharged), "{}", at("cash entries"));
+    }
+    for (id, answer) in &answers.pay_offs {
+        let billing = all.iter().find(|b| b.id.get() == *id).expect("a billing paid off");
+        if *answer == Some(200) {
+            assert_eq!(billing.status, BillingStatus::Discharged, "{}", at("a pay-off answered 200"));
+        }
+    }
+    // The creates: one billing each at most; each answered 201 is there.
+    let individual = all.iter().filter(|b| b.billing_issue_type == IssueType::Individual).count();
+    let answered = answers.creates.iter().filter(|a| **a == Some(201)).count();
+    assert!(
+        individual >= PAY_OFFS + answered && individual <= PAY_OFFS + CREATES,
+        "{}",
+        at(&format!("{individual} individual billings"))
+    );
+    // The bulk billing: every customer billed once, or (never accepted) none.
+    let bulk: Vec<_> = all.iter().filter(|b| b.billing_issue_type == IssueType::Bulk).collect();
+    let payers: BTreeSet<ContactId> = bulk.iter().filter_map(|b| b.contact_id).collect();
+    assert_eq!(payers.len(), bulk.len(), "{}", at("a customer billed twice"));
+    match answers.bulk {
+        Some(202) => assert_eq!(bulk.len(), customers.len(), "{}", at("the bulk billing accepted")),
+        _ => assert!(
+            bulk.is_empty() || bulk.len() == customers.len(),
+            "{}",
+            at(&format!("{} bulk billings", bulk.len()))
+        ),
+    }
+    // The settlement: completed with every sale once and one billing, or (never accepted) none.
+    let settlement = billing_api::pos::settlements::find(store, account, "acerto-kill").await.unwrap();
+    if matches!(answers.settlement, Some(201 | 200)) {
+        assert!(settlement.is_some(), "{}", at("the settlement accepted"));
+    }
+    let of_settlement: Vec<_> = all.iter().filter(|b| b.reference.as_deref() == Some("acerto-kill")).collect();
+    match settlement {
+        Some(settlement) => {
+            assert_eq!(settlement.state, billing_api::values::SettlementState::Completed, "{}", at("the settlement"));
+            assert_eq!(settlement.sales_count, SALES as i64, "{}", at("sales settled"));
+            assert_eq!(of_settlement.len(), 1, "{}", at("the settlement's billings"));
+            assert_eq!(of_settlement[0].amount, settlement.amount);
+            for n in 1..=SALES {
+                let sale: Sale =
+                    sales::find(store, account, &sales::code_for(billing_api::values::SaleId::new(n as i64)))
+                        .await
+                        .unwrap()
+                        .expect("a sale");
+                assert_eq!(
+                    (sale.due_amount, sale.settled_amount),
+                    (Money::ZERO, sale.on_account_amount),
+                    "{}",
+                    at("a sale")
+                );
+            }
+        }
+        None => assert!(of_settlement.is_empty(), "{}", at("a settlement billing without its settlement")),
+    }
+}
