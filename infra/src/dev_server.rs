@@ -146,15 +146,23 @@ pub async fn run_worker(sqs: aws_sdk_sqs::Client, queue_url: String, worker: Wor
     }
 }
 
+/// What one receive and its batch came to.
+#[derive(Clone, Debug, Default)]
+pub struct Round {
+    /// The bodies of the messages received (a message SQS delivered twice counts twice).
+    pub bodies: Vec<String>,
+    /// How many of them the worker failed (given back to the queue, on their way to its DLQ).
+    pub failed: usize,
+}
+
 /// One receive (up to 10 messages, waiting up to `wait_seconds` for the first) and its batch, as
-/// the event source mapping delivers it. Returns the bodies of the messages received (a message
-/// SQS delivered twice counts twice).
+/// the event source mapping delivers it.
 pub async fn worker_round(
     sqs: &aws_sdk_sqs::Client,
     queue_url: &str,
     worker: &Worker,
     wait_seconds: i32,
-) -> anyhow::Result<Vec<String>> {
+) -> anyhow::Result<Round> {
     let received = sqs
         .receive_message()
         .queue_url(queue_url)
@@ -165,7 +173,7 @@ pub async fn worker_round(
         .context("ReceiveMessage")?;
     let messages = received.messages.unwrap_or_default();
     if messages.is_empty() {
-        return Ok(Vec::new());
+        return Ok(Round::default());
     }
     let mut event = SqsEvent::default();
     for message in &messages {
@@ -185,5 +193,5 @@ pub async fn worker_round(
             sqs.delete_message().queue_url(queue_url).receipt_handle(handle).send().await.context("DeleteMessage")?;
         }
     }
-    Ok(messages.into_iter().map(|m| m.body.unwrap_or_default()).collect())
+    Ok(Round { bodies: messages.into_iter().map(|m| m.body.unwrap_or_default()).collect(), failed: failed.len() })
 }

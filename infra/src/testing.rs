@@ -106,6 +106,9 @@ pub struct DevServer {
     pub stream: LocalStream,
     /// Whether the outbox is handed on in the background already.
     handing_on: Arc<std::sync::atomic::AtomicBool>,
+    /// Messages a drain's worker failed (each would go back to its queue, and after its receive
+    /// limit to the queue's DLQ).
+    failed: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 /// A queue of one test server.
@@ -173,7 +176,13 @@ impl DevServer {
             vault,
             stream,
             handing_on: Arc::default(),
+            failed: Arc::default(),
         }
+    }
+
+    /// How many messages the drains' workers failed so far.
+    pub fn failed_messages(&self) -> usize {
+        self.failed.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Hands on what this server wrote to the outbox (events to the webhook dispatcher, tasks to
@@ -229,10 +238,11 @@ impl DevServer {
             // What the requests and the last round wrote (their messages, the next chunks).
             self.hand_on().await;
             let round = crate::dev_server::worker_round(&sqs, queue_url, worker, 0).await.expect("a worker round");
-            if round.is_empty() {
+            if round.bodies.is_empty() {
                 return handled.len();
             }
-            handled.extend(round);
+            self.failed.fetch_add(round.failed, std::sync::atomic::Ordering::SeqCst);
+            handled.extend(round.bodies);
         }
     }
 

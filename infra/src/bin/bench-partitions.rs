@@ -61,7 +61,7 @@ impl Bench {
             // The worker as its event source mapping runs it: ten batches at once.
             let rounds = (0..10).map(|_| infra::dev_server::worker_round(&self.sqs, queue, worker, 0));
             for round in futures::future::join_all(rounds).await {
-                handled += round?.len();
+                handled += round?.bodies.len();
             }
             if handled == 0 {
                 return Ok(());

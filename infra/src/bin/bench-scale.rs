@@ -278,7 +278,7 @@ async fn bulk(bench: &Bench, size: &str, world: &World, queues: &Queues<'_>) -> 
         // The expansion's tasks (its chunks' messages) handed on as the stream does.
         queues.stream.dispatch(&queues.store, &queues.jobs).await;
         let handled = infra::dev_server::worker_round(queues.sqs, &queues.bulk, &queues.worker, 0).await?;
-        if handled.is_empty() {
+        if handled.bodies.is_empty() {
             break;
         }
     }

@@ -42,6 +42,7 @@ async fn a_hundred_parallel_creates_of_one_account_all_answer_201_and_register_o
     // Each create recorded its registration with it: a hundred messages, one billet each.
     assert_eq!(api.server.register_billets().await, 100);
     one_opened_billet_each(&api, &ids.into_iter().collect::<Vec<_>>()).await;
+    assert_eq!(api.server.failed_messages(), 0);
 }
 
 #[tokio::test]
@@ -135,4 +136,5 @@ async fn a_bulk_billing_of_many_customers_bills_each_once_with_one_billet() {
     let expected: BTreeSet<i64> = customers.iter().map(|c| c.get()).collect();
     assert_eq!(payers, expected);
     one_opened_billet_each(&api, &ids).await;
+    assert_eq!(api.server.failed_messages(), 0, "no message failed: none on its way to a DLQ");
 }

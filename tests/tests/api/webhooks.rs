@@ -293,8 +293,11 @@ async fn a_delivery_queued_twice_is_sent_once_and_a_half_done_dispatch_completes
     let sqs = aws_sdk_sqs::Client::new(&api.server.config);
     let mut handled = 0;
     for _ in 0..5 {
-        handled +=
-            infra::dev_server::worker_round(&sqs, &api.server.webhook_queue_url, &worker, 1).await.unwrap().len();
+        handled += infra::dev_server::worker_round(&sqs, &api.server.webhook_queue_url, &worker, 1)
+            .await
+            .unwrap()
+            .bodies
+            .len();
         if handled >= 2 {
             break;
         }
