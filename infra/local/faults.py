@@ -258,6 +258,15 @@ def request_id():
     return uuid.uuid4().hex.upper()
 
 
+def header_of(headers, name):
+    """The value of a header (case-insensitive name) in a list of pairs, or None."""
+    name = name.lower()
+    for key, value in headers:
+        if key.lower() == name:
+            return value
+    return None
+
+
 class Reply:
     __slots__ = ("status", "headers", "body")
 
@@ -267,11 +276,7 @@ class Reply:
         self.body = body
 
     def header(self, name):
-        name = name.lower()
-        for key, value in self.headers:
-            if key.lower() == name:
-                return value
-        return None
+        return header_of(self.headers, name)
 
     def with_body(self, body):
         """The same answer with another body (Content-Length is set on sending; a CRC32 header
@@ -349,11 +354,7 @@ class Request:
         self.arrival = arrival
 
     def header(self, name):
-        name = name.lower()
-        for key, value in self.headers:
-            if key.lower() == name:
-                return value
-        return None
+        return header_of(self.headers, name)
 
     def with_target(self, target, body):
         """Headers for a request of our own made from this one: another X-Amz-Target, the

@@ -187,6 +187,11 @@ class Stack(unittest.TestCase):
     def get(self, pk, sk="0"):
         return self.ddb.get_item(TableName=TABLE, Key=self.key(pk, sk), ConsistentRead=True).get("Item")
 
+    def create_once(self, pk):
+        """A transaction putting item `pk` on the condition that it does not exist yet."""
+        put = {"TableName": TABLE, "Item": {**self.key(pk), "n": {"N": "1"}}, "ConditionExpression": "attribute_not_exists(pk)"}
+        return [{"Put": put}]
+
     def put_tx(self, pk, sk="0", **extra):
         return {"Put": {"TableName": TABLE, "Item": {**self.key(pk, sk), **extra}}}
 
@@ -327,15 +332,7 @@ class FaultsProxyTest(Stack):
 
     def test_late_error_then_retry_with_same_token(self):
         pk = uuid.uuid4().hex
-        items = [
-            {
-                "Put": {
-                    "TableName": TABLE,
-                    "Item": {**self.key(pk), "n": {"N": "1"}},
-                    "ConditionExpression": "attribute_not_exists(pk)",
-                }
-            }
-        ]
+        items = self.create_once(pk)
         token = uuid.uuid4().hex
         self.configure(error_rate=1.0, late_error_fraction=1.0)
         with self.assertRaises(ClientError) as caught:
@@ -427,15 +424,7 @@ class FaultsProxyTest(Stack):
 
     def test_client_request_token(self):
         pk = uuid.uuid4().hex
-        items = [
-            {
-                "Put": {
-                    "TableName": TABLE,
-                    "Item": {**self.key(pk), "n": {"N": "1"}},
-                    "ConditionExpression": "attribute_not_exists(pk)",
-                }
-            }
-        ]
+        items = self.create_once(pk)
         token = uuid.uuid4().hex
         for _ in range(2):
             answer = self.ddb.transact_write_items(TransactItems=items, ClientRequestToken=token)

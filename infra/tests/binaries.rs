@@ -2,58 +2,20 @@
 //! local stack: the banner gives a base URL and a working token, a second start reuses the demo
 //! account and token, and the ops CLI's account and token commands take effect on the running API.
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use infra::webhook_receiver::{standard_webhooks_verify, Received, Receiver};
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use tokio::process::Command;
 
-struct Server {
-    child: Child,
-    base_url: String,
-    token: String,
-    account: i64,
-}
+type Server = infra::testing::DevServerProcess;
 
 async fn start_dev_server(demo_file: &std::path::Path) -> Server {
     start_dev_server_with(demo_file, &[]).await
 }
 
 async fn start_dev_server_with(demo_file: &std::path::Path, env: &[(&str, &str)]) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_dev-server"))
-        .args(["--port", "0"])
-        .env("DEMO_FILE", demo_file)
-        .envs(env.iter().copied())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start dev-server");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let (mut base_url, mut token, mut account) = (None, None, None);
-    let banner = async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            let value = line.split_once(':').map(|(_, v)| v.trim().to_owned());
-            if line.contains("Base URL:") {
-                base_url = value;
-            } else if line.contains("Demo token:") {
-                token = value;
-            } else if line.contains("Demo account:") {
-                account = value.and_then(|v| v.parse().ok());
-            } else if line.contains("Ctrl-C") {
-                break;
-            }
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(60), banner).await.expect("the dev server printed its banner");
-    Server {
-        child,
-        base_url: base_url.expect("base URL printed"),
-        token: token.expect("token printed"),
-        account: account.expect("account printed"),
-    }
+    Server::start(std::path::Path::new(env!("CARGO_BIN_EXE_dev-server")), demo_file, env).await
 }
 
 async fn status(server: &Server, token: &str, path: &str) -> u16 {

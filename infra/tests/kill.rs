@@ -6,7 +6,6 @@
 //! with the moment of the kill drawn at random (`KILL_SEED` repeats a sequence).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::process::Stdio;
 use std::time::Duration;
 
 use billing_api::billets::model as billets;
@@ -18,8 +17,7 @@ use billing_api::store::{keys, records, Store};
 use billing_api::values::{AccountId, BilletStatus, BillingId, BillingStatus, ContactId, IssueType, Money, TagId};
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 
 /// Customers the bulk billing reaches: three chunks.
 const BULK_CUSTOMERS: usize = 120;
@@ -43,39 +41,18 @@ impl Stack {
         Stack { table: format!("kill-{run}-{tag}"), prefix: format!("kill-{run}-{tag}-") }
     }
 
-    /// The dev server on this stack: its base URL once it printed its banner.
+    /// The dev server on this stack: its process, base URL, token and account.
     async fn start(&self, demo_file: &std::path::Path) -> (Child, String, String, AccountId) {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_dev-server"))
-            .args(["--port", "0"])
-            .env("DEMO_FILE", demo_file)
-            .env("TABLE_NAME", &self.table)
-            .env("QUEUE_NAME_PREFIX", &self.prefix)
-            .env("LOCAL_QUEUE_VISIBILITY_SECONDS", "3")
-            .env("RATE_LIMIT_PER_IP", "0")
-            .env("RATE_LIMIT_PER_TOKEN", "0")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("start dev-server");
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let (mut base, mut token, mut account) = (None, None, None);
-        let banner = async {
-            while let Some(line) = lines.next_line().await.unwrap() {
-                let value = line.split_once(':').map(|(_, v)| v.trim().to_owned());
-                if line.contains("Base URL:") {
-                    base = value;
-                } else if line.contains("Demo token:") {
-                    token = value;
-                } else if line.contains("Demo account:") {
-                    account = value.and_then(|v| v.parse::<i64>().ok());
-                } else if line.contains("Ctrl-C") {
-                    break;
-                }
-            }
-        };
-        tokio::time::timeout(Duration::from_secs(60), banner).await.expect("the dev server printed its banner");
-        (child, base.expect("base URL"), token.expect("token"), AccountId::new(account.expect("account")))
+        let env = [
+            ("TABLE_NAME", self.table.as_str()),
+            ("QUEUE_NAME_PREFIX", self.prefix.as_str()),
+            ("LOCAL_QUEUE_VISIBILITY_SECONDS", "3"),
+            ("RATE_LIMIT_PER_IP", "0"),
+            ("RATE_LIMIT_PER_TOKEN", "0"),
+        ];
+        let binary = std::path::Path::new(env!("CARGO_BIN_EXE_dev-server"));
+        let server = infra::testing::DevServerProcess::start(binary, demo_file, &env).await;
+        (server.child, server.base_url, server.token, AccountId::new(server.account))
     }
 }
 

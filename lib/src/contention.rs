@@ -55,6 +55,22 @@ where
     retry_until((Instant::now() + CONFLICT_BUDGET).min(overall), attempt).await
 }
 
+/// Writes a worker's move past the part of its work it just did: `writes`, whose first moves a
+/// cursor (a bulk expansion's, a settlement's count of chunks, a cascade's round) on the condition
+/// that it still holds the value the worker read, with the task of what comes next. A failed
+/// condition there is no error: a copy of the same message moved it first, and sent the next itself
+/// (`Ok(false)`). Lost races on other items, throttles and outages are tried again.
+pub async fn move_cursor(store: &crate::store::Store, writes: Vec<crate::store::Write>) -> Result<bool, ApiError> {
+    retry_on_conflict(|| async {
+        match store.write(writes.clone()).await {
+            Ok(()) => Ok(true),
+            Err(error) if error.failed_at(0) => Ok(false),
+            Err(error) => Err(error.into()),
+        }
+    })
+    .await
+}
+
 async fn retry_until<T, F, Fut>(deadline: Instant, mut attempt: F) -> Result<T, ApiError>
 where
     F: FnMut() -> Fut,

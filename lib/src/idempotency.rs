@@ -94,6 +94,12 @@ async fn keyed(store: &Store, request: Request, next: Next) -> Result<Response, 
         }
         // Held by another request, or expired and about to be taken over: read what it holds.
         match claim.read().await.map_err(|e| ApiError::from(e).into_response())? {
+            // This request's own claim: the put was applied, its answer lost and the put tried
+            // again, which then found it.
+            Some(held) if held.claim == claim.token => {
+                let response = next.run(Request::from_parts(parts, Body::from(bytes))).await;
+                return Ok(claim.settle(response).await);
+            }
             Some(held) if held.live(now) => return Err(held.answer(&fingerprint)),
             // Gone (released) or stale since the put: try to take it again.
             _ => continue,

@@ -43,7 +43,7 @@ use super::input::Draft;
 use super::model::Billing;
 use super::service::check_references;
 use crate::contacts::Contact;
-use crate::contention::retry_on_conflict;
+use crate::contention::{move_cursor, retry_on_conflict};
 use crate::http::{ApiError, ApiResult, Fields};
 use crate::jobs::{tasks, BilletRegistration, BulkExpansion};
 use crate::store::item::{from_item, keyed};
@@ -268,14 +268,8 @@ async fn advance(
             writes
         }
     };
-    let result = retry_on_conflict(|| async {
-        match store.write(writes.clone()).await {
-            Err(error) if error.failed_at(0) => Ok(()),
-            other => Ok(other?),
-        }
-    })
-    .await;
-    result.map_err(|e| anyhow::anyhow!("moving the expansion's cursor: {e}"))
+    move_cursor(store, writes).await.map_err(|e| anyhow::anyhow!("moving the expansion's cursor: {e}"))?;
+    Ok(())
 }
 
 /// The links of the tag's holders after contact `after`, by contact id: a chunk and one more.

@@ -18,7 +18,7 @@ use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 use serde::{Deserialize, Serialize};
 
 use super::model::Contact;
-use crate::contention::{retry_in_turn, retry_on_conflict};
+use crate::contention::{move_cursor, retry_in_turn};
 use crate::jobs::{tasks, Cascade};
 use crate::store::item::{from_item, keyed, to_attribute};
 use crate::store::records;
@@ -151,14 +151,8 @@ async fn next_round(
         }
         false => vec![Write::delete_if(pk, sk, here)],
     };
-    retry_on_conflict(|| async {
-        match store.write(writes.clone()).await {
-            Err(error) if error.failed_at(0) => Ok(()),
-            other => Ok(other?),
-        }
-    })
-    .await
-    .map_err(|e| anyhow::anyhow!("{e}"))
+    move_cursor(store, writes).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(())
 }
 
 /// Takes the tag or group out of one contact, on its version.

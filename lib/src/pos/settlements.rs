@@ -37,7 +37,7 @@ use crate::bank_rules::BankRule;
 use crate::billings::input::Draft;
 use crate::billings::service as billings;
 use crate::contacts::Contact;
-use crate::contention::{retry_in_turn, retry_on_conflict};
+use crate::contention::{move_cursor, retry_in_turn, retry_on_conflict};
 use crate::http::{ApiError, ApiResult, Fields};
 use crate::jobs::{tasks, ReceivableSettlement};
 use crate::store::item::{from_item, keyed, number, to_item};
@@ -473,14 +473,8 @@ async fn next_chunk(store: &Store, settlement: &Settlement) -> anyhow::Result<()
     let here = here.name("#chunk", "chunk").value(":here", number(settlement.chunk));
     let next = ReceivableSettlement::new(account, &settlement.reference, settlement.chunk + 1);
     let writes = vec![settlement.update(moved, here), tasks::one(account, next)?];
-    let result = retry_on_conflict(|| async {
-        match store.write(writes.clone()).await {
-            Err(error) if error.failed_at(0) => Ok(()),
-            other => Ok(other?),
-        }
-    })
-    .await;
-    result.map_err(|e| anyhow::anyhow!("the settlement's next chunk: {e}"))
+    move_cursor(store, writes).await.map_err(|e| anyhow::anyhow!("the settlement's next chunk: {e}"))?;
+    Ok(())
 }
 
 async fn mark(store: &Store, settlement: &Settlement, state: SettlementState, reason: Option<&str>) -> StoreResult<()> {

@@ -183,8 +183,10 @@ pub fn shard_of(text: &str, shards: i64) -> i64 {
 }
 
 /// Partitions an account's events are spread over (by their id), so that a burst of changes of
-/// one account does not write one partition past DynamoDB's 1,000 write units a second.
-pub const EVENT_SHARDS: i64 = 8;
+/// one account does not write one partition past DynamoDB's 1,000 write units a second: an event
+/// carries the billing's whole representation (a few KB, twice that in its transaction), and
+/// every registration of a billet writes one.
+pub const EVENT_SHARDS: i64 = 32;
 
 /// Partition of one shard of an account's event outbox (the shard of the event's id).
 pub fn events(account: AccountId, event_id: &str) -> String {

@@ -186,6 +186,14 @@ impl Store {
         if let Some(first) = take_from_block(&key, count) {
             return Ok(first);
         }
+        // One refill at a time per sequence: requests that find the block empty together wait for
+        // the first one's refill and take from it, instead of each reserving a block of its own
+        // (which wrote the sequence once per request, and left each request the first id of a
+        // block: the same shard of every posting).
+        let _refilling = turns::turn_of((format!("{}#{pk}", self.table), sk.clone())).lock_owned().await;
+        if let Some(first) = take_from_block(&key, count) {
+            return Ok(first);
+        }
         let size = count.max(ID_BLOCK);
         let first = self.reserve_ids(pk, sk, size).await?;
         let mut blocks = ID_BLOCKS.lock().expect("id blocks");
