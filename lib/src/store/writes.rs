@@ -293,13 +293,28 @@ impl Store {
                     .client()
                     .put_item()
                     .table_name(self.table())
-                    .set_item(Some(item))
+                    .set_item(Some(item.clone()))
                     .set_condition_expression((!c.expression.is_empty()).then(|| c.expression.clone()))
                     .set_expression_attribute_names(c.names())
                     .set_expression_attribute_values(c.values())
+                    .return_values_on_condition_check_failure(types::ReturnValuesOnConditionCheckFailure::AllOld)
                     .send()
                     .await;
-                settled(result)
+                // A condition failing on the very item this put writes is this put: applied, its
+                // answer lost, and tried again by the SDK (DynamoDB answers a retried put anew).
+                let own = |error: &SdkError<aws_sdk_dynamodb::operation::put_item::PutItemError, _>| {
+                    let found = match error.as_service_error() {
+                        Some(aws_sdk_dynamodb::operation::put_item::PutItemError::ConditionalCheckFailedException(
+                            e,
+                        )) => e.item(),
+                        _ => None,
+                    };
+                    found == Some(&item)
+                };
+                match result {
+                    Err(error) if own(&error) => Ok(()),
+                    other => settled(other),
+                }
             }
             Write::Delete { pk, sk, condition } => {
                 let c = condition.unwrap_or_default();
