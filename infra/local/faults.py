@@ -1105,8 +1105,19 @@ class Faults:
 
         self.count("unprocessed_items", len(refused))
         self.log(f"BatchWriteItem: {len(refused)} of {n} item(s) returned unprocessed")
+
+        def merge(unprocessed):
+            for table, lst in self._group_writes(entries, refused).items():
+                unprocessed.setdefault(table, []).extend(lst)
+            return unprocessed
+
+        return self.forward_part(request, document, self._group_writes(entries, accepted), "UnprocessedItems", merge)
+
+    def forward_part(self, request, document, kept, field, merge):
+        """Forwards a batch request with only the `kept` RequestItems, and answers moto's reply with
+        what was held back merged into its `field` (UnprocessedItems or UnprocessedKeys) by `merge`."""
         forwarded = dict(document)
-        forwarded["RequestItems"] = self._group_writes(entries, accepted)
+        forwarded["RequestItems"] = kept
         reply = self.forward(request, json.dumps(forwarded, separators=(",", ":")).encode("utf-8"))
         if reply.status != 200:
             return reply
@@ -1114,10 +1125,7 @@ class Faults:
             answer = json.loads(reply.body)
         except ValueError:
             return reply
-        unprocessed = answer.get("UnprocessedItems") or {}
-        for table, lst in self._group_writes(entries, refused).items():
-            unprocessed.setdefault(table, []).extend(lst)
-        answer["UnprocessedItems"] = unprocessed
+        answer[field] = merge(answer.get(field) or {})
         return reply.with_body(json.dumps(answer, separators=(",", ":")).encode("utf-8"))
 
     @staticmethod
@@ -1163,23 +1171,16 @@ class Faults:
 
         self.count("unprocessed_items", len(refused))
         self.log(f"BatchGetItem: {len(refused)} of {n} key(s) returned unprocessed")
-        forwarded = dict(document)
-        forwarded["RequestItems"] = grouped(kept)
-        reply = self.forward(request, json.dumps(forwarded, separators=(",", ":")).encode("utf-8"))
-        if reply.status != 200:
-            return reply
-        try:
-            answer = json.loads(reply.body)
-        except ValueError:
-            return reply
-        unprocessed = answer.get("UnprocessedKeys") or {}
-        for table, spec in grouped(refused).items():
-            if table in unprocessed and isinstance(unprocessed[table].get("Keys"), list):
-                unprocessed[table]["Keys"].extend(spec["Keys"])
-            else:
-                unprocessed[table] = spec
-        answer["UnprocessedKeys"] = unprocessed
-        return reply.with_body(json.dumps(answer, separators=(",", ":")).encode("utf-8"))
+
+        def merge(unprocessed):
+            for table, spec in grouped(refused).items():
+                if table in unprocessed and isinstance(unprocessed[table].get("Keys"), list):
+                    unprocessed[table]["Keys"].extend(spec["Keys"])
+                else:
+                    unprocessed[table] = spec
+            return unprocessed
+
+        return self.forward_part(request, document, grouped(kept), "UnprocessedKeys", merge)
 
     # -- SQS --
 
