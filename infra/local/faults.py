@@ -476,11 +476,13 @@ class Faults:
         with self._rng_lock:
             return self._rng.uniform(low, high)
 
-    def random_part(self, n):
-        """A random non-empty proper subset of range(n) (n >= 2), as a set."""
+    def random_split(self, n):
+        """range(n) (n >= 2) split at random into two non-empty lists: what a batch forwards, and
+        what it answers unprocessed."""
         with self._rng_lock:
             k = self._rng.randint(1, n - 1)
-            return set(self._rng.sample(range(n), k))
+            chosen = set(self._rng.sample(range(n), k))
+        return [i for i in range(n) if i in chosen], [i for i in range(n) if i not in chosen]
 
     def forged_handle(self):
         with self._rng_lock:
@@ -1051,9 +1053,7 @@ class Faults:
             if n == 1:
                 self.log("throttled BatchWriteItem of one item")
                 return throughput_exceeded()
-            chosen = self.random_part(n)
-            kept = [i for i in range(n) if i in chosen]
-            randomly_refused = [i for i in range(n) if i not in chosen]
+            kept, randomly_refused = self.random_split(n)
 
         limit = self.settings["partition_wcu"]
         check_holds = bool(self._held)
@@ -1155,9 +1155,7 @@ class Faults:
         if n == 1:
             self.log("throttled BatchGetItem of one key")
             return throughput_exceeded()
-        chosen = self.random_part(n)
-        kept = [i for i in range(n) if i in chosen]
-        refused = [i for i in range(n) if i not in chosen]
+        kept, refused = self.random_split(n)
 
         def grouped(indexes):
             out = {}
