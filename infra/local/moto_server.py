@@ -20,12 +20,21 @@
    are left as moto has them). Benchmarks and tests on a large table then measure the service,
    not moto's walk.
 
+4. Queue attributes computed when read. moto 5.2.5 reads one attribute of a queue
+   (`ContentBasedDeduplication`) on every SendMessage through a property that computes all of them,
+   counting the queue's messages twice over, so a send's time grows with the queue's length (about
+   56 ms at 2,000 messages) and filling a queue takes the square of its length. Here the property
+   answers a mapping that computes one attribute when one is asked for, and all of them only when
+   all are read (GetQueueAttributes); what it answers is unchanged.
+
 Usage: python moto_server.py -H 127.0.0.1 -p 4566
 """
 
+import collections.abc
 import copy
 import functools
 import inspect
+import json
 import sys
 import threading
 
@@ -34,6 +43,8 @@ from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import DynamoType
 from moto.dynamodb.models.table import Table
 from moto.server import main
+from moto.sqs.models import Queue
+from moto.core.utils import camelcase_to_underscores
 
 _LOCK = threading.RLock()
 
@@ -146,6 +157,50 @@ def _partition_only(original):
     return query
 
 
+_all_attributes = Queue.attributes.fget
+
+
+class _QueueAttributes(collections.abc.Mapping):
+    """A queue's attributes as moto's property computes them, but each only when asked for."""
+
+    def __init__(self, queue):
+        self._queue = queue
+        self._all = None
+
+    def _load(self):
+        if self._all is None:
+            self._all = _all_attributes(self._queue)
+        return self._all
+
+    def __getitem__(self, key):
+        return self._load()[key]
+
+    def __iter__(self):
+        return iter(self._load())
+
+    def __len__(self):
+        return len(self._load())
+
+    def get(self, key, default=None):
+        if self._all is not None:
+            return self._all.get(key, default)
+        queue = self._queue
+        if (
+            key in Queue.BASE_ATTRIBUTES
+            or (queue.fifo_queue and key in Queue.FIFO_ATTRIBUTES)
+            or (queue.kms_master_key_id and key in Queue.KMS_ATTRIBUTES)
+        ):
+            value = getattr(queue, camelcase_to_underscores(key))
+        elif key == "Policy" and queue.policy:
+            value = queue.policy
+        elif key == "RedrivePolicy" and queue.redrive_policy:
+            value = json.dumps(queue.redrive_policy)
+        else:
+            return default
+        return str(value).lower() if isinstance(value, bool) else value
+
+
+Queue.attributes = property(_QueueAttributes)
 dynamodb_models.copy = _CopyModule()
 Table.query = _partition_only(Table.query)
 DynamoDBBackend.transact_write_items = _transact_with_snapshots(DynamoDBBackend.transact_write_items)

@@ -232,14 +232,50 @@ impl DevServer {
     /// Runs `worker` over the queue until it is empty; returns how many different messages it
     /// handled (SQS may deliver one twice: a copy is the same message).
     async fn drain(&self, queue_url: &str, worker: &Worker) -> usize {
-        let sqs = aws_sdk_sqs::Client::new(&self.config);
         let mut handled = std::collections::HashSet::new();
+        self.drain_into(queue_url, worker, &mut handled).await;
+        handled.len()
+    }
+
+    /// The bulk-expansion and the billet-registration workers at once, as their functions run on
+    /// AWS, until no expansion of `account` is left and both queues are empty; returns how many
+    /// different registration messages were handled. A big expansion registers as it goes
+    /// (registering after it would first fill the queue with every billing's message).
+    pub async fn expand_and_register(&self, account: AccountId) -> usize {
+        let expander = Worker::BulkExpander { store: self.store.clone() };
+        let registrar = Worker::BilletRegistrar { store: self.store.clone() };
+        let mut registered = std::collections::HashSet::new();
+        let expanding = async {
+            let mut handled = std::collections::HashSet::new();
+            self.drain_into(&self.bulk_queue_url, &expander, &mut handled).await;
+        };
+        let registering = async {
+            loop {
+                let running =
+                    self.store.items_with_prefix(billing_api::store::keys::account(account), "EXPANSION#".into(), true);
+                let over = running.await.expect("the account's expansions").is_empty();
+                self.drain_into(&self.billet_queue_url, &registrar, &mut registered).await;
+                if over {
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            }
+        };
+        tokio::join!(expanding, registering);
+        self.drain_into(&self.billet_queue_url, &registrar, &mut registered).await;
+        registered.len()
+    }
+
+    /// Runs `worker` over the queue until it is empty, adding the bodies of the messages it handled
+    /// to `handled`.
+    async fn drain_into(&self, queue_url: &str, worker: &Worker, handled: &mut std::collections::HashSet<String>) {
+        let sqs = aws_sdk_sqs::Client::new(&self.config);
         loop {
             // What the requests and the last round wrote (their messages, the next chunks).
             self.hand_on().await;
             let round = crate::dev_server::worker_round(&sqs, queue_url, worker, 0).await.expect("a worker round");
             if round.bodies.is_empty() {
-                return handled.len();
+                return;
             }
             self.failed.fetch_add(round.failed, std::sync::atomic::Ordering::SeqCst);
             handled.extend(round.bodies);

@@ -119,8 +119,7 @@ async fn a_bulk_billing_of_many_customers_bills_each_once_with_one_billet() {
     sent["billing"]["tag_id"] = json!(tag);
     let accepted = api.post("/v1/billings", &sent).await.expect(202).body;
     assert_eq!(accepted["contacts_count"], count);
-    api.server.expand_bulk().await;
-    assert_eq!(api.server.register_billets().await, count, "one registration per billing");
+    assert_eq!(api.server.expand_and_register(api.account_id).await, count, "one registration per billing");
     // Exactly one billing per customer, each with one billet.
     let listed = api.get("/v1/billings?per_page=1").await.expect(200);
     assert_eq!(listed.header("x-total-count"), Some(&*count.to_string()));
