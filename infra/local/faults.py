@@ -1116,16 +1116,22 @@ class Faults:
     def forward_part(self, request, document, kept, field, merge):
         """Forwards a batch request with only the `kept` RequestItems, and answers moto's reply with
         what was held back merged into its `field` (UnprocessedItems or UnprocessedKeys) by `merge`."""
-        forwarded = dict(document)
-        forwarded["RequestItems"] = kept
-        reply = self.forward(request, json.dumps(forwarded, separators=(",", ":")).encode("utf-8"))
+        def amend(answer):
+            answer[field] = merge(answer.get(field) or {})
+
+        return self.forward_amended(request, {**document, "RequestItems": kept}, amend)
+
+    def forward_amended(self, request, document, amend):
+        """Forwards `document` as the request's body and, when moto answers 200 with JSON, answers
+        that JSON as `amend` changed it (in place)."""
+        reply = self.forward(request, json.dumps(document, separators=(",", ":")).encode("utf-8"))
         if reply.status != 200:
             return reply
         try:
             answer = json.loads(reply.body)
         except ValueError:
             return reply
-        answer[field] = merge(answer.get(field) or {})
+        amend(answer)
         return reply.with_body(json.dumps(answer, separators=(",", ":")).encode("utf-8"))
 
     @staticmethod
@@ -1279,16 +1285,12 @@ class Faults:
         rest = [e for e in entries if not (isinstance(e, dict) and str(e.get("ReceiptHandle", "")).startswith("dup-"))]
         if not rest:
             return json_reply(200, {"Successful": ours, "Failed": []}, dynamodb=False)
-        reply = self.forward(request, json.dumps({**document, "Entries": rest}).encode("utf-8"))
-        if reply.status != 200:
-            return reply
-        try:
-            answer = json.loads(reply.body)
-        except ValueError:
-            return reply
-        answer["Successful"] = (answer.get("Successful") or []) + ours
-        answer.setdefault("Failed", [])
-        return reply.with_body(json.dumps(answer, separators=(",", ":")).encode("utf-8"))
+
+        def amend(answer):
+            answer["Successful"] = (answer.get("Successful") or []) + ours
+            answer.setdefault("Failed", [])
+
+        return self.forward_amended(request, {**document, "Entries": rest}, amend)
 
 
 # --- HTTP server ------------------------------------------------------------------------------
