@@ -3,7 +3,7 @@
 //! updated_at}]}`, ordered by description, paginated, filter `category_type` (exact:
 //! `receivable` or `payable`; another value matches nothing).
 
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
@@ -41,8 +41,7 @@ pub fn router() -> Router<crate::state::AppState> {
     Router::new().route("/v1/bill_categories", get(list))
 }
 
-async fn list(State(state): State<AppState>, tenant: Tenant, RawQuery(query): RawQuery) -> ApiResult<Response> {
-    let params = Params::parse(query.as_deref());
+async fn list(State(state): State<AppState>, tenant: Tenant, params: Params) -> ApiResult<Response> {
     let pagination = params.pagination();
     let kind = params.get("category_type").map(|k| CategoryType::parse(k.trim()).ok_or(()));
     let listed = super::list(&state.store, tenant.account_id(), kind, pagination.window()).await?;

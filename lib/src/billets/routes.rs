@@ -2,7 +2,7 @@
 //! beyond the spec (issue 17), a billet printed: `…/{id}/pdf`, and its Pix QR code alone,
 //! `…/{id}/pix.png` and `…/{id}/pix.svg`. All of one billet answer 404 by the show's rules.
 
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
@@ -32,11 +32,11 @@ async fn list(
     State(state): State<AppState>,
     tenant: Tenant,
     Path(billing_id): Path<BillingId>,
-    RawQuery(query): RawQuery,
+    params: Params,
 ) -> ApiResult<Response> {
     let account = tenant.account_id();
     let billing: Billing = find_or_404(&state.store, account, billing_id).await?;
-    let pagination = Params::parse(query.as_deref()).pagination();
+    let pagination = params.pagination();
     let billets = model::of_billing(&state.store, account, billing.id).await?;
     let today = today();
     let page: Vec<BilletView> = pagination.slice(&billets).iter().map(|b| BilletView::new(b, today)).collect();

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::Router;
@@ -91,9 +91,8 @@ async fn destroy(State(state): State<AppState>, tenant: Tenant, Path(id): Path<B
 }
 
 /// The list representation, with each billing's contact and tag (two batch reads for the page).
-async fn list(State(state): State<AppState>, tenant: Tenant, RawQuery(query): RawQuery) -> ApiResult<Response> {
+async fn list(State(state): State<AppState>, tenant: Tenant, params: Params) -> ApiResult<Response> {
     let account = tenant.account_id();
-    let params = Params::parse(query.as_deref());
     let today = today();
     let listed = super::list::list(&state.store, account, &params, today).await?;
 

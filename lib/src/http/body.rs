@@ -9,7 +9,7 @@
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
-use http::header::CONTENT_TYPE;
+use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use serde_json::{Map, Value};
 
 use super::error::ApiError;
@@ -17,6 +17,15 @@ use super::fields::Fields;
 
 /// Levels of nesting a body may have: JSON containers, or segments of a form key (`a[b][]` is 3).
 pub const MAX_DEPTH: usize = 32;
+
+/// The largest body read (axum's default limit, which the extractor applies while reading): a
+/// `Content-Length` above it is a 413 before any byte is read.
+pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
+
+/// How long a body may take to arrive once its head did: a client that declares a length and
+/// sends less (or trickles it) gets a 408 instead of holding the request open. (On Lambda the
+/// body arrives whole with the event.)
+pub const BODY_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// A parsed request body. Malformed JSON and bodies nested deeper than [`MAX_DEPTH`] are a 400;
 /// an empty body is an empty object.
@@ -44,7 +53,14 @@ impl<S: Send + Sync> FromRequest<S> for RequestBody {
             .and_then(|v| v.to_str().ok())
             .map(|v| v.trim_start().to_ascii_lowercase().starts_with("application/x-www-form-urlencoded"))
             .unwrap_or(false);
-        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
+        // A declared length over the limit is refused before anything is read.
+        let declared = req.headers().get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.trim().parse::<u64>().ok());
+        if declared.is_some_and(|length| length > MAX_BODY_BYTES as u64) {
+            return Err(ApiError::BodyTooLarge);
+        }
+        let read = Bytes::from_request(req, state);
+        let bytes = tokio::time::timeout(BODY_READ_TIMEOUT, read).await.map_err(|_| ApiError::RequestTimeout)?;
+        let bytes = bytes.map_err(|rejection| {
             if rejection.status() == http::StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::BodyTooLarge
             } else {
@@ -102,12 +118,12 @@ enum Segment {
 /// [`MAX_DEPTH`] segments is a 400.
 pub fn parse_form(bytes: &[u8]) -> Result<Value, ApiError> {
     let mut root = Value::Object(Map::new());
-    for (key, value) in form_urlencoded::parse(bytes) {
+    for (key, value) in super::urlencoded::decode(bytes)? {
         if let Some(segments) = segments(&key) {
             if segments.len() > MAX_DEPTH {
                 return Err(ApiError::BadRequest(super::error::MSG_TOO_DEEP));
             }
-            assign(&mut root, &segments, value.into_owned());
+            assign(&mut root, &segments, value);
         }
     }
     Ok(root)

@@ -21,6 +21,9 @@ pub enum ApiError {
     /// 413: the body exceeds the size limit.
     #[error("body too large")]
     BodyTooLarge,
+    /// 408: the body did not arrive within `body::BODY_READ_TIMEOUT`.
+    #[error("body read timed out")]
+    RequestTimeout,
     /// 401: authorization header missing, malformed, or token unknown or revoked.
     #[error("unauthorized")]
     Unauthorized,
@@ -82,6 +85,7 @@ impl ApiError {
         match self {
             ApiError::MalformedBody | ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::BodyTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::RequestTimeout => StatusCode::REQUEST_TIMEOUT,
             ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound | ApiError::RouteNotFound => StatusCode::NOT_FOUND,
@@ -101,6 +105,7 @@ pub const MSG_MALFORMED_JSON: &str = "JSON malformado no corpo da requisição";
 pub const MSG_TOO_LARGE: &str = "Corpo da requisição muito grande";
 pub const MSG_TOO_DEEP: &str = "Corpo da requisição aninhado demais (máximo: 32 níveis)";
 pub const MSG_UNREADABLE_BODY: &str = "Corpo da requisição ilegível";
+pub const MSG_BODY_TIMEOUT: &str = "O corpo da requisição não chegou a tempo";
 pub const MSG_CONFLICT: &str =
     "O registro foi alterado por outra requisição ao mesmo tempo; tente novamente em instantes";
 /// The stable `code` of a 409 for contention that outlasted the retries.
@@ -125,6 +130,7 @@ impl IntoResponse for ApiError {
             ApiError::MalformedBody => json!({"status": code, "message": MSG_MALFORMED_JSON}),
             ApiError::BadRequest(message) => json!({"status": code, "message": message}),
             ApiError::BodyTooLarge => json!({"status": code, "message": MSG_TOO_LARGE}),
+            ApiError::RequestTimeout => json!({"status": code, "message": MSG_BODY_TIMEOUT}),
             ApiError::Unauthorized => json!({"status": code, "message": MSG_UNAUTHORIZED}),
             ApiError::Forbidden(message) => json!({"status": code, "message": message}),
             ApiError::NotFound => json!({"status": code, "message": MSG_NOT_FOUND}),

@@ -100,11 +100,19 @@ impl<'a> Fields<'a> {
         }
     }
 
-    /// A text field. Numbers and booleans are taken as their text; arrays and objects are errors.
+    /// A text field. Numbers and booleans are taken as their text; arrays and objects are errors,
+    /// and so is text with a control character or with nothing visible in it
+    /// ([`crate::values::text::unreadable`]): every text field refuses them alike.
     pub fn text(&self, key: &str, label: &str, errors: &mut Vec<String>) -> Option<Option<String>> {
         match self.map.get(key)? {
             Value::Null => Some(None),
-            Value::String(s) => Some(Some(s.clone())),
+            Value::String(s) => match crate::values::text::unreadable(s) {
+                None => Some(Some(s.clone())),
+                Some(reason) => {
+                    errors.push(format!("{label} {reason}"));
+                    None
+                }
+            },
             Value::Number(n) => Some(Some(n.to_string())),
             Value::Bool(b) => Some(Some(b.to_string())),
             Value::Array(_) | Value::Object(_) => {
@@ -125,8 +133,10 @@ impl<'a> Fields<'a> {
         (max_chars, blank, too_long): (usize, &str, &str),
         errors: &mut Vec<String>,
     ) -> Option<String> {
+        let refused = errors.len();
         match self.text(key, label, errors) {
-            None if !creating => None,
+            // Omitted on update, or refused by `text` (its reason pushed already).
+            None if !creating || errors.len() > refused => None,
             None | Some(None) => {
                 errors.push(blank.to_owned());
                 None

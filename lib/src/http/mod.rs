@@ -9,6 +9,7 @@ pub mod pagination;
 pub mod query;
 pub mod response;
 pub mod routing;
+pub mod urlencoded;
 
 pub use body::RequestBody;
 pub use error::{ApiError, ApiResult};

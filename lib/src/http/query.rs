@@ -1,17 +1,22 @@
 //! Query-string parameters. Invalid values never fail a request: pagination clamps (§4.1) and
-//! filters with unusable values simply match nothing or are ignored, as each list documents.
+//! filters with unusable values simply match nothing or are ignored, as each list documents. A
+//! query string that cannot be read at all (a malformed percent-escape, bytes that are not UTF-8)
+//! is a 400 (`super::urlencoded`).
 
 use std::collections::HashMap;
 
-use super::Pagination;
+use axum::extract::FromRequestParts;
+use http::request::Parts;
+
+use super::{ApiError, Pagination};
 
 #[derive(Clone, Debug, Default)]
 pub struct Params(HashMap<String, String>);
 
 impl Params {
-    pub fn parse(query: Option<&str>) -> Self {
-        let pairs = form_urlencoded::parse(query.unwrap_or_default().as_bytes()).into_owned();
-        Params(pairs.collect())
+    pub fn parse(query: Option<&str>) -> Result<Self, ApiError> {
+        let pairs = super::urlencoded::decode(query.unwrap_or_default().as_bytes())?;
+        Ok(Params(pairs.into_iter().collect()))
     }
 
     /// The value, when present and not blank.
@@ -24,17 +29,27 @@ impl Params {
     }
 }
 
+/// The request's query string, read strictly.
+impl<S: Send + Sync> FromRequestParts<S> for Params {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Params::parse(parts.uri.query())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn reads_values_and_pagination() {
-        let p = Params::parse(Some("s=Cl%C3%ADnica+VIP&page=2&per_page=500&empty="));
+        let p = Params::parse(Some("s=Cl%C3%ADnica+VIP&page=2&per_page=500&empty=")).unwrap();
         assert_eq!(p.get("s"), Some("Clínica VIP"));
         assert_eq!(p.get("empty"), None);
         assert_eq!(p.get("missing"), None);
         assert_eq!(p.pagination(), Pagination { page: 2, per_page: 100 });
-        assert_eq!(Params::parse(None).pagination(), Pagination::default());
+        assert_eq!(Params::parse(None).unwrap().pagination(), Pagination::default());
+        assert!(Params::parse(Some("s=%G1%")).is_err());
     }
 }

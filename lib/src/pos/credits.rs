@@ -127,7 +127,9 @@ pub fn reference_reused(message: impl Into<String>) -> ApiError {
 /// Checks a reference: 1 to 100 characters, trimmed.
 pub fn check_reference(reference: Option<&str>, errors: &mut Vec<String>) -> String {
     let reference = reference.map(str::trim).unwrap_or_default();
-    if reference.is_empty() {
+    if let Some(reason) = crate::values::text::unreadable(reference) {
+        errors.push(format!("reference {reason}"));
+    } else if reference.is_empty() {
         errors.push("reference é obrigatório".to_owned());
     } else if reference.chars().count() > REFERENCE_MAX_CHARS {
         errors.push(format!("reference é muito longo (máximo: {REFERENCE_MAX_CHARS} caracteres)"));

@@ -2,7 +2,7 @@
 //! `/v1/receivable_settlements`. Every one takes a [`PointOfSale`]: `403` until the account has
 //! enabled the module.
 
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
@@ -38,8 +38,7 @@ fn contact_param(params: &Params, required: bool) -> ApiResult<Option<ContactId>
 
 /// `GET /v1/sales`: newest first; filters `contact_id`, `start_date`, `end_date` (the day sold,
 /// São Paulo time, both included).
-async fn list_sales(State(state): State<AppState>, pos: PointOfSale, RawQuery(query): RawQuery) -> ApiResult<Response> {
-    let params = Params::parse(query.as_deref());
+async fn list_sales(State(state): State<AppState>, pos: PointOfSale, params: Params) -> ApiResult<Response> {
     let mut errors = Vec::new();
     let mut date = |name: &str| match params.get(name).map(str::trim).filter(|t| !t.is_empty()) {
         None => None,
@@ -87,12 +86,7 @@ async fn add_credit(State(state): State<AppState>, pos: PointOfSale, body: Reque
 
 /// `GET /v1/store_credits?contact_id=`: the contact's movements, newest first, each with the
 /// balance after it.
-async fn list_credits(
-    State(state): State<AppState>,
-    pos: PointOfSale,
-    RawQuery(query): RawQuery,
-) -> ApiResult<Response> {
-    let params = Params::parse(query.as_deref());
+async fn list_credits(State(state): State<AppState>, pos: PointOfSale, params: Params) -> ApiResult<Response> {
     let contact = contact_param(&params, true)?.expect("required");
     let page = params.pagination();
     let (found, total) = credits::movements(&state.store, pos.account_id(), contact, page).await?;
@@ -100,12 +94,7 @@ async fn list_credits(
     Ok(response::list("store_credits", &views, page, total))
 }
 
-async fn preview_settlement(
-    State(state): State<AppState>,
-    pos: PointOfSale,
-    RawQuery(query): RawQuery,
-) -> ApiResult<Response> {
-    let params = Params::parse(query.as_deref());
+async fn preview_settlement(State(state): State<AppState>, pos: PointOfSale, params: Params) -> ApiResult<Response> {
     let cutoff = settlements::parse_cutoff(params.get("cutoff_at"))?;
     Ok(response::ok(&settlements::preview(&state.store, pos.account_id(), cutoff).await?))
 }

@@ -5,6 +5,51 @@ pub fn collapse_whitespace(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The longest search term (`s`) a list reads: longer than any name, description or code it is
+/// matched against, so a longer one matches nothing and costs no read.
+pub const SEARCH_MAX_CHARS: usize = 200;
+
+/// Why a text field's value is refused whatever the field: a control character (tab, line feed
+/// and carriage return excepted: names collapse them, free texts keep them), or nothing to see
+/// (only zero-width and other invisible characters; plain whitespace is a blank value, which each
+/// field handles as it documents).
+pub fn unreadable(s: &str) -> Option<&'static str> {
+    if s.chars().any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r')) {
+        return Some("contém caracteres de controle");
+    }
+    let nothing_visible = s.chars().all(|c| c.is_whitespace() || invisible(c));
+    (nothing_visible && s.chars().any(invisible)).then_some("contém apenas caracteres invisíveis")
+}
+
+/// Characters that print nothing and are not whitespace: format characters (zero-width space and
+/// joiners, direction marks and isolates, the byte-order mark, soft hyphen, tag characters),
+/// variation selectors and the Hangul and Braille fillers.
+fn invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{034F}'
+            | '\u{061C}'
+            | '\u{115F}'
+            | '\u{1160}'
+            | '\u{17B4}'
+            | '\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{206F}'
+            | '\u{2800}'
+            | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0F}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+            | '\u{FFF9}'..='\u{FFFB}'
+            | '\u{1D173}'..='\u{1D17A}'
+            | '\u{E0000}'..='\u{E007F}'
+            | '\u{E0100}'..='\u{E01EF}'
+    )
+}
+
 /// The key under which a name is unique case-insensitively ("VIP" and "vip" collide).
 pub fn uniqueness_key(s: &str) -> String {
     collapse_whitespace(s).to_lowercase()
@@ -42,6 +87,21 @@ mod tests {
     fn collapses_whitespace() {
         assert_eq!(collapse_whitespace("  Clientes \t  mensais\n "), "Clientes mensais");
         assert_eq!(collapse_whitespace("   "), "");
+    }
+
+    #[test]
+    fn control_and_invisible_only_texts_are_unreadable() {
+        assert_eq!(unreadable("a\u{0}b"), Some("contém caracteres de controle"));
+        assert_eq!(unreadable("a\u{1b}[31m"), Some("contém caracteres de controle"));
+        assert_eq!(unreadable("a\u{85}"), Some("contém caracteres de controle"));
+        assert_eq!(unreadable("\u{200B}\u{200B}"), Some("contém apenas caracteres invisíveis"));
+        assert_eq!(unreadable(" \u{FEFF} \u{2060}"), Some("contém apenas caracteres invisíveis"));
+        // Whitespace alone is a blank value; a visible character with joiners is text (emoji).
+        assert_eq!(unreadable("   "), None);
+        assert_eq!(unreadable(""), None);
+        assert_eq!(unreadable("linha 1\r\n\tlinha 2"), None);
+        assert_eq!(unreadable("👩\u{200D}💻"), None);
+        assert_eq!(unreadable("Ação"), None);
     }
 
     #[test]
