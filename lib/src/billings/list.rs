@@ -71,7 +71,13 @@ impl Filters {
     fn from(params: &Params) -> Self {
         let mut f = Filters::default();
         if let Some(text) = params.get("status") {
-            let parsed: Vec<StatusFilter> = text.split_whitespace().filter_map(StatusFilter::parse).collect();
+            // Each status once, however often it is named: a request reads each range once.
+            let mut parsed: Vec<StatusFilter> = Vec::new();
+            for status in text.split_whitespace().filter_map(StatusFilter::parse) {
+                if !parsed.contains(&status) {
+                    parsed.push(status);
+                }
+            }
             f.impossible |= parsed.is_empty();
             f.statuses = Some(parsed);
         }
@@ -92,6 +98,8 @@ impl Filters {
         f.created = range(params, "start_created_at", "end_created_at");
         f.due = range(params, "start_due_date", "end_due_date");
         f.search = params.get("s").map(|s| s.trim().to_owned());
+        // A term longer than any text a billing's search reads cannot match: no read at all.
+        f.impossible |= f.search.as_deref().is_some_and(|s| s.chars().count() > crate::values::text::SEARCH_MAX_CHARS);
         f
     }
 
@@ -156,6 +164,32 @@ fn status_ranges(filter: StatusFilter, today: NaiveDate) -> Vec<StatusRange> {
         StatusFilter::Expired => collectable().map(|s| (s, None, today.pred_opt())).collect(),
         StatusFilter::Paid => vec![(BillingStatus::Paid, None, None), (BillingStatus::Available, None, None)],
     }
+}
+
+/// The ranges of each status joined where they overlap or touch, so that a status is read at most
+/// once per separate range: `opened expired` reads each collectable status once, whole, and
+/// however many words a `status` repeats, a request reads at most one range per status.
+fn merged(mut ranges: Vec<StatusRange>) -> Vec<StatusRange> {
+    // Per status, open lower ends first, then by the lower end.
+    ranges.sort_by_key(|(status, from, _)| (status.as_str(), *from));
+    let mut out: Vec<StatusRange> = Vec::new();
+    for (status, from, to) in ranges {
+        match out.last_mut() {
+            Some((last, _, last_to)) if *last == status => {
+                let touches = match (*last_to, from) {
+                    (None, _) | (_, None) => true,
+                    (Some(end), Some(start)) => end.succ_opt().is_none_or(|next| start <= next),
+                };
+                if touches {
+                    *last_to = last_to.zip(to).map(|(a, b)| a.max(b));
+                    continue;
+                }
+                out.push((status, from, to));
+            }
+            _ => out.push((status, from, to)),
+        }
+    }
+    out
 }
 
 /// The later of two lower bounds, the earlier of two upper ones.
@@ -251,12 +285,12 @@ async fn matching(
         for filter in statuses {
             for (status, from, to) in status_ranges(filter, today) {
                 let (from, to) = (narrowed(from, due_from, true), narrowed(to, due_to, false));
-                if from.zip(to).is_none_or(|(from, to)| from <= to) {
+                if from.zip(to).is_none_or(|(from, to)| from <= to) && !admitted.contains(&(status, from, to)) {
                     admitted.push((status, from, to));
                 }
             }
         }
-        admitted
+        merged(admitted)
     });
     // Each filter is a union of ranges of postings; every range is read at once. With a value
     // filter, the status and due date are read from its postings (they carry them) and no status
@@ -407,5 +441,24 @@ mod tests {
         assert_eq!(narrowed(Some(today), Some(yesterday), true), Some(today));
         assert_eq!(narrowed(None, Some(yesterday), false), Some(yesterday));
         assert_eq!(dates(Some(today), None), Sort::Between("2026-11-22#".into(), "9".into()));
+        // `opened expired`, and any repetition, read each collectable status once, whole.
+        let both: Vec<StatusRange> = [opened.clone(), expired.clone(), opened.clone()].concat();
+        let joined = merged(both);
+        assert_eq!(joined.len(), 4);
+        assert!(joined.iter().all(|(_, from, to)| from.is_none() && to.is_none()), "{joined:?}");
+        // Ranges apart stay apart.
+        let day = |d: &str| Some(d.parse::<NaiveDate>().unwrap());
+        let apart = vec![
+            (BillingStatus::Paid, day("2026-01-10"), day("2026-01-20")),
+            (BillingStatus::Paid, day("2026-01-01"), day("2026-01-05")),
+            (BillingStatus::Paid, day("2026-01-06"), day("2026-01-07")),
+        ];
+        assert_eq!(
+            merged(apart),
+            vec![
+                (BillingStatus::Paid, day("2026-01-01"), day("2026-01-07")),
+                (BillingStatus::Paid, day("2026-01-10"), day("2026-01-20")),
+            ]
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! `/v1/contacts` (§4.4).
 
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
@@ -74,6 +74,7 @@ fn filter_of(params: &Params) -> ContactFilter {
     }
     if let Some(term) = params.get("s") {
         let term = term.trim().to_owned();
+        f.impossible |= term.chars().count() > crate::values::text::SEARCH_MAX_CHARS;
         f.search = Some(match params.get("filter").unwrap_or("contact") {
             "document" => Search::Document(term.chars().filter(char::is_ascii_digit).collect()),
             "email" => Search::EmailPrefix(term.to_lowercase()),
@@ -84,8 +85,7 @@ fn filter_of(params: &Params) -> ContactFilter {
     f
 }
 
-async fn list(State(state): State<AppState>, tenant: Tenant, RawQuery(query): RawQuery) -> ApiResult<Response> {
-    let params = Params::parse(query.as_deref());
+async fn list(State(state): State<AppState>, tenant: Tenant, params: Params) -> ApiResult<Response> {
     let pagination = params.pagination();
     let account = tenant.account_id();
     let listed = super::service::list(&state.store, account, &filter_of(&params), pagination.window()).await?;

@@ -1,6 +1,6 @@
 //! `/v1/groups` (§4.6). PUT behaves as PATCH: omitted fields keep their values.
 
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
@@ -66,13 +66,13 @@ pub fn router() -> Router<AppState> {
 
 /// `contact_type` is exact (another value matches nothing); `s` is a case-insensitive substring of
 /// the description.
-async fn list(State(state): State<AppState>, tenant: Tenant, RawQuery(query): RawQuery) -> ApiResult<Response> {
-    let params = Params::parse(query.as_deref());
+async fn list(State(state): State<AppState>, tenant: Tenant, params: Params) -> ApiResult<Response> {
     let pagination = params.pagination();
     let kind = params.get("contact_type");
     let filter = GroupFilter {
         contact_type: kind.and_then(GroupContactType::parse),
-        impossible: kind.is_some_and(|k| GroupContactType::parse(k).is_none()),
+        impossible: kind.is_some_and(|k| GroupContactType::parse(k).is_none())
+            || params.get("s").is_some_and(|s| s.trim().chars().count() > crate::values::text::SEARCH_MAX_CHARS),
         search: params.get("s"),
     };
     let listed = super::service::list(&state.store, tenant.account_id(), &filter, pagination.window()).await?;

@@ -374,6 +374,7 @@ impl Store {
         let mut pending = Some(HashMap::from([(self.table().to_owned(), requests)]));
         let mut round = 0u64;
         while let Some(items) = pending.take() {
+            self.metered(|m| m.write());
             let output = self
                 .client()
                 .batch_write_item()

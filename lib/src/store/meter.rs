@@ -1,4 +1,5 @@
-//! Counts the read requests a `Store` makes and the read units DynamoDB charges for them, computed
+//! Counts the requests a `Store` makes (reads and writes) and the read units DynamoDB charges for
+//! the reads, computed
 //! from the items read by DynamoDB's sizing rules (the local moto server reports a fixed figure,
 //! so the benchmark cannot rely on `ConsumedCapacity`). Off unless a meter is attached.
 //!
@@ -16,9 +17,20 @@ const BLOCK: usize = 4096;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Reading {
+    /// Read requests (`GetItem`, `Query` pages, `BatchGetItem` calls).
     pub round_trips: u64,
+    /// Write requests (`PutItem`, `UpdateItem`, `DeleteItem`, `TransactWriteItems`,
+    /// `BatchWriteItem` calls), each try counted.
+    pub writes: u64,
     pub read_units: f64,
     pub bytes: u64,
+}
+
+impl Reading {
+    /// Every request, reads and writes.
+    pub fn calls(&self) -> u64 {
+        self.round_trips + self.writes
+    }
 }
 
 #[derive(Debug, Default)]
@@ -35,6 +47,11 @@ impl ReadMeter {
         reading.round_trips += 1;
         reading.read_units += blocks.max(1) as f64 * if consistent { 1.0 } else { 0.5 };
         reading.bytes += bytes as u64;
+    }
+
+    /// One write request.
+    pub(super) fn write(&self) {
+        self.0.lock().expect("meter lock").writes += 1;
     }
 
     /// One `Query` page (or one `GetItem`): the items' sizes summed, then rounded up.

@@ -289,6 +289,7 @@ impl Store {
         match write {
             Write::Put { item, condition } => {
                 let c = condition.unwrap_or_default();
+                self.metered(|m| m.write());
                 let result = self
                     .client()
                     .put_item()
@@ -318,6 +319,7 @@ impl Store {
             }
             Write::Delete { pk, sk, condition } => {
                 let c = condition.unwrap_or_default();
+                self.metered(|m| m.write());
                 let result = self
                     .client()
                     .delete_item()
@@ -333,6 +335,7 @@ impl Store {
             }
             Write::Update { pk, sk, update, condition } => {
                 let c = merged(&update, condition.as_ref());
+                self.metered(|m| m.write());
                 let result = self
                     .client()
                     .update_item()
@@ -356,6 +359,7 @@ impl Store {
         let items =
             writes.into_iter().map(|w| w.into_transact_item(self.table())).collect::<anyhow::Result<Vec<_>>>()?;
         let request = self.client().transact_write_items().set_transact_items(Some(items)).client_request_token(token);
+        self.metered(|m| m.write());
         match request.send().await {
             Ok(_) => Ok(()),
             Err(error) => Err(transaction_error(error)),

@@ -1,6 +1,6 @@
 //! `/v1/tags` (§4.5).
 
-use axum::extract::{RawQuery, State};
+use axum::extract::State;
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
@@ -62,8 +62,7 @@ pub fn router() -> Router<AppState> {
     )
 }
 
-async fn list(State(state): State<AppState>, tenant: Tenant, RawQuery(query): RawQuery) -> ApiResult<Response> {
-    let params = Params::parse(query.as_deref());
+async fn list(State(state): State<AppState>, tenant: Tenant, params: Params) -> ApiResult<Response> {
     let pagination = params.pagination();
     let listed = super::service::list(&state.store, tenant.account_id(), params.get("s"), pagination.window()).await?;
     let views: Vec<TagView> = listed.records.into_iter().map(TagView::from).collect();

@@ -19,6 +19,8 @@ pub async fn list(store: &Store, account: AccountId, search: Option<&str>, windo
             let total = shards::sum(store, keys::count_shards(account, Tag::KIND)).await? as usize;
             (postings::leading(store, &[partition], window.reach(total)).await?, total)
         }
+        // A term longer than any name matches nothing.
+        Some(term) if term.trim().chars().count() > crate::values::text::SEARCH_MAX_CHARS => (Vec::new(), 0),
         Some(term) => {
             let kept = postings::named(store, partition, term).await?;
             let total = kept.len();

@@ -2,6 +2,7 @@
 //! Each test starts its own server on a free port and uses its own account, so tests run in
 //! parallel. Run them with `infra/test`.
 
+mod amplification;
 mod auth;
 mod bank_billets;
 mod bill_categories;
