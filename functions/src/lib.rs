@@ -206,10 +206,12 @@ impl MasterKey {
 pub async fn run_authorizer() -> Result<(), lambda_runtime::Error> {
     billing_api::telemetry::init();
     let store = Store::from_env().await;
-    let store = &store;
+    let limiter =
+        billing_api::rate_limit::RateLimiter::new(store.clone(), billing_api::rate_limit::RateLimits::from_env()?);
+    let (store, limiter) = (&store, &limiter);
     lambda_runtime::run(service_fn(
         move |event: LambdaEvent<ApiGatewayCustomAuthorizerRequestTypeRequest>| async move {
-            billing_api::auth::authorizer::authorize(store, event.payload).await.map_err(diagnostic)
+            billing_api::auth::authorizer::authorize(store, limiter, event.payload).await.map_err(diagnostic)
         },
     ))
     .await

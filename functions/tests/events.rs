@@ -7,6 +7,7 @@ use aws_lambda_events::apigw::ApiGatewayCustomAuthorizerRequestTypeRequest;
 use aws_lambda_events::sqs::{SqsBatchResponse, SqsEvent};
 use billing_api::app::AppState;
 use billing_api::auth::authorizer::{authorize, AuthorizerError};
+use billing_api::rate_limit::{RateLimiter, RateLimits};
 use billing_api::values::AccountId;
 use http_body_util::BodyExt;
 use infra::testing::{active_account, local_stack};
@@ -328,7 +329,8 @@ async fn the_authorizer_event_allows_a_valid_token_for_the_whole_stage() {
     }
     let request: ApiGatewayCustomAuthorizerRequestTypeRequest =
         serde_json::from_value(event).expect("authorizer event");
-    let answer = authorize(&store, request).await.expect("allowed");
+    let limiter = RateLimiter::new(store.clone(), RateLimits::SPEC);
+    let answer = authorize(&store, &limiter, request).await.expect("allowed");
     assert_eq!(answer["principalId"], format!("account:{account}"));
     let statement = &answer["policyDocument"]["Statement"][0];
     assert_eq!(statement["Effect"], "Allow");
@@ -342,10 +344,36 @@ async fn the_authorizer_event_with_the_fixture_token_is_unauthorized() {
     let (_, store) = local_stack().await;
     let request: ApiGatewayCustomAuthorizerRequestTypeRequest =
         serde_json::from_value(fixture("authorizer.json")).expect("authorizer event");
-    let error = authorize(&store, request).await.expect_err("unknown token");
+    let limiter = RateLimiter::new(store.clone(), RateLimits::OFF);
+    let error = authorize(&store, &limiter, request).await.expect_err("unknown token");
     assert!(matches!(error, AuthorizerError::Unauthorized));
     // API Gateway answers 401 only for exactly this message.
     assert_eq!(functions::diagnostic(error).error_message, "Unauthorized");
+}
+
+#[tokio::test]
+async fn the_authorizer_counts_what_it_refuses_and_denies_an_ip_over_its_limit() {
+    let (_, store) = local_stack().await;
+    let limiter = RateLimiter::new(store.clone(), RateLimits { per_ip: Some(2), per_token: None });
+    let mut event = fixture("authorizer.json");
+    // An address of this test only (documentation range), so nothing else counts on it.
+    let ip = format!("198.51.100.{}", rand::random::<u8>());
+    event["requestContext"]["identity"]["sourceIp"] = Value::String(ip);
+    let request = || serde_json::from_value::<ApiGatewayCustomAuthorizerRequestTypeRequest>(event.clone()).unwrap();
+    let minute = billing_api::rate_limit::window(billing_api::rate_limit::unix_now()).0;
+    let mut answers = Vec::new();
+    for _ in 0..4 {
+        answers.push(authorize(&store, &limiter, request()).await);
+    }
+    if billing_api::rate_limit::window(billing_api::rate_limit::unix_now()).0 != minute {
+        return; // The minute turned mid-test: the counts started again.
+    }
+    assert!(answers[..2].iter().all(|a| matches!(a, Err(AuthorizerError::Unauthorized))));
+    for answer in &answers[2..] {
+        let answer = answer.as_ref().expect("a policy");
+        assert_eq!(answer["policyDocument"]["Statement"][0]["Effect"], "Deny");
+        assert_eq!(answer["context"]["rate_limited"], "ip");
+    }
 }
 
 #[tokio::test]

@@ -111,6 +111,15 @@ pub struct DevServer {
     failed: Arc<std::sync::atomic::AtomicUsize>,
 }
 
+/// A table of one test server's own.
+async fn own_table() -> (SdkConfig, Store) {
+    let (config, _) = local_stack().await;
+    let db = aws_sdk_dynamodb::Client::new(&config);
+    let table = format!("billing-test-{:016x}", rand::random::<u64>());
+    crate::local_stack::ensure_table(&db, &table).await.expect("create the test's table");
+    (config, Store::new(db, table))
+}
+
 /// A queue of one test server.
 async fn test_queue(sqs: &aws_sdk_sqs::Client, purpose: &str) -> String {
     let name = format!("test-{purpose}-{:016x}", rand::random::<u64>());
@@ -126,6 +135,20 @@ impl DevServer {
         Self::serve(config, store, RateLimits::OFF).await
     }
 
+    /// A server whose store counts every storage request it makes on `meter` (the tests of what
+    /// one request may cost).
+    pub async fn start_metered(meter: Arc<billing_api::store::meter::ReadMeter>) -> Self {
+        let (config, store) = local_stack().await;
+        Self::serve(config, store.with_meter(meter), RateLimits::OFF).await
+    }
+
+    /// A server with these rate limits on a table of its own, counting its storage requests on
+    /// `meter`.
+    pub async fn start_limited_metered(limits: RateLimits, meter: Arc<billing_api::store::meter::ReadMeter>) -> Self {
+        let (config, store) = own_table().await;
+        Self::serve(config, store.with_meter(meter), limits).await
+    }
+
     /// A server with these rate limits, on a table of its own, so that no other test's requests
     /// from 127.0.0.1 reach its counters.
     pub async fn start_limited(limits: RateLimits) -> Self {
@@ -135,11 +158,8 @@ impl DevServer {
     /// A server on a table of its own: its outbox sweep ([`DevServer::start_webhooks`]) sees only
     /// its own events.
     pub async fn start_alone(limits: RateLimits) -> Self {
-        let (config, _) = local_stack().await;
-        let db = aws_sdk_dynamodb::Client::new(&config);
-        let table = format!("billing-test-{:016x}", rand::random::<u64>());
-        crate::local_stack::ensure_table(&db, &table).await.expect("create the test's table");
-        Self::serve(config, Store::new(db, table), limits).await
+        let (config, store) = own_table().await;
+        Self::serve(config, store, limits).await
     }
 
     async fn serve(config: SdkConfig, store: Store, limits: RateLimits) -> Self {

@@ -10,13 +10,21 @@
 //! to pace itself before it meets a 429.
 //!
 //! The counters are DynamoDB items (`UpdateItem ADD`, one per client and minute, removed by TTL),
-//! so every Lambda container and every dev-server process counts the same requests. Every request
-//! that reaches a route counts, refused ones included. The layer runs after authentication, as on
-//! AWS where API Gateway's authorizer answers a bad token before any function runs, so 401s are
-//! not counted. If DynamoDB cannot count, the request goes through (logged) without a `RateLimit`
-//! field: the limit protects the service, it is not worth an outage.
+//! so every Lambda container and every dev-server process counts the same requests. Every `/v1`
+//! request counts on its IP's window, refused ones included: a request with a valid token in this
+//! layer (after authentication, as on AWS where the functions run after API Gateway's authorizer),
+//! one the authorizer refuses in the authorizer ([`RateLimiter::refuse_unauthenticated`]: a 401,
+//! or a 429 once the IP is over its limit). If DynamoDB cannot count, the request goes through
+//! (logged) without a `RateLimit` field: the limit protects the service, it is not worth an outage.
+//!
+//! A refused request costs its counter and nothing more: each process remembers, for the rest of
+//! the minute, the windows it saw over their limit, and a request of such a client counts on
+//! that window alone and is refused without running its route. A read is otherwise counted while
+//! its route runs, and the route is dropped (its reads cancelled) as soon as the count says no.
 
+use std::collections::HashSet;
 use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
 
 use axum::extract::{ConnectInfo, Request, State};
 use axum::middleware::Next;
@@ -87,6 +95,28 @@ pub fn window(unix_seconds: i64) -> (i64, u64) {
 pub struct RateLimiter {
     store: Store,
     limits: RateLimits,
+    known_over: Arc<Mutex<KnownOver>>,
+}
+
+/// The windows this process saw over their limit in the current minute (by key).
+#[derive(Debug, Default)]
+struct KnownOver {
+    minute: i64,
+    windows: HashSet<String>,
+}
+
+impl KnownOver {
+    /// This minute's windows (a new minute forgets the last one's).
+    fn of(&mut self, minute: i64) -> &mut HashSet<String> {
+        if self.minute != minute {
+            *self = KnownOver { minute, windows: HashSet::new() };
+        }
+        &mut self.windows
+    }
+
+    fn contains(&mut self, minute: i64, window: &str) -> bool {
+        self.of(minute).contains(window)
+    }
 }
 
 /// A request over a limit.
@@ -97,6 +127,9 @@ pub struct Refusal {
     pub per: &'static str,
     pub retry_after: u64,
 }
+
+/// What the per-IP limit counts, as its refusal names it.
+pub const PER_IP: &str = "IP de origem";
 
 /// Requests a minute one counter item takes before a limit is counted in several (30,000 a minute:
 /// 500 writes a second).
@@ -124,8 +157,7 @@ impl Usage {
             let limit = limit?;
             (count? > i64::from(limit)).then_some(Refusal { limit, per, retry_after: self.reset })
         };
-        over(self.by_ip, self.limits.per_ip, "IP de origem")
-            .or_else(|| over(self.by_token, self.limits.per_token, "token"))
+        over(self.by_ip, self.limits.per_ip, PER_IP).or_else(|| over(self.by_token, self.limits.per_token, "token"))
     }
 
     /// The counted window with the fewest requests left: its policy name and what is left.
@@ -161,18 +193,54 @@ impl Usage {
 
 impl RateLimiter {
     pub fn new(store: Store, limits: RateLimits) -> Self {
-        RateLimiter { store, limits }
+        RateLimiter { store, limits, known_over: Arc::default() }
     }
 
     /// Counts one request of `ip` and `token_digest` at `unix_seconds`: where it stands in both
-    /// windows (over a limit when [`Usage::refusal`] says so).
+    /// windows (over a limit when [`Usage::refusal`] says so). A client this process already saw
+    /// over a limit this minute is counted on that window only.
     pub async fn admit(&self, ip: Option<&str>, token_digest: Option<&str>, unix_seconds: i64) -> Usage {
         let (minute, reset) = window(unix_seconds);
-        let by_ip = self.count(self.limits.per_ip, ip.map(|ip| keys::ip_rate_window(ip, minute)), minute);
-        let by_token =
-            self.count(self.limits.per_token, token_digest.map(|d| keys::token_rate_window(d, minute)), minute);
+        let ip_window = ip.filter(|_| self.limits.per_ip.is_some()).map(|ip| keys::ip_rate_window(ip, minute));
+        let token_window =
+            token_digest.filter(|_| self.limits.per_token.is_some()).map(|d| keys::token_rate_window(d, minute));
+        let (ip_over, token_over) = {
+            let mut known = self.known_over.lock().expect("known-over lock");
+            let mut over = |window: &Option<String>| window.as_deref().is_some_and(|w| known.contains(minute, w));
+            (over(&ip_window), over(&token_window))
+        };
+        let (ip_window, token_window) = match (ip_over, token_over) {
+            (true, _) => (ip_window, None),
+            (false, true) => (None, token_window),
+            (false, false) => (ip_window, token_window),
+        };
+        let by_ip = self.count(self.limits.per_ip, ip_window.clone(), minute);
+        let by_token = self.count(self.limits.per_token, token_window.clone(), minute);
         let (by_ip, by_token) = tokio::join!(by_ip, by_token);
-        Usage { limits: self.limits, by_ip, by_token, reset }
+        let usage = Usage { limits: self.limits, by_ip, by_token, reset };
+        if let Some(refusal) = usage.refusal() {
+            let window = if refusal.per == PER_IP { ip_window } else { token_window };
+            if let Some(window) = window {
+                self.known_over.lock().expect("known-over lock").of(minute).insert(window);
+            }
+        }
+        usage
+    }
+
+    /// A request the authorizer refused (no token, an unknown or revoked one), counted on its
+    /// IP's window: the 429 once the IP is over its limit, `None` (the 401) until then. One write,
+    /// nothing else.
+    pub async fn refuse_unauthenticated(&self, ip: Option<&str>, unix_seconds: i64) -> Option<Refusal> {
+        self.admit(ip, None, unix_seconds).await.refusal()
+    }
+
+    /// Whether this process saw `ip`'s or `token_digest`'s window over its limit this minute
+    /// (such a request is refused without running its route).
+    fn known_over(&self, ip: Option<&str>, token_digest: Option<&str>, unix_seconds: i64) -> bool {
+        let (minute, _) = window(unix_seconds);
+        let mut known = self.known_over.lock().expect("known-over lock");
+        ip.is_some_and(|ip| known.contains(minute, &keys::ip_rate_window(ip, minute)))
+            || token_digest.is_some_and(|d| known.contains(minute, &keys::token_rate_window(d, minute)))
     }
 
     /// Counts the request on one client's counter (`window`: its key); the count including it.
@@ -214,9 +282,10 @@ impl IntoResponse for Refusal {
 
 /// Middleware of every route: counts the request, refuses it over a limit, and tells the client
 /// its standing (`RateLimit-Policy`, `RateLimit`) on every answer. A read (`GET`, `HEAD`) is
-/// counted while its handler runs, so the count costs it no time; its answer is replaced by the
-/// `429` when it was over the limit (a read changes nothing, so nothing is lost). A write is
-/// counted first, and not run when over the limit.
+/// counted while its handler runs, so the count costs it no time, and the handler is dropped when
+/// the count refuses it (a read changes nothing, so nothing is lost). A write, and any request of
+/// a client this process saw over its limit this minute, is counted first, and not run when over
+/// the limit.
 pub async fn rate_limit(State(limiter): State<RateLimiter>, request: Request, next: Next) -> Response {
     let ip = client_ip(&request);
     let digest = request
@@ -225,11 +294,25 @@ pub async fn rate_limit(State(limiter): State<RateLimiter>, request: Request, ne
         .and_then(|v| v.to_str().ok())
         .and_then(ApiToken::from_authorization_header)
         .map(|token| token.digest());
-    let read = matches!(*request.method(), http::Method::GET | http::Method::HEAD);
-    let admitted = limiter.admit(ip.as_deref(), digest.as_deref(), unix_now());
+    let now = unix_now();
+    let read = matches!(*request.method(), http::Method::GET | http::Method::HEAD)
+        && !limiter.known_over(ip.as_deref(), digest.as_deref(), now);
+    let admitted = limiter.admit(ip.as_deref(), digest.as_deref(), now);
     let (usage, response) = if read {
-        let (usage, response) = tokio::join!(admitted, next.run(request));
-        (usage, Some(response))
+        // The count and the route at once; a refusal drops the route where it stands.
+        let route = next.run(request);
+        tokio::pin!(admitted, route);
+        tokio::select! {
+            biased;
+            usage = &mut admitted => {
+                let response = match usage.refusal() {
+                    None => Some(route.await),
+                    Some(_) => None,
+                };
+                (usage, response)
+            }
+            response = &mut route => (admitted.await, Some(response)),
+        }
     } else {
         let usage = admitted.await;
         let response = match usage.refusal() {
@@ -241,7 +324,7 @@ pub async fn rate_limit(State(limiter): State<RateLimiter>, request: Request, ne
     let mut response = match (usage.refusal(), response) {
         (None, Some(response)) => response,
         (refusal, _) => {
-            let refusal = refusal.expect("a write is not run only when refused");
+            let refusal = refusal.expect("a request is not run only when refused");
             tracing::info!(limit = refusal.limit, per = refusal.per, "request over the rate limit");
             refusal.into_response()
         }
@@ -252,7 +335,7 @@ pub async fn rate_limit(State(limiter): State<RateLimiter>, request: Request, ne
 
 /// The origin IP: on Lambda, what API Gateway saw (`requestContext.identity.sourceIp`); locally,
 /// the peer of the connection. Forwarding headers are not trusted: a client could write them.
-fn client_ip(request: &Request) -> Option<String> {
+pub fn client_ip(request: &Request) -> Option<String> {
     if let Some(RequestContext::ApiGatewayV1(gateway)) = request.extensions().get::<RequestContext>() {
         return gateway.identity.source_ip.clone();
     }

@@ -1,6 +1,10 @@
 //! The API Gateway REQUEST authorizer. A valid token gets an Allow policy for the whole stage
 //! (the result is cached 15 minutes per token and must fit every route) with the account context;
-//! anything else gets "Unauthorized", which API Gateway answers with 401.
+//! anything else is counted on its IP's rate window (§8: every `/v1` request counts) and gets
+//! "Unauthorized", which API Gateway answers with 401 — or, once the IP is over its limit, a Deny
+//! policy, which the stage's `ACCESS_DENIED` gateway response answers with the spec's 429. (A Deny
+//! is cached for that token like any result; the token is not valid anyway, so it only keeps
+//! getting 429 instead of 401 for the cache's 15 minutes, and costs nothing more.)
 
 use aws_lambda_events::apigw::ApiGatewayCustomAuthorizerRequestTypeRequest;
 use http::header::AUTHORIZATION;
@@ -8,6 +12,7 @@ use serde_json::{json, Value};
 
 use super::authenticate;
 use crate::http::ApiError;
+use crate::rate_limit::RateLimiter;
 use crate::store::Store;
 
 #[derive(Debug, thiserror::Error)]
@@ -21,18 +26,25 @@ pub enum AuthorizerError {
 
 pub async fn authorize(
     store: &Store,
+    limiter: &RateLimiter,
     event: ApiGatewayCustomAuthorizerRequestTypeRequest,
 ) -> Result<Value, AuthorizerError> {
     let header = event.headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok());
+    let resource = stage_wildcard(event.method_arn.as_deref().unwrap_or_default());
     let context = match authenticate(store, header).await {
         Ok(context) => context,
-        Err(ApiError::Unauthorized) => return Err(AuthorizerError::Unauthorized),
+        Err(ApiError::Unauthorized) => {
+            let ip = event.request_context.identity.as_ref().and_then(|i| i.source_ip.as_deref());
+            return match limiter.refuse_unauthenticated(ip, crate::rate_limit::unix_now()).await {
+                Some(refusal) => Ok(over_the_limit(&resource, refusal.retry_after)),
+                None => Err(AuthorizerError::Unauthorized),
+            };
+        }
         Err(other) => {
             tracing::error!(error = ?other, "authorizer lookup failed");
             return Err(AuthorizerError::Failure("lookup failed".into()));
         }
     };
-    let resource = stage_wildcard(event.method_arn.as_deref().unwrap_or_default());
     Ok(json!({
         "principalId": format!("account:{}", context.account_id),
         "policyDocument": {
@@ -41,6 +53,18 @@ pub async fn authorize(
         },
         "context": context.to_authorizer_context(),
     }))
+}
+
+/// The Deny of a refused request from an IP over its limit (the stage answers it with 429).
+fn over_the_limit(resource: &str, retry_after: u64) -> Value {
+    json!({
+        "principalId": "rate-limited",
+        "policyDocument": {
+            "Version": "2012-10-17",
+            "Statement": [{"Action": "execute-api:Invoke", "Effect": "Deny", "Resource": resource}]
+        },
+        "context": {"rate_limited": "ip", "retry_after": retry_after},
+    })
 }
 
 /// `arn:aws:execute-api:region:acct:api/stage/GET/v1/tags` → `arn:aws:execute-api:region:acct:api/stage/*`,

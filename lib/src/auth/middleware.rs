@@ -9,6 +9,7 @@ use lambda_http::request::RequestContext;
 
 use super::{authenticate, AccountContext, ApiToken, AuthCache};
 use crate::http::ApiError;
+use crate::rate_limit::RateLimiter;
 use crate::store::Store;
 
 /// State of the local authorizer middleware.
@@ -16,21 +17,33 @@ use crate::store::Store;
 pub struct LocalAuthorizer {
     pub store: Store,
     pub cache: AuthCache,
+    /// Counts the requests it refuses on their IP's window, as the Lambda authorizer does.
+    pub limiter: RateLimiter,
 }
 
-/// Dev-server middleware: the same lookup as the Lambda authorizer, cached for 15 minutes.
+/// Dev-server middleware: the same lookup as the Lambda authorizer, cached for 15 minutes, and the
+/// same count of what it refuses (a 429 once the IP is over its limit, else 401).
 pub async fn local_authorizer(State(auth): State<LocalAuthorizer>, mut request: Request, next: Next) -> Response {
     let header = request.headers().get(AUTHORIZATION).and_then(|v| v.to_str().ok()).map(str::to_owned);
     let digest = header.as_deref().and_then(ApiToken::from_authorization_header).map(|t| t.digest());
+    let generation = auth.cache.generation();
     let cached = digest.as_deref().and_then(|d| auth.cache.get(d));
     let context = match cached {
         Some(context) => context,
         None => match authenticate(&auth.store, header.as_deref()).await {
             Ok(context) => {
+                // Noted before the lookup's read: a flush during the read drops its answer.
                 if let Some(digest) = digest {
-                    auth.cache.put(digest, context.clone());
+                    auth.cache.put(digest, context.clone(), generation);
                 }
                 context
+            }
+            Err(ApiError::Unauthorized) => {
+                let ip = crate::rate_limit::client_ip(&request);
+                return match auth.limiter.refuse_unauthenticated(ip.as_deref(), crate::rate_limit::unix_now()).await {
+                    Some(refusal) => refusal.into_response(),
+                    None => ApiError::Unauthorized.into_response(),
+                };
             }
             Err(error) => return error.into_response(),
         },

@@ -118,3 +118,64 @@ async fn cached_lookups_survive_until_flushed_and_account_changes_flush() {
     .unwrap();
     api.get("/v1/tags").await.expect(200);
 }
+
+/// Rounds of the revocation race (`REVOCATION_ROUNDS`, 50 by default).
+fn revocation_rounds() -> usize {
+    std::env::var("REVOCATION_ROUNDS").ok().and_then(|n| n.parse().ok()).unwrap_or(50)
+}
+
+/// A lookup that read the token before its revocation and finished after the flush must not
+/// write "valid" back into the cache: four clients hammer the token while it is revoked and the
+/// cache is flushed (and flushed again and again by changes to other accounts); no request sent
+/// after the revocation returned is answered 200.
+#[tokio::test]
+async fn no_request_after_a_revocation_is_answered_200_whatever_runs_beside_it() {
+    let api = Api::start().await;
+    let store = api.server.store.clone();
+    let other = api.other_account().await;
+    let flusher = api.server.flusher();
+    for round in 0..revocation_rounds() {
+        let (record, plain) = tokens::create(&store, api.account_id, "corrida").await.unwrap();
+        let client = api.with_auth(Some(&format!("Bearer {}", plain.expose())));
+        client.get("/v1/tags").await.expect(200);
+        let revoked_at: std::sync::Arc<std::sync::OnceLock<std::time::Instant>> = Default::default();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let hammers: Vec<_> = (0..4)
+            .map(|_| {
+                let (client, revoked_at, stop) =
+                    (client.with_auth(client.auth.as_deref()), revoked_at.clone(), stop.clone());
+                tokio::spawn(async move {
+                    let mut late_200s = 0;
+                    while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                        let sent = std::time::Instant::now();
+                        let after_revocation = revoked_at.get().is_some_and(|at| sent > *at);
+                        let status = client.get("/v1/tags").await.status.as_u16();
+                        if after_revocation && status == 200 {
+                            late_200s += 1;
+                        }
+                    }
+                    late_200s
+                })
+            })
+            .collect();
+        // Changes to another account flush the cache while the lookups run.
+        let churn = {
+            let (store, flusher, other, stop) = (store.clone(), flusher.clone(), other.account_id, stop.clone());
+            tokio::spawn(async move {
+                while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                    let changes = AccountChanges { name: Some("Outra".into()), ..Default::default() };
+                    infra::ops::update_account(&store, &flusher, other, changes).await.unwrap();
+                }
+            })
+        };
+        tokio::time::sleep(std::time::Duration::from_millis(30)).await;
+        infra::ops::revoke_token(&store, &flusher, api.account_id, record.id).await.unwrap();
+        revoked_at.set(std::time::Instant::now()).unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(150)).await;
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        churn.await.unwrap();
+        let late: usize = futures::future::join_all(hammers).await.into_iter().map(Result::unwrap).sum();
+        assert_eq!(late, 0, "round {round}: {late} answers of 200 after the revocation returned");
+        client.get("/v1/tags").await.expect(401);
+    }
+}
