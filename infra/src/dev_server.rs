@@ -7,8 +7,9 @@
 
 use anyhow::Context as _;
 use aws_lambda_events::sqs::{SqsBatchResponse, SqsEvent, SqsMessage};
-use axum::extract::{ConnectInfo, Request, State};
-use axum::middleware::Next;
+use std::sync::Arc;
+
+use axum::extract::{ConnectInfo, State};
 use axum::response::Response;
 use axum::routing::delete;
 use axum::Router;
@@ -26,15 +27,16 @@ use billing_api::webhooks::Sender;
 use billing_api::{billets, billings};
 
 use crate::cache_flush::LOCAL_FLUSH_PATH;
-use crate::listener::{JsonListener, Peer};
+use crate::listener::JsonRefusals;
 
 /// Every route behind the local authorizer, the rate limits and the idempotency keys, in the order
 /// API Gateway and the functions apply them on AWS.
 pub fn router(state: AppState, cache: AuthCache) -> Router {
-    let authorizer = LocalAuthorizer { store: state.store.clone(), cache: cache.clone() };
+    let limiter = state.rate_limiter();
+    let authorizer = LocalAuthorizer { store: state.store.clone(), cache: cache.clone(), limiter: limiter.clone() };
     let api = all_routes()
         .route_layer(axum::middleware::from_fn_with_state(state.store.clone(), idempotency))
-        .route_layer(axum::middleware::from_fn_with_state(state.rate_limiter(), rate_limit))
+        .route_layer(axum::middleware::from_fn_with_state(limiter, rate_limit))
         .route_layer(axum::middleware::from_fn_with_state(authorizer, local_authorizer))
         .with_state(state);
     let local = Router::new().route(LOCAL_FLUSH_PATH, delete(flush_cache)).with_state(cache);
@@ -47,23 +49,73 @@ async fn flush_cache(State(cache): State<AuthCache>) -> Response {
     response::no_content()
 }
 
-/// Serves until `shutdown` resolves. hyper's own refusals (a malformed request line, a URI or
-/// head too large) are answered in JSON like every other 4xx (`crate::listener`).
+/// How long a client may take to send a request's head (line and headers) before its connection
+/// is closed; the body has its own limit ([`billing_api::http::body::BODY_READ_TIMEOUT`]).
+pub const HEADER_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Connections served at once (`DEV_SERVER_MAX_CONNECTIONS`, 512 by default); one more is
+/// answered `503` in JSON and closed.
+pub fn max_connections() -> usize {
+    std::env::var("DEV_SERVER_MAX_CONNECTIONS").ok().and_then(|n| n.parse().ok()).filter(|n| *n > 0).unwrap_or(512)
+}
+
+/// Serves until `shutdown` resolves, HTTP/1 on each accepted connection, as API Gateway fronts
+/// the functions on AWS: a head must arrive within [`HEADER_READ_TIMEOUT`] (a slow client cannot
+/// hold a connection open for ever), at most [`max_connections`] are served at once, and hyper's
+/// own refusals (a malformed request line, a URI or head too large) are answered in JSON like
+/// every other 4xx (`crate::listener`). The peer address is the origin IP the per-IP rate limit
+/// counts (`ConnectInfo<SocketAddr>`).
 pub async fn serve(
     listener: tokio::net::TcpListener,
     router: Router,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let service = router.layer(axum::middleware::from_fn(peer_address)).into_make_service_with_connect_info::<Peer>();
-    axum::serve(JsonListener(listener), service).with_graceful_shutdown(shutdown).await
+    serve_bounded(listener, router, shutdown, max_connections()).await
 }
 
-/// The peer address is the origin IP the per-IP rate limit counts (`ConnectInfo<SocketAddr>`).
-async fn peer_address(mut request: Request, next: Next) -> Response {
-    if let Some(ConnectInfo(Peer(address))) = request.extensions().get::<ConnectInfo<Peer>>().copied() {
-        request.extensions_mut().insert(ConnectInfo(address));
+/// [`serve`], with at most `connections` at once.
+pub async fn serve_bounded(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    connections: usize,
+) -> std::io::Result<()> {
+    let slots = Arc::new(tokio::sync::Semaphore::new(connections));
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                // Out of file descriptors, a connection reset before it was accepted: go on.
+                Err(error) => {
+                    tracing::warn!(error = %error, "could not accept a connection");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => return Ok(()),
+        };
+        let Ok(slot) = slots.clone().try_acquire_owned() else {
+            tokio::spawn(crate::listener::refuse_busy(stream));
+            continue;
+        };
+        let router = router.clone();
+        let service = hyper::service::service_fn(move |request: axum::http::Request<hyper::body::Incoming>| {
+            let mut request = request.map(axum::body::Body::new);
+            request.extensions_mut().insert(ConnectInfo(peer));
+            tower::ServiceExt::oneshot(router.clone(), request)
+        });
+        let connection = hyper::server::conn::http1::Builder::new()
+            .timer(hyper_util::rt::TokioTimer::new())
+            .header_read_timeout(HEADER_READ_TIMEOUT)
+            .serve_connection(hyper_util::rt::TokioIo::new(JsonRefusals::new(stream)), service);
+        tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                tracing::debug!(error = %error, "connection ended");
+            }
+            drop(slot);
+        });
     }
-    next.run(request).await
 }
 
 /// A queue consumer, as its Lambda runs it.

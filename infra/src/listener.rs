@@ -6,43 +6,35 @@
 //! headers (431), each with an empty body. On AWS, API Gateway answers these through the template's
 //! gateway responses; locally, each connection's writes pass through [`JsonRefusals`], which turns
 //! such a body-less head into the same status with a `{status, message}` body. The application's
-//! own 4xx answers always carry a `Content-Type`, so they are never touched.
+//! own 4xx answers always carry a `Content-Type`, so they are never touched. A connection beyond
+//! the server's bound gets a JSON 503 ([`refuse_busy`]).
 
 use std::io;
-use std::net::SocketAddr;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
-use axum::extract::connect_info::Connected;
-use axum::serve::{IncomingStream, Listener};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tokio::net::TcpStream;
 
-/// A TCP listener whose connections are [`JsonRefusals`].
-pub struct JsonListener(pub TcpListener);
-
-impl Listener for JsonListener {
-    type Io = JsonRefusals<TcpStream>;
-    type Addr = SocketAddr;
-
-    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        let (stream, peer) = Listener::accept(&mut self.0).await;
-        (JsonRefusals::new(stream), peer)
-    }
-
-    fn local_addr(&self) -> io::Result<Self::Addr> {
-        self.0.local_addr()
-    }
-}
-
-/// The peer of a connection (what the per-IP rate limit counts), as axum hands it to the router.
-#[derive(Clone, Copy, Debug)]
-pub struct Peer(pub SocketAddr);
-
-impl Connected<IncomingStream<'_, JsonListener>> for Peer {
-    fn connect_info(stream: IncomingStream<'_, JsonListener>) -> Self {
-        Peer(*stream.remote_addr())
-    }
+/// Answers a connection beyond the dev server's bound (`dev_server::max_connections`): a JSON
+/// `503` with `Retry-After`, then closed (API Gateway's own throttling answers a flood on AWS).
+pub async fn refuse_busy(mut stream: TcpStream) {
+    let body = serde_json::json!({
+        "status": 503,
+        "message": billing_api::http::error::MSG_UNAVAILABLE,
+        "code": billing_api::http::error::CODE_UNAVAILABLE,
+    })
+    .to_string();
+    let answer = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: {}\r\nretry-after: 2\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    // The request is not read: the answer goes out at once, and a client gone already is no loss.
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), async {
+        stream.write_all(answer.as_bytes()).await?;
+        stream.shutdown().await
+    })
+    .await;
 }
 
 /// A connection whose writes turn hyper's body-less 4xx heads into JSON answers.

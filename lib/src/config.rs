@@ -39,6 +39,19 @@ pub fn retries() -> aws_config::retry::RetryConfig {
         .with_max_backoff(std::time::Duration::from_secs(1))
 }
 
+/// How long the DynamoDB client waits (`Store::new`; SQS keeps the SDK's defaults, its long polls
+/// wait up to 20 s): 2 s to connect, 5 s for one attempt, 8 s for a call and its retries — inside
+/// a function's 10 s, so that a store that does not answer (an overloaded local moto, an
+/// outage) ends as a `StoreError::Unavailable` and a `503` with `Retry-After`, never as a request
+/// the function's timeout kills or a connection that hangs.
+pub fn timeouts() -> aws_config::timeout::TimeoutConfig {
+    aws_config::timeout::TimeoutConfig::builder()
+        .connect_timeout(std::time::Duration::from_secs(2))
+        .operation_attempt_timeout(std::time::Duration::from_secs(5))
+        .operation_timeout(std::time::Duration::from_secs(8))
+        .build()
+}
+
 fn on_lambda() -> bool {
     std::env::var_os("AWS_LAMBDA_FUNCTION_NAME").is_some()
 }

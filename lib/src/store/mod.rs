@@ -97,7 +97,9 @@ pub struct Store {
 }
 
 impl Store {
+    /// A store on `table` through `db`, whose calls give up after [`crate::config::timeouts`].
     pub fn new(db: Client, table: impl Into<Arc<str>>) -> Self {
+        let db = Client::from_conf(db.config().to_builder().timeout_config(crate::config::timeouts()).build());
         Store { db, table: table.into(), meter: None, stream: None }
     }
 
@@ -229,6 +231,7 @@ impl Store {
                 .update_expression("ADD #value :by SET expires_at = :expires_at")
                 .expression_attribute_values(":expires_at", AttributeValue::N(at.to_string())),
         };
+        self.metered(|m| m.write());
         let output = update.send().await.map_err(|e| failures::failed("UpdateItem ADD on a counter", e))?;
         let attributes = output.attributes.context("the counter returned no attributes")?;
         Ok(item::from_item::<CounterValue>(attributes)?.value)

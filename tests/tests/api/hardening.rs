@@ -198,3 +198,105 @@ async fn fifty_parallel_creates_of_one_account_and_contact_all_succeed() {
     // The contact is in use by all of them.
     api.delete(&format!("/v1/contacts/{}", s.contact)).await.expect(422);
 }
+
+/// Text the validators used to let through: a control character or nothing visible in a text
+/// field is a 422 naming the field; in a form or a query string, a malformed percent-escape or
+/// bytes that are not UTF-8 are a 400 (as in JSON), never stored as something else.
+#[tokio::test]
+async fn unreadable_text_is_refused_not_stored() {
+    let api = Api::start().await;
+    for name in ["a\u{0}b", "sino\u{7}", "\u{1b}[31mvermelho", "\u{200B}\u{200B}", " \u{FEFF}\u{2060} "] {
+        let answer = api.post("/v1/tags", &json!({"tag": {"name": name}})).await.expect(422);
+        let errors = answer.errors();
+        assert_eq!(errors.len(), 1, "{name:?}: {errors:?}");
+        assert!(errors[0].contains("caracteres"), "{name:?}: {errors:?}");
+    }
+    let s = setup(&api).await;
+    let mut sent = body(&s);
+    sent["billing"]["observation"] = json!("linha 1\nlinha 2\u{0}");
+    let answer = api.post("/v1/billings", &sent).await.expect(422);
+    assert!(answer.errors().iter().any(|e| e.contains("caracteres de controle")), "{:?}", answer.errors());
+    // A tab and line breaks are text; an emoji joined by a zero-width joiner is visible.
+    sent["billing"]["observation"] = json!("linha 1\r\n\tlinha 2 👩\u{200D}💻");
+    api.post("/v1/billings", &sent).await.expect(201);
+
+    let form = "application/x-www-form-urlencoded";
+    for body in ["tag%5Bname%5D=%G1%", "tag[name]=100%", "tag[name]=a%E7b"] {
+        let answer = api.raw(Method::POST, "/v1/tags", form, body).await.expect(400);
+        assert_eq!(answer.body["status"], 400, "{body}");
+    }
+    let answer = api.get("/v1/tags?s=%G1%").await.expect(400);
+    assert_eq!(answer.body["status"], 400);
+    api.get("/v1/tags?s=%C3%A7").await.expect(200);
+    // Nothing of it was stored.
+    assert_eq!(api.get("/v1/tags").await.expect(200).body, json!({"tags": []}));
+}
+
+/// Reads the answer to `request` on a raw connection, or `None` when the server closed it without
+/// one; waits at most `wait`.
+async fn answer_within(api: &Api, request: &[u8], wait: std::time::Duration) -> Option<String> {
+    let address = api.server.base_url.trim_start_matches("http://");
+    let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
+    let _ = stream.write_all(request).await;
+    let mut answer = Vec::new();
+    match tokio::time::timeout(wait, stream.read_to_end(&mut answer)).await {
+        Ok(_) if answer.is_empty() => None,
+        Ok(_) => Some(String::from_utf8_lossy(&answer).into_owned()),
+        Err(_) => panic!("no answer and no close within {wait:?}"),
+    }
+}
+
+/// A slow or lying client cannot hold the server: a head that does not arrive in 10 s closes the
+/// connection, a body that does not arrive in 10 s is a 408, a declared body over the limit is a
+/// 413 at once.
+#[tokio::test]
+async fn slow_and_lying_clients_are_cut_off() {
+    let api = Api::start().await;
+    let auth = api.auth.clone().unwrap();
+    let wait = std::time::Duration::from_secs(15);
+    let head = format!("GET /v1/tags HTTP/1.1\r\nHost: x\r\nAuthorization: {auth}\r\nX-Slow: ");
+    assert_eq!(answer_within(&api, head.as_bytes(), wait).await, None);
+
+    let huge = format!(
+        "POST /v1/tags HTTP/1.1\r\nHost: x\r\nAuthorization: {auth}\r\nContent-Type: application/json\r\nContent-Length: 10737418240\r\n\r\n{{\"tag\":"
+    );
+    let started = std::time::Instant::now();
+    let answer = answer_within(&api, huge.as_bytes(), wait).await.expect("an answer");
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+
+    let short = format!(
+        "POST /v1/tags HTTP/1.1\r\nHost: x\r\nAuthorization: {auth}\r\nContent-Type: application/json\r\nContent-Length: 100\r\nConnection: close\r\n\r\n{{\"tag\":"
+    );
+    let answer = answer_within(&api, short.as_bytes(), wait).await.expect("an answer");
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains(r#"{"status":408,"message":"O corpo da requisição não chegou a tempo"}"#), "{answer}");
+}
+
+/// Connections beyond the server's bound get a JSON 503 with `Retry-After`, and the server goes on
+/// serving once they are gone.
+#[tokio::test]
+async fn connections_beyond_the_bound_get_a_json_503() {
+    let (_, store) = infra::testing::local_stack().await;
+    let state = billing_api::app::AppState::new(store);
+    let router = infra::dev_server::router(state, billing_api::auth::AuthCache::default());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(infra::dev_server::serve_bounded(listener, router, std::future::pending(), 3));
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        held.push(tokio::net::TcpStream::connect(address).await.unwrap());
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let mut extra = tokio::net::TcpStream::connect(address).await.unwrap();
+    let mut answer = Vec::new();
+    tokio::time::timeout(std::time::Duration::from_secs(5), extra.read_to_end(&mut answer)).await.unwrap().unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(answer.contains("retry-after: 2"), "{answer}");
+    assert!(answer.contains(r#""code":"temporarily_unavailable""#), "{answer}");
+    drop(held);
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let answer = reqwest::get(format!("http://{address}/v1/tags")).await.unwrap();
+    assert_eq!(answer.status().as_u16(), 401);
+}
