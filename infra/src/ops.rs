@@ -30,7 +30,9 @@ pub async fn show_account(store: &Store, id: AccountId) -> anyhow::Result<Value>
     Ok(json!({ "account": account }))
 }
 
-/// A status, KYC or module change takes effect at once: the authorizer cache is flushed.
+/// A status, KYC or module change takes effect at once: the authorizer cache is flushed so that no
+/// lookup in flight keeps the old account (`CacheFlusher::flush_settled`: twice on AWS, with the
+/// authorizer's timeout between).
 pub async fn update_account(
     store: &Store,
     flusher: &CacheFlusher,
@@ -43,8 +45,9 @@ pub async fn update_account(
             .with_context(|| format!("account {id} has no contact {contact} to pay its settlements"))?;
     }
     let account = accounts::update(store, id, changes).await?.with_context(|| format!("no account {id}"))?;
-    let flushed = flusher.flush().await?;
-    Ok(json!({ "account": account, "authorizer_cache": flushed }))
+    let mut output = json!({ "account": account });
+    flusher.flush_settled().await?.add_to(&mut output);
+    Ok(output)
 }
 
 /// The plain token is printed here once; only its digest and last 4 characters are stored.
@@ -62,6 +65,8 @@ pub async fn list_tokens(store: &Store, account: AccountId) -> anyhow::Result<Va
     Ok(json!({ "tokens": token_record::list(store, account).await? }))
 }
 
+/// Revokes the token and flushes the authorizer cache so that no lookup in flight keeps it valid
+/// (`CacheFlusher::flush_settled`: twice on AWS, with the authorizer's timeout between).
 pub async fn revoke_token(
     store: &Store,
     flusher: &CacheFlusher,
@@ -71,8 +76,9 @@ pub async fn revoke_token(
     let record = token_record::revoke(store, account, id)
         .await?
         .with_context(|| format!("account {account} has no token {id}"))?;
-    let flushed = flusher.flush().await?;
-    Ok(json!({ "token": record, "authorizer_cache": flushed }))
+    let mut output = json!({ "token": record });
+    flusher.flush_settled().await?.add_to(&mut output);
+    Ok(output)
 }
 
 /// A bank rule (which bank or agreement issues the billets). `bank_symbol` names the provider.
@@ -195,4 +201,810 @@ pub async fn set_on_account_limit(
     Ok(
         json!({ "contact_id": contact, "on_account_limit": updated.on_account_limit, "on_account_balance": updated.on_account_balance }),
     )
+}
+
+/// The ops CLI's command line (`infra/ops`, or `ops` once installed with
+/// `cargo install --path infra --bin ops --locked`): what the binary parses before it reads any
+/// configuration, every flag with its help, which commands only make sense locally and which
+/// change AWS in a way that asks for confirmation, and how the JSON output is written.
+pub mod cli {
+    use std::io::Write;
+
+    use billing_api::accounts::AccountChanges;
+    use billing_api::values::{
+        AccountId, AccountStatus, BankRuleId, BillingId, BillingType, ContactId, DeliveryStatus, GroupId, Money,
+        PaymentKind, RefundTo, TagId, TokenId, WebhookId,
+    };
+    use clap::{Parser, Subcommand, ValueEnum};
+
+    #[derive(Parser, Debug)]
+    #[command(
+        name = "ops",
+        about = "Operations that happen outside the API: accounts, API tokens, bank rules, bank accounts, categories, legacy billings, guardians, webhook receivers, point-of-sale sales",
+        long_about = "Operations that happen outside the API: accounts, API tokens, bank rules, bank accounts, categories, legacy billings, guardians, webhook receivers, point-of-sale sales.\n\n\
+            Prints JSON on stdout. Errors are JSON on stderr with exit status 1; a command refused before it started (a local-only command against AWS, a destructive one not confirmed) exits with 2.\n\n\
+            Where it works: with --stack NAME (or OPS_STACK) against AWS, the table, API and webhook key read from that stack's outputs; with --local against the local stack started by infra/run (.local/stack.env); otherwise from the environment (AWS_ENDPOINT_URL set: local; unset: AWS with TABLE_NAME, REST_API_ID, API_STAGE, WEBHOOK_KEY_SECRET_ID).\n\n\
+            Against AWS, commands that delete, revoke, disable, lock, refund or replace secrets ask for confirmation on the terminal unless --yes is given.",
+        version
+    )]
+    pub struct Cli {
+        /// The CloudFormation stack to work on: its outputs name the table, the API and its stage
+        /// (and the webhook key), and the run targets AWS.
+        #[arg(long, global = true, env = "OPS_STACK", value_name = "NAME")]
+        pub stack: Option<String>,
+        /// Work on the local stack that infra/run started: read its settings from .local/stack.env
+        /// (in this directory or the nearest parent that has one; OPS_LOCAL_ENV names another file).
+        #[arg(long, global = true, conflicts_with = "stack")]
+        pub local: bool,
+        /// Do not ask before a destructive command against AWS (needed when stdin is not a terminal).
+        #[arg(long, short = 'y', global = true)]
+        pub yes: bool,
+        #[command(subcommand)]
+        pub command: Command,
+    }
+
+    /// Where a list page starts and how long it is (`infra::listings`).
+    #[derive(clap::Args, Debug)]
+    pub struct PageArgs {
+        /// Start after this id (the previous page's `next_after`).
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(i64).range(0..))]
+        pub after: i64,
+        /// At most this many (1 to 1000).
+        #[arg(long, default_value_t = crate::listings::DEFAULT_LIMIT,
+            value_parser = clap::value_parser!(u16).range(1..=i64::from(crate::listings::MAX_LIMIT)))]
+        pub limit: u16,
+    }
+
+    #[derive(Subcommand, Debug)]
+    pub enum Command {
+        /// Accounts (tenants).
+        #[command(subcommand)]
+        Account(AccountCommand),
+        /// API tokens of an account.
+        #[command(subcommand)]
+        Token(TokenCommand),
+        /// Bank rules (which bank or agreement issues an account's billets).
+        #[command(subcommand)]
+        BankRule(BankRuleCommand),
+        /// Bank accounts of an account (pay-off targets).
+        #[command(subcommand)]
+        BankAccount(BankAccountCommand),
+        /// Financial categories (receivable or payable).
+        #[command(subcommand)]
+        Category(CategoryCommand),
+        /// Legacy billings (recurring `schedule`, instalment booklet `carne`) migrated from elsewhere.
+        #[command(subcommand)]
+        Billing(BillingCommand),
+        /// Contacts: the health module's financial guardian, the point of sale's limit.
+        #[command(subcommand)]
+        Contact(ContactCommand),
+        /// Webhook receivers of an account, their deliveries and replays.
+        #[command(subcommand)]
+        Webhook(WebhookCommand),
+        /// Point of sale: sales made at the store's counter, their receipts and returns.
+        #[command(subcommand)]
+        Sale(SaleCommand),
+        /// Creates the table, queues and secret when missing (local stack only).
+        Setup,
+    }
+
+    #[derive(Subcommand, Debug)]
+    pub enum AccountCommand {
+        /// Creates an account (active, KYC approved, point of sale off unless told otherwise).
+        Create {
+            /// The account's name.
+            #[arg(long)]
+            name: String,
+            #[command(flatten)]
+            settings: Settings,
+        },
+        /// Changes an account; the authorizer cache is flushed so the change applies at once (on
+        /// AWS twice, the authorizer's timeout apart). Asks first on AWS when it locks the account
+        /// out or turns something off.
+        Update {
+            /// The account's id.
+            #[arg(long)]
+            id: AccountId,
+            /// A new name.
+            #[arg(long)]
+            name: Option<String>,
+            #[command(flatten)]
+            settings: Settings,
+        },
+        /// Shows one account.
+        Show {
+            /// The account's id.
+            #[arg(long)]
+            id: AccountId,
+        },
+        /// Lists accounts by id, a page at a time.
+        List {
+            #[command(flatten)]
+            page: PageArgs,
+        },
+    }
+
+    #[derive(clap::Args, Debug)]
+    pub struct Settings {
+        /// active, overdue, locked or canceled (anything but active answers 403 to every token).
+        #[arg(long)]
+        pub status: Option<AccountStatus>,
+        /// Registration verification (KYC); pending answers 403 to every token.
+        #[arg(long)]
+        pub kyc: Option<Kyc>,
+        /// Point-of-sale module.
+        #[arg(long)]
+        pub pos: Option<Switch>,
+        /// Health module (billings name a patient; the payer defaults to the patient's guardian).
+        #[arg(long)]
+        pub health: Option<Switch>,
+        /// Beneficiary CNPJ or CPF printed on bank billets (digits; punctuation is dropped).
+        #[arg(long)]
+        pub document: Option<String>,
+        /// Beneficiary street address printed on bank billets.
+        #[arg(long)]
+        pub address: Option<String>,
+        /// Beneficiary city (bank billets and the Pix code).
+        #[arg(long)]
+        pub city: Option<String>,
+        /// Point of sale: the contact who pays settlements by transfer (`none` clears it).
+        #[arg(long, value_parser = settlement_contact, value_name = "CONTACT_ID|none")]
+        pub settlement_contact: Option<String>,
+    }
+
+    fn settlement_contact(text: &str) -> Result<String, String> {
+        match text {
+            "none" => Ok(text.to_owned()),
+            id => id.parse::<ContactId>().map(|_| id.to_owned()).map_err(|_| "a contact id, or none".to_owned()),
+        }
+    }
+
+    #[derive(Clone, Copy, Debug, ValueEnum)]
+    pub enum Kyc {
+        Approved,
+        Pending,
+    }
+
+    #[derive(Clone, Copy, Debug, ValueEnum)]
+    pub enum Switch {
+        On,
+        Off,
+    }
+
+    impl Settings {
+        pub fn changes(&self, name: Option<String>) -> AccountChanges {
+            AccountChanges {
+                name,
+                status: self.status,
+                kyc_approved: self.kyc.map(|k| matches!(k, Kyc::Approved)),
+                pos_enabled: self.pos.map(|p| matches!(p, Switch::On)),
+                health_module: self.health.map(|h| matches!(h, Switch::On)),
+                document: self.document.clone(),
+                address: self.address.clone(),
+                city: self.city.clone(),
+                settlement_contact_id: self.settlement_contact.as_deref().map(|c| c.parse().ok()),
+            }
+        }
+
+        /// The parts of the change that shut the account's integrations out or take something
+        /// away (what the confirmation names); empty when there is none.
+        fn restrictions(&self) -> Vec<String> {
+            let mut found = Vec::new();
+            if let Some(status) = self.status.filter(|s| *s != AccountStatus::Active) {
+                found.push(format!("status {status} (every token answers 403)"));
+            }
+            if let Some(Kyc::Pending) = self.kyc {
+                found.push("KYC pending (every token answers 403)".to_owned());
+            }
+            if let Some(Switch::Off) = self.pos {
+                found.push("point of sale off (its routes answer 403)".to_owned());
+            }
+            if let Some(Switch::Off) = self.health {
+                found.push("health module off".to_owned());
+            }
+            if self.settlement_contact.as_deref() == Some("none") {
+                found.push("no settlement contact".to_owned());
+            }
+            found
+        }
+    }
+
+    #[derive(Subcommand, Debug)]
+    pub enum TokenCommand {
+        /// Creates a token with a descriptive name and prints it once.
+        Create {
+            /// The account the token opens.
+            #[arg(long)]
+            account: AccountId,
+            /// What the token is for (e.g. the integration's name).
+            #[arg(long)]
+            name: String,
+        },
+        /// Lists the account's tokens, masked.
+        List {
+            /// The account whose tokens to list.
+            #[arg(long)]
+            account: AccountId,
+        },
+        /// Revokes a token for good; the others keep working. The authorizer cache is flushed (on
+        /// AWS twice, the authorizer's timeout apart, about 11 s). Asks first on AWS.
+        Revoke {
+            /// The account the token belongs to.
+            #[arg(long)]
+            account: AccountId,
+            /// The token's id (from `token list`).
+            #[arg(long)]
+            id: TokenId,
+        },
+    }
+
+    #[derive(Subcommand, Debug)]
+    pub enum BankRuleCommand {
+        /// Creates a bank rule.
+        Create {
+            /// The account it belongs to.
+            #[arg(long)]
+            account: AccountId,
+            /// The rule's name.
+            #[arg(long)]
+            name: String,
+            /// The bank or provider that issues the billets (the simulated bank: `simulated`).
+            #[arg(long, default_value = "simulated")]
+            bank_symbol: String,
+            /// The agreement (convênio) code with the bank.
+            #[arg(long)]
+            agreement_code: Option<String>,
+        },
+        /// Lists the account's, by id, a page at a time.
+        List {
+            /// The account whose rules to list.
+            #[arg(long)]
+            account: AccountId,
+            #[command(flatten)]
+            page: PageArgs,
+        },
+    }
+
+    #[derive(Subcommand, Debug)]
+    pub enum BankAccountCommand {
+        /// Creates a bank account.
+        Create {
+            /// The account it belongs to.
+            #[arg(long)]
+            account: AccountId,
+            /// The bank account's name.
+            #[arg(long)]
+            name: String,
+            /// checking, savings, cash, or service (the service's own account).
+            #[arg(long = "type", default_value = "checking")]
+            account_type: String,
+        },
+        /// Lists the account's, by id, a page at a time.
+        List {
+            /// The account whose bank accounts to list.
+            #[arg(long)]
+            account: AccountId,
+            #[command(flatten)]
+            page: PageArgs,
+        },
+    }
+
+    #[derive(Subcommand, Debug)]
+    pub enum CategoryCommand {
+        /// Creates a financial category.
+        Create {
+            /// The account it belongs to.
+            #[arg(long)]
+            account: AccountId,
+            /// The category's description.
+            #[arg(long)]
+            description: String,
+            /// receivable or payable.
+            #[arg(long = "type", default_value = "receivable")]
+            category_type: String,
+        },
+        /// Lists the account's, by id, a page at a time.
+        List {
+            /// The account whose categories to list.
+            #[arg(long)]
+            account: AccountId,
+            #[command(flatten)]
+            page: PageArgs,
+        },
+    }
+
+    #[derive(Subcommand, Debug)]
+    pub enum BillingCommand {
+        /// Creates a `schedule` or a `carne` (the booklet and its monthly instalments). Individual with
+        /// --contact; bulk with --tag (and --excluded-tag) or, as old records did, --group.
+        Legacy {
+            /// The account it belongs to.
+            #[arg(long)]
+            account: AccountId,
+            /// schedule or carne.
+            #[arg(long = "type")]
+            billing_type: BillingType,
+            /// The bank rule that issues its billets.
+            #[arg(long)]
+            bank_rule: BankRuleId,
+            /// The contact billed (an individual record).
+            #[arg(long)]
+            contact: Option<ContactId>,
+            /// Bill every customer with this tag (a bulk record).
+            #[arg(long)]
+            tag: Option<TagId>,
+            /// Leave out customers with this tag (repeat for several).
+            #[arg(long = "excluded-tag")]
+            excluded_tags: Vec<TagId>,
+            /// Bill every customer of this group (a bulk record, as old records did).
+            #[arg(long)]
+            group: Option<GroupId>,
+            /// The item's description.
+            #[arg(long, default_value = "Mensalidade")]
+            description: String,
+            /// Per record (per instalment of a booklet), e.g. 99.90, as it was made (a record older
+            /// than the 5.00 minimum keeps its amount).
+            #[arg(long)]
+            amount: Money,
+            /// YYYY-MM-DD (of the first instalment of a booklet).
+            #[arg(long)]
+            due_date: chrono::NaiveDate,
+            /// How many instalments (booklets only).
+            #[arg(long, default_value_t = 3)]
+            installments: i64,
+        },
+        /// Simulates the bank's payment of a billing's opened billet: billet and billing `paid`, and a
+        /// `billing.updated` event recorded for the webhook sender (local stack only).
+        Pay {
+            /// The account the billing belongs to.
+            #[arg(long)]
+            account: AccountId,
+            /// The billing's id.
+            #[arg(long)]
+            billing: BillingId,
+            /// What the payer paid, e.g. 135.00 (more than the billet's amount is interest, less is a
+            /// discount). Default: the billet's amount.
+            #[arg(long)]
+            amount: Option<Money>,
+            /// YYYY-MM-DD. Default: today.
+            #[arg(long)]
+            date: Option<chrono::NaiveDate>,
+            /// The bank's fee, deducted from what is credited.
+            #[arg(long, default_value = "0")]
+            fee: Money,
+        },
+    }
+
+    /// An amount of one sale of an account.
+    #[derive(clap::Args, Debug)]
+    pub struct SaleAmount {
+        /// The account the sale belongs to.
+        #[arg(long)]
+        pub account: AccountId,
+        /// The sale's code.
+        #[arg(long)]
+        pub sale: String,
+        /// The amount, e.g. 25.00.
+        #[arg(long)]
+        pub amount: Money,
+    }
+
+    #[derive(Subcommand, Debug)]
+    pub enum SaleCommand {
+        /// Records a sale. Payments: --on-account X (what stays open) and --payment KIND=AMOUNT
+        /// (cash, card, pix, store_credit); without --payment, the rest of the total is cash.
+        Create {
+            /// The account the sale belongs to.
+            #[arg(long)]
+            account: AccountId,
+            /// The customer.
+            #[arg(long)]
+            contact: ContactId,
+            /// The sale's total, e.g. 100.00.
+            #[arg(long)]
+            total: Money,
+            /// What stays open, owed by the customer (within their limit).
+            #[arg(long)]
+            on_account: Option<Money>,
+            /// description:quantity:unit price (repeat for several), e.g. Camiseta:2:39.90.
+            #[arg(long = "item", value_parser = crate::sales_ops::parse_item)]
+            items: Vec<(String, i64, Money)>,
+            /// KIND=AMOUNT (repeat for several), e.g. card=50.00.
+            #[arg(long = "payment", value_parser = crate::sales_ops::parse_payment)]
+            payments: Vec<billing_api::pos::sales::Payment>,
+        },
+        /// A receipt against a sale's open amount.
+        Receive {
+            #[command(flatten)]
+            of: SaleAmount,
+            /// cash, card or pix.
+            #[arg(long, default_value = "cash")]
+            kind: PaymentKind,
+        },
+        /// Gives back part or all of a sale: first off what it owes, the rest refunded. Asks first
+        /// on AWS.
+        Return {
+            #[command(flatten)]
+            of: SaleAmount,
+            /// cash or store_credit.
+            #[arg(long, default_value = "cash")]
+            to: RefundTo,
+        },
+        /// Shows one sale with its payments and returns.
+        Show {
+            /// The account the sale belongs to.
+            #[arg(long)]
+            account: AccountId,
+            /// The sale's code.
+            #[arg(long)]
+            sale: String,
+        },
+    }
+
+    #[derive(Subcommand, Debug)]
+    pub enum ContactCommand {
+        /// Point of sale: the most the contact may owe on account (--clear: no limit; asks first
+        /// on AWS).
+        Limit {
+            /// The account the contact belongs to.
+            #[arg(long)]
+            account: AccountId,
+            /// The contact's id.
+            #[arg(long)]
+            contact: ContactId,
+            /// The limit, e.g. 50.00.
+            #[arg(long, required_unless_present = "clear")]
+            limit: Option<Money>,
+            /// Remove the limit instead.
+            #[arg(long, conflicts_with = "limit")]
+            clear: bool,
+        },
+        /// Sets (or with --clear removes; asks first on AWS) the financial guardian who pays a
+        /// patient's billings.
+        Guardian {
+            /// The account the contacts belong to.
+            #[arg(long)]
+            account: AccountId,
+            /// The patient's contact id.
+            #[arg(long)]
+            contact: ContactId,
+            /// The guardian's contact id.
+            #[arg(long, required_unless_present = "clear")]
+            guardian: Option<ContactId>,
+            /// Remove the guardian instead (the patient pays).
+            #[arg(long, conflicts_with = "guardian")]
+            clear: bool,
+        },
+    }
+
+    #[derive(Subcommand, Debug)]
+    pub enum WebhookCommand {
+        /// Registers a receiver URL (https://, at most 3 per account) and prints its signing secret.
+        Add {
+            /// The account whose events it receives.
+            #[arg(long)]
+            account: AccountId,
+            /// Where deliveries are POSTed (https:// on a public address).
+            #[arg(long)]
+            url: String,
+        },
+        /// Lists the account's receivers (secrets masked; disabled ones say why).
+        List {
+            /// The account whose receivers to list.
+            #[arg(long)]
+            account: AccountId,
+        },
+        /// Shows one receiver with its signing secret.
+        Show {
+            /// The account the receiver belongs to.
+            #[arg(long)]
+            account: AccountId,
+            /// The receiver's id.
+            #[arg(long)]
+            id: WebhookId,
+        },
+        /// Removes a receiver; its pending deliveries fail ("receiver removed"). Asks first on AWS.
+        Remove {
+            /// The account the receiver belongs to.
+            #[arg(long)]
+            account: AccountId,
+            /// The receiver's id.
+            #[arg(long)]
+            id: WebhookId,
+        },
+        /// A new signing secret; the previous one keeps signing beside it for 24 hours. Asks first
+        /// on AWS.
+        RotateSecret {
+            /// The account the receiver belongs to.
+            #[arg(long)]
+            account: AccountId,
+            /// The receiver's id.
+            #[arg(long)]
+            id: WebhookId,
+        },
+        /// Re-seals signing secrets under the master key's current (first) line, after a new
+        /// master key was put first (docs/runbook.md, "Rotate the webhook master key"): one
+        /// account's receivers, or without --account every account's. Idempotent: prints how many
+        /// were re-sealed, already current, or open under no key. Asks first on AWS.
+        Reseal {
+            /// Only this account's receivers. Without it, every account's, read by key: one batch
+            /// read per 100 accounts, one query per account that has receivers.
+            #[arg(long)]
+            account: Option<AccountId>,
+        },
+        /// Stops deliveries to a receiver (its pending deliveries fail; replay them after enabling).
+        /// Asks first on AWS.
+        Disable {
+            /// The account the receiver belongs to.
+            #[arg(long)]
+            account: AccountId,
+            /// The receiver's id.
+            #[arg(long)]
+            id: WebhookId,
+        },
+        /// Resumes deliveries to a receiver (and clears its failure streak).
+        Enable {
+            /// The account the receiver belongs to.
+            #[arg(long)]
+            account: AccountId,
+            /// The receiver's id.
+            #[arg(long)]
+            id: WebhookId,
+        },
+        /// The delivery log (30 days), newest first, with every attempt.
+        Deliveries {
+            /// The account whose deliveries to list.
+            #[arg(long)]
+            account: AccountId,
+            /// pending, delivered or failed.
+            #[arg(long)]
+            status: Option<DeliveryStatus>,
+            /// The deliveries of one event (evt_...).
+            #[arg(long)]
+            event: Option<String>,
+            /// At most this many deliveries.
+            #[arg(long, default_value_t = 20)]
+            limit: usize,
+        },
+        /// Sends deliveries again with their original delivery ids.
+        Replay {
+            /// The account whose deliveries to send again.
+            #[arg(long)]
+            account: AccountId,
+            /// Every delivery of this event (evt_...).
+            #[arg(long, required_unless_present = "failed_since", conflicts_with = "failed_since")]
+            event: Option<String>,
+            /// Every delivery that failed at or after this moment (RFC 3339, e.g. 2026-11-20T00:00:00Z).
+            #[arg(long)]
+            failed_since: Option<String>,
+            /// At most this many per run (the output says whether more remain).
+            #[arg(long, default_value_t = 1000)]
+            limit: usize,
+        },
+    }
+
+    /// A command that deletes, revokes, disables, locks, refunds or replaces a secret: against AWS
+    /// it runs only once confirmed (`crate::target::consent`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct Destructive {
+        /// What will happen, as the question and the refusal say it.
+        pub what: String,
+        /// The account it changes, when one (the question names it).
+        pub account: Option<AccountId>,
+    }
+
+    impl Command {
+        /// Why the command makes sense only on the local stack, for those that do.
+        pub fn local_only(&self) -> Option<(&'static str, &'static str)> {
+            match self {
+                Command::Setup => Some(("setup", "creates the table, queues and secret that the stack deploys on AWS")),
+                Command::Billing(BillingCommand::Pay { .. }) => {
+                    Some(("billing pay", "simulates the bank's payment (on AWS the bank reports payments)"))
+                }
+                _ => None,
+            }
+        }
+
+        /// What the command destroys or takes away, for those that ask for confirmation on AWS.
+        pub fn destructive(&self) -> Option<Destructive> {
+            let on = |account: AccountId, what: String| Some(Destructive { what, account: Some(account) });
+            match self {
+                Command::Token(TokenCommand::Revoke { account, id }) => on(
+                    *account,
+                    format!("revoke API token {id} of account {account} for good (it answers 401 from now on)"),
+                ),
+                Command::Account(AccountCommand::Update { id, settings, .. }) => {
+                    let restrictions = settings.restrictions();
+                    match restrictions.is_empty() {
+                        true => None,
+                        false => on(*id, format!("change account {id}: {}", restrictions.join(", "))),
+                    }
+                }
+                Command::Webhook(WebhookCommand::Remove { account, id }) => on(
+                    *account,
+                    format!("remove webhook receiver {id} of account {account} (its pending deliveries fail)"),
+                ),
+                Command::Webhook(WebhookCommand::Disable { account, id }) => on(
+                    *account,
+                    format!("disable webhook receiver {id} of account {account} (deliveries stop; pending ones fail)"),
+                ),
+                Command::Webhook(WebhookCommand::RotateSecret { account, id }) => on(
+                    *account,
+                    format!(
+                        "replace the signing secret of webhook receiver {id} of account {account} (the current one \
+                         stops signing in 24 hours; a previous one still signing stops now)"
+                    ),
+                ),
+                Command::Webhook(WebhookCommand::Reseal { account }) => Some(Destructive {
+                    what: match account {
+                        Some(account) => format!(
+                            "re-seal the webhook signing secrets of account {account} under the master key's first line"
+                        ),
+                        None => {
+                            "re-seal the webhook signing secrets of every account under the master key's first line"
+                                .to_owned()
+                        }
+                    },
+                    account: *account,
+                }),
+                Command::Sale(SaleCommand::Return { of, to }) => on(
+                    of.account,
+                    format!("give back {} of sale {} of account {} (refunded as {to})", of.amount, of.sale, of.account),
+                ),
+                Command::Contact(ContactCommand::Guardian { account, contact, clear: true, .. }) => on(
+                    *account,
+                    format!(
+                        "remove the financial guardian of contact {contact} of account {account} (the patient pays)"
+                    ),
+                ),
+                Command::Contact(ContactCommand::Limit { account, contact, clear: true, .. }) => on(
+                    *account,
+                    format!(
+                        "remove the on-account limit of contact {contact} of account {account} (it may owe any amount)"
+                    ),
+                ),
+                _ => None,
+            }
+        }
+    }
+
+    /// Writes the output as pretty JSON and a newline, and flushes. A reader that went away (`ops
+    /// … | head -c 10`) shows as an error of kind `BrokenPipe`, which the binary ends on quietly.
+    pub fn write_json(out: &mut impl Write, value: &serde_json::Value) -> std::io::Result<()> {
+        let text = serde_json::to_string_pretty(value).map_err(std::io::Error::other)?;
+        writeln!(out, "{text}")?;
+        out.flush()
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use clap::CommandFactory as _;
+
+        use super::*;
+
+        /// `ops` with these words.
+        fn parse(words: &[&str]) -> Cli {
+            Cli::try_parse_from(std::iter::once("ops").chain(words.iter().copied())).unwrap()
+        }
+
+        #[test]
+        fn the_command_line_is_consistent() {
+            Cli::command().debug_assert();
+        }
+
+        /// Every flag of every command has help, and every command says what it does.
+        #[test]
+        fn every_argument_and_command_has_help() {
+            fn walk(command: &clap::Command, path: &str, missing: &mut Vec<String>) {
+                if command.get_about().is_none() && command.get_long_about().is_none() {
+                    missing.push(format!("command `{path}`"));
+                }
+                for arg in command.get_arguments() {
+                    let id = arg.get_id().as_str();
+                    if matches!(id, "help" | "version") {
+                        continue;
+                    }
+                    let help = arg.get_help().or(arg.get_long_help()).map(|h| h.to_string()).unwrap_or_default();
+                    if help.trim().is_empty() {
+                        missing.push(format!("`{path} --{}`", arg.get_long().unwrap_or(id)));
+                    }
+                }
+                for sub in command.get_subcommands().filter(|sub| sub.get_name() != "help") {
+                    walk(sub, &format!("{path} {}", sub.get_name()), missing);
+                }
+            }
+            let mut command = Cli::command();
+            command.build();
+            let mut missing = Vec::new();
+            walk(&command, "ops", &mut missing);
+            assert!(missing.is_empty(), "without help text: {missing:#?}");
+            // The walk did walk: the tree has every group and their commands.
+            let names: Vec<_> = command.get_subcommands().map(|c| c.get_name().to_owned()).collect();
+            assert!(names.contains(&"webhook".to_owned()) && names.contains(&"sale".to_owned()), "{names:?}");
+        }
+
+        #[test]
+        fn global_flags_go_anywhere_and_local_excludes_stack() {
+            let cli = parse(&["token", "revoke", "--account", "1", "--id", "2", "--yes", "--stack", "prod"]);
+            assert!(cli.yes && !cli.local);
+            assert_eq!(cli.stack.as_deref(), Some("prod"));
+            assert!(parse(&["--local", "account", "list"]).local);
+            let both = Cli::try_parse_from(["ops", "--local", "--stack", "prod", "account", "list"]).unwrap_err();
+            assert_eq!(both.kind(), clap::error::ErrorKind::ArgumentConflict);
+        }
+
+        #[test]
+        fn destructive_commands_are_the_ones_that_take_something_away() {
+            let what = |words: &[&str]| parse(words).command.destructive().map(|d| (d.what, d.account));
+            let revoke = what(&["token", "revoke", "--account", "1", "--id", "2"]).unwrap();
+            assert_eq!(revoke.1, Some(AccountId::new(1)));
+            assert!(revoke.0.starts_with("revoke API token 2 of account 1"), "{}", revoke.0);
+
+            for words in [
+                &["account", "update", "--id", "1", "--status", "locked"][..],
+                &["account", "update", "--id", "1", "--status", "overdue"],
+                &["account", "update", "--id", "1", "--status", "canceled"],
+                &["account", "update", "--id", "1", "--kyc", "pending"],
+                &["account", "update", "--id", "1", "--pos", "off"],
+                &["account", "update", "--id", "1", "--health", "off"],
+                &["account", "update", "--id", "1", "--settlement-contact", "none"],
+                &["webhook", "remove", "--account", "1", "--id", "1"],
+                &["webhook", "disable", "--account", "1", "--id", "1"],
+                &["webhook", "rotate-secret", "--account", "1", "--id", "1"],
+                &["webhook", "reseal", "--account", "1"],
+                &["webhook", "reseal"],
+                &["sale", "return", "--account", "1", "--sale", "V1", "--amount", "10.00"],
+                &["contact", "guardian", "--account", "1", "--contact", "2", "--clear"],
+                &["contact", "limit", "--account", "1", "--contact", "2", "--clear"],
+            ] {
+                assert!(what(words).is_some(), "{words:?} should ask");
+            }
+            let locked = what(&["account", "update", "--id", "3", "--status", "locked", "--pos", "off"]).unwrap();
+            assert_eq!(
+                locked.0,
+                "change account 3: status locked (every token answers 403), point of sale off (its routes answer 403)"
+            );
+            assert_eq!(what(&["webhook", "reseal"]).unwrap().1, None);
+
+            for words in [
+                &["account", "create", "--name", "Loja"][..],
+                &["account", "update", "--id", "1", "--status", "active", "--kyc", "approved", "--pos", "on"],
+                &["account", "update", "--id", "1", "--name", "Outro nome", "--settlement-contact", "4"],
+                &["account", "list"],
+                &["token", "create", "--account", "1", "--name", "ERP"],
+                &["token", "list", "--account", "1"],
+                &["webhook", "add", "--account", "1", "--url", "https://example.com/hook"],
+                &["webhook", "enable", "--account", "1", "--id", "1"],
+                &["webhook", "replay", "--account", "1", "--event", "evt_1"],
+                &["sale", "receive", "--account", "1", "--sale", "V1", "--amount", "10.00"],
+                &["contact", "guardian", "--account", "1", "--contact", "2", "--guardian", "3"],
+                &["contact", "limit", "--account", "1", "--contact", "2", "--limit", "50.00"],
+                &["setup"],
+            ] {
+                assert_eq!(what(words), None, "{words:?} should not ask");
+            }
+        }
+
+        /// A writer whose reader went away.
+        struct ClosedPipe;
+
+        impl Write for ClosedPipe {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::ErrorKind::BrokenPipe.into())
+            }
+
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+
+        #[test]
+        fn output_is_pretty_json_and_a_closed_pipe_is_an_error_not_a_panic() {
+            let mut out = Vec::new();
+            write_json(&mut out, &serde_json::json!({ "a": 1 })).unwrap();
+            assert_eq!(String::from_utf8(out).unwrap(), "{\n  \"a\": 1\n}\n");
+            let error = write_json(&mut ClosedPipe, &serde_json::json!({ "a": 1 })).unwrap_err();
+            assert_eq!(error.kind(), std::io::ErrorKind::BrokenPipe);
+        }
+    }
 }

@@ -6,6 +6,13 @@
 //! is the SHA-256 of the secret's string, so any generated secret string will do). Each ciphertext
 //! is bound to its receiver (account and receiver id as associated data), so it cannot be moved to
 //! another receiver.
+//!
+//! The master key can be rotated: the secret's string may hold several keys, one a line (blank
+//! lines ignored, each line trimmed). The first line is the current key, which seals; opening tries
+//! every line in order. A rotation puts the new key first with the old ones below it, re-seals
+//! every stored secret under the new one (`infra/ops webhook reseal`), then drops the old lines
+//! (docs/runbook.md, "Rotate the webhook master key"). A string of a single line is used exactly
+//! as before rotation existed: its key is the SHA-256 of the whole string as stored.
 
 use aws_lc_rs::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM, NONCE_LEN};
 use base64::engine::general_purpose::STANDARD;
@@ -57,14 +64,16 @@ impl SigningSecret {
     }
 }
 
-/// Encrypts and decrypts signing secrets under the master key.
+/// Encrypts and decrypts signing secrets under the master key: seals under the current key, opens
+/// under any of the keys the master secret holds ([the module's rule](self)).
 pub struct SecretBox {
-    key: LessSafeKey,
+    /// The current key first; never empty.
+    keys: Vec<LessSafeKey>,
 }
 
 impl std::fmt::Debug for SecretBox {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("SecretBox(…)")
+        write!(f, "SecretBox({} key(s))", self.keys.len())
     }
 }
 
@@ -73,12 +82,48 @@ fn binding(account: AccountId, receiver: WebhookId) -> String {
     format!("webhook:{account}:{receiver}")
 }
 
+fn key_of(text: &str) -> LessSafeKey {
+    let key = Sha256::digest(text.as_bytes());
+    LessSafeKey::new(UnboundKey::new(&AES_256_GCM, &key).expect("a 32-byte key"))
+}
+
+/// The texts the keys of a master secret string derive from, the current one first: each
+/// non-blank line trimmed when there are several; the whole string as stored when there is one
+/// line or none (as before rotation existed), then, for opening only, that line trimmed when
+/// trimming changes it. Repeated lines count once.
+fn key_texts(master: &str) -> Vec<&str> {
+    let lines: Vec<&str> = master.lines().map(str::trim).filter(|line| !line.is_empty()).collect();
+    let mut texts = match lines.len() {
+        0 | 1 => {
+            let mut texts = vec![master];
+            texts.extend(lines);
+            texts
+        }
+        _ => lines,
+    };
+    let mut seen = std::collections::HashSet::new();
+    texts.retain(|text| seen.insert(*text));
+    texts
+}
+
+/// A sealed secret opened: the secret, and whether the current key sealed it.
+#[derive(Debug)]
+pub struct Opened {
+    pub secret: SigningSecret,
+    /// Sealed under the current key (the first line): a re-seal would change nothing.
+    pub current: bool,
+}
+
 impl SecretBox {
-    /// The box of a master secret string (the key is its SHA-256).
+    /// The box of a master secret string: one key per line, the first current ([the module's
+    /// rule](self)); a single line's key is the SHA-256 of the string as stored.
     pub fn from_master(master: &str) -> Self {
-        let key = Sha256::digest(master.as_bytes());
-        let unbound = UnboundKey::new(&AES_256_GCM, &key).expect("a 32-byte key");
-        SecretBox { key: LessSafeKey::new(unbound) }
+        SecretBox { keys: key_texts(master).into_iter().map(key_of).collect() }
+    }
+
+    /// How many keys open (the first of them seals).
+    pub fn key_count(&self) -> usize {
+        self.keys.len()
     }
 
     /// The master key read from Secrets Manager (`WEBHOOK_KEY_SECRET_ID`, its name or ARN).
@@ -95,12 +140,13 @@ impl SecretBox {
         SecretBox::load(&aws_sdk_secretsmanager::Client::new(config), &id).await
     }
 
-    /// `base64(nonce ‖ ciphertext ‖ tag)` of the secret, bound to its receiver.
+    /// `base64(nonce ‖ ciphertext ‖ tag)` of the secret under the current key, bound to its
+    /// receiver.
     pub fn seal(&self, account: AccountId, receiver: WebhookId, secret: &SigningSecret) -> String {
         let mut nonce = [0u8; NONCE_LEN];
         aws_lc_rs::rand::fill(&mut nonce).expect("the system's random source");
         let mut sealed = secret.expose().as_bytes().to_vec();
-        self.key
+        self.keys[0]
             .seal_in_place_append_tag(
                 Nonce::assume_unique_for_key(nonce),
                 Aad::from(binding(account, receiver)),
@@ -110,19 +156,34 @@ impl SecretBox {
         STANDARD.encode([nonce.as_slice(), &sealed].concat())
     }
 
-    /// The secret a sealed text holds, when it is one of this receiver's under this key.
+    /// The secret a sealed text holds, when it is one of this receiver's under one of the keys.
     pub fn open(&self, account: AccountId, receiver: WebhookId, sealed: &str) -> anyhow::Result<SigningSecret> {
+        Ok(self.opened(account, receiver, sealed)?.secret)
+    }
+
+    /// Like [`SecretBox::open`], and says whether the current key sealed it.
+    pub fn opened(&self, account: AccountId, receiver: WebhookId, sealed: &str) -> anyhow::Result<Opened> {
         let bytes = STANDARD.decode(sealed)?;
         anyhow::ensure!(bytes.len() > NONCE_LEN, "a sealed secret too short");
         let (nonce, ciphertext) = bytes.split_at(NONCE_LEN);
-        let nonce = Nonce::try_assume_unique_for_key(nonce).map_err(|_| anyhow::anyhow!("a bad nonce"))?;
-        let mut buffer = ciphertext.to_vec();
-        let plain = self
-            .key
-            .open_in_place(nonce, Aad::from(binding(account, receiver)), &mut buffer)
-            .map_err(|_| anyhow::anyhow!("the secret does not open with this key and receiver"))?;
-        let text = std::str::from_utf8(plain)?;
-        SigningSecret::parse(text).ok_or_else(|| anyhow::anyhow!("not a signing secret"))
+        let aad = binding(account, receiver);
+        for (index, key) in self.keys.iter().enumerate() {
+            let nonce = Nonce::try_assume_unique_for_key(nonce).map_err(|_| anyhow::anyhow!("a bad nonce"))?;
+            let mut buffer = ciphertext.to_vec();
+            if let Ok(plain) = key.open_in_place(nonce, Aad::from(aad.as_str()), &mut buffer) {
+                let text = std::str::from_utf8(plain)?;
+                let secret = SigningSecret::parse(text).ok_or_else(|| anyhow::anyhow!("not a signing secret"))?;
+                return Ok(Opened { secret, current: index == 0 });
+            }
+        }
+        anyhow::bail!("the secret does not open with this key and receiver")
+    }
+
+    /// The sealed text under the current key: `None` when the current key already sealed it
+    /// (nothing to do), an error when no key opens it.
+    pub fn reseal(&self, account: AccountId, receiver: WebhookId, sealed: &str) -> anyhow::Result<Option<String>> {
+        let opened = self.opened(account, receiver, sealed)?;
+        Ok((!opened.current).then(|| self.seal(account, receiver, &opened.secret)))
     }
 }
 
@@ -155,5 +216,59 @@ mod tests {
         assert!(vault.open(account, WebhookId::new(3), &sealed).is_err());
         assert!(vault.open(AccountId::new(8), receiver, &sealed).is_err());
         assert!(SecretBox::from_master("master two").open(account, receiver, &sealed).is_err());
+    }
+
+    #[test]
+    fn a_single_line_master_keeps_the_key_it_always_had() {
+        let (account, receiver) = (AccountId::new(7), WebhookId::new(2));
+        let secret = SigningSecret::generate();
+        // As sealed before several keys existed: under the SHA-256 of the whole string.
+        let legacy = {
+            let unbound = UnboundKey::new(&AES_256_GCM, &Sha256::digest(b"master one\n")).unwrap();
+            SecretBox { keys: vec![LessSafeKey::new(unbound)] }
+        };
+        let sealed = legacy.seal(account, receiver, &secret);
+        let vault = SecretBox::from_master("master one\n");
+        assert_eq!(vault.key_count(), 2, "the string as stored, then its line trimmed (to open only)");
+        let opened = vault.opened(account, receiver, &sealed).unwrap();
+        assert_eq!((opened.secret, opened.current), (secret.clone(), true));
+        assert_eq!(vault.reseal(account, receiver, &sealed).unwrap(), None);
+        // A new version "new key\nmaster one" (the line trimmed) no longer opens it: the runbook's
+        // rule is that the old line is the old string exactly, which a generated key is.
+        assert!(SecretBox::from_master("new key\nmaster one").open(account, receiver, &sealed).is_err());
+        assert_eq!(SecretBox::from_master("master two").key_count(), 1);
+        assert_eq!(SecretBox::from_master("").key_count(), 1);
+    }
+
+    #[test]
+    fn several_keys_seal_under_the_first_and_open_under_any() {
+        let (account, receiver) = (AccountId::new(7), WebhookId::new(2));
+        let secret = SigningSecret::generate();
+        let old = SecretBox::from_master("old-key");
+        let sealed_old = old.seal(account, receiver, &secret);
+
+        // The new version: the new key first, the old one below, blank lines and spaces ignored.
+        let rotated = SecretBox::from_master("\n  new-key  \r\n\n old-key\nold-key\n");
+        assert_eq!(rotated.key_count(), 2, "a repeated line counts once");
+        let opened = rotated.opened(account, receiver, &sealed_old).unwrap();
+        assert_eq!((&opened.secret, opened.current), (&secret, false));
+
+        // Sealing uses the new key: the old box cannot open it, the new key alone can.
+        let sealed_new = rotated.seal(account, receiver, &secret);
+        assert!(old.open(account, receiver, &sealed_new).is_err());
+        assert_eq!(SecretBox::from_master("new-key").open(account, receiver, &sealed_new).unwrap(), secret);
+        assert!(rotated.opened(account, receiver, &sealed_new).unwrap().current);
+
+        // Re-sealing: an old sealed text becomes a new one, a current one is left alone.
+        let resealed = rotated.reseal(account, receiver, &sealed_old).unwrap().expect("sealed under an old key");
+        assert_eq!(SecretBox::from_master("new-key").open(account, receiver, &resealed).unwrap(), secret);
+        assert_eq!(rotated.reseal(account, receiver, &resealed).unwrap(), None, "idempotent");
+        // Still bound to the receiver, whatever the key.
+        assert!(rotated.open(account, WebhookId::new(3), &sealed_old).is_err());
+        assert!(rotated.reseal(account, WebhookId::new(3), &sealed_old).is_err());
+        // Once the old key is dropped, what was re-sealed opens and what was not does not.
+        let after = SecretBox::from_master("new-key");
+        assert!(after.open(account, receiver, &resealed).is_ok());
+        assert!(after.open(account, receiver, &sealed_old).is_err());
     }
 }
