@@ -59,6 +59,23 @@ pub fn max_connections() -> usize {
     std::env::var("DEV_SERVER_MAX_CONNECTIONS").ok().and_then(|n| n.parse().ok()).filter(|n| *n > 0).unwrap_or(512)
 }
 
+/// Connections the kernel holds for the server before it accepts them (the system's
+/// `somaxconn` caps it; tokio's default is 1,024): a burst of connects beyond the backlog waits
+/// out SYN retries (1 s, then 3 s) before even the 503 of [`max_connections`] can answer.
+pub const LISTEN_BACKLOG: u32 = 4096;
+
+/// A listener on `host:port` (the first address it resolves to) with [`LISTEN_BACKLOG`].
+pub async fn listen(host: &str, port: u16) -> std::io::Result<tokio::net::TcpListener> {
+    let address = tokio::net::lookup_host((host, port))
+        .await?
+        .next()
+        .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "the host resolves to no address"))?;
+    let socket = if address.is_ipv4() { tokio::net::TcpSocket::new_v4()? } else { tokio::net::TcpSocket::new_v6()? };
+    socket.set_reuseaddr(true)?;
+    socket.bind(address)?;
+    socket.listen(LISTEN_BACKLOG)
+}
+
 /// Serves until `shutdown` resolves, HTTP/1 on each accepted connection, as API Gateway fronts
 /// the functions on AWS: a head must arrive within [`HEADER_READ_TIMEOUT`] (a slow client cannot
 /// hold a connection open for ever), at most [`max_connections`] are served at once, and hyper's

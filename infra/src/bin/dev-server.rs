@@ -41,7 +41,7 @@ async fn main() -> anyhow::Result<()> {
 
     let limits = RateLimits::from_env()?;
     let policy = Policy::from_env();
-    let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port))
+    let listener = infra::dev_server::listen(&args.host, args.port)
         .await
         .with_context(|| format!("listen on {}:{}", args.host, args.port))?;
     let base = format!("http://{}", listener.local_addr()?);
