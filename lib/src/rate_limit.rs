@@ -18,11 +18,14 @@
 //! (logged) without a `RateLimit` field: the limit protects the service, it is not worth an outage.
 //!
 //! A refused request costs its counter and nothing more: each process remembers, for the rest of
-//! the minute, the windows it saw over their limit, and a request of such a client counts on
-//! that window alone and is refused without running its route. A read is otherwise counted while
-//! its route runs, and the route is dropped (its reads cancelled) as soon as the count says no.
+//! the minute, the highest count it saw on each window. A request of a client seen over a limit
+//! counts on that window alone and is refused without running its route. A read is counted while
+//! its route runs (the count costs it no time) until its client was seen near a limit (within a
+//! tenth of it, at least 10 requests); from then on it is counted first, so the read that crosses
+//! the limit runs nothing. (Where other processes count on the same window, one may cross it
+//! unseen: that read's route is dropped, its reads cancelled, as soon as the count says no.)
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
@@ -95,28 +98,34 @@ pub fn window(unix_seconds: i64) -> (i64, u64) {
 pub struct RateLimiter {
     store: Store,
     limits: RateLimits,
-    known_over: Arc<Mutex<KnownOver>>,
+    seen: Arc<Mutex<Seen>>,
 }
 
-/// The windows this process saw over their limit in the current minute (by key).
+/// The highest count this process saw on each window in the current minute (by key).
 #[derive(Debug, Default)]
-struct KnownOver {
+struct Seen {
     minute: i64,
-    windows: HashSet<String>,
+    counts: HashMap<String, i64>,
 }
 
-impl KnownOver {
-    /// This minute's windows (a new minute forgets the last one's).
-    fn of(&mut self, minute: i64) -> &mut HashSet<String> {
+impl Seen {
+    /// This minute's counts (a new minute forgets the last one's).
+    fn of(&mut self, minute: i64) -> &mut HashMap<String, i64> {
         if self.minute != minute {
-            *self = KnownOver { minute, windows: HashSet::new() };
+            *self = Seen { minute, counts: HashMap::new() };
         }
-        &mut self.windows
+        &mut self.counts
     }
 
-    fn contains(&mut self, minute: i64, window: &str) -> bool {
-        self.of(minute).contains(window)
+    fn count(&mut self, minute: i64, window: &str) -> i64 {
+        self.of(minute).get(window).copied().unwrap_or_default()
     }
+}
+
+/// How close to its limit a window must have been seen for a read to be counted before it runs: a
+/// tenth of the limit, at least 10 requests (other processes count on the same window meanwhile).
+fn near(limit: u32) -> i64 {
+    i64::from(limit) - i64::from((limit / 10).max(10))
 }
 
 /// A request over a limit.
@@ -193,7 +202,7 @@ impl Usage {
 
 impl RateLimiter {
     pub fn new(store: Store, limits: RateLimits) -> Self {
-        RateLimiter { store, limits, known_over: Arc::default() }
+        RateLimiter { store, limits, seen: Arc::default() }
     }
 
     /// Counts one request of `ip` and `token_digest` at `unix_seconds`: where it stands in both
@@ -205,9 +214,12 @@ impl RateLimiter {
         let token_window =
             token_digest.filter(|_| self.limits.per_token.is_some()).map(|d| keys::token_rate_window(d, minute));
         let (ip_over, token_over) = {
-            let mut known = self.known_over.lock().expect("known-over lock");
-            let mut over = |window: &Option<String>| window.as_deref().is_some_and(|w| known.contains(minute, w));
-            (over(&ip_window), over(&token_window))
+            let mut seen = self.seen.lock().expect("seen lock");
+            let mut over = |window: &Option<String>, limit: Option<u32>| match (window, limit) {
+                (Some(window), Some(limit)) => seen.count(minute, window) > i64::from(limit),
+                _ => false,
+            };
+            (over(&ip_window, self.limits.per_ip), over(&token_window, self.limits.per_token))
         };
         let (ip_window, token_window) = match (ip_over, token_over) {
             (true, _) => (ip_window, None),
@@ -217,14 +229,17 @@ impl RateLimiter {
         let by_ip = self.count(self.limits.per_ip, ip_window.clone(), minute);
         let by_token = self.count(self.limits.per_token, token_window.clone(), minute);
         let (by_ip, by_token) = tokio::join!(by_ip, by_token);
-        let usage = Usage { limits: self.limits, by_ip, by_token, reset };
-        if let Some(refusal) = usage.refusal() {
-            let window = if refusal.per == PER_IP { ip_window } else { token_window };
-            if let Some(window) = window {
-                self.known_over.lock().expect("known-over lock").of(minute).insert(window);
+        {
+            let mut seen = self.seen.lock().expect("seen lock");
+            let counts = seen.of(minute);
+            for (window, count) in [(ip_window, by_ip), (token_window, by_token)] {
+                if let (Some(window), Some(count)) = (window, count) {
+                    let highest = counts.entry(window).or_default();
+                    *highest = (*highest).max(count);
+                }
             }
         }
-        usage
+        Usage { limits: self.limits, by_ip, by_token, reset }
     }
 
     /// A request the authorizer refused (no token, an unknown or revoked one), counted on its
@@ -234,13 +249,17 @@ impl RateLimiter {
         self.admit(ip, None, unix_seconds).await.refusal()
     }
 
-    /// Whether this process saw `ip`'s or `token_digest`'s window over its limit this minute
-    /// (such a request is refused without running its route).
-    fn known_over(&self, ip: Option<&str>, token_digest: Option<&str>, unix_seconds: i64) -> bool {
+    /// Whether this process saw `ip`'s or `token_digest`'s window near or over its limit this
+    /// minute: such a read is counted before it runs, so that a refused read runs nothing.
+    fn near_the_limit(&self, ip: Option<&str>, token_digest: Option<&str>, unix_seconds: i64) -> bool {
         let (minute, _) = window(unix_seconds);
-        let mut known = self.known_over.lock().expect("known-over lock");
-        ip.is_some_and(|ip| known.contains(minute, &keys::ip_rate_window(ip, minute)))
-            || token_digest.is_some_and(|d| known.contains(minute, &keys::token_rate_window(d, minute)))
+        let mut seen = self.seen.lock().expect("seen lock");
+        let mut near_its = |window: Option<String>, limit: Option<u32>| match (window, limit) {
+            (Some(window), Some(limit)) => seen.count(minute, &window) >= near(limit),
+            _ => false,
+        };
+        near_its(ip.map(|ip| keys::ip_rate_window(ip, minute)), self.limits.per_ip)
+            || near_its(token_digest.map(|d| keys::token_rate_window(d, minute)), self.limits.per_token)
     }
 
     /// Counts the request on one client's counter (`window`: its key); the count including it.
@@ -281,11 +300,11 @@ impl IntoResponse for Refusal {
 }
 
 /// Middleware of every route: counts the request, refuses it over a limit, and tells the client
-/// its standing (`RateLimit-Policy`, `RateLimit`) on every answer. A read (`GET`, `HEAD`) is
-/// counted while its handler runs, so the count costs it no time, and the handler is dropped when
-/// the count refuses it (a read changes nothing, so nothing is lost). A write, and any request of
-/// a client this process saw over its limit this minute, is counted first, and not run when over
-/// the limit.
+/// its standing (`RateLimit-Policy`, `RateLimit`) on every answer. A read (`GET`, `HEAD`) of a
+/// client far from its limits is counted while its handler runs, so the count costs it no time,
+/// and the handler is dropped if the count refuses it (a read changes nothing, so nothing is
+/// lost). A write, and any request of a client this process saw near or over a limit this minute,
+/// is counted first, and not run when over the limit.
 pub async fn rate_limit(State(limiter): State<RateLimiter>, request: Request, next: Next) -> Response {
     let ip = client_ip(&request);
     let digest = request
@@ -296,7 +315,7 @@ pub async fn rate_limit(State(limiter): State<RateLimiter>, request: Request, ne
         .map(|token| token.digest());
     let now = unix_now();
     let read = matches!(*request.method(), http::Method::GET | http::Method::HEAD)
-        && !limiter.known_over(ip.as_deref(), digest.as_deref(), now);
+        && !limiter.near_the_limit(ip.as_deref(), digest.as_deref(), now);
     let admitted = limiter.admit(ip.as_deref(), digest.as_deref(), now);
     let (usage, response) = if read {
         // The count and the route at once; a refusal drops the route where it stands.
@@ -372,6 +391,19 @@ mod tests {
         assert!(RateLimits::from_env().is_err());
         std::env::remove_var("RATE_LIMIT_PER_IP");
         std::env::remove_var("RATE_LIMIT_PER_TOKEN");
+    }
+
+    #[test]
+    fn a_client_near_its_limit_is_counted_first() {
+        assert_eq!(near(300), 270);
+        assert_eq!(near(600), 540);
+        // A small limit is near from the start.
+        assert_eq!(near(2), -8);
+        let mut seen = Seen::default();
+        seen.of(7).insert("w".into(), 280);
+        assert_eq!(seen.count(7, "w"), 280);
+        // A new minute forgets what the last one saw.
+        assert_eq!(seen.count(8, "w"), 0);
     }
 
     fn usage(limits: RateLimits, by_ip: Option<i64>, by_token: Option<i64>) -> Usage {
