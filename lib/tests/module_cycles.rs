@@ -1,6 +1,7 @@
-//! Layers point one way ("types down, workflows up"): no file of `lib/src` may depend, through its
-//! `crate::`, `super::` and `self::` paths, on a file that depends back on it. Run alone with
-//! `cargo test -p billing-api --test module_cycles`; a failure names each cycle's files.
+//! Layers point one way ("types down, workflows up"): no file of `lib/src`, `functions/src` or
+//! `infra/src` may depend, through its `crate::`, `super::` and `self::` paths, on a file of its
+//! crate that depends back on it. Run alone with `cargo test -p billing-api --test module_cycles`;
+//! a failure names each cycle's files.
 //!
 //! The paths are read as text (comments removed): each is resolved to the file that defines its
 //! longest module prefix, following `pub use` re-exports to the file that defines the name. A
@@ -118,26 +119,26 @@ fn paths_from(text: &str, start: usize, prefix: &[String]) -> (Vec<Module>, usiz
     }
 }
 
-/// The module a path's first segments name, seen from `module` (whose file is `is_dir` when it is a
-/// `mod.rs` or `lib.rs`): `crate::…`, `super::…`, `self::…`, or a child module of this one.
-fn absolute(module: &Module, is_dir: bool, path: &Module, files: &BTreeMap<Module, PathBuf>) -> Option<Module> {
-    let here: Module = if is_dir { module.clone() } else { module[..module.len().saturating_sub(1)].to_vec() };
+/// The module a path's first segments name, seen from the file of `module`: `crate::…` from the
+/// root, `self::…` from `module` itself and `super::…` from its parent (whether the file is a
+/// `mod.rs` or a plain `name.rs`: `billings/model.rs` is `billings::model`, whose `super` is
+/// `billings`), or a child module of `module` named directly (`use model::Tag;` in `tags/mod.rs`).
+fn absolute(module: &Module, path: &Module, files: &BTreeMap<Module, PathBuf>) -> Option<Module> {
     match path.first().map(String::as_str) {
         Some("crate") => Some(path[1..].to_vec()),
-        Some("self") => Some([here, path[1..].to_vec()].concat()),
+        Some("self") => Some([module.clone(), path[1..].to_vec()].concat()),
         Some("super") => {
-            let mut base = here;
+            let mut base = module.clone();
             let mut rest = &path[..];
             while rest.first().is_some_and(|s| s == "super") {
-                base.pop();
+                base.pop()?;
                 rest = &rest[1..];
             }
             Some([base, rest.to_vec()].concat())
         }
-        // A child module named directly (`use model::Tag;` in `tags/mod.rs`).
         Some(first) => {
-            let child = [here.clone(), vec![first.to_owned()]].concat();
-            files.contains_key(&child).then(|| [here, path.clone()].concat())
+            let child = [module.clone(), vec![first.to_owned()]].concat();
+            files.contains_key(&child).then(|| [module.clone(), path.clone()].concat())
         }
         None => None,
     }
@@ -159,11 +160,10 @@ impl Crate {
             .collect();
         let mut reexports = BTreeMap::new();
         for (module, text) in &texts {
-            let is_dir = is_dir(&files[module]);
             for (at, _) in text.match_indices("pub use ") {
                 let (paths, _) = paths_from(text, at + "pub use ".len(), &[]);
                 for path in paths {
-                    let Some(target) = absolute(module, is_dir, &path, &files) else { continue };
+                    let Some(target) = absolute(module, &path, &files) else { continue };
                     if let Some(name) = path.last().filter(|n| n.as_str() != "*" && n.as_str() != "self") {
                         reexports.insert((module.clone(), name.clone()), target);
                     }
@@ -198,7 +198,6 @@ impl Crate {
     fn edges(&self) -> BTreeMap<Module, BTreeSet<Module>> {
         let mut edges: BTreeMap<Module, BTreeSet<Module>> = BTreeMap::new();
         for (module, text) in &self.texts {
-            let is_dir = is_dir(&self.files[module]);
             let targets = edges.entry(module.clone()).or_default();
             let mut paths = Vec::new();
             for keyword in ["crate::", "super::", "self::"] {
@@ -220,7 +219,7 @@ impl Crate {
                 paths.extend(found.into_iter().filter(relative));
             }
             for path in paths {
-                let Some(absolute) = absolute(module, is_dir, &path, &self.files) else { continue };
+                let Some(absolute) = absolute(module, &path, &self.files) else { continue };
                 let Some(target) = self.resolve(&absolute, 0) else { continue };
                 // A parent and its own children are not counted against each other.
                 let related = target.starts_with(module) || module.starts_with(&target);
@@ -231,10 +230,6 @@ impl Crate {
         }
         edges
     }
-}
-
-fn is_dir(path: &Path) -> bool {
-    matches!(path.file_name().and_then(|n| n.to_str()), Some("mod.rs" | "lib.rs"))
 }
 
 /// The strongly connected components with more than one file (Tarjan's algorithm).
@@ -304,13 +299,83 @@ fn name(module: &Module) -> String {
     }
 }
 
+/// The cycles between the files of the crate whose sources are in `src`, one line each.
+fn cycles_in(src: &Path) -> Vec<String> {
+    let krate = Crate::read(src);
+    let described = |cycle: &Vec<Module>| {
+        let mut names: Vec<String> = cycle.iter().map(name).collect();
+        names.sort();
+        names.join(" <-> ")
+    };
+    cycles(&krate.edges()).iter().map(described).collect()
+}
+
 #[test]
-fn no_import_cycles_between_the_files_of_lib_src() {
-    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
-    let krate = Crate::read(&src);
-    let found = cycles(&krate.edges());
-    let described: Vec<String> = found.iter().map(|c| c.iter().map(name).collect::<Vec<_>>().join(" <-> ")).collect();
-    assert!(described.is_empty(), "import cycles between files of lib/src:\n{}", described.join("\n"));
+fn no_import_cycles_between_the_files_of_lib_functions_and_infra() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    for krate in ["lib", "functions", "infra"] {
+        let found = cycles_in(&root.join(krate).join("src"));
+        assert!(found.is_empty(), "import cycles between files of {krate}/src:\n{}", found.join("\n"));
+    }
+}
+
+/// A crate of these files (path under `src`, text) in a folder of its own.
+fn tree(files: &[(&str, &str)]) -> PathBuf {
+    let src = std::env::temp_dir().join(format!("module-cycles-{:016x}", rand_u64())).join("src");
+    for (path, text) in files {
+        let path = src.join(path);
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("create a folder");
+        std::fs::write(path, text).expect("write a file");
+    }
+    src
+}
+
+/// A number to name a folder with (no `rand` in this crate's tests).
+fn rand_u64() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos());
+    hasher.finish()
+}
+
+#[test]
+fn a_cycle_through_super_paths_is_found_from_plain_files() {
+    let src = tree(&[
+        ("lib.rs", "pub mod p;"),
+        ("p/mod.rs", "pub mod a;\npub mod b;"),
+        ("p/a.rs", "use super::b::Beta;\npub struct Alpha;"),
+        ("p/b.rs", "pub struct Beta(super::a::Alpha);"),
+    ]);
+    assert_eq!(cycles_in(&src), ["p/a <-> p/b"]);
+}
+
+#[test]
+fn a_cycle_through_self_paths_is_found() {
+    // `a.rs` reaches `b` through its own child `a/shared.rs`, which re-exports `b`'s type.
+    let src = tree(&[
+        ("lib.rs", "pub mod a;\npub mod b;"),
+        ("a.rs", "pub mod shared;\nuse self::shared::Beta;\npub struct Alpha;"),
+        ("a/shared.rs", "pub use crate::b::Beta;"),
+        ("b.rs", "pub struct Beta(crate::a::Alpha);"),
+    ]);
+    assert_eq!(cycles_in(&src), ["a <-> b"]);
+}
+
+#[test]
+fn a_cycle_through_crate_paths_is_found_and_a_tree_without_one_is_clean() {
+    let src = tree(&[
+        ("lib.rs", "pub mod a;\npub mod b;\npub mod c;"),
+        ("a.rs", "use crate::b::Beta;\npub struct Alpha;"),
+        ("b.rs", "pub struct Beta(crate::c::Gamma);"),
+        ("c.rs", "pub struct Gamma(crate::a::Alpha);"),
+    ]);
+    assert_eq!(cycles_in(&src).len(), 1);
+    let src = tree(&[
+        ("lib.rs", "pub mod a;\npub mod b;"),
+        ("a.rs", "use crate::b::Beta;\n// crate::a is named in a comment only\npub struct Alpha(Beta);"),
+        ("b.rs", "pub struct Beta;\nconst NOTE: &str = \"crate::a::Alpha\";"),
+    ]);
+    assert_eq!(cycles_in(&src), Vec::<String>::new());
 }
 
 #[test]
