@@ -217,6 +217,24 @@ pub mod cli {
     };
     use clap::{Parser, Subcommand, ValueEnum};
 
+    /// An item as the CLI takes it: `description:quantity:unit price` (`Camiseta:2:39.90`).
+    pub fn parse_item(text: &str) -> Result<(String, i64, Money), String> {
+        let mut parts = text.rsplitn(3, ':');
+        let (price, quantity, description) = (parts.next(), parts.next(), parts.next());
+        match (description, quantity.and_then(|q| q.trim().parse().ok()), price.and_then(|p| Money::parse(p.trim()))) {
+            (Some(description), Some(quantity), Some(price)) => Ok((description.to_owned(), quantity, price)),
+            _ => Err(format!("{text:?}: an item is description:quantity:unit price, e.g. Camiseta:2:39.90")),
+        }
+    }
+
+    /// A payment as the CLI takes it: `KIND=AMOUNT` (`card=50.00`).
+    pub fn parse_payment(text: &str) -> Result<billing_api::pos::sales::Payment, String> {
+        let (kind, amount) = text.split_once('=').ok_or_else(|| format!("{text:?}: a payment is KIND=AMOUNT"))?;
+        let kind: PaymentKind = kind.trim().parse()?;
+        let amount = Money::parse(amount.trim()).ok_or_else(|| format!("{text:?}: not an amount"))?;
+        Ok(billing_api::pos::sales::Payment { kind, amount })
+    }
+
     #[derive(Parser, Debug)]
     #[command(
         name = "ops",
@@ -607,10 +625,10 @@ pub mod cli {
             #[arg(long)]
             on_account: Option<Money>,
             /// description:quantity:unit price (repeat for several), e.g. Camiseta:2:39.90.
-            #[arg(long = "item", value_parser = crate::sales_ops::parse_item)]
+            #[arg(long = "item", value_parser = parse_item)]
             items: Vec<(String, i64, Money)>,
             /// KIND=AMOUNT (repeat for several), e.g. card=50.00.
-            #[arg(long = "payment", value_parser = crate::sales_ops::parse_payment)]
+            #[arg(long = "payment", value_parser = parse_payment)]
             payments: Vec<billing_api::pos::sales::Payment>,
         },
         /// A receipt against a sale's open amount.

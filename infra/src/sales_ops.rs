@@ -9,24 +9,6 @@ use serde_json::{json, Value};
 
 use crate::ops::require_account;
 
-/// An item as the CLI takes it: `description:quantity:unit price` (`Camiseta:2:39.90`).
-pub fn parse_item(text: &str) -> Result<(String, i64, Money), String> {
-    let mut parts = text.rsplitn(3, ':');
-    let (price, quantity, description) = (parts.next(), parts.next(), parts.next());
-    match (description, quantity.and_then(|q| q.trim().parse().ok()), price.and_then(|p| Money::parse(p.trim()))) {
-        (Some(description), Some(quantity), Some(price)) => Ok((description.to_owned(), quantity, price)),
-        _ => Err(format!("{text:?}: an item is description:quantity:unit price, e.g. Camiseta:2:39.90")),
-    }
-}
-
-/// A payment as the CLI takes it: `KIND=AMOUNT` (`card=50.00`).
-pub fn parse_payment(text: &str) -> Result<sales::Payment, String> {
-    let (kind, amount) = text.split_once('=').ok_or_else(|| format!("{text:?}: a payment is KIND=AMOUNT"))?;
-    let kind: PaymentKind = kind.trim().parse()?;
-    let amount = Money::parse(amount.trim()).ok_or_else(|| format!("{text:?}: not an amount"))?;
-    Ok(sales::Payment { kind, amount })
-}
-
 /// Records a sale. Without `--payment`, whatever `--on-account` leaves of the total is paid in cash.
 pub async fn create_sale(
     store: &Store,

@@ -11,6 +11,7 @@ pub mod links;
 mod list;
 pub mod model;
 pub mod postings;
+mod record;
 mod routes;
 pub mod service;
 pub mod update;

@@ -8,8 +8,6 @@ use serde::{Deserialize, Serialize};
 use super::compute::{Discount, Interest, Terms};
 use super::input::{Draft, Item as DraftItem};
 use crate::store::item::number;
-use crate::store::keys;
-use crate::store::records::Record;
 use crate::values::{
     BankRuleId, BillCategoryId, BilletId, BillingId, BillingItemId, BillingStatus, BillingType, ContactId,
     DischargeReason, GroupId, InstructionType, InterestPeriod, IssueType, Money, TagId, Timestamp, ValueKind,
@@ -143,54 +141,6 @@ pub struct BillingListFields {
     pub parent_id: Option<BillingId>,
     pub your_code: Option<String>,
     pub evincive: Option<String>,
-}
-
-impl Record for Billing {
-    const KIND: &'static str = "BILLING";
-    /// Billing lists read key partitions and postings (`billings::postings`), not the index.
-    const LISTED: bool = false;
-    type Id = BillingId;
-    type ListFields = BillingListFields;
-
-    fn id(&self) -> BillingId {
-        self.id
-    }
-
-    fn version(&self) -> i64 {
-        self.version
-    }
-
-    /// A partition of its own, which its billets share (`keys::billing`).
-    fn keys(account: crate::values::AccountId, id: BillingId) -> (String, String) {
-        keys::billing(account, id)
-    }
-
-    fn list_fields(&self) -> BillingListFields {
-        BillingListFields {
-            status: self.status,
-            due_date: self.due_date,
-            created_on: self.created_at.date(),
-            contact_id: self.contact_id,
-            bank_rule_id: self.bank_rule_id,
-            bill_category_id: self.bill_category_id,
-            parent_id: self.parent_id,
-            your_code: self.your_code.clone(),
-            evincive: self.evincive.clone(),
-        }
-    }
-
-    fn postings(&self, account: crate::values::AccountId) -> Vec<crate::store::postings::Posting> {
-        super::postings::of(account, self)
-    }
-
-    fn counted_in(&self, account: crate::values::AccountId) -> Option<String> {
-        Some(keys::billing_count_shards(account, self.billing_type.as_str()))
-    }
-
-    /// Lists are per billing type (`billing`, `schedule`, `carne`).
-    fn index_sk(&self) -> String {
-        format!("{}#{}", self.billing_type, keys::record(Self::KIND, self.id))
-    }
 }
 
 fn discount(kind: Option<ValueKind>, value: Option<Decimal>, antecedence: Option<i64>) -> Option<Discount> {

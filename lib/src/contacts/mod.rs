@@ -5,6 +5,7 @@ pub mod cascade;
 pub mod input;
 pub mod model;
 pub mod postings;
+mod record;
 mod routes;
 pub mod service;
 pub mod view;

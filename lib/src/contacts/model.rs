@@ -5,9 +5,7 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 use crate::store::item::number;
-use crate::store::records::Record;
-use crate::store::{keys, Item};
-use crate::values::{AccountId, Cnpj, ContactId, ContactType, Cpf, GroupId, Money, TagId, Timestamp};
+use crate::values::{Cnpj, ContactId, ContactType, Cpf, GroupId, Money, TagId, Timestamp};
 
 pub const MSG_IN_USE: &str = "Contato não pode ser excluído: possui cobranças";
 pub const MSG_IN_USE_AT_POINT_OF_SALE: &str =
@@ -151,97 +149,8 @@ pub fn index_prefix(contact_type: ContactType) -> String {
     format!("{contact_type}#")
 }
 
-impl Record for Contact {
-    const KIND: &'static str = "CONTACT";
-    const UNIQUE: Option<&'static str> = Some("DOC");
-    type Id = ContactId;
-    type ListFields = ContactListFields;
-
-    fn id(&self) -> ContactId {
-        self.id
-    }
-
-    fn version(&self) -> i64 {
-        self.version
-    }
-
-    fn list_fields(&self) -> ContactListFields {
-        ContactListFields {
-            contact_type: Some(self.contact_type),
-            description: self.description().map(str::to_owned),
-            document: self.document(),
-            email: self.email.clone(),
-            code: self.code.clone(),
-            active: self.active,
-            group_id: self.group_id,
-            tag_ids: self.tag_ids.clone(),
-        }
-    }
-
-    fn index_sk(&self) -> String {
-        format!("{}{}", index_prefix(self.contact_type), keys::record(Self::KIND, self.id))
-    }
-
-    /// Lists read the contact postings (`contacts::postings`).
-    const LISTED: bool = false;
-
-    fn postings(&self, account: AccountId) -> Vec<crate::store::postings::Posting> {
-        super::postings::of(account, self)
-    }
-
-    fn counted_in(&self, account: AccountId) -> Option<String> {
-        Some(keys::count_shards(account, &format!("{}#{}", Self::KIND, self.contact_type)))
-    }
-
-    /// The document is unique per (account, contact type).
-    fn unique_value(&self) -> Option<String> {
-        self.document().map(|d| format!("{}#{d}", self.contact_type))
-    }
-
-    /// Contacts stored before `group_id` and `tag_ids` were attributes of their own kept them only
-    /// in `list_fields`.
-    fn upgrade(item: &mut Item) {
-        let listed = match item.get("list_fields") {
-            Some(aws_sdk_dynamodb::types::AttributeValue::M(fields)) => fields.clone(),
-            _ => return,
-        };
-        for key in ["group_id", "tag_ids"] {
-            if !item.contains_key(key) {
-                if let Some(value) = listed.get(key) {
-                    item.insert(key.to_owned(), value.clone());
-                }
-            }
-        }
-    }
-}
-
 /// A duplicate document is reported with the document's name.
 pub fn duplicate_message(contact: &Contact) -> String {
     let document = if contact.legal_entity { "CNPJ" } else { "CPF" };
     format!("{document} já está em uso para este tipo de contato")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::values::AccountId;
-    use aws_sdk_dynamodb::types::AttributeValue;
-
-    #[test]
-    fn a_contact_stored_with_its_tags_only_in_list_fields_reads_back_whole() {
-        let mut contact = Contact::blank(ContactId::new(3));
-        contact.full_name = Some("Maria da Silva".into());
-        contact.cpf = Cpf::parse("52998224725");
-        contact.group_id = Some(GroupId::new(2));
-        contact.tag_ids = vec![TagId::new(4), TagId::new(5)];
-        contact.version = 1;
-        let mut item = crate::store::records::item_of(AccountId::new(1), &contact).unwrap();
-        assert_eq!(item["cpf"], AttributeValue::S("52998224725".into()));
-        // As a previous version stored it: the group and tags in the listing entry only.
-        let listed = crate::store::item::to_item(&contact.list_fields()).unwrap();
-        item.insert("list_fields".into(), AttributeValue::M(listed));
-        item.remove("group_id");
-        item.remove("tag_ids");
-        assert_eq!(crate::store::records::read::<Contact>(item).unwrap(), contact);
-    }
 }

@@ -175,12 +175,12 @@ pub async fn list(
         let partitions: Vec<String> =
             types.iter().map(|contact_type| keys::contact_postings(account, contact_type.as_str(), "ALL")).collect();
         let positions = postings::leading(store, &partitions, window.reach(total)).await?;
-        return Ok(postings::page_of::<Contact>(store, account, positions, total, window).await?);
+        return Ok(crate::store::records::page_of::<Contact>(store, account, positions, total, window).await?);
     }
     let found = types.iter().map(|contact_type| matching(store, account, *contact_type, filter));
     let positions: Vec<(i64, String)> = futures::future::try_join_all(found).await?.into_iter().flatten().collect();
     let total = positions.len();
-    Ok(postings::page_of::<Contact>(store, account, positions, total, window).await?)
+    Ok(crate::store::records::page_of::<Contact>(store, account, positions, total, window).await?)
 }
 
 /// The contacts of one type a filtered list finds (id → position).

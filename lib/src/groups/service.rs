@@ -60,7 +60,7 @@ pub async fn list(
     if filter.search.is_none() {
         total = counts.iter().sum();
     }
-    Ok(postings::page_of::<Group>(store, account, positions, total, window).await?)
+    Ok(crate::store::records::page_of::<Group>(store, account, positions, total, window).await?)
 }
 
 /// Deletes the group (refused while billings depend on it); its contacts get `group_id` null in

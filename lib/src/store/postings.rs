@@ -95,24 +95,6 @@ pub async fn named(store: &Store, partition: String, term: &str) -> StoreResult<
 /// The most postings a substring search reads: beyond it a list answers what it found among them.
 pub const SEARCH_SCAN: usize = 50_000;
 
-/// The records of a list in order and their total, found by `positions` (id → position): the
-/// `window`'s page of them, read in one batch.
-pub async fn page_of<R: super::records::Record>(
-    store: &Store,
-    account: crate::values::AccountId,
-    positions: Vec<(i64, String)>,
-    total: usize,
-    window: super::records::Window,
-) -> StoreResult<super::records::Listed<R>> {
-    let mut positions = positions;
-    positions.sort_by(|a, b| a.1.cmp(&b.1));
-    let page: Vec<i64> = positions.iter().skip(window.skip).take(window.take).map(|(id, _)| *id).collect();
-    let ids: Vec<R::Id> = page.iter().map(|id| <R::Id as crate::values::RecordId>::new(*id)).collect();
-    let mut records = super::records::find_many::<R>(store, account, &ids).await?;
-    records.sort_by_key(|r| page.iter().position(|id| *id == r.id().into()));
-    Ok(super::records::Listed { records, total })
-}
-
 /// The writes that take the postings `before` to `after`: only those that differ.
 pub fn moved(before: Vec<Posting>, after: Vec<Posting>) -> Vec<Write> {
     let by_key = |postings: Vec<Posting>| -> BTreeMap<(String, String), Posting> {

@@ -291,3 +291,21 @@ where
     let records = store.batch_get(&page).await?.into_iter().map(read).collect::<StoreResult<Vec<R>>>()?;
     Ok(Listed { records, total })
 }
+
+/// The records of a list in order and their total, found by `positions` (id → position, from
+/// its postings): the `window`'s page of them, read in one batch.
+pub async fn page_of<R: Record>(
+    store: &Store,
+    account: crate::values::AccountId,
+    positions: Vec<(i64, String)>,
+    total: usize,
+    window: Window,
+) -> StoreResult<Listed<R>> {
+    let mut positions = positions;
+    positions.sort_by(|a, b| a.1.cmp(&b.1));
+    let page: Vec<i64> = positions.iter().skip(window.skip).take(window.take).map(|(id, _)| *id).collect();
+    let ids: Vec<R::Id> = page.iter().map(|id| <R::Id as crate::values::RecordId>::new(*id)).collect();
+    let mut records = find_many::<R>(store, account, &ids).await?;
+    records.sort_by_key(|r| page.iter().position(|id| *id == r.id().into()));
+    Ok(Listed { records, total })
+}

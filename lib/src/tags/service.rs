@@ -27,7 +27,7 @@ pub async fn list(store: &Store, account: AccountId, search: Option<&str>, windo
             (kept, total)
         }
     };
-    Ok(postings::page_of::<Tag>(store, account, positions, total, window).await?)
+    Ok(crate::store::records::page_of::<Tag>(store, account, positions, total, window).await?)
 }
 
 /// Deletes the tag (refused while billings use it); its holders lose it, and its links go, in the

@@ -3,10 +3,7 @@
 
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
-use super::view::SaleView;
-use crate::events;
 use crate::store::item::{number, to_item};
 use crate::store::{keys, Condition, StoreResult, Write};
 use crate::values::{AccountId, ContactId, Money, PaymentKind, RefundTo, SaleId, Timestamp};
@@ -151,10 +148,5 @@ impl Sale {
     /// The write of `self` over `before`, which must not have changed since it was read.
     pub fn replacing(&self, before: &Sale) -> StoreResult<Write> {
         Ok(Write::put_if(to_item(self)?, Condition::version(before.version)))
-    }
-
-    /// The `sale.updated` event of the sale as it is.
-    pub fn announced(&self) -> StoreResult<Write> {
-        events::record(self.account_id, events::SALE_UPDATED, json!({ "sale": SaleView::of(self) }))
     }
 }

@@ -104,3 +104,14 @@ impl SaleView {
         }
     }
 }
+
+impl Sale {
+    /// The `sale.updated` event of the sale as it is.
+    pub fn announced(&self) -> crate::store::StoreResult<crate::store::Write> {
+        crate::events::record(
+            self.account_id,
+            crate::events::SALE_UPDATED,
+            serde_json::json!({ "sale": SaleView::of(self) }),
+        )
+    }
+}

@@ -1,0 +1,56 @@
+//! How a billing is stored: its partition (which its billets share), its list fields, its
+//! postings (`super::postings`) and its counter. The model (`super::model`) knows nothing of them.
+
+use super::model::{Billing, BillingListFields};
+use crate::store::keys;
+use crate::store::postings::Posting;
+use crate::store::records::Record;
+use crate::values::{AccountId, BillingId};
+
+impl Record for Billing {
+    const KIND: &'static str = "BILLING";
+    /// Billing lists read key partitions and postings (`billings::postings`), not the index.
+    const LISTED: bool = false;
+    type Id = BillingId;
+    type ListFields = BillingListFields;
+
+    fn id(&self) -> BillingId {
+        self.id
+    }
+
+    fn version(&self) -> i64 {
+        self.version
+    }
+
+    /// A partition of its own, which its billets share (`keys::billing`).
+    fn keys(account: AccountId, id: BillingId) -> (String, String) {
+        keys::billing(account, id)
+    }
+
+    fn list_fields(&self) -> BillingListFields {
+        BillingListFields {
+            status: self.status,
+            due_date: self.due_date,
+            created_on: self.created_at.date(),
+            contact_id: self.contact_id,
+            bank_rule_id: self.bank_rule_id,
+            bill_category_id: self.bill_category_id,
+            parent_id: self.parent_id,
+            your_code: self.your_code.clone(),
+            evincive: self.evincive.clone(),
+        }
+    }
+
+    fn postings(&self, account: AccountId) -> Vec<Posting> {
+        super::postings::of(account, self)
+    }
+
+    fn counted_in(&self, account: AccountId) -> Option<String> {
+        Some(keys::billing_count_shards(account, self.billing_type.as_str()))
+    }
+
+    /// Lists are per billing type (`billing`, `schedule`, `carne`).
+    fn index_sk(&self) -> String {
+        format!("{}#{}", self.billing_type, keys::record(Self::KIND, self.id))
+    }
+}

@@ -1,0 +1,98 @@
+//! How a contact is stored: its list fields and index key, its postings (`super::postings`), its
+//! counter and its unique document. The model (`super::model`) knows nothing of them.
+
+use super::model::{index_prefix, Contact, ContactListFields};
+use crate::store::postings::Posting;
+use crate::store::records::Record;
+use crate::store::{keys, Item};
+use crate::values::{AccountId, ContactId};
+
+impl Record for Contact {
+    const KIND: &'static str = "CONTACT";
+    const UNIQUE: Option<&'static str> = Some("DOC");
+    type Id = ContactId;
+    type ListFields = ContactListFields;
+
+    fn id(&self) -> ContactId {
+        self.id
+    }
+
+    fn version(&self) -> i64 {
+        self.version
+    }
+
+    fn list_fields(&self) -> ContactListFields {
+        ContactListFields {
+            contact_type: Some(self.contact_type),
+            description: self.description().map(str::to_owned),
+            document: self.document(),
+            email: self.email.clone(),
+            code: self.code.clone(),
+            active: self.active,
+            group_id: self.group_id,
+            tag_ids: self.tag_ids.clone(),
+        }
+    }
+
+    fn index_sk(&self) -> String {
+        format!("{}{}", index_prefix(self.contact_type), keys::record(Self::KIND, self.id))
+    }
+
+    /// Lists read the contact postings (`contacts::postings`).
+    const LISTED: bool = false;
+
+    fn postings(&self, account: AccountId) -> Vec<Posting> {
+        super::postings::of(account, self)
+    }
+
+    fn counted_in(&self, account: AccountId) -> Option<String> {
+        Some(keys::count_shards(account, &format!("{}#{}", Self::KIND, self.contact_type)))
+    }
+
+    /// The document is unique per (account, contact type).
+    fn unique_value(&self) -> Option<String> {
+        self.document().map(|d| format!("{}#{d}", self.contact_type))
+    }
+
+    /// Contacts stored before `group_id` and `tag_ids` were attributes of their own kept them only
+    /// in `list_fields`.
+    fn upgrade(item: &mut Item) {
+        let listed = match item.get("list_fields") {
+            Some(aws_sdk_dynamodb::types::AttributeValue::M(fields)) => fields.clone(),
+            _ => return,
+        };
+        for key in ["group_id", "tag_ids"] {
+            if !item.contains_key(key) {
+                if let Some(value) = listed.get(key) {
+                    item.insert(key.to_owned(), value.clone());
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::values::AccountId;
+    use crate::values::{Cpf, GroupId, TagId};
+    use aws_sdk_dynamodb::types::AttributeValue;
+
+    #[test]
+    fn a_contact_stored_with_its_tags_only_in_list_fields_reads_back_whole() {
+        let mut contact = Contact::blank(ContactId::new(3));
+        contact.full_name = Some("Maria da Silva".into());
+        contact.cpf = Cpf::parse("52998224725");
+        contact.group_id = Some(GroupId::new(2));
+        contact.tag_ids = vec![TagId::new(4), TagId::new(5)];
+        contact.version = 1;
+        let mut item = crate::store::records::item_of(AccountId::new(1), &contact).unwrap();
+        assert_eq!(item["cpf"], AttributeValue::S("52998224725".into()));
+        // As a previous version stored it: the group and tags in the listing entry only.
+        let listed = crate::store::item::to_item(&contact.list_fields()).unwrap();
+        item.insert("list_fields".into(), AttributeValue::M(listed));
+        item.remove("group_id");
+        item.remove("tag_ids");
+        assert_eq!(crate::store::records::read::<Contact>(item).unwrap(), contact);
+    }
+}
