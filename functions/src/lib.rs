@@ -31,7 +31,7 @@ pub fn http_app(routes: Router<AppState>, state: AppState) -> Router {
 pub async fn run_http(routes: fn() -> Router<AppState>) -> Result<(), lambda_http::Error> {
     billing_api::telemetry::init();
     let config = billing_api::config::aws().await;
-    let store = Store::new(aws_sdk_dynamodb::Client::new(&config), billing_api::config::table_name());
+    let store = Store::from_config(&config);
     let state = AppState::new(store).with_rate_limits(RateLimits::from_env()?);
     lambda_http::run(http_app(routes(), state)).await
 }
@@ -117,7 +117,7 @@ fn webhook_queues(config: &aws_config::SdkConfig) -> Result<billing_api::jobs::Q
 async fn dispatching() -> Result<(Store, billing_api::jobs::Queues), lambda_runtime::Error> {
     billing_api::telemetry::init();
     let config = billing_api::config::aws().await;
-    let store = Store::new(aws_sdk_dynamodb::Client::new(&config), billing_api::config::table_name());
+    let store = Store::from_config(&config);
     Ok((store, outbox_queues(&config)?))
 }
 
@@ -170,7 +170,7 @@ pub async fn run_webhook_sender() -> Result<(), lambda_runtime::Error> {
 /// The sender as its function builds it, given the master key: strict delivery policy (the local
 /// switch is ignored on Lambda), the default retry schedule unless overridden.
 fn webhook_sender(config: &aws_config::SdkConfig) -> Result<impl Fn(Arc<SecretBox>) -> Sender, lambda_runtime::Error> {
-    let store = Store::new(aws_sdk_dynamodb::Client::new(config), billing_api::config::table_name());
+    let store = Store::from_config(config);
     let queues = webhook_queues(config)?;
     let client = billing_api::webhooks::client::Client::new(Policy::from_env())?;
     let schedule = Schedule::from_env();

@@ -137,8 +137,13 @@ impl Store {
 
     /// The table named by `TABLE_NAME`, with the SDK configured from the environment.
     pub async fn from_env() -> Self {
-        let config = crate::config::aws().await;
-        Store::new(Client::new(&config), crate::config::table_name())
+        Store::from_config(&crate::config::aws().await)
+    }
+
+    /// The table `TABLE_NAME` names, through a client of `config` (a process that also builds
+    /// other clients from it).
+    pub fn from_config(config: &aws_config::SdkConfig) -> Self {
+        Store::new(Client::new(config), crate::config::table_name())
     }
 
     pub fn client(&self) -> &Client {
