@@ -128,6 +128,16 @@ fn near(limit: u32) -> i64 {
     i64::from(limit) - i64::from((limit / 10).max(10))
 }
 
+/// The windows one request counts on: its minute, the seconds to the next, and the IP's and the
+/// token's window key with its limit (none where that limit is off or the request has no such key).
+#[derive(Clone, Debug)]
+struct Windows {
+    minute: i64,
+    reset: u64,
+    ip: Option<(String, u32)>,
+    token: Option<(String, u32)>,
+}
+
 /// A request over a limit.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refusal {
@@ -205,36 +215,51 @@ impl RateLimiter {
         RateLimiter { store, limits, seen: Arc::default() }
     }
 
-    /// Counts one request of `ip` and `token_digest` at `unix_seconds`: where it stands in both
-    /// windows (over a limit when [`Usage::refusal`] says so). A client this process already saw
-    /// over a limit this minute is counted on that window only.
-    pub async fn admit(&self, ip: Option<&str>, token_digest: Option<&str>, unix_seconds: i64) -> Usage {
+    /// The windows a request of `ip` and `token_digest` at `unix_seconds` counts on.
+    fn windows(&self, ip: Option<&str>, token_digest: Option<&str>, unix_seconds: i64) -> Windows {
         let (minute, reset) = window(unix_seconds);
-        let ip_window = ip.filter(|_| self.limits.per_ip.is_some()).map(|ip| keys::ip_rate_window(ip, minute));
-        let token_window =
-            token_digest.filter(|_| self.limits.per_token.is_some()).map(|d| keys::token_rate_window(d, minute));
-        let (ip_over, token_over) = {
-            let mut seen = self.seen.lock().expect("seen lock");
-            let mut over = |window: &Option<String>, limit: Option<u32>| match (window, limit) {
-                (Some(window), Some(limit)) => seen.count(minute, window) > i64::from(limit),
-                _ => false,
-            };
-            (over(&ip_window, self.limits.per_ip), over(&token_window, self.limits.per_token))
+        Windows {
+            minute,
+            reset,
+            ip: ip.zip(self.limits.per_ip).map(|(ip, limit)| (keys::ip_rate_window(ip, minute), limit)),
+            token: token_digest
+                .zip(self.limits.per_token)
+                .map(|(d, limit)| (keys::token_rate_window(d, minute), limit)),
+        }
+    }
+
+    /// Of the IP's and the token's window, whether this process saw each at `threshold(limit)`
+    /// requests or more this minute.
+    fn seen_at(&self, windows: &Windows, threshold: impl Fn(u32) -> i64) -> (bool, bool) {
+        let mut seen = self.seen.lock().expect("seen lock");
+        let mut at = |window: &Option<(String, u32)>| {
+            window.as_ref().is_some_and(|(key, limit)| seen.count(windows.minute, key) >= threshold(*limit))
         };
-        let (ip_window, token_window) = match (ip_over, token_over) {
-            (true, _) => (ip_window, None),
-            (false, true) => (None, token_window),
-            (false, false) => (ip_window, token_window),
+        (at(&windows.ip), at(&windows.token))
+    }
+
+    /// Counts one request of `ip` and `token_digest` at `unix_seconds`: where it stands in both
+    /// windows (over a limit when [`Usage::refusal`] says so).
+    pub async fn admit(&self, ip: Option<&str>, token_digest: Option<&str>, unix_seconds: i64) -> Usage {
+        self.count_on(self.windows(ip, token_digest, unix_seconds)).await
+    }
+
+    /// Counts one request on `windows`. A client this process already saw over a limit this minute
+    /// is counted on that window only.
+    async fn count_on(&self, windows: Windows) -> Usage {
+        let Windows { minute, reset, ip, token } = windows.clone();
+        let (ip, token) = match self.seen_at(&windows, |limit| i64::from(limit) + 1) {
+            (true, _) => (ip, None),
+            (false, true) => (None, token),
+            (false, false) => (ip, token),
         };
-        let by_ip = self.count(self.limits.per_ip, ip_window.clone(), minute);
-        let by_token = self.count(self.limits.per_token, token_window.clone(), minute);
-        let (by_ip, by_token) = tokio::join!(by_ip, by_token);
+        let (by_ip, by_token) = tokio::join!(self.count(ip.clone(), minute), self.count(token.clone(), minute));
         {
             let mut seen = self.seen.lock().expect("seen lock");
             let counts = seen.of(minute);
-            for (window, count) in [(ip_window, by_ip), (token_window, by_token)] {
-                if let (Some(window), Some(count)) = (window, count) {
-                    let highest = counts.entry(window).or_default();
+            for (window, count) in [(ip, by_ip), (token, by_token)] {
+                if let (Some((key, _)), Some(count)) = (window, count) {
+                    let highest = counts.entry(key).or_default();
                     *highest = (*highest).max(count);
                 }
             }
@@ -249,26 +274,13 @@ impl RateLimiter {
         self.admit(ip, None, unix_seconds).await.refusal()
     }
 
-    /// Whether this process saw `ip`'s or `token_digest`'s window near or over its limit this
-    /// minute: such a read is counted before it runs, so that a refused read runs nothing.
-    fn near_the_limit(&self, ip: Option<&str>, token_digest: Option<&str>, unix_seconds: i64) -> bool {
-        let (minute, _) = window(unix_seconds);
-        let mut seen = self.seen.lock().expect("seen lock");
-        let mut near_its = |window: Option<String>, limit: Option<u32>| match (window, limit) {
-            (Some(window), Some(limit)) => seen.count(minute, &window) >= near(limit),
-            _ => false,
-        };
-        near_its(ip.map(|ip| keys::ip_rate_window(ip, minute)), self.limits.per_ip)
-            || near_its(token_digest.map(|d| keys::token_rate_window(d, minute)), self.limits.per_token)
-    }
-
     /// Counts the request on one client's counter (`window`: its key); the count including it.
     /// A limit above [`SHARD_REQUESTS`] a minute is counted in several items, the request in one
     /// picked at random, and the count is that item's times their number: no item takes more than
     /// about 500 writes a second, where one item per client would cap a client at DynamoDB's 1,000
     /// writes a second on one partition (and throttle before).
-    async fn count(&self, limit: Option<u32>, window: Option<String>, minute: i64) -> Option<i64> {
-        let (limit, window) = (limit?, window?);
+    async fn count(&self, window: Option<(String, u32)>, minute: i64) -> Option<i64> {
+        let (window, limit) = window?;
         let shards = i64::from(limit).div_euclid(SHARD_REQUESTS) + 1;
         let window = match shards {
             1 => window,
@@ -313,10 +325,11 @@ pub async fn rate_limit(State(limiter): State<RateLimiter>, request: Request, ne
         .and_then(|v| v.to_str().ok())
         .and_then(ApiToken::from_authorization_header)
         .map(|token| token.digest());
-    let now = unix_now();
-    let read = matches!(*request.method(), http::Method::GET | http::Method::HEAD)
-        && !limiter.near_the_limit(ip.as_deref(), digest.as_deref(), now);
-    let admitted = limiter.admit(ip.as_deref(), digest.as_deref(), now);
+    let windows = limiter.windows(ip.as_deref(), digest.as_deref(), unix_now());
+    // A read of a client seen near a limit is counted first, so that a refused read runs nothing.
+    let near_a_limit = limiter.seen_at(&windows, near) != (false, false);
+    let read = matches!(*request.method(), http::Method::GET | http::Method::HEAD) && !near_a_limit;
+    let admitted = limiter.count_on(windows);
     let (usage, response) = if read {
         // The count and the route at once; a refusal drops the route where it stands.
         let route = next.run(request);
