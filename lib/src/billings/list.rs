@@ -99,7 +99,7 @@ impl Filters {
         f.due = range(params, "start_due_date", "end_due_date");
         f.search = params.get("s").map(|s| s.trim().to_owned());
         // A term longer than any text a billing's search reads cannot match: no read at all.
-        f.impossible |= f.search.as_deref().is_some_and(|s| s.chars().count() > crate::values::text::SEARCH_MAX_CHARS);
+        f.impossible |= f.search.as_deref().is_some_and(crate::values::text::beyond_search);
         f
     }
 

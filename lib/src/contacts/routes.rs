@@ -74,7 +74,7 @@ fn filter_of(params: &Params) -> ContactFilter {
     }
     if let Some(term) = params.get("s") {
         let term = term.trim().to_owned();
-        f.impossible |= term.chars().count() > crate::values::text::SEARCH_MAX_CHARS;
+        f.impossible |= crate::values::text::beyond_search(&term);
         f.search = Some(match params.get("filter").unwrap_or("contact") {
             "document" => Search::Document(term.chars().filter(char::is_ascii_digit).collect()),
             "email" => Search::EmailPrefix(term.to_lowercase()),

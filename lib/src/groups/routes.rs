@@ -72,7 +72,7 @@ async fn list(State(state): State<AppState>, tenant: Tenant, params: Params) -> 
     let filter = GroupFilter {
         contact_type: kind.and_then(GroupContactType::parse),
         impossible: kind.is_some_and(|k| GroupContactType::parse(k).is_none())
-            || params.get("s").is_some_and(|s| s.trim().chars().count() > crate::values::text::SEARCH_MAX_CHARS),
+            || params.get("s").is_some_and(crate::values::text::beyond_search),
         search: params.get("s"),
     };
     let listed = super::service::list(&state.store, tenant.account_id(), &filter, pagination.window()).await?;

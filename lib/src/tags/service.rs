@@ -20,7 +20,7 @@ pub async fn list(store: &Store, account: AccountId, search: Option<&str>, windo
             (postings::leading(store, &[partition], window.reach(total)).await?, total)
         }
         // A term longer than any name matches nothing.
-        Some(term) if term.trim().chars().count() > crate::values::text::SEARCH_MAX_CHARS => (Vec::new(), 0),
+        Some(term) if crate::values::text::beyond_search(term) => (Vec::new(), 0),
         Some(term) => {
             let kept = postings::named(store, partition, term).await?;
             let total = kept.len();

@@ -9,6 +9,12 @@ pub fn collapse_whitespace(s: &str) -> String {
 /// matched against, so a longer one matches nothing and costs no read.
 pub const SEARCH_MAX_CHARS: usize = 200;
 
+/// Whether a search term is too long to match anything ([`SEARCH_MAX_CHARS`], surrounding
+/// whitespace aside): the list answers nothing and reads nothing.
+pub fn beyond_search(term: &str) -> bool {
+    term.trim().chars().count() > SEARCH_MAX_CHARS
+}
+
 /// Why a text field's value is refused whatever the field: a control character (tab, line feed
 /// and carriage return excepted: names collapse them, free texts keep them), or nothing to see
 /// (only zero-width and other invisible characters; plain whitespace is a blank value, which each
