@@ -50,8 +50,6 @@ pub const KEEP_SECONDS: i64 = 24 * 60 * 60;
 pub const LEASE_SECONDS: i64 = 120;
 /// Longest key, in characters.
 pub const MAX_KEY_LENGTH: usize = 255;
-/// Largest body read to fingerprint a keyed request: the API's body limit (axum's default).
-pub const MAX_REQUEST_BODY: usize = crate::http::body::MAX_BODY_BYTES;
 /// Largest answer kept for a replay (DynamoDB's item limit is 400 KB); a larger answer releases
 /// the key instead. `POST` answers are one record, a few KB.
 pub const MAX_KEPT_ANSWER: usize = 300 * 1024;
@@ -78,12 +76,7 @@ async fn keyed(store: &Store, request: Request, next: Next) -> Result<Response, 
         return Ok(next.run(request).await);
     };
     let (parts, body) = request.into_parts();
-    let read = tokio::time::timeout(crate::http::body::BODY_READ_TIMEOUT, to_bytes(body, MAX_REQUEST_BODY));
-    let bytes = match read.await {
-        Ok(Ok(bytes)) => bytes,
-        Ok(Err(_)) => return Err(ApiError::BodyTooLarge.into_response()),
-        Err(_) => return Err(ApiError::RequestTimeout.into_response()),
-    };
+    let bytes = crate::http::body::read_whole(&parts.headers, body).await.map_err(IntoResponse::into_response)?;
     let fingerprint = fingerprint(&parts, &bytes);
     let claim =
         Claim { store, pk: keys::idempotency(account, &key), sk: keys::IDEMPOTENCY_SK.into(), token: new_token() };

@@ -7,9 +7,11 @@
 //! value's destructor or of anything that walks it. Real bodies are four levels deep at most
 //! (`billing` → `billing_items` → `[]` → `description`).
 
-use axum::body::Bytes;
+use axum::body::{Body, Bytes};
 use axum::extract::{FromRequest, Request};
 use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
+use http::HeaderMap;
+use http_body_util::LengthLimitError;
 use serde_json::{Map, Value};
 
 use super::error::ApiError;
@@ -18,8 +20,8 @@ use super::fields::Fields;
 /// Levels of nesting a body may have: JSON containers, or segments of a form key (`a[b][]` is 3).
 pub const MAX_DEPTH: usize = 32;
 
-/// The largest body read (axum's default limit, which the extractor applies while reading): a
-/// `Content-Length` above it is a 413 before any byte is read.
+/// The largest body read (axum's default limit): a `Content-Length` above it is a 413 before any
+/// byte is read ([`read_whole`]).
 pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
 
 /// How long a body may take to arrive once its head did: a client that declares a length and
@@ -46,29 +48,36 @@ impl RequestBody {
 impl<S: Send + Sync> FromRequest<S> for RequestBody {
     type Rejection = ApiError;
 
-    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+    async fn from_request(req: Request, _: &S) -> Result<Self, Self::Rejection> {
         let is_form = req
             .headers()
             .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .map(|v| v.trim_start().to_ascii_lowercase().starts_with("application/x-www-form-urlencoded"))
             .unwrap_or(false);
-        // A declared length over the limit is refused before anything is read.
-        let declared = req.headers().get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.trim().parse::<u64>().ok());
-        if declared.is_some_and(|length| length > MAX_BODY_BYTES as u64) {
-            return Err(ApiError::BodyTooLarge);
-        }
-        let read = Bytes::from_request(req, state);
-        let bytes = tokio::time::timeout(BODY_READ_TIMEOUT, read).await.map_err(|_| ApiError::RequestTimeout)?;
-        let bytes = bytes.map_err(|rejection| {
-            if rejection.status() == http::StatusCode::PAYLOAD_TOO_LARGE {
-                ApiError::BodyTooLarge
-            } else {
-                // The connection failed mid-body (a broken chunked encoding, a client gone).
-                ApiError::BadRequest(super::error::MSG_UNREADABLE_BODY)
-            }
-        })?;
+        let (parts, body) = req.into_parts();
+        let bytes = read_whole(&parts.headers, body).await?;
         parse(&bytes, is_form).map(RequestBody)
+    }
+}
+
+/// A request's whole body, as every reader of one takes it (the body extractor, the idempotency
+/// fingerprint): a declared `Content-Length` over [`MAX_BODY_BYTES`] is a 413 before anything is
+/// read, and so is a body that grows past it; one that does not arrive within
+/// [`BODY_READ_TIMEOUT`] is a 408; a connection that fails mid-body (a broken chunked encoding, a
+/// client gone) is a 400.
+pub async fn read_whole(headers: &HeaderMap, body: Body) -> Result<Bytes, ApiError> {
+    let declared = headers.get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.trim().parse::<u64>().ok());
+    if declared.is_some_and(|length| length > MAX_BODY_BYTES as u64) {
+        return Err(ApiError::BodyTooLarge);
+    }
+    match tokio::time::timeout(BODY_READ_TIMEOUT, axum::body::to_bytes(body, MAX_BODY_BYTES)).await {
+        Err(_) => Err(ApiError::RequestTimeout),
+        Ok(Ok(bytes)) => Ok(bytes),
+        Ok(Err(error)) if std::error::Error::source(&error).is_some_and(|e| e.is::<LengthLimitError>()) => {
+            Err(ApiError::BodyTooLarge)
+        }
+        Ok(Err(_)) => Err(ApiError::BadRequest(super::error::MSG_UNREADABLE_BODY)),
     }
 }
 
