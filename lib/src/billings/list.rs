@@ -71,13 +71,8 @@ impl Filters {
     fn from(params: &Params) -> Self {
         let mut f = Filters::default();
         if let Some(text) = params.get("status") {
-            // Each status once, however often it is named: a request reads each range once.
-            let mut parsed: Vec<StatusFilter> = Vec::new();
-            for status in text.split_whitespace().filter_map(StatusFilter::parse) {
-                if !parsed.contains(&status) {
-                    parsed.push(status);
-                }
-            }
+            // However often a status is named, `merged` reads its range once.
+            let parsed: Vec<StatusFilter> = text.split_whitespace().filter_map(StatusFilter::parse).collect();
             f.impossible |= parsed.is_empty();
             f.statuses = Some(parsed);
         }
@@ -285,7 +280,7 @@ async fn matching(
         for filter in statuses {
             for (status, from, to) in status_ranges(filter, today) {
                 let (from, to) = (narrowed(from, due_from, true), narrowed(to, due_to, false));
-                if from.zip(to).is_none_or(|(from, to)| from <= to) && !admitted.contains(&(status, from, to)) {
+                if from.zip(to).is_none_or(|(from, to)| from <= to) {
                     admitted.push((status, from, to));
                 }
             }
