@@ -7,10 +7,10 @@ use aws_lambda_events::sqs::SqsEvent;
 use axum::Router;
 use billing_api::app::AppState;
 use billing_api::auth::authorizer::AuthorizerError;
-use billing_api::auth::middleware::api_gateway_context;
+use billing_api::http::authentication::api_gateway_context;
+use billing_api::http::idempotency::idempotency;
+use billing_api::http::rate_limit::{rate_limit, RateLimits};
 use billing_api::http::routing::finish;
-use billing_api::idempotency::idempotency;
-use billing_api::rate_limit::{rate_limit, RateLimits};
 use billing_api::store::Store;
 use billing_api::webhooks::{Policy, Schedule, SecretBox, Sender};
 use lambda_runtime::{service_fn, Diagnostic, LambdaEvent};
@@ -206,8 +206,10 @@ impl MasterKey {
 pub async fn run_authorizer() -> Result<(), lambda_runtime::Error> {
     billing_api::telemetry::init();
     let store = Store::from_env().await;
-    let limiter =
-        billing_api::rate_limit::RateLimiter::new(store.clone(), billing_api::rate_limit::RateLimits::from_env()?);
+    let limiter = billing_api::http::rate_limit::RateLimiter::new(
+        store.clone(),
+        billing_api::http::rate_limit::RateLimits::from_env()?,
+    );
     let (store, limiter) = (&store, &limiter);
     lambda_runtime::run(service_fn(
         move |event: LambdaEvent<ApiGatewayCustomAuthorizerRequestTypeRequest>| async move {

@@ -7,7 +7,7 @@ use aws_lambda_events::apigw::ApiGatewayCustomAuthorizerRequestTypeRequest;
 use aws_lambda_events::sqs::{SqsBatchResponse, SqsEvent};
 use billing_api::app::AppState;
 use billing_api::auth::authorizer::{authorize, AuthorizerError};
-use billing_api::rate_limit::{RateLimiter, RateLimits};
+use billing_api::http::rate_limit::{RateLimiter, RateLimits};
 use billing_api::values::AccountId;
 use http_body_util::BodyExt;
 use infra::testing::{active_account, local_stack};
@@ -360,12 +360,12 @@ async fn the_authorizer_counts_what_it_refuses_and_denies_an_ip_over_its_limit()
     let ip = format!("198.51.100.{}", rand::random::<u8>());
     event["requestContext"]["identity"]["sourceIp"] = Value::String(ip);
     let request = || serde_json::from_value::<ApiGatewayCustomAuthorizerRequestTypeRequest>(event.clone()).unwrap();
-    let minute = billing_api::rate_limit::window(billing_api::rate_limit::unix_now()).0;
+    let minute = billing_api::http::rate_limit::window(billing_api::http::rate_limit::unix_now()).0;
     let mut answers = Vec::new();
     for _ in 0..4 {
         answers.push(authorize(&store, &limiter, request()).await);
     }
-    if billing_api::rate_limit::window(billing_api::rate_limit::unix_now()).0 != minute {
+    if billing_api::http::rate_limit::window(billing_api::http::rate_limit::unix_now()).0 != minute {
         return; // The minute turned mid-test: the counts started again.
     }
     assert!(answers[..2].iter().all(|a| matches!(a, Err(AuthorizerError::Unauthorized))));
@@ -381,9 +381,9 @@ async fn the_function_counts_the_source_ip_api_gateway_saw() {
     std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true");
     let (_, store) = local_stack().await;
     let (account, _) = active_account(&store).await;
-    let limits = billing_api::rate_limit::RateLimits { per_ip: Some(1), per_token: None };
+    let limits = billing_api::http::rate_limit::RateLimits { per_ip: Some(1), per_token: None };
     let app = functions::http_app(billing_api::tags::router(), AppState::new(store).with_rate_limits(limits));
-    let minute = || billing_api::rate_limit::window(billing_api::rate_limit::unix_now()).0;
+    let minute = || billing_api::http::rate_limit::window(billing_api::http::rate_limit::unix_now()).0;
     for _ in 0..3 {
         // An address of this attempt only (documentation range), so nothing else counts on it.
         let ip = format!("2001:db8::{:x}", rand::random::<u32>());
@@ -419,7 +419,7 @@ async fn the_webhook_events_dispatch_and_deliver_once() {
     use infra::webhook_receiver::{standard_webhooks_verify, Receiver};
 
     // A server of its own: a table whose outbox holds only this test's event, and its queue.
-    let server = infra::testing::DevServer::start_alone(billing_api::rate_limit::RateLimits::OFF).await;
+    let server = infra::testing::DevServer::start_alone(billing_api::http::rate_limit::RateLimits::OFF).await;
     let store = &server.store;
     let (account, _) = active_account(store).await;
     let receiver = Receiver::start(&[], 200).await;
@@ -493,7 +493,7 @@ async fn the_point_of_sale_events_run_through_their_functions() {
     use billing_api::pos::sales::{self, Payment, SaleDraft};
     use billing_api::values::{ContactId, Money, PaymentKind};
     std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true");
-    let server = infra::testing::DevServer::start_alone(billing_api::rate_limit::RateLimits::OFF).await;
+    let server = infra::testing::DevServer::start_alone(billing_api::http::rate_limit::RateLimits::OFF).await;
     let store = &server.store;
     let state = AppState::new(store.clone());
     let (account, _) = infra::testing::account(store, billing_api::accounts::AccountStatus::Active, true, true).await;

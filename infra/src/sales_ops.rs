@@ -3,6 +3,7 @@
 //! up) are errors: the CLI prints them and exits with status 1.
 
 use billing_api::pos::sales::{self, SaleDraft, SaleView};
+use billing_api::refusal::Refusal;
 use billing_api::store::Store;
 use billing_api::values::{AccountId, ContactId, Money, PaymentKind, RefundTo};
 use serde_json::{json, Value};
@@ -62,9 +63,10 @@ pub async fn show(store: &Store, account: AccountId, code: &str) -> anyhow::Resu
 }
 
 /// A refusal as the operator reads it: its messages.
-fn refusal(error: billing_api::http::ApiError) -> anyhow::Error {
-    match error {
-        billing_api::http::ApiError::Validation(messages) => anyhow::anyhow!("{}", messages.join("; ")),
+fn refusal(refusal: Refusal) -> anyhow::Error {
+    match refusal {
+        Refusal::Invalid(messages) => anyhow::anyhow!("{}", messages.join("; ")),
+        Refusal::Rule { message, .. } | Refusal::Clash { message, .. } => anyhow::anyhow!("{message}"),
         other => anyhow::anyhow!("{other}"),
     }
 }

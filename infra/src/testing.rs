@@ -6,8 +6,8 @@ use aws_config::SdkConfig;
 use billing_api::accounts::{self, AccountChanges, AccountId, AccountStatus};
 use billing_api::app::AppState;
 use billing_api::auth::{token_record, AuthCache};
+use billing_api::http::rate_limit::RateLimits;
 use billing_api::outbox::LocalStream;
-use billing_api::rate_limit::RateLimits;
 
 use crate::dev_server::Worker;
 use billing_api::store::Store;

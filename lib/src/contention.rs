@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use crate::http::ApiError;
+use crate::refusal::Refusal;
 
 /// How long a request keeps running again an operation that lost races, before it gives up with
-/// [`ApiError::Conflict`] (a 409 with `Retry-After`). Well inside the API functions' 10 s timeout.
+/// [`Refusal::Conflict`] (a 409 with `Retry-After`). Well inside the API functions' 10 s timeout.
 pub const CONFLICT_BUDGET: Duration = Duration::from_secs(5);
 /// The most a writer waits for its turn and retries together (a queue of writers of one record in
 /// one process, which only the dev server has: a Lambda container serves one request at a time).
@@ -21,15 +21,15 @@ const FIRST_PAUSE: Duration = Duration::from_millis(10);
 const MAX_PAUSE: Duration = Duration::from_millis(500);
 
 /// Runs `attempt` again when it lost a race to a concurrent writer (a transaction conflict, or
-/// an optimistic-lock condition the attempt reports as [`ApiError::Conflict`]), each time against
-/// what the winner wrote, or when the storage throttled or failed it ([`ApiError::Unavailable`]),
+/// an optimistic-lock condition the attempt reports as [`Refusal::Conflict`]), each time against
+/// what the winner wrote, or when the storage throttled or failed it ([`Refusal::Unavailable`]),
 /// after an exponentially growing pause with full jitter (so that racing writers spread out
 /// instead of colliding again), for at most [`CONFLICT_BUDGET`]; then the last of those errors
 /// is the answer (409 or 503). Any other outcome is returned at once.
-pub async fn retry_on_conflict<T, F, Fut>(attempt: F) -> Result<T, ApiError>
+pub async fn retry_on_conflict<T, F, Fut>(attempt: F) -> Result<T, Refusal>
 where
     F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<T, ApiError>>,
+    Fut: std::future::Future<Output = Result<T, Refusal>>,
 {
     retry_until(Instant::now() + CONFLICT_BUDGET, attempt).await
 }
@@ -42,15 +42,15 @@ where
 /// every DynamoDB call is serialised, would cost the square of the number of writers. Waiting for
 /// the turn is no lost race, so it does not spend [`CONFLICT_BUDGET`]; the wait and the retries
 /// together stay within [`TURN_BUDGET`] (inside the functions' timeout).
-pub async fn retry_in_turn<T, F, Fut>(record: RecordKey, attempt: F) -> Result<T, ApiError>
+pub async fn retry_in_turn<T, F, Fut>(record: RecordKey, attempt: F) -> Result<T, Refusal>
 where
     F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<T, ApiError>>,
+    Fut: std::future::Future<Output = Result<T, Refusal>>,
 {
     let overall = Instant::now() + TURN_BUDGET;
     let turn = crate::store::turns::turn_of(record);
     let Ok(_turn) = tokio::time::timeout_at(overall, turn.lock_owned()).await else {
-        return Err(ApiError::Conflict);
+        return Err(Refusal::Conflict);
     };
     retry_until((Instant::now() + CONFLICT_BUDGET).min(overall), attempt).await
 }
@@ -60,7 +60,7 @@ where
 /// that it still holds the value the worker read, with the task of what comes next. A failed
 /// condition there is no error: a copy of the same message moved it first, and sent the next itself
 /// (`Ok(false)`). Lost races on other items, throttles and outages are tried again.
-pub async fn move_cursor(store: &crate::store::Store, writes: Vec<crate::store::Write>) -> Result<bool, ApiError> {
+pub async fn move_cursor(store: &crate::store::Store, writes: Vec<crate::store::Write>) -> Result<bool, Refusal> {
     retry_on_conflict(|| async {
         match store.write(writes.clone()).await {
             Ok(()) => Ok(true),
@@ -71,10 +71,10 @@ pub async fn move_cursor(store: &crate::store::Store, writes: Vec<crate::store::
     .await
 }
 
-async fn retry_until<T, F, Fut>(deadline: Instant, mut attempt: F) -> Result<T, ApiError>
+async fn retry_until<T, F, Fut>(deadline: Instant, mut attempt: F) -> Result<T, Refusal>
 where
     F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = Result<T, ApiError>>,
+    Fut: std::future::Future<Output = Result<T, Refusal>>,
 {
     let mut ceiling = FIRST_PAUSE;
     loop {
@@ -104,7 +104,7 @@ mod tests {
         let tries = AtomicU32::new(0);
         let result = retry_on_conflict(|| async {
             match tries.fetch_add(1, Ordering::SeqCst) {
-                0..=19 => Err(ApiError::Conflict),
+                0..=19 => Err(Refusal::Conflict),
                 n => Ok(n),
             }
         })
@@ -114,7 +114,7 @@ mod tests {
         let tries = AtomicU32::new(0);
         let result = retry_on_conflict(|| async {
             match tries.fetch_add(1, Ordering::SeqCst) {
-                0..=2 => Err(ApiError::Unavailable(anyhow::anyhow!("throttled"))),
+                0..=2 => Err(Refusal::Unavailable(anyhow::anyhow!("throttled"))),
                 n => Ok(n),
             }
         })
@@ -131,7 +131,7 @@ mod tests {
                 assert_eq!(inside.fetch_add(1, Ordering::SeqCst), 0, "one writer at a time");
                 tokio::time::sleep(Duration::from_millis(2)).await;
                 inside.fetch_sub(1, Ordering::SeqCst);
-                Ok::<_, ApiError>(())
+                Ok::<_, Refusal>(())
             })
             .await
         };
@@ -139,24 +139,24 @@ mod tests {
         assert!(results.iter().all(Result::is_ok));
         // Another record is not held up by them.
         let other = ("A#1".to_owned(), "TAG#0000000002".to_owned());
-        assert!(retry_in_turn(other, || async { Ok::<_, ApiError>(()) }).await.is_ok());
+        assert!(retry_in_turn(other, || async { Ok::<_, Refusal>(()) }).await.is_ok());
         assert!(crate::store::turns::idle());
     }
 
     #[tokio::test(start_paused = true)]
     async fn contention_that_outlasts_the_budget_is_a_conflict() {
         let started = tokio::time::Instant::now();
-        let result: Result<(), ApiError> = retry_on_conflict(|| async { Err(ApiError::Conflict) }).await;
-        assert!(matches!(result, Err(ApiError::Conflict)));
+        let result: Result<(), Refusal> = retry_on_conflict(|| async { Err(Refusal::Conflict) }).await;
+        assert!(matches!(result, Err(Refusal::Conflict)));
         assert!(started.elapsed() <= CONFLICT_BUDGET);
         // Other failures are not retried.
         let tries = AtomicU32::new(0);
-        let result: Result<(), ApiError> = retry_on_conflict(|| async {
+        let result: Result<(), Refusal> = retry_on_conflict(|| async {
             tries.fetch_add(1, Ordering::SeqCst);
-            Err(ApiError::NotFound)
+            Err(Refusal::NotFound)
         })
         .await;
-        assert!(matches!(result, Err(ApiError::NotFound)));
+        assert!(matches!(result, Err(Refusal::NotFound)));
         assert_eq!(tries.load(Ordering::SeqCst), 1);
     }
 }

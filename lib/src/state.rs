@@ -2,7 +2,7 @@
 //! each request. Routes send nothing to a queue: what a change implies in the background is a
 //! task written with it (`jobs::tasks`), which the outbox hands on (`crate::outbox`).
 
-use crate::rate_limit::{RateLimiter, RateLimits};
+use crate::http::rate_limit::{RateLimiter, RateLimits};
 use crate::store::Store;
 
 #[derive(Clone, Debug)]

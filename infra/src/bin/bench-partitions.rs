@@ -113,7 +113,7 @@ async fn main() -> anyhow::Result<()> {
     };
     let (billets, bulk) = (queue("billets").await?, queue("bulk").await?);
     let queues = billing_api::jobs::Queues::new(sqs.clone(), billets.clone()).with_bulk_expansion(bulk.clone());
-    let state = AppState::new(store.clone()).with_rate_limits(billing_api::rate_limit::RateLimits::OFF);
+    let state = AppState::new(store.clone()).with_rate_limits(billing_api::http::rate_limit::RateLimits::OFF);
     let router = infra::dev_server::router(state, AuthCache::default());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let base = format!("http://{}/v1", listener.local_addr()?);

@@ -316,7 +316,7 @@ async fn main() -> anyhow::Result<()> {
     let worker = infra::dev_server::Worker::BulkExpander { store: metered.clone() };
     let queues = Queues { sqs: &sqs, bulk: bulk_queue, worker, jobs, stream, store: metered.clone() };
     // Only the requests' own storage is measured: no rate-limit counters.
-    let state = AppState::new(metered.clone()).with_rate_limits(billing_api::rate_limit::RateLimits::OFF);
+    let state = AppState::new(metered.clone()).with_rate_limits(billing_api::http::rate_limit::RateLimits::OFF);
     let router = infra::dev_server::router(state, AuthCache::default());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let base = format!("http://{}", listener.local_addr()?);

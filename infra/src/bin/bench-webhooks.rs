@@ -17,7 +17,7 @@ use anyhow::Context as _;
 use aws_lambda_events::dynamodb::Event as StreamEvent;
 use aws_lambda_events::sqs::{SqsEvent, SqsMessage};
 use billing_api::events::{self, Event};
-use billing_api::rate_limit::RateLimits;
+use billing_api::http::rate_limit::RateLimits;
 use billing_api::store::item::to_item;
 use billing_api::store::Write;
 use billing_api::values::{AccountId, WebhookId};

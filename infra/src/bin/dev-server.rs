@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use billing_api::app::AppState;
 use billing_api::auth::AuthCache;
-use billing_api::rate_limit::RateLimits;
+use billing_api::http::rate_limit::RateLimits;
 use billing_api::store::Store;
 use billing_api::webhooks::{Policy, Schedule, SecretBox, Sender};
 use clap::Parser;

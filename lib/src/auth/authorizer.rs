@@ -11,8 +11,8 @@ use http::header::AUTHORIZATION;
 use serde_json::{json, Value};
 
 use super::authenticate;
-use crate::http::ApiError;
-use crate::rate_limit::RateLimiter;
+use crate::http::rate_limit::RateLimiter;
+use crate::refusal::Refusal;
 use crate::store::Store;
 
 #[derive(Debug, thiserror::Error)]
@@ -33,9 +33,9 @@ pub async fn authorize(
     let resource = stage_wildcard(event.method_arn.as_deref().unwrap_or_default());
     let context = match authenticate(store, header).await {
         Ok(context) => context,
-        Err(ApiError::Unauthorized) => {
+        Err(Refusal::Unauthenticated) => {
             let ip = event.request_context.identity.as_ref().and_then(|i| i.source_ip.as_deref());
-            return match limiter.refuse_unauthenticated(ip, crate::rate_limit::unix_now()).await {
+            return match limiter.refuse_unauthenticated(ip, crate::http::rate_limit::unix_now()).await {
                 Some(refusal) => Ok(over_the_limit(&resource, refusal.retry_after)),
                 None => Err(AuthorizerError::Unauthorized),
             };

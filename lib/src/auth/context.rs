@@ -1,12 +1,10 @@
 //! The account behind a request and the gate every route passes (§5 items 6 and 8).
 
-use axum::extract::FromRequestParts;
-use http::request::Parts;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::accounts::{Account, AccountId, AccountStatus};
-use crate::http::{ApiError, ApiResult};
+use crate::refusal::Refusal;
 
 /// What the authorizer learns about the token's account. On AWS it travels in the API Gateway
 /// authorizer context (and is cached with it); locally the middleware puts it in the request.
@@ -33,12 +31,12 @@ impl AccountContext {
     }
 
     /// Every route: an account that is not active, or whose KYC is not approved, gets 403.
-    pub fn admit(&self) -> ApiResult<()> {
+    pub fn admit(&self) -> Result<(), Refusal> {
         if self.status != AccountStatus::Active {
-            return Err(ApiError::Forbidden(format!("Conta sem acesso à API: situação da conta é {}", self.status)));
+            return Err(Refusal::Forbidden(format!("Conta sem acesso à API: situação da conta é {}", self.status)));
         }
         if !self.kyc_approved {
-            return Err(ApiError::Forbidden(
+            return Err(Refusal::Forbidden(
                 "Conta sem acesso à API: verificação cadastral (KYC) ainda não aprovada".to_owned(),
             ));
         }
@@ -46,10 +44,10 @@ impl AccountContext {
     }
 
     /// Point-of-sale routes also need the module enabled.
-    pub fn admit_point_of_sale(&self) -> ApiResult<()> {
+    pub fn admit_point_of_sale(&self) -> Result<(), Refusal> {
         self.admit()?;
         if !self.pos_enabled {
-            return Err(ApiError::Forbidden("Módulo de ponto de venda não habilitado para a conta".to_owned()));
+            return Err(Refusal::Forbidden("Módulo de ponto de venda não habilitado para a conta".to_owned()));
         }
         Ok(())
     }
@@ -87,27 +85,6 @@ impl AccountContext {
     }
 }
 
-/// The admitted account of a request: the extractor every handler takes. Without a context the
-/// request was not authenticated (401); with one that fails the gate, 403.
-#[derive(Clone, Debug)]
-pub struct Tenant(pub AccountContext);
-
-impl Tenant {
-    pub fn account_id(&self) -> AccountId {
-        self.0.account_id
-    }
-}
-
-impl<S: Send + Sync> FromRequestParts<S> for Tenant {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        let context = parts.extensions.get::<AccountContext>().cloned().ok_or(ApiError::Unauthorized)?;
-        context.admit()?;
-        Ok(Tenant(context))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,9 +103,9 @@ mod tests {
     fn only_active_verified_accounts_pass() {
         assert!(context(AccountStatus::Active, true, false).admit().is_ok());
         for status in [AccountStatus::Overdue, AccountStatus::Locked, AccountStatus::Canceled] {
-            assert!(matches!(context(status, true, true).admit(), Err(ApiError::Forbidden(_))));
+            assert!(matches!(context(status, true, true).admit(), Err(Refusal::Forbidden(_))));
         }
-        assert!(matches!(context(AccountStatus::Active, false, true).admit(), Err(ApiError::Forbidden(_))));
+        assert!(matches!(context(AccountStatus::Active, false, true).admit(), Err(Refusal::Forbidden(_))));
     }
 
     #[test]
@@ -136,7 +113,7 @@ mod tests {
         assert!(context(AccountStatus::Active, true, true).admit_point_of_sale().is_ok());
         assert!(matches!(
             context(AccountStatus::Active, true, false).admit_point_of_sale(),
-            Err(ApiError::Forbidden(_))
+            Err(Refusal::Forbidden(_))
         ));
     }
 

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 pub use routes::router;
 
-use crate::http::ApiResult;
+use crate::refusal::Refusal;
 use crate::store::records::{self, Listed, Record, Window};
 use crate::store::{keys, Store};
 use crate::values::text::{collapse_whitespace, sort_key};
@@ -79,7 +79,7 @@ pub async fn list(
     account: AccountId,
     category_type: Option<Result<CategoryType, ()>>,
     window: Window,
-) -> ApiResult<Listed<BillCategory>> {
+) -> Result<Listed<BillCategory>, Refusal> {
     let prefix = match category_type {
         Some(Err(())) => return Ok(Listed { records: Vec::new(), total: 0 }),
         Some(Ok(kind)) => Some(format!("{kind}#")),

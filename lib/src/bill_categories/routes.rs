@@ -10,7 +10,7 @@ use axum::Router;
 use serde::Serialize;
 
 use super::BillCategory;
-use crate::auth::Tenant;
+use crate::http::Tenant;
 use crate::http::{response, ApiResult, Params};
 use crate::state::AppState;
 use crate::values::{BillCategoryId, CategoryType, Timestamp};

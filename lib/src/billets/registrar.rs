@@ -29,8 +29,8 @@ use crate::bank_rules::BankRule;
 use crate::billings::model::Billing;
 use crate::billings::service::{announcement, change, Ruled};
 use crate::contacts::Contact;
-use crate::http::ApiError;
 use crate::jobs::BilletRegistration;
+use crate::refusal::Refusal;
 use crate::store::records;
 use crate::store::{keys, Store, StoreError};
 use crate::values::{today, AccountId, BilletId, BillingId, BillingStatus, Timestamp};
@@ -90,7 +90,7 @@ pub async fn register(
     let billet = match found {
         Ok((_, Found::Billet(billet))) => *billet,
         Ok((_, Found::Skip(reason))) => return Ok(Outcome::Skipped(reason)),
-        Err(ApiError::NotFound) => return Ok(Outcome::Skipped("billing not found")),
+        Err(Refusal::NotFound) => return Ok(Outcome::Skipped("billing not found")),
         Err(error) => return Err(anyhow::anyhow!("billet registration: {error}")),
     };
     if !billet.status.awaiting_bank() {
@@ -122,7 +122,7 @@ fn payer_of(contact: Option<&Contact>) -> Payer {
 
 /// Step 2: the `issued` billet of the billing's registration (written by the caller with the
 /// billing's pointer to it, on the billing's version).
-async fn issue(store: &Store, owner: &Account, billing: &Billing) -> Result<BankBillet, ApiError> {
+async fn issue(store: &Store, owner: &Account, billing: &Billing) -> Result<BankBillet, Refusal> {
     let account = owner.id;
     let rule = records::find_referenced::<BankRule>(store, account, billing.bank_rule_id).await?;
     let contact = records::find_referenced::<Contact>(store, account, billing.contact_id).await?;

@@ -44,8 +44,9 @@ use super::model::Billing;
 use super::service::check_references;
 use crate::contacts::Contact;
 use crate::contention::{move_cursor, retry_on_conflict};
-use crate::http::{ApiError, ApiResult, Fields};
+use crate::http::Fields;
 use crate::jobs::{tasks, BilletRegistration, BulkExpansion};
+use crate::refusal::Refusal;
 use crate::store::item::{from_item, keyed};
 use crate::store::records::{self, Record as _};
 use crate::store::{keys, postings, refs, shards, Condition, KeyRange, Sort, Store, StoreError, Write};
@@ -128,9 +129,9 @@ fn hold(account: AccountId, expansion_id: &str, tags: &[TagId], body: &Value) ->
 /// Accepts a bulk billing whose body is valid: checks its references, counts the contacts it will
 /// reach, and writes the expansion with its hold on the tags and its first task. A bulk billing
 /// reaching nobody is refused (422).
-pub async fn accept(store: &Store, account: AccountId, draft: &Draft, billing: Value) -> ApiResult<Value> {
+pub async fn accept(store: &Store, account: AccountId, draft: &Draft, billing: Value) -> Result<Value, Refusal> {
     if billing.to_string().len() > MAX_BODY_BYTES {
-        return Err(ApiError::validation(MSG_TOO_LARGE));
+        return Err(Refusal::invalid(MSG_TOO_LARGE));
     }
     let tag = draft.tag_id.ok_or_else(|| anyhow::anyhow!("a bulk draft always has a tag"))?;
     let expansion_id = uuid::Uuid::new_v4().to_string();
@@ -140,7 +141,7 @@ pub async fn accept(store: &Store, account: AccountId, draft: &Draft, billing: V
         let ids = tagged_contact_ids(store, account, tag).await?;
         let count = eligible(store, account, &ids, &draft.excluded_tag_ids).await?.len();
         if count == 0 {
-            return Err(ApiError::validation(MSG_NO_CONTACTS));
+            return Err(Refusal::invalid(MSG_NO_CONTACTS));
         }
         // A tag deleted since it was read fails this: the references are read again. An earlier
         // attempt whose answer was lost may have written it already: the id is this request's.
@@ -273,7 +274,7 @@ async fn advance(
 }
 
 /// The links of the tag's holders after contact `after`, by contact id: a chunk and one more.
-async fn links_after(store: &Store, account: AccountId, tag: TagId, after: i64) -> ApiResult<Vec<ContactId>> {
+async fn links_after(store: &Store, account: AccountId, tag: TagId, after: i64) -> Result<Vec<ContactId>, Refusal> {
     let from = keys::record(Contact::KIND, after + 1);
     let range = KeyRange::listing(
         keys::tag_links(account, tag),
@@ -481,7 +482,7 @@ fn transactions(account: AccountId, billings: &[&Billing], draft: &Draft) -> any
 }
 
 /// Ids of the contacts linked to `tag`, ascending.
-async fn tagged_contact_ids(store: &Store, account: AccountId, tag: TagId) -> ApiResult<Vec<ContactId>> {
+async fn tagged_contact_ids(store: &Store, account: AccountId, tag: TagId) -> Result<Vec<ContactId>, Refusal> {
     let links = store.partition_keys(keys::tag_links(account, tag)).await?;
     let mut ids: Vec<ContactId> = links.iter().filter_map(|(_, sk)| keys::id_of(sk)).map(ContactId::new).collect();
     ids.sort_unstable();
@@ -489,7 +490,12 @@ async fn tagged_contact_ids(store: &Store, account: AccountId, tag: TagId) -> Ap
 }
 
 /// Those of `ids` a bulk billing reaches (ascending): active customers without an excluded tag.
-async fn eligible(store: &Store, account: AccountId, ids: &[ContactId], excluded: &[TagId]) -> ApiResult<Vec<Contact>> {
+async fn eligible(
+    store: &Store,
+    account: AccountId,
+    ids: &[ContactId],
+    excluded: &[TagId],
+) -> Result<Vec<Contact>, Refusal> {
     let excluded: HashSet<TagId> = excluded.iter().copied().collect();
     let mut contacts: Vec<Contact> = records::find_many::<Contact>(store, account, ids)
         .await?

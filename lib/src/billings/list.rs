@@ -11,7 +11,8 @@ use std::collections::BTreeSet;
 use chrono::NaiveDate;
 
 use super::model::Billing;
-use crate::http::{ApiResult, Pagination, Params};
+use crate::http::{Pagination, Params};
+use crate::refusal::Refusal;
 use crate::store::postings;
 use crate::store::records::{self, Listed};
 use crate::store::{keys, KeyRange, Sort, Store};
@@ -117,7 +118,7 @@ pub const SEARCH_EVINCIVES: usize = 20_000;
 
 /// The billing ids in a range of postings, in every shard of their partition (their sort keys end
 /// in the id).
-async fn ids_in(store: &Store, shards: Vec<String>, sort: Sort) -> ApiResult<BTreeSet<i64>> {
+async fn ids_in(store: &Store, shards: Vec<String>, sort: Sort) -> Result<BTreeSet<i64>, Refusal> {
     let reads = shards.into_iter().map(|partition| {
         let range = KeyRange::listing(partition, sort.clone(), false);
         async move { store.sort_keys(&range).await }
@@ -130,7 +131,7 @@ async fn ids_in(store: &Store, shards: Vec<String>, sort: Sort) -> ApiResult<BTr
 }
 
 /// Every item of every shard of a facet's postings, at most `limit` from each (newest first).
-async fn items_of(store: &Store, shards: Vec<String>, limit: usize) -> ApiResult<Vec<crate::store::Item>> {
+async fn items_of(store: &Store, shards: Vec<String>, limit: usize) -> Result<Vec<crate::store::Item>, Refusal> {
     let reads = shards.into_iter().map(|partition| {
         let range = KeyRange::listing(partition, Sort::All, false);
         async move { store.items_in(&range, 0, limit).await }
@@ -202,7 +203,7 @@ async fn searched(
     account: AccountId,
     billing_type: BillingType,
     term: &str,
-) -> ApiResult<BTreeSet<i64>> {
+) -> Result<BTreeSet<i64>, Refusal> {
     let digits: String = term.chars().filter(char::is_ascii_digit).collect();
     let folded = sort_key(term);
     let shards = |facet: &str| keys::billing_posting_shards(account, billing_type.as_str(), Some(facet));
@@ -255,7 +256,7 @@ async fn matching(
     billing_type: BillingType,
     filters: &Filters,
     today: NaiveDate,
-) -> ApiResult<BTreeSet<i64>> {
+) -> Result<BTreeSet<i64>, Refusal> {
     let shards = |facet: &str| keys::billing_posting_shards(account, billing_type.as_str(), Some(facet));
     let mut values: Vec<String> = filters
         .numbers
@@ -352,7 +353,7 @@ async fn unfiltered(
     account: AccountId,
     billing_type: BillingType,
     pagination: Pagination,
-) -> ApiResult<Listed<Billing>> {
+) -> Result<Listed<Billing>, Refusal> {
     let counter = keys::billing_count_shards(account, billing_type.as_str());
     let total = usize::try_from(crate::store::shards::sum(store, counter).await?).unwrap_or_default();
     if pagination.offset() >= total {
@@ -376,7 +377,12 @@ async fn unfiltered(
 }
 
 /// The page of billings a query asks for, and the total after its filters.
-pub async fn list(store: &Store, account: AccountId, params: &Params, today: NaiveDate) -> ApiResult<Listed<Billing>> {
+pub async fn list(
+    store: &Store,
+    account: AccountId,
+    params: &Params,
+    today: NaiveDate,
+) -> Result<Listed<Billing>, Refusal> {
     let pagination = params.pagination();
     let filters = Filters::from(params);
     let billing_type = BillingType::parse(params.get("billing_type").unwrap_or("billing").trim());

@@ -31,7 +31,8 @@ use crate::contacts::Contact;
 use crate::contention::{retry_in_turn, retry_on_conflict};
 use crate::editing::find_or_404;
 use crate::events;
-use crate::http::{ApiError, ApiResult, Fields};
+use crate::http::Fields;
+use crate::refusal::Refusal;
 use crate::store::records;
 use crate::store::{keys, Store, Write};
 use crate::tags::Tag;
@@ -63,10 +64,15 @@ pub enum Ruled<T> {
 /// writes the billing back on its version with what the rule adds and the reference counts its
 /// change moves, in one transaction. Writers of one billing take turns; a lost race runs the rule
 /// again on what the winner wrote.
-pub async fn change<T, F, Fut>(store: &Store, account: AccountId, id: BillingId, rule: F) -> ApiResult<(Billing, T)>
+pub async fn change<T, F, Fut>(
+    store: &Store,
+    account: AccountId,
+    id: BillingId,
+    rule: F,
+) -> Result<(Billing, T), Refusal>
 where
     F: Fn(Billing, Option<BankBillet>) -> Fut,
-    Fut: Future<Output = ApiResult<Ruled<T>>>,
+    Fut: Future<Output = Result<Ruled<T>, Refusal>>,
 {
     retry_in_turn(records::key_of::<Billing>(account, id), || async {
         let current: Billing = find_or_404(store, account, id).await?;
@@ -95,11 +101,11 @@ where
 
 /// The single representation, with the contact, tag and billets it embeds (read together: one
 /// round trip).
-pub async fn single(store: &Store, account: AccountId, billing: &Billing) -> ApiResult<Value> {
+pub async fn single(store: &Store, account: AccountId, billing: &Billing) -> Result<Value, Refusal> {
     let (billets, contact, tag) = tokio::try_join!(
         stored_billets(store, account, billing),
         async { Ok(records::find_referenced::<Contact>(store, account, billing.contact_id).await?) },
-        async { Ok::<_, ApiError>(records::find_referenced::<Tag>(store, account, billing.tag_id).await?) },
+        async { Ok::<_, Refusal>(records::find_referenced::<Tag>(store, account, billing.tag_id).await?) },
     )?;
     let related = Related { contact: contact.as_ref(), tag: tag.as_ref(), billets: &billets };
     Ok(serde_json::to_value(BillingView::new(billing, &related, today())).map_err(anyhow::Error::new)?)
@@ -107,7 +113,7 @@ pub async fn single(store: &Store, account: AccountId, billing: &Billing) -> Api
 
 /// The billing's billets, newest first (none to read when no registration was ever asked for:
 /// legacy records).
-async fn stored_billets(store: &Store, account: AccountId, billing: &Billing) -> ApiResult<Vec<BankBillet>> {
+async fn stored_billets(store: &Store, account: AccountId, billing: &Billing) -> Result<Vec<BankBillet>, Refusal> {
     Ok(match billing.billet_generation {
         0 => Vec::new(),
         _ => billets::of_billing(store, account, billing.id).await?,
@@ -121,7 +127,7 @@ pub async fn single_with(
     account: AccountId,
     billing: &Billing,
     billets: &[BankBillet],
-) -> ApiResult<Value> {
+) -> Result<Value, Refusal> {
     let (contact, tag) = tokio::try_join!(
         records::find_referenced::<Contact>(store, account, billing.contact_id),
         records::find_referenced::<Tag>(store, account, billing.tag_id),
@@ -141,7 +147,7 @@ pub async fn announcement(
     account: AccountId,
     billing: &Billing,
     billet: Option<&BankBillet>,
-) -> ApiResult<Write> {
+) -> Result<Write, Refusal> {
     let billets = stored_billets(store, account, billing).await?;
     announcement_with(store, account, billing, billets, billet).await
 }
@@ -153,7 +159,7 @@ async fn announcement_with(
     billing: &Billing,
     mut billets: Vec<BankBillet>,
     billet: Option<&BankBillet>,
-) -> ApiResult<Write> {
+) -> Result<Write, Refusal> {
     if let Some(written) = billet {
         match billets.iter_mut().find(|b| b.id == written.id) {
             Some(stored) => *stored = written.clone(),
@@ -174,11 +180,11 @@ async fn announcement_with(
 
 /// Without the health module `patient_id` is ignored and an individual billing needs `contact_id`
 /// (rule 2).
-pub fn apply_modules(mut draft: Draft, health_module: bool) -> ApiResult<Draft> {
+pub fn apply_modules(mut draft: Draft, health_module: bool) -> Result<Draft, Refusal> {
     if !health_module {
         draft.patient_id = None;
         if draft.issue_type == IssueType::Individual && draft.contact_id.is_none() {
-            return Err(ApiError::validation(MSG_CONTACT_BLANK));
+            return Err(Refusal::invalid(MSG_CONTACT_BLANK));
         }
     }
     Ok(draft)
@@ -198,13 +204,13 @@ pub struct References {
 /// each). Returns the payer: for an individual billing, the `contact_id` sent, or else the
 /// patient's financial guardian, or else the patient; for a bulk billing, its own (a bulk request
 /// has none; a billing its expansion made has the contact it billed).
-pub async fn check_references(store: &Store, account: AccountId, draft: &Draft) -> ApiResult<Option<ContactId>> {
+pub async fn check_references(store: &Store, account: AccountId, draft: &Draft) -> Result<Option<ContactId>, Refusal> {
     Ok(read_references(store, account, draft).await?.payer)
 }
 
 /// [`check_references`], with the records read: every reference in one batch read (and, with the
 /// health module and no `contact_id`, the patient's guardian in a second).
-pub async fn read_references(store: &Store, account: AccountId, draft: &Draft) -> ApiResult<References> {
+pub async fn read_references(store: &Store, account: AccountId, draft: &Draft) -> Result<References, Refusal> {
     let mut wanted = vec![records::key_of::<BankRule>(account, draft.bank_rule_id)];
     wanted.extend(draft.patient_id.map(|id| records::key_of::<Contact>(account, id)));
     wanted.extend(draft.contact_id.map(|id| records::key_of::<Contact>(account, id)));
@@ -221,7 +227,7 @@ pub async fn read_references(store: &Store, account: AccountId, draft: &Draft) -
     fn read<R: records::Record>(
         found: &std::collections::HashMap<String, crate::store::Item>,
         id: R::Id,
-    ) -> ApiResult<Option<R>> {
+    ) -> Result<Option<R>, Refusal> {
         let sk = keys::record(R::KIND, id);
         Ok(found.get(&sk).cloned().map(records::read).transpose()?)
     }
@@ -274,12 +280,12 @@ pub async fn read_references(store: &Store, account: AccountId, draft: &Draft) -
         errors.push(format!("{MSG_EXCLUDED_TAG_NOT_FOUND}: {}", missing.join(", ")));
     }
     if !errors.is_empty() {
-        return Err(ApiError::Validation(errors));
+        return Err(Refusal::Invalid(errors));
     }
     let payer = match (draft.issue_type, draft.contact_id, patient) {
         (IssueType::Bulk, contact, _) => contact,
         (_, Some(contact), _) => Some(contact),
-        (_, None, None) => return Err(ApiError::validation(MSG_CONTACT_BLANK)),
+        (_, None, None) => return Err(Refusal::invalid(MSG_CONTACT_BLANK)),
         (_, None, Some(patient)) => {
             // A guardian deleted since it was set leaves the patient paying.
             let guardian = records::find_referenced::<Contact>(store, account, patient.financial_guardian_id).await?;
@@ -300,7 +306,7 @@ pub struct NewIds {
 }
 
 impl NewIds {
-    pub async fn reserve(store: &Store, account: AccountId, draft: &Draft) -> ApiResult<NewIds> {
+    pub async fn reserve(store: &Store, account: AccountId, draft: &Draft) -> Result<NewIds, Refusal> {
         let (billing, first_item) = tokio::try_join!(new_id(store, account), new_item_ids(store, account, draft))?;
         Ok(NewIds { billing, first_item })
     }
@@ -311,19 +317,19 @@ impl NewIds {
         account: AccountId,
         billing: BillingId,
         draft: &Draft,
-    ) -> ApiResult<NewIds> {
+    ) -> Result<NewIds, Refusal> {
         Ok(NewIds { billing, first_item: new_item_ids(store, account, draft).await? })
     }
 }
 
 /// The first of the ids of a draft's items, from this process's block.
-async fn new_item_ids(store: &Store, account: AccountId, draft: &Draft) -> ApiResult<i64> {
+async fn new_item_ids(store: &Store, account: AccountId, draft: &Draft) -> Result<i64, Refusal> {
     let count = draft.items.len() as i64;
     Ok(store.ids_from_block(keys::account(account), keys::sequence("BILLINGITEM"), count).await?)
 }
 
 /// A new billing id, from this process's block of the account's sequence (`Store::ids_from_block`).
-pub async fn new_id(store: &Store, account: AccountId) -> ApiResult<BillingId> {
+pub async fn new_id(store: &Store, account: AccountId) -> Result<BillingId, Refusal> {
     Ok(BillingId::new(store.ids_from_block(keys::account(account), keys::sequence("BILLING"), 1).await?))
 }
 
@@ -344,7 +350,7 @@ pub async fn insert_new(
     draft: &Draft,
     payer: Option<ContactId>,
     also: Vec<Write>,
-) -> ApiResult<Billing> {
+) -> Result<Billing, Refusal> {
     let items = Billing::items_from(ids.first_item, &draft.items);
     let billing = Billing::new(ids.billing, draft, payer, items, Timestamp::now());
     let mut writes = links::reference_writes(account, None, Some(&billing));
@@ -364,7 +370,7 @@ pub async fn insert_new(
 /// background). Returns it with its single representation, built from what was read and written
 /// (at most three sequential round trips: the references' batch read, the id blocks when they
 /// run out, the transaction).
-pub async fn create(store: &Store, account: AccountId, draft: &Draft) -> ApiResult<(Billing, Value)> {
+pub async fn create(store: &Store, account: AccountId, draft: &Draft) -> Result<(Billing, Value), Refusal> {
     let ids = NewIds::reserve(store, account, draft).await?;
     let (billing, references) = retry_on_conflict(|| async {
         let references = read_references(store, account, draft).await?;
@@ -399,7 +405,7 @@ type ReferenceIds = (
 
 impl Once {
     /// The payer of `draft`, its references read unless an earlier attempt read the same ones.
-    async fn payer(&self, store: &Store, account: AccountId, draft: &Draft) -> ApiResult<Option<ContactId>> {
+    async fn payer(&self, store: &Store, account: AccountId, draft: &Draft) -> Result<Option<ContactId>, Refusal> {
         let ids = (
             draft.bank_rule_id,
             draft.contact_id,
@@ -420,7 +426,7 @@ impl Once {
     }
 
     /// The first of `count` new item ids, reserved on the first attempt that needs them.
-    async fn first_new_item(&self, store: &Store, account: AccountId, count: i64) -> ApiResult<i64> {
+    async fn first_new_item(&self, store: &Store, account: AccountId, count: i64) -> Result<i64, Refusal> {
         let reserve = || store.ids_from_block(keys::account(account), keys::sequence("BILLINGITEM"), count);
         Ok(*self.first_new_item.get_or_try_init(reserve).await?)
     }
@@ -434,18 +440,18 @@ async fn edited(
     current: &Billing,
     sent: Fields<'_>,
     once: &Once,
-) -> ApiResult<(Billing, Vec<Write>)> {
+) -> Result<(Billing, Vec<Write>), Refusal> {
     let mut errors = Vec::new();
     let cancel_penalty = update::cancel_penalty(sent, current.cancel_penalty, &mut errors);
     let draft = update::merged_draft(current, sent, health_module).map_err(|mut more| {
         errors.append(&mut more);
-        ApiError::Validation(errors.clone())
+        Refusal::Invalid(errors.clone())
     })?;
     if !errors.is_empty() {
-        return Err(ApiError::Validation(errors));
+        return Err(Refusal::Invalid(errors));
     }
     if draft.issue_type == IssueType::Individual && draft.contact_id.is_none() && !health_module {
-        return Err(ApiError::validation(MSG_CONTACT_BLANK));
+        return Err(Refusal::invalid(MSG_CONTACT_BLANK));
     }
     let payer = once.payer(store, account, &draft).await?;
     // The same count on every attempt: the sent elements without an id.
@@ -465,16 +471,14 @@ pub async fn update(
     health_module: bool,
     id: BillingId,
     sent: Fields<'_>,
-) -> ApiResult<Billing> {
+) -> Result<Billing, Refusal> {
     let once = Once::default();
     let (billing, ()) = change(store, account, id, |current, billet| {
         let once = &once;
         async move {
             let (next, also) = match update::editability(&current, lifecycle::billet_editable(billet.as_ref())) {
                 Editability::Frozen => return Ok(Ruled::Unchanged(())),
-                Editability::DueDateOnly => {
-                    (update::date_only(&current, sent).map_err(ApiError::Validation)?, Vec::new())
-                }
+                Editability::DueDateOnly => (update::date_only(&current, sent).map_err(Refusal::Invalid)?, Vec::new()),
                 Editability::Full => edited(store, account, health_module, &current, sent, once).await?,
             };
             let reissue = lifecycle::reissue_needed(&current, &next, billet.as_ref());
@@ -497,8 +501,8 @@ pub async fn update(
     Ok(billing)
 }
 
-fn refused(billing: &Billing, action: &str) -> ApiError {
-    ApiError::validation(format!("Cobrança com status {} não pode ser {action}", billing.status))
+fn refused(billing: &Billing, action: &str) -> Refusal {
+    Refusal::invalid(format!("Cobrança com status {} não pode ser {action}", billing.status))
 }
 
 /// `POST /v1/billings/{id}/cancel` (§3.1): a collectable billing becomes `canceled` with its
@@ -508,11 +512,11 @@ pub async fn cancel(
     account: AccountId,
     id: BillingId,
     reason: Result<String, Vec<String>>,
-) -> ApiResult<Billing> {
+) -> Result<Billing, Refusal> {
     let (billing, ()) = change(store, account, id, |current, billet| {
         let reason = reason.clone();
         async move {
-            let reason = reason.map_err(ApiError::Validation)?;
+            let reason = reason.map_err(Refusal::Invalid)?;
             if !current.status.accepts_cancel_or_pay_off() {
                 return Err(refused(&current, "cancelada"));
             }
@@ -539,15 +543,15 @@ pub async fn pay_off(
     account: AccountId,
     id: BillingId,
     request: Result<PayOff, Vec<String>>,
-) -> ApiResult<Billing> {
+) -> Result<Billing, Refusal> {
     let (billing, ()) = change(store, account, id, |current, billet| {
         let request = request.clone();
         async move {
-            let request = request.map_err(ApiError::Validation)?;
+            let request = request.map_err(Refusal::Invalid)?;
             match records::find::<BankAccount>(store, account, request.bank_account_id).await? {
-                None => return Err(ApiError::validation(MSG_BANK_ACCOUNT_NOT_FOUND)),
+                None => return Err(Refusal::invalid(MSG_BANK_ACCOUNT_NOT_FOUND)),
                 Some(a) if a.account_type == BankAccountType::Service => {
-                    return Err(ApiError::validation("Conta bancária do próprio serviço não pode receber baixa manual"))
+                    return Err(Refusal::invalid("Conta bancária do próprio serviço não pode receber baixa manual"))
                 }
                 Some(_) => {}
             }
@@ -589,11 +593,11 @@ pub async fn pay_off(
 
 /// `DELETE /v1/billings/{id}`: only legacy `schedule` records; a billing from the API can only be
 /// cancelled (422). The records it used stop counting it.
-pub async fn delete(store: &Store, account: AccountId, id: BillingId) -> ApiResult<()> {
+pub async fn delete(store: &Store, account: AccountId, id: BillingId) -> Result<(), Refusal> {
     retry_in_turn(records::key_of::<Billing>(account, id), || async {
         let current: Billing = find_or_404(store, account, id).await?;
         if current.billing_type != BillingType::Schedule {
-            return Err(ApiError::validation(
+            return Err(Refusal::invalid(
                 "Somente cobranças recorrentes (schedule) podem ser excluídas; cancele a cobrança",
             ));
         }
@@ -665,7 +669,7 @@ pub async fn record_bank_payment(
     .await;
     match paid {
         Ok((billing, ())) => Ok(billing),
-        Err(ApiError::NotFound) => anyhow::bail!("no billing {id}"),
+        Err(Refusal::NotFound) => anyhow::bail!("no billing {id}"),
         Err(other) => Err(anyhow::anyhow!("bank payment: {other}")),
     }
 }

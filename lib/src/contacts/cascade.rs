@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use super::model::Contact;
 use crate::contention::{move_cursor, retry_in_turn};
 use crate::jobs::{tasks, Cascade};
+use crate::refusal::Refusal;
 use crate::store::item::{from_item, keyed, to_attribute};
 use crate::store::records;
 use crate::store::{keys, postings, Condition, KeyRange, Sort, Store, Write};
@@ -162,7 +163,7 @@ async fn clear(
     id: ContactId,
     tag: Option<TagId>,
     group: Option<GroupId>,
-) -> crate::http::ApiResult<()> {
+) -> Result<(), Refusal> {
     retry_in_turn(records::key_of::<Contact>(account, id), || async {
         let Some(current) = records::find::<Contact>(store, account, id).await? else { return Ok(()) };
         let mut next = current.clone();

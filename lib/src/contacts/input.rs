@@ -9,7 +9,8 @@ use serde_json::{Map, Value};
 
 use super::model::Contact;
 use crate::http::fields::id_in;
-use crate::http::{ApiError, ApiResult, Fields, Sent};
+use crate::http::{Fields, Sent};
+use crate::refusal::Refusal;
 use crate::values::cpf_cnpj::{normalize_cnpj, normalize_cpf};
 use crate::values::text::collapse_whitespace;
 use crate::values::{Cnpj, ContactType, Cpf, GroupId, TagId};
@@ -103,7 +104,7 @@ impl ContactChanges {
 
     /// `base` with these changes, normalized and validated; `registered` is the registration date
     /// the age rule counts from.
-    pub fn applied_to(&self, base: &Contact, registered: NaiveDate) -> ApiResult<Contact> {
+    pub fn applied_to(&self, base: &Contact, registered: NaiveDate) -> Result<Contact, Refusal> {
         let mut errors = Vec::new();
         let mut draft = Draft::of(base);
         let fields = Fields::new(&self.0);
@@ -146,7 +147,7 @@ impl ContactChanges {
         if errors.is_empty() {
             Ok(draft.into_contact(base))
         } else {
-            Err(ApiError::Validation(errors))
+            Err(Refusal::Invalid(errors))
         }
     }
 }
@@ -502,14 +503,14 @@ mod tests {
         })
     }
 
-    fn apply(body: serde_json::Value) -> ApiResult<Contact> {
+    fn apply(body: serde_json::Value) -> Result<Contact, Refusal> {
         let base = Contact::blank(crate::values::ContactId::new(1));
         ContactChanges(body.as_object().unwrap().clone()).applied_to(&base, date("2026-11-22"))
     }
 
     fn errors(body: serde_json::Value) -> Vec<String> {
         match apply(body) {
-            Err(ApiError::Validation(errors)) => errors,
+            Err(Refusal::Invalid(errors)) => errors,
             other => panic!("expected 422, got {other:?}"),
         }
     }

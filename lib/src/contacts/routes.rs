@@ -9,8 +9,8 @@ use super::input::ContactChanges;
 use super::model::Contact;
 use super::service::{ContactFilter, Search};
 use super::view::{represent, ContactView};
-use crate::auth::Tenant;
 use crate::editing::routes::{self as resource, Resource};
+use crate::http::Tenant;
 use crate::http::{response, ApiResult, Fields, Params};
 use crate::state::AppState;
 use crate::store::Store;
@@ -26,11 +26,11 @@ impl Resource for Contact {
     }
 
     async fn represent(store: &Store, account: AccountId, records: Vec<Self>) -> ApiResult<Vec<ContactView>> {
-        represent(store, account, &records).await
+        Ok(represent(store, account, &records).await?)
     }
 
     async fn delete(state: &AppState, account: AccountId, id: ContactId) -> ApiResult<()> {
-        crate::editing::delete::<Contact>(&state.store, account, id, Vec::new()).await
+        Ok(crate::editing::delete::<Contact>(&state.store, account, id, Vec::new()).await?)
     }
 }
 

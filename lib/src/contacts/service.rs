@@ -9,7 +9,7 @@ use super::input::{ContactChanges, MSG_GROUP_NOT_FOUND, MSG_TAGS_NOT_FOUND};
 use super::model::{duplicate_message, Contact, MSG_IN_USE, MSG_IN_USE_AT_POINT_OF_SALE};
 use crate::editing::Editable;
 use crate::groups::Group;
-use crate::http::{ApiError, ApiResult};
+use crate::refusal::Refusal;
 use crate::store::postings;
 use crate::store::records::{self, Listed, Record, Window};
 use crate::store::{keys, shards, KeyItem, KeyRange, Sort, Store, Write};
@@ -25,12 +25,12 @@ impl Editable for Contact {
     type Changes = ContactChanges;
     const IN_USE: &'static str = MSG_IN_USE;
 
-    fn create(id: ContactId, changes: &ContactChanges, now: crate::values::Timestamp) -> ApiResult<Self> {
+    fn create(id: ContactId, changes: &ContactChanges, now: crate::values::Timestamp) -> Result<Self, Refusal> {
         let contact = changes.applied_to(&Contact::blank(id), now.date())?;
         Ok(Contact { created_at: Some(now), updated_at: Some(now), version: 1, ..contact })
     }
 
-    fn changed(&self, changes: &ContactChanges, now: Timestamp) -> ApiResult<Option<Self>> {
+    fn changed(&self, changes: &ContactChanges, now: Timestamp) -> Result<Option<Self>, Refusal> {
         let registered = self.created_at.map(|t| t.date()).unwrap_or_else(|| now.date());
         let next = changes.applied_to(self, registered)?;
         if next == *self {
@@ -66,7 +66,7 @@ impl Editable for Contact {
         before: Option<&Self>,
         store: &Store,
         account: AccountId,
-    ) -> impl Future<Output = ApiResult<Vec<Write>>> + Send {
+    ) -> impl Future<Output = Result<Vec<Write>, Refusal>> + Send {
         let old_tags: Vec<TagId> = before.map(|b| b.tag_ids.clone()).unwrap_or_default();
         let added: Vec<TagId> = self.tag_ids.iter().copied().filter(|t| !old_tags.contains(t)).collect();
         let removed: Vec<TagId> = old_tags.iter().copied().filter(|t| !self.tag_ids.contains(t)).collect();
@@ -86,7 +86,7 @@ impl Editable for Contact {
                 errors.push(format!("{MSG_TAGS_NOT_FOUND}: {}", missing.join(", ")));
             }
             if !errors.is_empty() {
-                return Err(ApiError::Validation(errors));
+                return Err(Refusal::Invalid(errors));
             }
 
             let mut writes = Vec::new();
@@ -145,7 +145,7 @@ pub async fn list(
     account: AccountId,
     filter: &ContactFilter,
     window: Window,
-) -> ApiResult<Listed<Contact>> {
+) -> Result<Listed<Contact>, Refusal> {
     let nothing = || Ok(Listed { records: Vec::new(), total: 0 });
     if filter.impossible {
         return nothing();
@@ -189,7 +189,7 @@ async fn matching(
     account: AccountId,
     contact_type: ContactType,
     filter: &ContactFilter,
-) -> ApiResult<BTreeMap<i64, String>> {
+) -> Result<BTreeMap<i64, String>, Refusal> {
     let partition = |facet: &str| keys::contact_postings(account, contact_type.as_str(), facet);
     let every = |facet: &str| KeyRange::listing(partition(facet), Sort::All, true);
     // Each filter's postings, all read at once.
@@ -212,7 +212,7 @@ async fn matching(
     }
     let reads = ranges.iter().map(|range| postings::matching(store, range, usize::MAX));
     let searched = async {
-        Ok::<_, ApiError>(match &filter.search {
+        Ok::<_, Refusal>(match &filter.search {
             Some(Search::Description(term)) => {
                 Some(postings::named(store, partition("ALL"), term).await?.into_iter().collect())
             }
@@ -235,7 +235,7 @@ async fn matching(
         })
     };
     let (read, searched) =
-        tokio::try_join!(async { Ok::<_, ApiError>(futures::future::try_join_all(reads).await?) }, searched)?;
+        tokio::try_join!(async { Ok::<_, Refusal>(futures::future::try_join_all(reads).await?) }, searched)?;
     let mut sets: Vec<BTreeMap<i64, String>> = read;
     sets.extend(searched);
     sets.sort_by_key(BTreeMap::len);

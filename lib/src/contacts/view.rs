@@ -7,7 +7,7 @@ use chrono::NaiveDate;
 use serde::Serialize;
 
 use super::model::Contact;
-use crate::http::ApiResult;
+use crate::refusal::Refusal;
 use crate::store::records;
 use crate::store::{keys, Store};
 use crate::tags::model::{Tag, ON_ACCOUNT_TAGS};
@@ -110,12 +110,12 @@ pub fn on_account_allowed(marked_tags_in_account: i64, holds_marked_tag: bool) -
 }
 
 /// How many tags of the account allow on-account sales.
-pub async fn on_account_tags_marked(store: &Store, account: AccountId) -> ApiResult<i64> {
+pub async fn on_account_tags_marked(store: &Store, account: AccountId) -> Result<i64, Refusal> {
     Ok(store.counter(keys::account(account), keys::counter(ON_ACCOUNT_TAGS)).await?)
 }
 
 /// Views of `contacts` with two more reads in all: their tags (one batch) and the counter.
-pub async fn represent(store: &Store, account: AccountId, contacts: &[Contact]) -> ApiResult<Vec<ContactView>> {
+pub async fn represent(store: &Store, account: AccountId, contacts: &[Contact]) -> Result<Vec<ContactView>, Refusal> {
     let mut wanted: Vec<TagId> = contacts.iter().flat_map(|c| c.tag_ids.iter().copied()).collect();
     wanted.sort_unstable();
     wanted.dedup();

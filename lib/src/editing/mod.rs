@@ -8,7 +8,7 @@ pub mod routes;
 use std::future::Future;
 
 use crate::contention::retry_in_turn;
-use crate::http::{ApiError, ApiResult};
+use crate::refusal::Refusal;
 use crate::store::records::{self, Record};
 use crate::store::refs;
 use crate::store::{Store, StoreError, Write};
@@ -23,10 +23,10 @@ pub trait Editable: Record + Clone {
     /// The 422 message when its unique value is taken.
     fn duplicate(&self) -> String;
     /// A new record from the changes, or the 422 they deserve.
-    fn create(id: Self::Id, changes: &Self::Changes, now: Timestamp) -> ApiResult<Self>;
+    fn create(id: Self::Id, changes: &Self::Changes, now: Timestamp) -> Result<Self, Refusal>;
     /// The record with the changes applied and its version bumped, `None` when nothing changes, or
     /// the 422 they deserve.
-    fn changed(&self, changes: &Self::Changes, now: Timestamp) -> ApiResult<Option<Self>>;
+    fn changed(&self, changes: &Self::Changes, now: Timestamp) -> Result<Option<Self>, Refusal>;
     /// Whether billings still depend on it (deleting is refused).
     fn in_use(&self) -> bool;
 
@@ -42,7 +42,7 @@ pub trait Editable: Record + Clone {
         _before: Option<&Self>,
         _store: &Store,
         _account: AccountId,
-    ) -> impl Future<Output = ApiResult<Vec<Write>>> + Send {
+    ) -> impl Future<Output = Result<Vec<Write>, Refusal>> + Send {
         async { Ok(Vec::new()) }
     }
 
@@ -54,20 +54,20 @@ pub trait Editable: Record + Clone {
 
 /// A refused write of `record`: its unique value taken is a 422 with its message; any other
 /// refused condition is a lost race.
-fn refusal<R: Editable>(record: &R, error: StoreError) -> ApiError {
+fn refusal<R: Editable>(record: &R, error: StoreError) -> Refusal {
     match error {
-        StoreError::Duplicate => ApiError::validation(record.duplicate()),
+        StoreError::Duplicate => Refusal::invalid(record.duplicate()),
         other => other.into(),
     }
 }
 
 /// The account's record `id`, or 404.
-pub async fn find_or_404<R: Record>(store: &Store, account: AccountId, id: R::Id) -> ApiResult<R> {
-    records::find(store, account, id).await?.ok_or(ApiError::NotFound)
+pub async fn find_or_404<R: Record>(store: &Store, account: AccountId, id: R::Id) -> Result<R, Refusal> {
+    records::find(store, account, id).await?.ok_or(Refusal::NotFound)
 }
 
 /// Creates a record with a new id; a lost race is retried, a taken unique value is a 422.
-pub async fn create<R: Editable>(store: &Store, account: AccountId, changes: &R::Changes) -> ApiResult<R> {
+pub async fn create<R: Editable>(store: &Store, account: AccountId, changes: &R::Changes) -> Result<R, Refusal> {
     crate::contention::retry_on_conflict(|| async {
         let record = R::create(records::next_id::<R>(store, account).await?, changes, Timestamp::now())?;
         let also = record.related_writes(None, store, account).await?;
@@ -79,7 +79,12 @@ pub async fn create<R: Editable>(store: &Store, account: AccountId, changes: &R:
 
 /// Applies changes to the account's record `id` (404 when it has none); an update that changes
 /// nothing writes nothing.
-pub async fn update<R: Editable>(store: &Store, account: AccountId, id: R::Id, changes: &R::Changes) -> ApiResult<R> {
+pub async fn update<R: Editable>(
+    store: &Store,
+    account: AccountId,
+    id: R::Id,
+    changes: &R::Changes,
+) -> Result<R, Refusal> {
     retry_in_turn(records::key_of::<R>(account, id), || async {
         let current: R = find_or_404(store, account, id).await?;
         let Some(next) = current.changed(changes, Timestamp::now())? else {
@@ -96,16 +101,21 @@ pub async fn update<R: Editable>(store: &Store, account: AccountId, id: R::Id, c
 /// it), with what goes with it and `also` (the task of a background cascade) in one transaction.
 /// A delete whose answer was lost (DynamoDB failed or timed out after applying it) and that is
 /// therefore run again finds the record gone: that is this request's delete, and it succeeded.
-pub async fn delete<R: Editable>(store: &Store, account: AccountId, id: R::Id, also: Vec<Write>) -> ApiResult<()> {
+pub async fn delete<R: Editable>(
+    store: &Store,
+    account: AccountId,
+    id: R::Id,
+    also: Vec<Write>,
+) -> Result<(), Refusal> {
     let uncertain = std::sync::atomic::AtomicBool::new(false);
     retry_in_turn(records::key_of::<R>(account, id), || async {
         let current: R = match find_or_404(store, account, id).await {
-            Err(ApiError::NotFound) if uncertain.load(std::sync::atomic::Ordering::SeqCst) => return Ok(()),
+            Err(Refusal::NotFound) if uncertain.load(std::sync::atomic::Ordering::SeqCst) => return Ok(()),
             found => found?,
         };
         let billed = refs::count(store, account, R::KIND, id.into()).await? > 0;
         if billed || current.in_use() {
-            return Err(ApiError::validation(current.in_use_message(billed)));
+            return Err(Refusal::invalid(current.in_use_message(billed)));
         }
         let mut writes = current.delete_writes(account);
         writes.extend(refs::unused(account, R::KIND, id.into()));
@@ -113,7 +123,7 @@ pub async fn delete<R: Editable>(store: &Store, account: AccountId, id: R::Id, a
         match records::remove(store, account, &current, writes).await {
             Err(StoreError::Unavailable(source)) => {
                 uncertain.store(true, std::sync::atomic::Ordering::SeqCst);
-                Err(ApiError::Unavailable(source))
+                Err(Refusal::Unavailable(source))
             }
             other => Ok(other?),
         }

@@ -9,7 +9,7 @@ use axum::response::Response;
 use serde::Serialize;
 
 use super::Editable;
-use crate::auth::Tenant;
+use crate::http::Tenant;
 use crate::http::{response, ApiError, ApiResult, Fields, Path, RequestBody};
 use crate::state::AppState;
 use crate::store::Store;

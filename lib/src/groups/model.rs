@@ -3,7 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::editing::Editable;
-use crate::http::{ApiResult, Fields};
+use crate::http::Fields;
+use crate::refusal::Refusal;
 use crate::store::keys;
 use crate::store::postings::{ordered, Posting};
 use crate::store::records::Record;
@@ -116,7 +117,7 @@ impl Editable for Group {
     type Changes = GroupChanges;
     const IN_USE: &'static str = MSG_IN_USE;
 
-    fn create(id: GroupId, changes: &GroupChanges, now: Timestamp) -> ApiResult<Self> {
+    fn create(id: GroupId, changes: &GroupChanges, now: Timestamp) -> Result<Self, Refusal> {
         Ok(Group {
             id,
             contact_type: changes.contact_type.unwrap_or(GroupContactType::Customers),
@@ -129,7 +130,7 @@ impl Editable for Group {
     }
 
     /// The group with the changes applied, or `None` when nothing would change.
-    fn changed(&self, changes: &GroupChanges, now: Timestamp) -> ApiResult<Option<Group>> {
+    fn changed(&self, changes: &GroupChanges, now: Timestamp) -> Result<Option<Group>, Refusal> {
         let next = Group {
             contact_type: changes.contact_type.unwrap_or(self.contact_type),
             description: changes.description.clone().unwrap_or_else(|| self.description.clone()),

@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use super::model::{Group, GroupChanges};
 use super::service::GroupFilter;
-use crate::auth::Tenant;
 use crate::editing::routes::{self as resource, Resource};
+use crate::http::Tenant;
 use crate::http::{response, ApiResult, Fields, Params};
 use crate::state::AppState;
 use crate::store::Store;
@@ -50,7 +50,7 @@ impl Resource for Group {
     }
 
     async fn delete(state: &AppState, account: AccountId, id: GroupId) -> ApiResult<()> {
-        super::service::delete(&state.store, account, id).await
+        Ok(super::service::delete(&state.store, account, id).await?)
     }
 }
 

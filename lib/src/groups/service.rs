@@ -3,7 +3,7 @@
 
 use super::model::Group;
 use crate::editing;
-use crate::http::ApiResult;
+use crate::refusal::Refusal;
 use crate::store::postings;
 use crate::store::records::{Listed, Record as _, Window};
 use crate::store::{keys, shards, Store};
@@ -26,7 +26,7 @@ pub async fn list(
     account: AccountId,
     filter: &GroupFilter<'_>,
     window: Window,
-) -> ApiResult<Listed<Group>> {
+) -> Result<Listed<Group>, Refusal> {
     if filter.impossible {
         return Ok(Listed { records: Vec::new(), total: 0 });
     }
@@ -65,7 +65,7 @@ pub async fn list(
 
 /// Deletes the group (refused while billings depend on it); its contacts get `group_id` null in
 /// the background (`contacts::cascade`), and no reader shows the group meanwhile.
-pub async fn delete(store: &Store, account: AccountId, id: GroupId) -> ApiResult<()> {
+pub async fn delete(store: &Store, account: AccountId, id: GroupId) -> Result<(), Refusal> {
     let cascade = crate::contacts::cascade::started(account, None, Some(id))?;
     editing::delete::<Group>(store, account, id, cascade).await
 }

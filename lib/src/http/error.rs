@@ -6,6 +6,7 @@ use http::StatusCode;
 use serde_json::json;
 
 use super::response::json_response;
+use crate::refusal::Refusal;
 use crate::store::StoreError;
 
 pub type ApiResult<T> = Result<T, ApiError>;
@@ -57,17 +58,29 @@ pub enum ApiError {
     Internal(#[from] anyhow::Error),
 }
 
-/// What storage refusals mean to a client, in one place: a transaction that lost a race, or a
-/// condition on a record read before (its version, a related record still there) that no longer
-/// holds, is a lost race that `contention::retry_*` runs again; anything else is unexpected. A taken
-/// unique value means something different to each resource, which maps it first.
+/// A domain refusal in the spec's shapes: the one place that knows which status each one is.
+impl From<Refusal> for ApiError {
+    fn from(refusal: Refusal) -> Self {
+        match refusal {
+            Refusal::NotFound => ApiError::NotFound,
+            Refusal::Invalid(errors) => ApiError::Validation(errors),
+            Refusal::Rule { code, message } => {
+                ApiError::Coded { status: StatusCode::UNPROCESSABLE_ENTITY, code, message }
+            }
+            Refusal::Clash { code, message } => ApiError::Coded { status: StatusCode::CONFLICT, code, message },
+            Refusal::Forbidden(message) => ApiError::Forbidden(message),
+            Refusal::Unauthenticated => ApiError::Unauthorized,
+            Refusal::Conflict => ApiError::Conflict,
+            Refusal::Unavailable(source) => ApiError::Unavailable(source),
+            Refusal::Internal(source) => ApiError::Internal(source),
+        }
+    }
+}
+
+/// Storage refusals reach a client as the domain reads them ([`Refusal`]'s `From<StoreError>`).
 impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> Self {
-        match error {
-            StoreError::Conflict | StoreError::ConditionFailed(_) => ApiError::Conflict,
-            StoreError::Throttled(source) | StoreError::Unavailable(source) => ApiError::Unavailable(source),
-            other => ApiError::Internal(anyhow::Error::new(other)),
-        }
+        Refusal::from(error).into()
     }
 }
 

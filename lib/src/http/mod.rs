@@ -1,14 +1,19 @@
 //! The HTTP layer shared by every endpoint group: request bodies (JSON and Rails-style forms),
-//! typed field readers, pagination, responses and the one error type.
+//! typed field readers, pagination, responses, the one error type, and the middleware every route
+//! passes (authentication, rate limits, idempotency).
 
+pub mod authentication;
 pub mod body;
 pub mod error;
 pub mod extract;
 pub mod fields;
+pub mod idempotency;
 pub mod pagination;
 pub mod query;
+pub mod rate_limit;
 pub mod response;
 pub mod routing;
+pub mod tenant;
 pub mod urlencoded;
 
 pub use body::RequestBody;
@@ -17,3 +22,4 @@ pub use extract::Path;
 pub use fields::{Fields, Sent};
 pub use pagination::Pagination;
 pub use query::Params;
+pub use tenant::{PointOfSale, Tenant};

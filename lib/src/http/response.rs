@@ -6,6 +6,7 @@ use http::{header, HeaderValue, StatusCode};
 use serde::Serialize;
 
 use super::pagination::Pagination;
+use crate::refusal::Made;
 
 pub const JSON_CONTENT_TYPE: &str = "application/json; charset=utf-8";
 
@@ -58,4 +59,15 @@ pub fn list<T: Serialize>(key: &str, items: &[T], pagination: Pagination, total:
     set("x-per-page", pagination.per_page);
     set("x-total-pages", pagination.total_pages(total));
     response
+}
+
+/// What a workflow [`Made`], as §4.7 answers it: `201` made now, `200` made before with the same
+/// reference, `202` taken up again.
+pub fn outcome<T, V: Serialize>(outcome: &Made<T>, view: impl FnOnce(&T) -> V) -> Response {
+    let status = match outcome {
+        Made::Created(_) => StatusCode::CREATED,
+        Made::Existing(_) => StatusCode::OK,
+        Made::Resumed(_) => StatusCode::ACCEPTED,
+    };
+    json_response(status, &view(outcome.value()))
 }

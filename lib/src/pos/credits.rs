@@ -16,7 +16,8 @@ use super::sales::check_amount;
 use crate::contacts::Contact;
 use crate::contention::retry_in_turn;
 use crate::events;
-use crate::http::{ApiError, ApiResult, Pagination};
+use crate::http::Pagination;
+use crate::refusal::{Made, Refusal};
 use crate::store::item::{from_item, number, to_item};
 use crate::store::{keys, records, Condition, KeyRange, Sort, Store, StoreResult, Write};
 use crate::values::{AccountId, ContactId, CreditMovementKind, Money, StoreCreditId, Timestamp};
@@ -111,17 +112,13 @@ pub struct CreditDraft {
     pub description: Option<String>,
 }
 
-fn contact_not_found() -> ApiError {
-    ApiError::Coded {
-        status: http::StatusCode::UNPROCESSABLE_ENTITY,
-        code: CODE_CONTACT_NOT_FOUND,
-        message: "Contato não encontrado na conta".to_owned(),
-    }
+fn contact_not_found() -> Refusal {
+    Refusal::Rule { code: CODE_CONTACT_NOT_FOUND, message: "Contato não encontrado na conta".to_owned() }
 }
 
 /// A `reference` already used with other data.
-pub fn reference_reused(message: impl Into<String>) -> ApiError {
-    ApiError::Coded { status: http::StatusCode::CONFLICT, code: CODE_REFERENCE_REUSED, message: message.into() }
+pub fn reference_reused(message: impl Into<String>) -> Refusal {
+    Refusal::Clash { code: CODE_REFERENCE_REUSED, message: message.into() }
 }
 
 /// Checks a reference: 1 to 100 characters, trimmed.
@@ -140,7 +137,7 @@ pub fn check_reference(reference: Option<&str>, errors: &mut Vec<String>) -> Str
 impl CreditDraft {
     /// The draft of a body's `store_credit` object: `reference`, `contact_id`, `amount` and an
     /// optional `description`.
-    pub fn parse(fields: crate::http::Fields<'_>) -> ApiResult<CreditDraft> {
+    pub fn parse(fields: crate::http::Fields<'_>) -> Result<CreditDraft, Refusal> {
         use crate::http::fields::Sent;
         let mut errors = Vec::new();
         let reference = match fields.raw("reference") {
@@ -177,7 +174,7 @@ impl CreditDraft {
             Sent::Invalid => None,
         };
         if !errors.is_empty() {
-            return Err(ApiError::Validation(errors));
+            return Err(Refusal::Invalid(errors));
         }
         let contact_id = contact_id.ok_or_else(contact_not_found)?;
         Ok(CreditDraft { reference, contact_id, amount, description })
@@ -190,13 +187,13 @@ async fn find_by_reference(store: &Store, account: AccountId, reference: &str) -
 
 /// Adds the credit, or finds the one its reference already added: `(credit, created)`. Accepted
 /// whatever the on-account rule says of the contact (rule 5).
-pub async fn add(store: &Store, account: AccountId, draft: &CreditDraft) -> ApiResult<(StoreCredit, bool)> {
+pub async fn add(store: &Store, account: AccountId, draft: &CreditDraft) -> Result<Made<StoreCredit>, Refusal> {
     records::find::<Contact>(store, account, draft.contact_id).await?.ok_or_else(contact_not_found)?;
     let id = once_id(store, account).await?;
     retry_in_turn(records::key_of::<Contact>(account, draft.contact_id), || async {
         if let Some(existing) = find_by_reference(store, account, &draft.reference).await? {
             if existing.contact_id == draft.contact_id && existing.amount == draft.amount {
-                return Ok((existing, false));
+                return Ok(Made::Existing(existing));
             }
             return Err(reference_reused(format!(
                 "reference {} já foi usada com outro contato ou valor (contato {}, valor {})",
@@ -235,13 +232,13 @@ pub async fn add(store: &Store, account: AccountId, draft: &CreditDraft) -> ApiR
         // attempt finds the winner.
         let also = vec![Write::put_if(to_item(&credit)?, Condition::absent()), movement.insert()?, event];
         records::replace(store, account, &contact, &next, also).await?;
-        Ok((credit, true))
+        Ok(Made::Created(credit))
     })
     .await
 }
 
 /// The credit's id, reserved once per request (a lost race does not burn another).
-async fn once_id(store: &Store, account: AccountId) -> ApiResult<StoreCreditId> {
+async fn once_id(store: &Store, account: AccountId) -> Result<StoreCreditId, Refusal> {
     Ok(StoreCreditId::new(store.next_id(keys::account(account), keys::sequence("STORECREDIT")).await?))
 }
 
@@ -251,7 +248,7 @@ pub async fn movements(
     account: AccountId,
     contact_id: ContactId,
     page: Pagination,
-) -> ApiResult<(Vec<Movement>, usize)> {
+) -> Result<(Vec<Movement>, usize), Refusal> {
     let contact = records::find::<Contact>(store, account, contact_id).await?.ok_or_else(contact_not_found)?;
     let total = contact.credit_movements;
     let newest = total - i64::try_from(page.offset()).unwrap_or(i64::MAX);

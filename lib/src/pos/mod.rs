@@ -4,7 +4,7 @@
 //! Sales happen "elsewhere" (the ops CLI records them: `infra/ops sale …`); the API reads them,
 //! adds credits, and previews and requests settlements, which run in the background on the
 //! settlements queue. Every point-of-sale route answers `403` while the account has not enabled
-//! the module ([`PointOfSale`]).
+//! the module (`http::tenant::PointOfSale`).
 //!
 //! A contact's point-of-sale state lives on the contact: what it owes on account
 //! (`on_account_balance`, the sum of its sales' open `due_amount`), its credit balance, its
@@ -19,32 +19,4 @@ pub mod rule;
 pub mod sales;
 pub mod settlements;
 
-use axum::extract::FromRequestParts;
-use http::request::Parts;
-
-use crate::auth::Tenant;
-use crate::http::ApiError;
-use crate::values::AccountId;
-
 pub use routes::router;
-
-/// The admitted account of a point-of-sale request: a [`Tenant`] whose account has enabled the
-/// module (`403` otherwise, after the `401`/`403` every route gives).
-#[derive(Clone, Debug)]
-pub struct PointOfSale(pub Tenant);
-
-impl PointOfSale {
-    pub fn account_id(&self) -> AccountId {
-        self.0.account_id()
-    }
-}
-
-impl<S: Send + Sync> FromRequestParts<S> for PointOfSale {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
-        let tenant = Tenant::from_request_parts(parts, state).await?;
-        tenant.0.admit_point_of_sale()?;
-        Ok(PointOfSale(tenant))
-    }
-}

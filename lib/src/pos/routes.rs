@@ -6,12 +6,11 @@ use axum::extract::State;
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
-use http::StatusCode;
 
 use super::credits::{self, CreditDraft, MovementView, StoreCreditView};
 use super::sales::{self, SaleFilter, SaleView};
 use super::settlements::{self, SettlementView};
-use super::PointOfSale;
+use crate::http::PointOfSale;
 use crate::http::{response, ApiError, ApiResult, Params, Path, RequestBody};
 use crate::state::AppState;
 use crate::values::calendar::parse_date;
@@ -79,9 +78,8 @@ async fn show_sale(State(state): State<AppState>, pos: PointOfSale, Path(id): Pa
 /// other data, `422` (`contact_not_found`) an unknown contact.
 async fn add_credit(State(state): State<AppState>, pos: PointOfSale, body: RequestBody) -> ApiResult<Response> {
     let draft = CreditDraft::parse(body.envelope("store_credit")?)?;
-    let (credit, created) = credits::add(&state.store, pos.account_id(), &draft).await?;
-    let status = if created { StatusCode::CREATED } else { StatusCode::OK };
-    Ok(response::json_response(status, &StoreCreditView::of(&credit)))
+    let added = credits::add(&state.store, pos.account_id(), &draft).await?;
+    Ok(response::outcome(&added, StoreCreditView::of))
 }
 
 /// `GET /v1/store_credits?contact_id=`: the contact's movements, newest first, each with the
@@ -104,8 +102,8 @@ async fn preview_settlement(State(state): State<AppState>, pos: PointOfSale, par
 /// without a payer contact.
 async fn request_settlement(State(state): State<AppState>, pos: PointOfSale, body: RequestBody) -> ApiResult<Response> {
     let (reference, cutoff) = settlements::parse_request(body.envelope("receivable_settlement")?)?;
-    let (settlement, status) = settlements::request(&state.store, pos.account_id(), &reference, cutoff).await?;
-    Ok(response::json_response(status, &SettlementView::of(&settlement)))
+    let requested = settlements::request(&state.store, pos.account_id(), &reference, cutoff).await?;
+    Ok(response::outcome(&requested, SettlementView::of))
 }
 
 async fn show_settlement(

@@ -12,7 +12,7 @@
 //! read on its version, which the sale's transaction writes, so two sales at once cannot both pass.
 
 use crate::contacts::{on_account_tags_marked, Contact};
-use crate::http::{ApiError, ApiResult};
+use crate::refusal::Refusal;
 use crate::store::{records, Store};
 use crate::tags::Tag;
 use crate::values::{AccountId, Money};
@@ -23,7 +23,7 @@ pub const MSG_CREDIT_REFUSED: &str =
     "Crédito do cliente não pode ser usado: o cliente não tem etiqueta que permita venda a prazo";
 
 /// Whether the contact may leave amounts open and use credits now (rules 1, 2 and 5–7).
-pub async fn allowed(store: &Store, account: AccountId, contact: &Contact) -> ApiResult<bool> {
+pub async fn allowed(store: &Store, account: AccountId, contact: &Contact) -> Result<bool, Refusal> {
     let marked = on_account_tags_marked(store, account).await?;
     if marked <= 0 {
         return Ok(true);
@@ -33,11 +33,11 @@ pub async fn allowed(store: &Store, account: AccountId, contact: &Contact) -> Ap
 }
 
 /// Rule 3: leaving `more` open must keep the contact within its limit.
-pub fn within_limit(contact: &Contact, more: Money) -> ApiResult<()> {
+pub fn within_limit(contact: &Contact, more: Money) -> Result<(), Refusal> {
     let Some(limit) = contact.on_account_limit else { return Ok(()) };
     let owed = contact.on_account_balance + more;
     if owed > limit {
-        return Err(ApiError::validation(format!(
+        return Err(Refusal::invalid(format!(
             "Limite de venda a prazo excedido: limite {limit}, em aberto {}, nesta venda {more}",
             contact.on_account_balance
         )));
@@ -46,9 +46,9 @@ pub fn within_limit(contact: &Contact, more: Money) -> ApiResult<()> {
 }
 
 /// Paying `amount` with credit needs that much balance.
-pub fn enough_credit(contact: &Contact, amount: Money) -> ApiResult<()> {
+pub fn enough_credit(contact: &Contact, amount: Money) -> Result<(), Refusal> {
     if amount > contact.credit_balance {
-        return Err(ApiError::validation(format!(
+        return Err(Refusal::invalid(format!(
             "Saldo de crédito insuficiente: saldo {}, nesta venda {amount}",
             contact.credit_balance
         )));

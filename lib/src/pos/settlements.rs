@@ -38,8 +38,9 @@ use crate::billings::input::Draft;
 use crate::billings::service as billings;
 use crate::contacts::Contact;
 use crate::contention::{move_cursor, retry_in_turn, retry_on_conflict};
-use crate::http::{ApiError, ApiResult, Fields};
+use crate::http::Fields;
 use crate::jobs::{tasks, ReceivableSettlement};
+use crate::refusal::{Made, Refusal};
 use crate::store::item::{from_item, keyed, number, to_item};
 use crate::store::{keys, records, Condition, KeyRange, Sort, Store, StoreError, StoreResult, Write};
 use crate::values::calendar::{next_business_day, parse_date};
@@ -172,9 +173,8 @@ pub struct SalePreview {
     pub due_amount: Money,
 }
 
-fn missing_contact() -> ApiError {
-    ApiError::Coded {
-        status: http::StatusCode::UNPROCESSABLE_ENTITY,
+fn missing_contact() -> Refusal {
+    Refusal::Rule {
         code: CODE_SETTLEMENT_CONTACT_MISSING,
         message: "A loja não configurou o contato pagador do acerto por transferência".to_owned(),
     }
@@ -191,7 +191,7 @@ pub async fn open_up_to(
     account: AccountId,
     cutoff: NaiveDate,
     limit: Option<usize>,
-) -> ApiResult<Vec<OpenEntry>> {
+) -> Result<Vec<OpenEntry>, Refusal> {
     let range = KeyRange::index(keys::open_sales(account), after(cutoff), true);
     let (mut found, mut start) = (Vec::new(), None);
     loop {
@@ -209,20 +209,20 @@ pub async fn open_up_to(
 }
 
 /// The cutoff of a request: a date no later than today.
-pub fn parse_cutoff(text: Option<&str>) -> ApiResult<NaiveDate> {
+pub fn parse_cutoff(text: Option<&str>) -> Result<NaiveDate, Refusal> {
     let Some(text) = text.filter(|t| !t.trim().is_empty()) else {
-        return Err(ApiError::validation("cutoff_at é obrigatório (AAAA-MM-DD)"));
+        return Err(Refusal::invalid("cutoff_at é obrigatório (AAAA-MM-DD)"));
     };
-    let cutoff = parse_date(text).ok_or_else(|| ApiError::validation("cutoff_at inválido (use AAAA-MM-DD)"))?;
+    let cutoff = parse_date(text).ok_or_else(|| Refusal::invalid("cutoff_at inválido (use AAAA-MM-DD)"))?;
     if cutoff > today() {
-        return Err(ApiError::validation("cutoff_at não pode ser uma data futura"));
+        return Err(Refusal::invalid("cutoff_at não pode ser uma data futura"));
     }
     Ok(cutoff)
 }
 
 /// What a settlement up to `cutoff` would take, writing nothing.
-pub async fn preview(store: &Store, account: AccountId, cutoff: NaiveDate) -> ApiResult<Preview> {
-    let owner = accounts::find(store, account).await?.ok_or(ApiError::NotFound)?;
+pub async fn preview(store: &Store, account: AccountId, cutoff: NaiveDate) -> Result<Preview, Refusal> {
+    let owner = accounts::find(store, account).await?.ok_or(Refusal::NotFound)?;
     let open = open_up_to(store, account, cutoff, None).await?;
     let mut by_contact: BTreeMap<ContactId, ContactPreview> = BTreeMap::new();
     for (n, entry) in open.iter().enumerate() {
@@ -265,7 +265,7 @@ pub async fn find(store: &Store, account: AccountId, reference: &str) -> StoreRe
 }
 
 /// What a `POST` sends: `reference` and `cutoff_at`.
-pub fn parse_request(fields: Fields<'_>) -> ApiResult<(String, NaiveDate)> {
+pub fn parse_request(fields: Fields<'_>) -> Result<(String, NaiveDate), Refusal> {
     let mut errors = Vec::new();
     let reference = match fields.raw("reference") {
         Some(Value::String(text)) => check_reference(Some(text), &mut errors),
@@ -278,7 +278,7 @@ pub fn parse_request(fields: Fields<'_>) -> ApiResult<(String, NaiveDate)> {
     };
     let cutoff = match cutoff {
         Ok(cutoff) => Some(cutoff),
-        Err(ApiError::Validation(more)) => {
+        Err(Refusal::Invalid(more)) => {
             errors.extend(more);
             None
         }
@@ -286,19 +286,19 @@ pub fn parse_request(fields: Fields<'_>) -> ApiResult<(String, NaiveDate)> {
     };
     match cutoff {
         Some(cutoff) if errors.is_empty() => Ok((reference, cutoff)),
-        _ => Err(ApiError::Validation(errors)),
+        _ => Err(Refusal::Invalid(errors)),
     }
 }
 
-/// Requests a settlement: `(settlement, 201)` when new, `(…, 200)` when the reference has it
-/// already, `(…, 202)` when that one had failed and is resumed.
+/// Requests a settlement: created when new, the existing one when the reference has it already,
+/// resumed when that one had failed.
 pub async fn request(
     store: &Store,
     account: AccountId,
     reference: &str,
     cutoff: NaiveDate,
-) -> ApiResult<(Settlement, http::StatusCode)> {
-    let owner = accounts::find(store, account).await?.ok_or(ApiError::NotFound)?;
+) -> Result<Made<Settlement>, Refusal> {
+    let owner = accounts::find(store, account).await?.ok_or(Refusal::NotFound)?;
     let payer = owner.settlement_contact_id.ok_or_else(missing_contact)?;
     records::find::<Contact>(store, account, payer).await?.ok_or_else(missing_contact)?;
     // Requests of one reference in one process take turns: the second reads what the first made.
@@ -310,10 +310,10 @@ pub async fn request(
     let open = open_up_to(store, account, cutoff, None).await?;
     let total: Money = open.iter().map(|e| e.due_amount).sum();
     if !total.is_positive() {
-        return Err(ApiError::validation(format!("Nada a acertar: nenhuma venda a prazo em aberto até {cutoff}")));
+        return Err(Refusal::invalid(format!("Nada a acertar: nenhuma venda a prazo em aberto até {cutoff}")));
     }
     if total.get() < crate::billings::input::minimum_amount() {
-        return Err(ApiError::validation(format!(
+        return Err(Refusal::invalid(format!(
             "O total a acertar ({total}) é menor que o valor mínimo de uma cobrança (5.00)"
         )));
     }
@@ -342,10 +342,10 @@ pub async fn request(
     // Only the write runs again on a lost race or a throttle: the sales were read once.
     retry_on_conflict(|| async {
         match store.write(writes.clone()).await {
-            Ok(()) => Ok((settlement.clone(), http::StatusCode::CREATED)),
+            Ok(()) => Ok(Made::Created(settlement.clone())),
             // Another request of the same reference created it first: answer as the second.
             Err(error) if error.failed_at(0) => {
-                let existing = find(store, account, reference).await?.ok_or(ApiError::Conflict)?;
+                let existing = find(store, account, reference).await?.ok_or(Refusal::Conflict)?;
                 again(store, existing, cutoff, payer).await
             }
             Err(error) => Err(error.into()),
@@ -362,7 +362,7 @@ async fn again(
     existing: Settlement,
     cutoff: NaiveDate,
     payer: ContactId,
-) -> ApiResult<(Settlement, http::StatusCode)> {
+) -> Result<Made<Settlement>, Refusal> {
     if existing.cutoff_at != cutoff {
         return Err(reference_reused(format!(
             "reference {} já foi usada com outra data de corte ({})",
@@ -370,7 +370,7 @@ async fn again(
         )));
     }
     if existing.state != SettlementState::Failed {
-        return Ok((existing, http::StatusCode::OK));
+        return Ok(Made::Existing(existing));
     }
     let resumed =
         Condition::new("SET #state = :pending, payer_contact_id = :payer, updated_at = :now REMOVE failure_reason")
@@ -387,12 +387,12 @@ async fn again(
         // Resumed by another request at the same moment: that one answers 202.
         Err(error) if error.failed_at(0) => {
             let reread = find(store, account, &existing.reference).await?.unwrap_or(existing);
-            return Ok((reread, http::StatusCode::OK));
+            return Ok(Made::Existing(reread));
         }
         Err(error) => return Err(error.into()),
     }
     let reread = find(store, account, &existing.reference).await?.unwrap_or(existing);
-    Ok((reread, http::StatusCode::ACCEPTED))
+    Ok(Made::Resumed(reread))
 }
 
 fn text(value: impl ToString) -> aws_sdk_dynamodb::types::AttributeValue {
@@ -449,7 +449,7 @@ pub async fn run(store: &Store, message: &ReceivableSettlement, chunk_size: usiz
         Some(id) => Some(id),
         None => match bill(store, &settlement).await {
             Ok(id) => id,
-            Err(ApiError::Validation(reasons)) => return fail(store, &settlement, reasons.join("; ")).await,
+            Err(Refusal::Invalid(reasons)) => return fail(store, &settlement, reasons.join("; ")).await,
             Err(other) => return Err(anyhow::anyhow!("settlement billing: {other}")),
         },
     };
@@ -502,9 +502,9 @@ async fn fail(store: &Store, settlement: &Settlement, reason: String) -> anyhow:
 
 /// Settles one sale by transfer when it is still open (`false` when it was not): its open amount
 /// leaves the customer's balance, and the settlement gets its line and totals, in one transaction.
-async fn settle_sale(store: &Store, settlement: &Settlement, code: &str) -> ApiResult<bool> {
+async fn settle_sale(store: &Store, settlement: &Settlement, code: &str) -> Result<bool, Refusal> {
     let account = settlement.account_id;
-    let id = sales::id_of_code(code).ok_or(ApiError::NotFound)?;
+    let id = sales::id_of_code(code).ok_or(Refusal::NotFound)?;
     retry_in_turn((keys::account(account), keys::sale(id)), || async {
         let Some(sale) = sales::find(store, account, code).await? else { return Ok(false) };
         if !sale.due_amount.is_positive() || sale.sold_at.date() > settlement.cutoff_at {
@@ -569,7 +569,7 @@ async fn lines(store: &Store, settlement: &Settlement) -> StoreResult<Vec<Line>>
 
 /// Makes the payer's billing from the lines (none when nothing was settled), with the
 /// settlement's `billing_id` in its transaction.
-async fn bill(store: &Store, settlement: &Settlement) -> ApiResult<Option<BillingId>> {
+async fn bill(store: &Store, settlement: &Settlement) -> Result<Option<BillingId>, Refusal> {
     let account = settlement.account_id;
     let lines = lines(store, settlement).await?;
     let total: Money = lines.iter().map(|l| l.amount).sum();
@@ -603,7 +603,7 @@ async fn bill(store: &Store, settlement: &Settlement) -> ApiResult<Option<Billin
     }
     let rules = records::entries::<BankRule>(store, account, None).await?;
     let Some(rule) = rules.first().and_then(|e| e.id::<crate::values::BankRuleId>()) else {
-        return Err(ApiError::validation("A conta não tem regra bancária para emitir a cobrança do acerto"));
+        return Err(Refusal::invalid("A conta não tem regra bancária para emitir a cobrança do acerto"));
     };
     let due = next_business_day(today() + chrono::Days::new(DUE_IN_DAYS));
     let body = json!({
@@ -617,7 +617,7 @@ async fn bill(store: &Store, settlement: &Settlement) -> ApiResult<Option<Billin
     let fields = body.as_object().cloned().unwrap_or_default();
     // The total was above the minimum when requested; receipts since may have taken it below,
     // which this billing of the system accepts (as an update keeps a stored amount).
-    let draft = Draft::parse_update(Fields::new(&fields), total).map_err(ApiError::Validation)?;
+    let draft = Draft::parse_update(Fields::new(&fields), total).map_err(Refusal::Invalid)?;
     let ids = billings::NewIds::reserve(store, account, &draft).await?;
     retry_on_conflict(|| async {
         // Made by an earlier or a concurrent run of this settlement.

@@ -4,7 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::editing::Editable;
-use crate::http::{ApiResult, Fields};
+use crate::http::Fields;
+use crate::refusal::Refusal;
 use crate::store::postings::{ordered, Posting};
 use crate::store::records::Record;
 use crate::store::{keys, Store, Write};
@@ -126,7 +127,7 @@ impl Editable for Tag {
     type Changes = TagChanges;
     const IN_USE: &'static str = MSG_IN_USE;
 
-    fn create(id: TagId, changes: &TagChanges, now: Timestamp) -> ApiResult<Self> {
+    fn create(id: TagId, changes: &TagChanges, now: Timestamp) -> Result<Self, Refusal> {
         Ok(Tag {
             id,
             name: changes.name.clone().unwrap_or_default(),
@@ -140,7 +141,7 @@ impl Editable for Tag {
     }
 
     /// The tag with the changes applied, or `None` when nothing would change.
-    fn changed(&self, changes: &TagChanges, now: Timestamp) -> ApiResult<Option<Tag>> {
+    fn changed(&self, changes: &TagChanges, now: Timestamp) -> Result<Option<Tag>, Refusal> {
         let next = Tag {
             name: changes.name.clone().unwrap_or_else(|| self.name.clone()),
             color: changes.color.unwrap_or(self.color),
@@ -168,7 +169,7 @@ impl Editable for Tag {
         before: Option<&Self>,
         _store: &Store,
         account: AccountId,
-    ) -> impl std::future::Future<Output = ApiResult<Vec<Write>>> + Send {
+    ) -> impl std::future::Future<Output = Result<Vec<Write>, Refusal>> + Send {
         let delta = i64::from(self.allows_on_account) - i64::from(before.is_some_and(|b| b.allows_on_account));
         async move { Ok(on_account_counter(account, delta).into_iter().collect()) }
     }

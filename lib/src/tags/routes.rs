@@ -7,8 +7,8 @@ use axum::Router;
 use serde::Serialize;
 
 use super::model::{Tag, TagChanges};
-use crate::auth::Tenant;
 use crate::editing::routes::{self as resource, Resource};
+use crate::http::Tenant;
 use crate::http::{response, ApiResult, Fields, Params};
 use crate::state::AppState;
 use crate::store::Store;
@@ -51,7 +51,7 @@ impl Resource for Tag {
     }
 
     async fn delete(state: &AppState, account: AccountId, id: TagId) -> ApiResult<()> {
-        super::service::delete(&state.store, account, id).await
+        Ok(super::service::delete(&state.store, account, id).await?)
     }
 }
 

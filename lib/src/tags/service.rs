@@ -3,7 +3,7 @@
 
 use super::model::Tag;
 use crate::editing;
-use crate::http::ApiResult;
+use crate::refusal::Refusal;
 use crate::store::postings;
 use crate::store::records::{Listed, Record as _, Window};
 use crate::store::{keys, shards, Store};
@@ -12,7 +12,12 @@ use crate::values::{AccountId, TagId};
 /// Tags ordered by name (ignoring case and accents), then id; `search` is a substring of the name
 /// (ignoring case and accents). A page reads the tag postings up to it and the total from the
 /// counter; a search reads the postings (up to `postings::SEARCH_SCAN`).
-pub async fn list(store: &Store, account: AccountId, search: Option<&str>, window: Window) -> ApiResult<Listed<Tag>> {
+pub async fn list(
+    store: &Store,
+    account: AccountId,
+    search: Option<&str>,
+    window: Window,
+) -> Result<Listed<Tag>, Refusal> {
     let partition = keys::tag_postings(account);
     let (positions, total) = match search {
         None => {
@@ -32,7 +37,7 @@ pub async fn list(store: &Store, account: AccountId, search: Option<&str>, windo
 
 /// Deletes the tag (refused while billings use it); its holders lose it, and its links go, in the
 /// background (`contacts::cascade`); no reader shows the tag meanwhile.
-pub async fn delete(store: &Store, account: AccountId, id: TagId) -> ApiResult<()> {
+pub async fn delete(store: &Store, account: AccountId, id: TagId) -> Result<(), Refusal> {
     let cascade = crate::contacts::cascade::started(account, Some(id), None)?;
     editing::delete::<Tag>(store, account, id, cascade).await
 }

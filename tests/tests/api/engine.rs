@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 
 use billing_api::billets::model as billets;
-use billing_api::rate_limit::RateLimits;
+use billing_api::http::rate_limit::RateLimits;
 use billing_api::values::{AccountStatus, BillingId, Money, TagId};
 use futures::future::join_all;
 use infra::testing::DevServer;

@@ -93,7 +93,7 @@ async fn thirty_at_once(api: &Api, path: &str, body_of: impl Fn(usize) -> Value)
 async fn thirty_parallel_patches_of_one_record_all_succeed() {
     // A table of its own: moto answers a query in time proportional to the whole table, which the
     // other tests keep filling, and thirty writers in turn wait for each other's queries.
-    let server = infra::testing::DevServer::start_alone(billing_api::rate_limit::RateLimits::OFF).await;
+    let server = infra::testing::DevServer::start_alone(billing_api::http::rate_limit::RateLimits::OFF).await;
     let api = Api::on(server).await;
     let s = setup(&api).await;
 
@@ -182,7 +182,7 @@ async fn a_huge_invalid_request_gets_a_short_answer() {
 async fn fifty_parallel_creates_of_one_account_and_contact_all_succeed() {
     // Nothing every create writes is shared (ids come from blocks, counters and reference counts
     // are sharded), so on DynamoDB they do not contend; here they must all be answered and counted.
-    let server = infra::testing::DevServer::start_alone(billing_api::rate_limit::RateLimits::OFF).await;
+    let server = infra::testing::DevServer::start_alone(billing_api::http::rate_limit::RateLimits::OFF).await;
     let api = Api::on(server).await;
     let s = setup(&api).await;
     let sent = body(&s);

@@ -7,7 +7,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use billing_api::auth::token_record as tokens;
-use billing_api::rate_limit::{unix_now, window, RateLimiter, RateLimits, Refusal};
+use billing_api::http::rate_limit::{unix_now, window, RateLimiter, RateLimits, Refusal};
 use infra::testing::DevServer;
 
 use crate::support::{Answer, Api};

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use billing_api::events;
-use billing_api::rate_limit::RateLimits;
+use billing_api::http::rate_limit::RateLimits;
 use billing_api::values::{BillingId, DeliveryStatus, Timestamp, WebhookId};
 use billing_api::webhooks::deliveries::{self, Filter};
 use billing_api::webhooks::sender::Outcome;

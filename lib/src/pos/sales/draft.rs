@@ -1,7 +1,7 @@
 //! A sale as an operator records it, and its checks: amounts, items and payments that add up.
 
 use super::model::{Payment, SaleItem};
-use crate::http::{ApiError, ApiResult};
+use crate::refusal::Refusal;
 use crate::values::{ContactId, Money, PaymentKind};
 
 pub const MSG_CUSTOMER_NOT_FOUND: &str = "Cliente (contact_id) não encontrado";
@@ -43,9 +43,9 @@ pub(super) struct Checked {
 }
 
 impl SaleDraft {
-    pub(super) fn check(&self) -> ApiResult<Checked> {
+    pub(super) fn check(&self) -> Result<Checked, Refusal> {
         let mut errors = Vec::new();
-        let Some(contact_id) = self.contact_id else { return Err(ApiError::validation(MSG_CUSTOMER_NOT_FOUND)) };
+        let Some(contact_id) = self.contact_id else { return Err(Refusal::invalid(MSG_CUSTOMER_NOT_FOUND)) };
         let total = self.total.unwrap_or(Money::ZERO);
         check_amount("Total da venda", total, &mut errors);
         if self.items.len() > MAX_ITEMS {
@@ -85,7 +85,7 @@ impl SaleDraft {
             errors.push(format!("A soma dos pagamentos ({paid}) difere do total da venda ({total})"));
         }
         if !errors.is_empty() {
-            return Err(ApiError::Validation(errors));
+            return Err(Refusal::Invalid(errors));
         }
         Ok(Checked { contact_id, total, items, payments })
     }

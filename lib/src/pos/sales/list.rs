@@ -5,7 +5,8 @@ use chrono::NaiveDate;
 use super::model::Sale;
 use super::service::SALES_COUNTER;
 use crate::contacts::Contact;
-use crate::http::{ApiResult, Pagination};
+use crate::http::Pagination;
+use crate::refusal::Refusal;
 use crate::store::item::from_item;
 use crate::store::{keys, records, KeyItem, KeyRange, Sort, Store, StoreResult};
 use crate::values::calendar::sao_paulo;
@@ -35,7 +36,7 @@ pub async fn list(
     account: AccountId,
     filter: &SaleFilter,
     page: Pagination,
-) -> ApiResult<(Vec<Sale>, usize)> {
+) -> Result<(Vec<Sale>, usize), Refusal> {
     let partition = match filter.contact_id {
         Some(contact) => keys::sales_of_contact(account, contact),
         None => keys::sales(account),

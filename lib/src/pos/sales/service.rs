@@ -5,9 +5,9 @@ use super::draft::{check_amount, paid_with, SaleDraft, MSG_CUSTOMER_NOT_FOUND};
 use super::model::{code_for, id_of_code, Receipt, Sale, SaleReturn};
 use crate::contacts::Contact;
 use crate::contention::retry_in_turn;
-use crate::http::{ApiError, ApiResult};
 use crate::pos::movements::Movement;
 use crate::pos::rule;
+use crate::refusal::Refusal;
 use crate::store::item::{from_item, to_item};
 use crate::store::{keys, records, Condition, KeyItem, Store, StoreResult, Write};
 use crate::values::{
@@ -18,17 +18,17 @@ pub const MSG_SALE_NOT_FOUND: &str = "Venda não encontrada";
 pub(super) const SALES_COUNTER: &str = "SALES";
 
 /// The contact a sale names, which must be a customer of the account.
-async fn customer(store: &Store, account: AccountId, id: ContactId) -> ApiResult<Contact> {
+async fn customer(store: &Store, account: AccountId, id: ContactId) -> Result<Contact, Refusal> {
     match records::find::<Contact>(store, account, id).await? {
         Some(contact) if contact.contact_type == ContactType::Customer => Ok(contact),
-        Some(_) => Err(ApiError::validation("Vendas são feitas a clientes (contact_type customer)")),
-        None => Err(ApiError::validation(MSG_CUSTOMER_NOT_FOUND)),
+        Some(_) => Err(Refusal::invalid("Vendas são feitas a clientes (contact_type customer)")),
+        None => Err(Refusal::invalid(MSG_CUSTOMER_NOT_FOUND)),
     }
 }
 
 /// Records a sale (`infra/ops sale create`), applying the on-account rule to its on-account part
 /// and to the credit it spends.
-pub async fn create(store: &Store, account: AccountId, draft: &SaleDraft) -> ApiResult<Sale> {
+pub async fn create(store: &Store, account: AccountId, draft: &SaleDraft) -> Result<Sale, Refusal> {
     let checked = draft.check()?;
     let on_account = paid_with(&checked.payments, PaymentKind::OnAccount);
     let credit = paid_with(&checked.payments, PaymentKind::StoreCredit);
@@ -37,7 +37,7 @@ pub async fn create(store: &Store, account: AccountId, draft: &SaleDraft) -> Api
             if !rule::allowed(store, account, &contact).await? {
                 let message =
                     if on_account.is_positive() { rule::MSG_ON_ACCOUNT_REFUSED } else { rule::MSG_CREDIT_REFUSED };
-                return Err(ApiError::validation(message));
+                return Err(Refusal::invalid(message));
             }
             rule::within_limit(&contact, on_account)?;
             rule::enough_credit(&contact, credit)?;
@@ -110,18 +110,18 @@ pub async fn find(store: &Store, account: AccountId, code: &str) -> StoreResult<
     store.get(keys::account(account), keys::sale(id)).await?.map(from_item).transpose()
 }
 
-async fn found(store: &Store, account: AccountId, code: &str) -> ApiResult<Sale> {
-    find(store, account, code).await?.ok_or_else(|| ApiError::validation(MSG_SALE_NOT_FOUND))
+async fn found(store: &Store, account: AccountId, code: &str) -> Result<Sale, Refusal> {
+    find(store, account, code).await?.ok_or_else(|| Refusal::invalid(MSG_SALE_NOT_FOUND))
 }
 
 /// Changes a sale and its customer together: `rule` gets both as they are and gives both as they
 /// become, with whatever else goes into the transaction. Writers of one sale take turns; a lost
 /// race (the sale or the contact changed) runs it again.
-async fn change_with_contact<F>(store: &Store, account: AccountId, code: &str, rule: F) -> ApiResult<Sale>
+async fn change_with_contact<F>(store: &Store, account: AccountId, code: &str, rule: F) -> Result<Sale, Refusal>
 where
-    F: Fn(&Sale, &Contact) -> ApiResult<(Sale, Contact, Vec<Write>)>,
+    F: Fn(&Sale, &Contact) -> Result<(Sale, Contact, Vec<Write>), Refusal>,
 {
-    let id = id_of_code(code).ok_or_else(|| ApiError::validation(MSG_SALE_NOT_FOUND))?;
+    let id = id_of_code(code).ok_or_else(|| Refusal::invalid(MSG_SALE_NOT_FOUND))?;
     retry_in_turn((keys::account(account), keys::sale(id)), || async {
         let sale = found(store, account, code).await?;
         let contact = records::find::<Contact>(store, account, sale.contact_id)
@@ -144,21 +144,18 @@ pub async fn receive(
     code: &str,
     amount: Money,
     kind: PaymentKind,
-) -> ApiResult<Sale> {
+) -> Result<Sale, Refusal> {
     let mut errors = Vec::new();
     check_amount("Valor recebido", amount, &mut errors);
     if matches!(kind, PaymentKind::OnAccount | PaymentKind::StoreCredit) {
         errors.push("Recebimento em dinheiro, cartão ou Pix (cash, card, pix)".to_owned());
     }
     if !errors.is_empty() {
-        return Err(ApiError::Validation(errors));
+        return Err(Refusal::Invalid(errors));
     }
     change_with_contact(store, account, code, |sale, contact| {
         if amount > sale.due_amount {
-            return Err(ApiError::validation(format!(
-                "Valor recebido maior que o valor em aberto ({})",
-                sale.due_amount
-            )));
+            return Err(Refusal::invalid(format!("Valor recebido maior que o valor em aberto ({})", sale.due_amount)));
         }
         let next = sale.changed(|s| {
             s.due_amount = s.due_amount - amount;
@@ -173,24 +170,30 @@ pub async fn receive(
 
 /// Gives back `amount` of the sale (`infra/ops sale return`): first off its open amount, the rest
 /// refunded in cash or as credit (which needs the on-account rule, rule 5).
-pub async fn give_back(store: &Store, account: AccountId, code: &str, amount: Money, to: RefundTo) -> ApiResult<Sale> {
+pub async fn give_back(
+    store: &Store,
+    account: AccountId,
+    code: &str,
+    amount: Money,
+    to: RefundTo,
+) -> Result<Sale, Refusal> {
     let mut errors = Vec::new();
     check_amount("Valor devolvido", amount, &mut errors);
     if !errors.is_empty() {
-        return Err(ApiError::Validation(errors));
+        return Err(Refusal::Invalid(errors));
     }
     let sale = found(store, account, code).await?;
     let refund_as_credit = to == RefundTo::StoreCredit && amount > sale.due_amount;
     if refund_as_credit {
         let contact = customer(store, account, sale.contact_id).await?;
         if !rule::allowed(store, account, &contact).await? {
-            return Err(ApiError::validation(rule::MSG_CREDIT_REFUSED));
+            return Err(Refusal::invalid(rule::MSG_CREDIT_REFUSED));
         }
     }
     change_with_contact(store, account, code, |sale, contact| {
         let returnable = sale.total - sale.returned_amount;
         if amount > returnable {
-            return Err(ApiError::validation(format!("Valor devolvido maior que o que resta da venda ({returnable})")));
+            return Err(Refusal::invalid(format!("Valor devolvido maior que o que resta da venda ({returnable})")));
         }
         let off_due = amount.min(sale.due_amount);
         let refunded = amount - off_due;

@@ -7,9 +7,10 @@ use axum::response::{IntoResponse, Response};
 use http::header::AUTHORIZATION;
 use lambda_http::request::RequestContext;
 
-use super::{authenticate, AccountContext, ApiToken, AuthCache};
+use crate::auth::{authenticate, AccountContext, ApiToken, AuthCache};
+use crate::http::rate_limit::RateLimiter;
 use crate::http::ApiError;
-use crate::rate_limit::RateLimiter;
+use crate::refusal::Refusal;
 use crate::store::Store;
 
 /// State of the local authorizer middleware.
@@ -38,14 +39,18 @@ pub async fn local_authorizer(State(auth): State<LocalAuthorizer>, mut request: 
                 }
                 context
             }
-            Err(ApiError::Unauthorized) => {
-                let ip = crate::rate_limit::client_ip(&request);
-                return match auth.limiter.refuse_unauthenticated(ip.as_deref(), crate::rate_limit::unix_now()).await {
+            Err(Refusal::Unauthenticated) => {
+                let ip = crate::http::rate_limit::client_ip(&request);
+                return match auth
+                    .limiter
+                    .refuse_unauthenticated(ip.as_deref(), crate::http::rate_limit::unix_now())
+                    .await
+                {
                     Some(refusal) => refusal.into_response(),
                     None => ApiError::Unauthorized.into_response(),
                 };
             }
-            Err(error) => return error.into_response(),
+            Err(error) => return ApiError::from(error).into_response(),
         },
     };
     tracing::Span::current().record("account_id", context.account_id.get());
