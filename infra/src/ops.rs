@@ -8,13 +8,14 @@ use billing_api::auth::token_record;
 use billing_api::billets::lifecycle;
 use billing_api::billings::legacy::{self, LegacyBilling};
 use billing_api::billings::service::{self as billings, Payment};
+use billing_api::billings::view::BillingView;
 use billing_api::billings::Billing;
 use billing_api::contacts::Contact;
 use billing_api::contention::retry_in_turn;
 use billing_api::editing::find_or_404;
 use billing_api::store::records;
 use billing_api::store::Store;
-use billing_api::values::{AccountId, BankAccountType, BillingId, CategoryType, ContactId, Money, TokenId};
+use billing_api::values::{today, AccountId, BankAccountType, BillingId, CategoryType, ContactId, Money, TokenId};
 use billing_api::{bank_accounts, bank_rules, bill_categories};
 use serde_json::{json, Value};
 
@@ -145,7 +146,8 @@ pub async fn pay_billing(
 ) -> anyhow::Result<Value> {
     require_account(store, account).await?;
     let paid = billings::record_bank_payment(store, account, billing, payment).await?;
-    Ok(billings::single(store, account, &paid).await?)
+    let embedded = billings::embedded(store, account, &paid).await?;
+    Ok(serde_json::to_value(BillingView::new(&paid, &embedded.related(), today()))?)
 }
 
 /// The amount of the billing's current billet (what a payment defaults to).

@@ -19,4 +19,4 @@ pub mod view;
 
 pub use model::Billing;
 pub use routes::router;
-pub use service::{single, single_with};
+pub use service::embedded;

@@ -20,7 +20,7 @@ use super::input::{Draft, PayOff, MSG_BANK_ACCOUNT_NOT_FOUND};
 use super::links;
 use super::model::Billing;
 use super::update::{self, Editability};
-use super::view::{BillingView, Related};
+use super::view::{BillingView, Embedded};
 use crate::bank_accounts::BankAccount;
 use crate::bank_rules::BankRule;
 use crate::bill_categories::BillCategory;
@@ -99,16 +99,15 @@ where
     .await
 }
 
-/// The single representation, with the contact, tag and billets it embeds (read together: one
-/// round trip).
-pub async fn single(store: &Store, account: AccountId, billing: &Billing) -> Result<Value, Refusal> {
+/// What the billing's single representation embeds: its contact, tag and billets (read together:
+/// one round trip).
+pub async fn embedded(store: &Store, account: AccountId, billing: &Billing) -> Result<Embedded, Refusal> {
     let (billets, contact, tag) = tokio::try_join!(
         stored_billets(store, account, billing),
         async { Ok(records::find_referenced::<Contact>(store, account, billing.contact_id).await?) },
         async { Ok::<_, Refusal>(records::find_referenced::<Tag>(store, account, billing.tag_id).await?) },
     )?;
-    let related = Related { contact: contact.as_ref(), tag: tag.as_ref(), billets: &billets };
-    Ok(serde_json::to_value(BillingView::new(billing, &related, today())).map_err(anyhow::Error::new)?)
+    Ok(Embedded { contact, tag, billets })
 }
 
 /// The billing's billets, newest first (none to read when no registration was ever asked for:
@@ -118,22 +117,6 @@ async fn stored_billets(store: &Store, account: AccountId, billing: &Billing) ->
         0 => Vec::new(),
         _ => billets::of_billing(store, account, billing.id).await?,
     })
-}
-
-/// The single representation with these billets (newest first) instead of the stored ones: what
-/// a transaction about to be written will show.
-pub async fn single_with(
-    store: &Store,
-    account: AccountId,
-    billing: &Billing,
-    billets: &[BankBillet],
-) -> Result<Value, Refusal> {
-    let (contact, tag) = tokio::try_join!(
-        records::find_referenced::<Contact>(store, account, billing.contact_id),
-        records::find_referenced::<Tag>(store, account, billing.tag_id),
-    )?;
-    let related = Related { contact: contact.as_ref(), tag: tag.as_ref(), billets };
-    Ok(serde_json::to_value(BillingView::new(billing, &related, today())).map_err(anyhow::Error::new)?)
 }
 
 /// Largest event body the outbox keeps whole (an item holds 400 KB). A billing with many items
@@ -166,7 +149,14 @@ async fn announcement_with(
             None => billets.insert(0, written.clone()),
         }
     }
-    let mut shown = single_with(store, account, billing, &billets).await?;
+    let (contact, tag) = tokio::try_join!(
+        records::find_referenced::<Contact>(store, account, billing.contact_id),
+        records::find_referenced::<Tag>(store, account, billing.tag_id),
+    )?;
+    let embedded = Embedded { contact, tag, billets };
+    // The event's data is the single representation (§6), cut to fit an item.
+    let view = BillingView::new(billing, &embedded.related(), today());
+    let mut shown = serde_json::to_value(view).map_err(anyhow::Error::new)?;
     for cut in ["bank_billets", "billing_items"] {
         if shown.to_string().len() <= EVENT_DATA_MAX_BYTES {
             break;
@@ -367,10 +357,10 @@ pub async fn insert_new(
 }
 
 /// An individual billing: stored with its billet's registration asked for (§2.2: in the
-/// background). Returns it with its single representation, built from what was read and written
+/// background). Returns it with what its single representation embeds, from what was read and written
 /// (at most three sequential round trips: the references' batch read, the id blocks when they
 /// run out, the transaction).
-pub async fn create(store: &Store, account: AccountId, draft: &Draft) -> Result<(Billing, Value), Refusal> {
+pub async fn create(store: &Store, account: AccountId, draft: &Draft) -> Result<(Billing, Embedded), Refusal> {
     let ids = NewIds::reserve(store, account, draft).await?;
     let (billing, references) = retry_on_conflict(|| async {
         let references = read_references(store, account, draft).await?;
@@ -378,9 +368,7 @@ pub async fn create(store: &Store, account: AccountId, draft: &Draft) -> Result<
         Ok((billing, references))
     })
     .await?;
-    let related = Related { contact: references.contact.as_ref(), tag: references.tag.as_ref(), billets: &[] };
-    let shown = serde_json::to_value(BillingView::new(&billing, &related, today())).map_err(anyhow::Error::new)?;
-    Ok((billing, shown))
+    Ok((billing, Embedded { contact: references.contact, tag: references.tag, billets: Vec::new() }))
 }
 
 /// What an update reads or reserves once, however often it runs again after losing a race to a

@@ -25,6 +25,21 @@ pub struct Related<'a> {
     pub billets: &'a [BankBillet],
 }
 
+/// What a billing's single representation embeds, as a workflow read it.
+#[derive(Clone, Debug, Default)]
+pub struct Embedded {
+    pub contact: Option<Contact>,
+    pub tag: Option<Tag>,
+    /// Newest first.
+    pub billets: Vec<BankBillet>,
+}
+
+impl Embedded {
+    pub fn related(&self) -> Related<'_> {
+        Related { contact: self.contact.as_ref(), tag: self.tag.as_ref(), billets: &self.billets }
+    }
+}
+
 /// A rate or value shown with two decimals (`"2.00"`), or null.
 fn shown(value: Option<Decimal>) -> Option<Money> {
     value.map(Money::new)
