@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 
 use crate::store::item::{from_item, to_item};
 use crate::store::{keys, Condition, Store, StoreError, StoreResult, Write};
-use crate::values::{AccountId, Timestamp};
+use crate::values::{AccountId, OutboxStatus, Timestamp};
 
 pub const BILLING_UPDATED: &str = "billing.updated";
 pub const SALE_UPDATED: &str = "sale.updated";
@@ -44,7 +44,7 @@ pub struct Event {
     pub event_type: String,
     pub account_id: AccountId,
     pub created_at: Timestamp,
-    pub delivery_status: String,
+    pub delivery_status: OutboxStatus,
     /// The JSON the sender signs and posts.
     pub body: String,
     /// When the table's TTL removes it (epoch seconds).
@@ -92,7 +92,7 @@ impl Event {
             event_type: kind.to_owned(),
             account_id: account,
             created_at: now,
-            delivery_status: "pending".to_owned(),
+            delivery_status: OutboxStatus::Pending,
             body: body.to_string(),
             expires_at: now.0.timestamp() + KEPT_SECONDS,
         }

@@ -17,8 +17,8 @@ use crate::store::{keys, Store};
 use crate::tags::Tag;
 use crate::values::calendar::next_business_day;
 use crate::values::{
-    AccountId, BankRuleId, BillingId, BillingItemId, BillingType, ContactId, GroupId, IssueType, Money, TagId,
-    Timestamp,
+    AccountId, BankRuleId, BillingId, BillingItemId, BillingType, ContactId, GroupId, InstallmentType, IssueType,
+    Money, TagId, Timestamp,
 };
 
 /// What an operator gives for a legacy record.
@@ -91,7 +91,7 @@ pub async fn create(store: &Store, account: AccountId, spec: &LegacyBilling) -> 
             group_id: spec.group_id,
             parent_id: parent,
             installments: count,
-            installment_type: if booklet { "monthly" } else { "none" }.into(),
+            installment_type: if booklet { InstallmentType::Monthly } else { InstallmentType::None },
             installment: installment.max(1),
             items: vec![BillingItem {
                 id: item_id,

@@ -10,7 +10,8 @@ use super::input::{Draft, Item as DraftItem};
 use crate::store::item::number;
 use crate::values::{
     BankRuleId, BillCategoryId, BilletId, BillingId, BillingItemId, BillingStatus, BillingType, ContactId,
-    DischargeReason, GroupId, InstructionType, InterestPeriod, IssueType, Money, TagId, Timestamp, ValueKind,
+    DischargeReason, GroupId, InstallmentType, InstructionType, InterestPeriod, IssueType, Money, TagId, Timestamp,
+    ValueKind,
 };
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -26,8 +27,8 @@ fn one() -> i64 {
     1
 }
 
-fn no_installments() -> String {
-    "none".to_owned()
+fn no_installments() -> InstallmentType {
+    InstallmentType::None
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -92,7 +93,7 @@ pub struct Billing {
     #[serde(default = "one")]
     pub installments: i64,
     #[serde(default = "no_installments")]
-    pub installment_type: String,
+    pub installment_type: InstallmentType,
     #[serde(default = "one")]
     pub installment: i64,
     /// The `gw_*` block: what a gateway (or a pay-off) recorded.
@@ -236,7 +237,7 @@ impl Billing {
             bill_category_id: None,
             parent_id: None,
             installments: 1,
-            installment_type: no_installments(),
+            installment_type: InstallmentType::None,
             installment: 1,
             gw_payment_link: None,
             gw_received_with: None,
@@ -365,6 +366,6 @@ pub(crate) mod tests {
         let read: Billing = read(item).unwrap();
         assert_eq!(read.terms().penalty.map(|p| p.0), Some(ValueKind::Percentage));
         assert_eq!(read.terms().interest.map(|i| i.period), Some(InterestPeriod::Monthly));
-        assert_eq!((read.installments, read.installment_type.as_str()), (1, "none"));
+        assert_eq!((read.installments, read.installment_type), (1, InstallmentType::None));
     }
 }

@@ -13,8 +13,8 @@ use crate::billets::BankBillet;
 use crate::contacts::Contact;
 use crate::tags::Tag;
 use crate::values::{
-    BankRuleId, BillCategoryId, BillingId, BillingItemId, BillingStatus, BillingType, ContactId, InstructionType,
-    InterestPeriod, IssueType, Money, TagColor, TagId, Timestamp, ValueKind,
+    BankRuleId, BillCategoryId, BillingId, BillingItemId, BillingStatus, BillingType, ContactId, InstallmentType,
+    InstructionType, InterestPeriod, IssueType, Money, TagColor, TagId, Timestamp, ValueKind,
 };
 
 /// Related records embedded in the representation.
@@ -93,7 +93,7 @@ struct Terms {
     /// The booklet an instalment belongs to (the `billing_id` list filter); null otherwise.
     billing_id: Option<BillingId>,
     installments: i64,
-    installment_type: String,
+    installment_type: InstallmentType,
     installment: i64,
 }
 
@@ -238,7 +238,7 @@ fn terms(b: &Billing) -> Terms {
         bill_category_id: b.bill_category_id,
         billing_id: b.parent_id,
         installments: b.installments,
-        installment_type: b.installment_type.clone(),
+        installment_type: b.installment_type,
         installment: b.installment,
     }
 }

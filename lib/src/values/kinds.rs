@@ -226,6 +226,23 @@ words! {
 }
 
 words! {
+    /// Whether an event still waits in the outbox (`pending`) or was handed on (`dispatched`).
+    OutboxStatus {
+        Pending = "pending",
+        Dispatched = "dispatched",
+    }
+}
+
+words! {
+    /// The instalment plan of a billing: `none` for every billing made through the API, `monthly`
+    /// for the booklets of legacy imports (§2.1).
+    InstallmentType {
+        None = "none",
+        Monthly = "monthly",
+    }
+}
+
+words! {
     /// How a sale, or a receipt against its open amount, was paid.
     PaymentKind {
         Cash = "cash",

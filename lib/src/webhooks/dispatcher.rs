@@ -24,12 +24,12 @@ use super::receivers::{self, Receiver};
 use crate::events::{self, Event};
 use crate::jobs::{Queues, WebhookDelivery};
 use crate::store::Store;
-use crate::values::AccountId;
+use crate::values::{AccountId, OutboxStatus};
 
 /// Dispatches one event to these receivers (the account's, read after the event happened);
 /// returns how many deliveries it has.
 pub async fn dispatch(store: &Store, queues: &Queues, event: &Event, receivers: &[Receiver]) -> anyhow::Result<usize> {
-    if event.delivery_status != "pending" {
+    if event.delivery_status != OutboxStatus::Pending {
         return Ok(0);
     }
     let mut count = 0;
@@ -68,7 +68,7 @@ impl<'a> Batch<'a> {
     /// Dispatches the event stored under these keys, when it is still there.
     pub async fn dispatch_at(&mut self, pk: String, sk: String) -> anyhow::Result<usize> {
         let Some(event) = events::read(self.store, pk, sk).await? else { return Ok(0) };
-        if event.delivery_status != "pending" {
+        if event.delivery_status != OutboxStatus::Pending {
             return Ok(0);
         }
         let receivers = match self.receivers.entry(event.account_id) {
