@@ -6,8 +6,8 @@ use aws_lambda_events::dynamodb::Event as StreamEvent;
 use aws_lambda_events::sqs::SqsEvent;
 use axum::Router;
 use billing_api::app::AppState;
-use billing_api::auth::authorizer::AuthorizerError;
 use billing_api::http::authentication::api_gateway_context;
+use billing_api::http::authorizer::AuthorizerError;
 use billing_api::http::idempotency::idempotency;
 use billing_api::http::rate_limit::{rate_limit, RateLimits};
 use billing_api::http::routing::finish;
@@ -44,7 +44,7 @@ pub async fn run_billet_registrar() -> Result<(), lambda_runtime::Error> {
     let store = &store;
     lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| async move {
         // Boxed: the worker's future is deep enough to overflow the compiler's layout limit inline.
-        let batch = Box::pin(billing_api::billets::registrar::handle_batch(store, event.payload));
+        let batch = Box::pin(billing_api::billings::billets::registrar::handle_batch(store, event.payload));
         Ok::<_, std::convert::Infallible>(batch.await)
     }))
     .await
@@ -213,7 +213,7 @@ pub async fn run_authorizer() -> Result<(), lambda_runtime::Error> {
     let (store, limiter) = (&store, &limiter);
     lambda_runtime::run(service_fn(
         move |event: LambdaEvent<ApiGatewayCustomAuthorizerRequestTypeRequest>| async move {
-            billing_api::auth::authorizer::authorize(store, limiter, event.payload).await.map_err(diagnostic)
+            billing_api::http::authorizer::authorize(store, limiter, event.payload).await.map_err(diagnostic)
         },
     ))
     .await

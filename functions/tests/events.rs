@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use aws_lambda_events::apigw::ApiGatewayCustomAuthorizerRequestTypeRequest;
 use aws_lambda_events::sqs::{SqsBatchResponse, SqsEvent};
 use billing_api::app::AppState;
-use billing_api::auth::authorizer::{authorize, AuthorizerError};
+use billing_api::http::authorizer::{authorize, AuthorizerError};
 use billing_api::http::rate_limit::{RateLimiter, RateLimits};
 use billing_api::values::AccountId;
 use http_body_util::BodyExt;
@@ -112,7 +112,7 @@ async fn every_http_event_runs_through_its_function() {
         ),
         // Billing 1 of a fresh account, its billet registered by the SQS event first.
         (
-            billing_api::billets::router,
+            billing_api::billings::billets::router,
             &[("bank-billets-list.json", 200), ("bank-billets-show.json", 200), ("bank-billets-pdf.json", 200)],
         ),
     ];
@@ -169,7 +169,7 @@ async fn run_sqs(store: &billing_api::store::Store, account: AccountId) -> SqsBa
     job["account_id"] = account.get().into();
     event["Records"][0]["body"] = Value::String(job.to_string());
     let event: SqsEvent = serde_json::from_value(event).expect("an SQS event");
-    billing_api::billets::registrar::handle_batch(store, event).await
+    billing_api::billings::billets::registrar::handle_batch(store, event).await
 }
 
 #[tokio::test]
@@ -188,7 +188,7 @@ async fn the_sqs_event_registers_the_billet_once() {
         let response = run_sqs(&store, account).await;
         assert_eq!(serde_json::to_value(&response).unwrap(), serde_json::json!({"batchItemFailures": []}));
     }
-    let billets = functions::http_app(billing_api::billets::router(), state);
+    let billets = functions::http_app(billing_api::billings::billets::router(), state);
     let (status, body) = run(&billets, "bank-billets-list.json", account).await;
     assert_eq!(status, 200);
     let listed = body["bank_billets"].as_array().unwrap();

@@ -15,6 +15,7 @@ use axum::routing::delete;
 use axum::Router;
 use billing_api::app::{all_routes, AppState};
 use billing_api::auth::AuthCache;
+use billing_api::billings;
 use billing_api::http::authentication::{local_authorizer, LocalAuthorizer};
 use billing_api::http::idempotency::idempotency;
 use billing_api::http::rate_limit::rate_limit;
@@ -24,7 +25,6 @@ use billing_api::outbox::{self, LocalStream};
 use billing_api::store::Store;
 use billing_api::values::Timestamp;
 use billing_api::webhooks::Sender;
-use billing_api::{billets, billings};
 
 use crate::cache_flush::LOCAL_FLUSH_PATH;
 use crate::listener::JsonRefusals;
@@ -138,7 +138,7 @@ pub async fn serve_bounded(
 /// A queue consumer, as its Lambda runs it.
 #[derive(Clone, Debug)]
 pub enum Worker {
-    /// `billets::registrar`, on the billet-registration queue.
+    /// `billings::billets::registrar`, on the billet-registration queue.
     BilletRegistrar { store: Store },
     /// `billings::bulk`, on the bulk-expansion queue; it records registrations and next chunks as
     /// tasks.
@@ -167,7 +167,9 @@ impl Worker {
     async fn handle(&self, event: SqsEvent) -> SqsBatchResponse {
         // Boxed: the workers' futures are deep enough to overflow the compiler's layout limit.
         match self {
-            Worker::BilletRegistrar { store } => Box::pin(billets::registrar::handle_batch(store, event)).await,
+            Worker::BilletRegistrar { store } => {
+                Box::pin(billings::billets::registrar::handle_batch(store, event)).await
+            }
             Worker::BulkExpander { store } => Box::pin(billings::bulk::handle_batch(store, event)).await,
             Worker::WebhookSender(sender) => Box::pin(sender.handle_batch(event)).await,
             Worker::Settler { store } => Box::pin(billing_api::pos::settlements::handle_batch(store, event)).await,

@@ -5,7 +5,7 @@
 use anyhow::Context as _;
 use billing_api::accounts::{self, AccountChanges};
 use billing_api::auth::token_record;
-use billing_api::billets::lifecycle;
+use billing_api::billings::billets::lifecycle;
 use billing_api::billings::legacy::{self, LegacyBilling};
 use billing_api::billings::service::{self as billings, Payment};
 use billing_api::billings::view::BillingView;

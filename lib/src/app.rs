@@ -12,6 +12,6 @@ pub fn all_routes() -> Router<AppState> {
         .merge(crate::contacts::router())
         .merge(crate::bill_categories::router())
         .merge(crate::billings::router())
-        .merge(crate::billets::router())
+        .merge(crate::billings::billets::router())
         .merge(crate::pos::router())
 }

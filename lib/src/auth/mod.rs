@@ -1,8 +1,8 @@
-//! Authentication and gating (§5): API tokens, the authorizer (Lambda REQUEST authorizer on AWS,
-//! middleware with a 15-minute cache locally) and the per-request account context.
+//! Authentication and gating (§5): API tokens, their lookup ([`authenticate`]), the 15-minute cache
+//! and the account context with its gate. The edges that run it (the Lambda REQUEST authorizer on
+//! AWS, the middleware locally) are `http::authorizer` and `http::authentication`.
 
 pub mod api_token;
-pub mod authorizer;
 pub mod cache;
 pub mod context;
 pub mod token_record;

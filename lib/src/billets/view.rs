@@ -5,7 +5,7 @@ use chrono::NaiveDate;
 use serde::Serialize;
 
 use super::model::{BankAccountRef, BankBillet, Payer, Recipient, Registered};
-use crate::billings::compute;
+use crate::values::calendar::days_overdue;
 use crate::values::{BilletId, BilletStatus, Money, Timestamp};
 
 /// What a settlement shows (its amounts with two decimals).
@@ -51,7 +51,7 @@ pub struct BilletView {
 
 impl BilletView {
     pub fn new(billet: &BankBillet, today: NaiveDate) -> Self {
-        let days_overdue = compute::days_overdue(billet.due_date, today);
+        let days_overdue = days_overdue(billet.due_date, today);
         let s = &billet.settlement;
         BilletView {
             id: billet.id,

@@ -16,35 +16,10 @@
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
+pub use crate::values::calendar::days_overdue;
 use crate::values::money::cents;
+pub use crate::values::terms::{Discount, Interest, Penalty, Terms};
 use crate::values::{BillingStatus, InterestPeriod, ValueKind};
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Discount {
-    pub kind: ValueKind,
-    pub value: Decimal,
-    pub antecedence_days: i64,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Interest {
-    pub kind: ValueKind,
-    pub period: InterestPeriod,
-    pub value: Decimal,
-}
-
-/// What the computation needs of a billing.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Terms {
-    pub status: BillingStatus,
-    pub amount: Decimal,
-    pub due_date: NaiveDate,
-    pub discount: Option<Discount>,
-    pub discount2: Option<Discount>,
-    pub penalty: Option<(ValueKind, Decimal)>,
-    pub interest: Option<Interest>,
-    pub cancel_penalty: bool,
-}
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Computed {
@@ -65,11 +40,6 @@ pub fn virtual_status(status: BillingStatus, due_date: NaiveDate, today: NaiveDa
     }
 }
 
-/// Days from the due date to `today`; negative while not yet due.
-pub fn days_overdue(due_date: NaiveDate, today: NaiveDate) -> i64 {
-    (today - due_date).num_days()
-}
-
 fn value_of(kind: ValueKind, value: Decimal, amount: Decimal) -> Decimal {
     match kind {
         ValueKind::Percentage => amount * value / Decimal::ONE_HUNDRED,
@@ -88,7 +58,7 @@ pub fn extra_amount(terms: &Terms, today: NaiveDate) -> Decimal {
     if days <= 0 || terms.cancel_penalty {
         return Decimal::ZERO;
     }
-    let penalty = terms.penalty.map(|(kind, value)| cents(value_of(kind, value, terms.amount))).unwrap_or_default();
+    let penalty = terms.penalty.map(|p| cents(value_of(p.kind, p.value, terms.amount))).unwrap_or_default();
     let interest = terms
         .interest
         .map(|i| {
@@ -202,7 +172,7 @@ mod tests {
         // R$ 100,00 due 10/11, paid 22/11: 12 days late; multa 2% = 2,00; juros 1% a.m. pro rata:
         // 100 × 1% ÷ 30 × 12 = 0,40; total 102,40.
         let t = Terms {
-            penalty: Some((ValueKind::Percentage, m("2"))),
+            penalty: Some(Penalty { kind: ValueKind::Percentage, value: m("2") }),
             interest: Some(Interest { kind: ValueKind::Percentage, period: InterestPeriod::Monthly, value: m("1") }),
             ..terms("100.00", "2026-11-10")
         };
@@ -222,7 +192,7 @@ mod tests {
         assert_eq!(compute(&daily, d("2026-11-22")).extra_amount, m("5.94"));
         // Multa fixa R$ 5,00 and juros fixos R$ 3,00 ao mês: 3 ÷ 30 × 12 = 1,20; total 6,20.
         let fixed = Terms {
-            penalty: Some((ValueKind::FixedAmount, m("5"))),
+            penalty: Some(Penalty { kind: ValueKind::FixedAmount, value: m("5") }),
             interest: Some(Interest { kind: ValueKind::FixedAmount, period: InterestPeriod::Monthly, value: m("3") }),
             ..terms("80.00", "2026-11-10")
         };
@@ -238,7 +208,7 @@ mod tests {
     #[test]
     fn cancel_penalty_waives_charges() {
         let t = Terms {
-            penalty: Some((ValueKind::Percentage, m("2"))),
+            penalty: Some(Penalty { kind: ValueKind::Percentage, value: m("2") }),
             interest: Some(Interest { kind: ValueKind::Percentage, period: InterestPeriod::Monthly, value: m("1") }),
             cancel_penalty: true,
             ..terms("100.00", "2026-11-10")
@@ -281,7 +251,7 @@ mod tests {
     fn settled_billings_carry_no_discount_or_charge() {
         let t = Terms {
             status: BillingStatus::Canceled,
-            penalty: Some((ValueKind::FixedAmount, m("9"))),
+            penalty: Some(Penalty { kind: ValueKind::FixedAmount, value: m("9") }),
             ..terms("100", "2026-11-01")
         };
         let c = compute(&t, d("2026-11-22"));
@@ -292,7 +262,10 @@ mod tests {
     fn return_date_and_display_amount() {
         assert_eq!(return_date(d("2026-11-10"), true, 30), Some(d("2026-12-10")));
         assert_eq!(return_date(d("2026-11-10"), false, 30), None);
-        let t = Terms { penalty: Some((ValueKind::Percentage, m("2"))), ..terms("100.00", "2026-11-10") };
+        let t = Terms {
+            penalty: Some(Penalty { kind: ValueKind::Percentage, value: m("2") }),
+            ..terms("100.00", "2026-11-10")
+        };
         // Frozen at the registration date of a gateway billet (before the due date: no charge).
         assert_eq!(display_amount_payable(&t, d("2026-11-22"), Some(d("2026-11-01")), None), m("100.00"));
         assert_eq!(display_amount_payable(&t, d("2026-11-22"), None, None), m("102.00"));

@@ -3,6 +3,7 @@
 //! every change goes through ([`service`]), bulk issuance ([`bulk`]), legacy records ([`legacy`]),
 //! lists ([`list`]), the two representations ([`view`]) and the routes.
 
+pub mod billets;
 pub mod bulk;
 pub mod compute;
 pub mod input;

@@ -5,7 +5,7 @@ use chrono::NaiveDate;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
-use super::compute::{Discount, Interest, Terms};
+use super::compute::{Discount, Interest, Penalty, Terms};
 use super::input::{Draft, Item as DraftItem};
 use crate::store::item::number;
 use crate::values::{
@@ -162,7 +162,9 @@ impl Billing {
             due_date: self.due_date,
             discount: discount(self.discount_type, self.discount, self.discount_antecedence),
             discount2: discount(self.discount_type2, self.discount2, self.discount_antecedence2),
-            penalty: self.penalty.map(|value| (self.penalty_type.unwrap_or(ValueKind::Percentage), value)),
+            penalty: self
+                .penalty
+                .map(|value| Penalty { kind: self.penalty_type.unwrap_or(ValueKind::Percentage), value }),
             interest: self.interest.map(|value| Interest {
                 kind: self.interest_type.unwrap_or(ValueKind::Percentage),
                 period: self.interest_period.unwrap_or(InterestPeriod::Monthly),
@@ -178,7 +180,7 @@ impl Billing {
 
     /// Server-assigned code: the id, zero-padded.
     pub fn code_for(id: BillingId) -> String {
-        format!("{:08}", id.get())
+        id.code()
     }
 
     /// The draft's items: those with an id keep it, the others take consecutive ids from
@@ -364,7 +366,7 @@ pub(crate) mod tests {
             item.remove(absent);
         }
         let read: Billing = read(item).unwrap();
-        assert_eq!(read.terms().penalty.map(|p| p.0), Some(ValueKind::Percentage));
+        assert_eq!(read.terms().penalty.map(|p| p.kind), Some(ValueKind::Percentage));
         assert_eq!(read.terms().interest.map(|i| i.period), Some(InterestPeriod::Monthly));
         assert_eq!((read.installments, read.installment_type), (1, InstallmentType::None));
     }

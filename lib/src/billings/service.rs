@@ -15,6 +15,7 @@ use std::future::Future;
 
 use serde_json::Value;
 
+use super::billets::lifecycle::{self, BilletWrite};
 use super::compute;
 use super::input::{Draft, PayOff, MSG_BANK_ACCOUNT_NOT_FOUND};
 use super::links;
@@ -24,7 +25,6 @@ use super::view::{BillingView, Embedded};
 use crate::bank_accounts::BankAccount;
 use crate::bank_rules::BankRule;
 use crate::bill_categories::BillCategory;
-use crate::billets::lifecycle::{self, BilletWrite};
 use crate::billets::model::{self as billets, BankBillet, BilletStatus};
 use crate::cash_entries::CashEntry;
 use crate::contacts::Contact;

@@ -223,8 +223,8 @@ fn head<'a>(b: &'a Billing, computed: &Computed) -> Head<'a> {
 fn terms(b: &Billing) -> Terms {
     let charges = b.terms();
     Terms {
-        penalty_type: charges.penalty.map(|p| p.0),
-        penalty: shown(charges.penalty.map(|p| p.1)),
+        penalty_type: charges.penalty.map(|p| p.kind),
+        penalty: shown(charges.penalty.map(|p| p.value)),
         cancel_penalty: b.cancel_penalty,
         interest_type: charges.interest.map(|i| i.kind),
         interest_period: charges.interest.map(|i| i.period),

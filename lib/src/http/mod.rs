@@ -3,6 +3,7 @@
 //! passes (authentication, rate limits, idempotency).
 
 pub mod authentication;
+pub mod authorizer;
 pub mod body;
 pub mod error;
 pub mod extract;

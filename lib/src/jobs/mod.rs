@@ -2,7 +2,7 @@
 //! reads only its own kind: a body of another kind, or no message at all, fails and ends in the
 //! queue's DLQ after its receive limit.
 //!
-//! Billet registration (worker `billets::registrar`): every new billing, and every re-issue, asks
+//! Billet registration (worker `billings::billets::registrar`): every new billing, and every re-issue, asks
 //! for its bank billet to be registered:
 //! `{"kind": "billet_registration", "account_id": 7, "billing_id": 42, "generation": 1, "requested_at": "<ISO 8601>"}`.
 //! `generation` is the billing's registration request it answers (1 on create, one more on each

@@ -5,6 +5,11 @@
 use chrono::{DateTime, Datelike, Duration, FixedOffset, NaiveDate, SecondsFormat, SubsecRound, Utc, Weekday};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+/// Days from the due date to `today`; negative while not yet due.
+pub fn days_overdue(due_date: NaiveDate, today: NaiveDate) -> i64 {
+    (today - due_date).num_days()
+}
+
 pub fn sao_paulo() -> FixedOffset {
     FixedOffset::west_opt(3 * 3600).expect("valid offset")
 }

@@ -117,6 +117,13 @@ record_ids! {
     StoreCreditId;
 }
 
+impl BillingId {
+    /// The server-assigned `code` of the billing: the id, zero-padded to eight digits.
+    pub fn code(self) -> String {
+        format!("{:08}", self.get())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

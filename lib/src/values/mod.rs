@@ -6,6 +6,7 @@ pub mod cpf_cnpj;
 pub mod ids;
 pub mod kinds;
 pub mod money;
+pub mod terms;
 pub mod text;
 
 pub use calendar::{today, Timestamp};

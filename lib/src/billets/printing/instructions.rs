@@ -6,7 +6,7 @@ use chrono::{Days, NaiveDate};
 use rust_decimal::Decimal;
 
 use super::text::{amount, date};
-use crate::billings::compute::{Discount, Interest, Terms};
+use crate::values::terms::{Discount, Interest, Terms};
 use crate::values::{InstructionType, InterestPeriod, Money, ValueKind};
 
 /// What the bank does after the due date (§2.1 `instruction_type`, `instruction_days`).
@@ -42,7 +42,7 @@ fn interest_text(interest: &Interest) -> String {
 
 fn lateness_line(terms: &Terms) -> Option<String> {
     let penalty =
-        terms.penalty.filter(|(_, v)| *v > Decimal::ZERO).map(|(kind, v)| format!("multa de {}", value(kind, v)));
+        terms.penalty.filter(|p| p.value > Decimal::ZERO).map(|p| format!("multa de {}", value(p.kind, p.value)));
     let interest = terms.interest.filter(|i| i.value > Decimal::ZERO).map(|i| interest_text(&i));
     if terms.cancel_penalty {
         return (penalty.is_some() || interest.is_some())
@@ -77,6 +77,7 @@ pub fn lines(terms: &Terms, after: AfterDue) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::values::terms::Penalty;
     use crate::values::BillingStatus;
 
     fn terms() -> Terms {
@@ -105,7 +106,7 @@ mod tests {
         t.discount =
             Some(Discount { kind: ValueKind::FixedAmount, value: Decimal::new(1000, 2), antecedence_days: 10 });
         t.discount2 = Some(Discount { kind: ValueKind::Percentage, value: Decimal::new(5, 0), antecedence_days: 0 });
-        t.penalty = Some((ValueKind::Percentage, Decimal::new(2, 0)));
+        t.penalty = Some(Penalty { kind: ValueKind::Percentage, value: Decimal::new(2, 0) });
         t.interest =
             Some(Interest { kind: ValueKind::Percentage, period: InterestPeriod::Monthly, value: Decimal::new(1, 0) });
         let after = AfterDue { kind: Some(InstructionType::Protest), days: 5 };

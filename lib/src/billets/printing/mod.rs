@@ -9,4 +9,4 @@ pub mod pix_qr;
 pub mod slip;
 pub mod text;
 
-pub use slip::{NotPrintable, Slip};
+pub use slip::{Document, NotPrintable, Slip};

@@ -14,7 +14,7 @@ use super::pix_qr::{self, Matrix, QUIET_ZONE};
 use super::text::{amount, date, document};
 use crate::billets::model::BankBillet;
 use crate::billets::payment_codes::bank_check_digit;
-use crate::billings::Billing;
+use crate::values::terms::Terms;
 use crate::values::BilletStatus;
 
 /// Left edge and width of the layout (mm).
@@ -59,17 +59,28 @@ pub struct Slip<'a> {
     instructions: Vec<String>,
 }
 
+/// What the slip prints of the billet's billing: the document number (its code) and its terms, from
+/// which the instructions are written; without them (the billing is gone) no instructions.
+pub struct Document {
+    pub number: String,
+    pub terms: Option<(Terms, AfterDue)>,
+}
+
+impl Document {
+    /// The document of a billet whose billing is gone: the number from the billing's id.
+    pub fn bare(billet: &BankBillet) -> Document {
+        Document { number: billet.billing_id.code(), terms: None }
+    }
+}
+
 impl<'a> Slip<'a> {
-    /// The slip of a registered billet; its billing (when still there) gives the document number
-    /// and the instructions.
-    pub fn new(billet: &'a BankBillet, billing: Option<&Billing>) -> Result<Slip<'a>, NotPrintable> {
+    /// The slip of a registered billet; its billing's terms (when it is still there) give the
+    /// instructions.
+    pub fn new(billet: &'a BankBillet, document: Document) -> Result<Slip<'a>, NotPrintable> {
         let barcode = billet.registered.barcode.as_deref().ok_or(NotPrintable::NoBarcode)?;
         let digitable_line = billet.registered.digitable_line.as_deref().ok_or(NotPrintable::NoBarcode)?;
         let bars = barcode::bars(barcode).ok_or(NotPrintable::NoBarcode)?;
         let pix_payload = billet.registered.pix_qr_code.as_deref().filter(|p| !p.is_empty());
-        let instructions = billing.map_or_else(Vec::new, |b| {
-            instructions::lines(&b.terms(), AfterDue { kind: b.instruction_type, days: b.instruction_days })
-        });
         Ok(Slip {
             billet,
             barcode,
@@ -77,8 +88,8 @@ impl<'a> Slip<'a> {
             digitable_line,
             pix: pix_payload.and_then(pix_qr::matrix),
             pix_payload,
-            document_number: billing.map_or_else(|| Billing::code_for(billet.billing_id), |b| b.code.clone()),
-            instructions,
+            document_number: document.number,
+            instructions: document.terms.map_or_else(Vec::new, |(terms, after)| instructions::lines(&terms, after)),
         })
     }
 
@@ -494,10 +505,10 @@ mod tests {
     #[test]
     fn a_registered_billet_prints_and_an_unregistered_one_does_not() {
         let mut billet = crate::billets::model::tests::sample();
-        assert_eq!(Slip::new(&billet, None).err(), Some(NotPrintable::NoBarcode));
+        assert_eq!(Slip::new(&billet, Document::bare(&billet)).err(), Some(NotPrintable::NoBarcode));
         billet.registered.barcode = Some("00192376900000135000000001238798777770016818".into());
         billet.registered.digitable_line = Some("00190.00009 01238.798779 77700.168188 2 37690000013500".into());
-        let slip = Slip::new(&billet, None).unwrap();
+        let slip = Slip::new(&billet, Document::bare(&billet)).unwrap();
         let pdf = slip.pdf();
         assert!(pdf.starts_with(b"%PDF-"), "{:?}", &pdf[..8]);
         assert!(pdf.len() < 20_000, "{} bytes", pdf.len());
@@ -518,7 +529,9 @@ mod tests {
         billet.registered.pix_qr_code = Some(
             "00020126330014br.gov.bcb.pix0111123456789015204000053039865802BR5901X6001Y62070503***6304ABCD".into(),
         );
-        let page = |billet: &BankBillet| String::from_utf8_lossy(&Slip::new(billet, None).unwrap().page()).into_owned();
+        let page = |billet: &BankBillet| {
+            String::from_utf8_lossy(&Slip::new(billet, Document::bare(billet)).unwrap().page()).into_owned()
+        };
         let open = page(&billet);
         assert!(open.contains("Pague com Pix") && !open.contains("BOLETO PAGO"));
         billet.status = BilletStatus::Paid;

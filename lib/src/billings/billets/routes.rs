@@ -7,9 +7,10 @@ use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 
-use super::model::{self, BankBillet};
-use super::printing::{pix_qr, NotPrintable, Slip};
-use super::view::BilletView;
+use crate::billets::model::{self, BankBillet};
+use crate::billets::printing::instructions::AfterDue;
+use crate::billets::printing::{pix_qr, Document, NotPrintable, Slip};
+use crate::billets::view::BilletView;
 use crate::billings::Billing;
 use crate::editing::find_or_404;
 use crate::http::Tenant;
@@ -86,7 +87,14 @@ async fn pdf(
         records::find::<Billing>(&state.store, tenant.account_id(), billing_id)
     );
     let (billet, billing) = (billet?, billing?);
-    let slip = Slip::new(&billet, billing.as_ref())
+    let document = match &billing {
+        Some(b) => Document {
+            number: b.code.clone(),
+            terms: Some((b.terms(), AfterDue { kind: b.instruction_type, days: b.instruction_days })),
+        },
+        None => Document::bare(&billet),
+    };
+    let slip = Slip::new(&billet, document)
         .map_err(|NotPrintable::NoBarcode| missing_part(CODE_NOT_PRINTABLE, MSG_NOT_PRINTABLE))?;
     Ok(response::file("application/pdf", &format!("boleto-{}.pdf", id.get()), slip.pdf()))
 }

@@ -22,10 +22,10 @@ use anyhow::Context as _;
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 
 use super::lifecycle::BilletWrite;
-use super::model::{BankBillet, BilletStatus, Payer, Recipient, Registered, Settlement};
-use super::provider::{provider_for, Answer};
 use crate::accounts::{self, Account};
 use crate::bank_rules::BankRule;
+use crate::billets::model::{BankBillet, BilletStatus, Payer, Recipient, Registered, Settlement};
+use crate::billets::provider::{provider_for, Answer};
 use crate::billings::model::Billing;
 use crate::billings::service::{announcement, change, Ruled};
 use crate::contacts::Contact;
@@ -221,7 +221,7 @@ async fn transmit(store: &Store, owner: &Account, billet: BankBillet) -> anyhow:
 
 /// Whether the billet is stored just as `expected` (its version and status).
 async fn stored_as(store: &Store, account: AccountId, expected: &BankBillet) -> anyhow::Result<bool> {
-    let found = super::model::find(store, account, expected.billing_id, expected.id).await?;
+    let found = crate::billets::model::find(store, account, expected.billing_id, expected.id).await?;
     Ok(found.is_some_and(|b| b.version == expected.version && b.status == expected.status))
 }
 

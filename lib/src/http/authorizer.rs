@@ -10,7 +10,7 @@ use aws_lambda_events::apigw::ApiGatewayCustomAuthorizerRequestTypeRequest;
 use http::header::AUTHORIZATION;
 use serde_json::{json, Value};
 
-use super::authenticate;
+use crate::auth::authenticate;
 use crate::http::rate_limit::RateLimiter;
 use crate::refusal::Refusal;
 use crate::store::Store;

@@ -11,7 +11,7 @@
 //! - **Cancel** cancels the open billet; **pay-off** writes it off (`discharged`).
 //! - **Bank payment** (`billings::service::record_bank_payment`) settles the opened billet.
 
-use super::model::{self, BankBillet, BilletStatus};
+use crate::billets::model::{self, BankBillet, BilletStatus};
 use crate::billings::model::Billing;
 use crate::jobs::{tasks, BilletRegistration};
 use crate::store::{Store, StoreResult, Write};
