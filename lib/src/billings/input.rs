@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::http::fields::{decimal_in, id_in, integer_in};
 use crate::http::{Fields, Sent};
+use crate::values::terms::{Interest, Penalty};
 use crate::values::{
     BankAccountId, BankRuleId, BillCategoryId, BillingItemId, ContactId, DischargeReason, InstructionType,
     InterestPeriod, IssueType, Money, TagId, ValueKind,
@@ -55,8 +56,8 @@ pub struct Draft {
     pub competence: Option<String>,
     /// Already moved off a weekend.
     pub due_date: NaiveDate,
-    pub penalty: Option<(ValueKind, Decimal)>,
-    pub interest: Option<(ValueKind, InterestPeriod, Decimal)>,
+    pub penalty: Option<Penalty>,
+    pub interest: Option<Interest>,
     pub instruction: Option<(InstructionType, i64)>,
     pub items: Vec<Item>,
     /// Σ quantity × amount, at least 5.00.
@@ -337,8 +338,12 @@ impl Draft {
             your_code,
             competence,
             due_date: due_date.expect("checked"),
-            penalty: penalty_value.zip(penalty_kind).map(|(v, k)| (k, v)),
-            interest: interest_value.zip(interest_kind).zip(period).map(|((v, k), p)| (k, p, v)),
+            penalty: penalty_value.zip(penalty_kind).map(|(value, kind)| Penalty { kind, value }),
+            interest: interest_value.zip(interest_kind).zip(period).map(|((value, kind), period)| Interest {
+                kind,
+                period,
+                value,
+            }),
             instruction: instruction_type.map(|t| (t, instruction_days)),
             items,
             amount,
@@ -526,7 +531,7 @@ pub(crate) mod tests {
         body["instruction_days"] = json!("30");
         body["competence"] = json!("11/2026");
         let d = parse(body).unwrap();
-        assert_eq!(d.interest.map(|i| i.1), Some(InterestPeriod::Daily));
+        assert_eq!(d.interest.map(|i| i.period), Some(InterestPeriod::Daily));
         assert_eq!(d.instruction, Some((InstructionType::Devolution, 30)));
         let mut body = valid();
         body["penalty"] = json!("1000000000");

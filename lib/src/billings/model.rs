@@ -2,7 +2,6 @@
 //! the filterable fields in `list_fields`. The attribute names are the API's field names.
 
 use chrono::NaiveDate;
-use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
 use super::compute::{Discount, Interest, Penalty, Terms};
@@ -10,8 +9,7 @@ use super::input::{Draft, Item as DraftItem};
 use crate::store::item::number;
 use crate::values::{
     BankRuleId, BillCategoryId, BilletId, BillingId, BillingItemId, BillingStatus, BillingType, ContactId,
-    DischargeReason, GroupId, InstallmentType, InstructionType, InterestPeriod, IssueType, Money, TagId, Timestamp,
-    ValueKind,
+    DischargeReason, GroupId, InstallmentType, InstructionType, IssueType, Money, TagId, Timestamp,
 };
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -46,30 +44,20 @@ pub struct Billing {
     pub competence: Option<String>,
     pub evincive: Option<String>,
     pub observation: Option<String>,
-    #[serde(default)]
-    pub discount_type: Option<ValueKind>,
-    #[serde(default, with = "number::option")]
-    pub discount: Option<Decimal>,
-    #[serde(default)]
-    pub discount_antecedence: Option<i64>,
-    #[serde(default)]
-    pub discount_type2: Option<ValueKind>,
-    #[serde(default, with = "number::option")]
-    pub discount2: Option<Decimal>,
-    #[serde(default)]
-    pub discount_antecedence2: Option<i64>,
-    #[serde(default)]
-    pub penalty_type: Option<ValueKind>,
-    #[serde(default, with = "number::option")]
-    pub penalty: Option<Decimal>,
+    /// The early-payment discounts (stored as `discount_type`, `discount`, `discount_antecedence`
+    /// and the same with `2`): read-only through the API, set by legacy imports.
+    #[serde(flatten, with = "stored::first_discount")]
+    pub discount: Option<Discount>,
+    #[serde(flatten, with = "stored::second_discount")]
+    pub discount2: Option<Discount>,
+    /// Stored as `penalty_type` and `penalty`.
+    #[serde(flatten, with = "stored::penalty")]
+    pub penalty: Option<Penalty>,
     #[serde(default)]
     pub cancel_penalty: bool,
-    #[serde(default)]
-    pub interest_type: Option<ValueKind>,
-    #[serde(default)]
-    pub interest_period: Option<InterestPeriod>,
-    #[serde(default, with = "number::option")]
-    pub interest: Option<Decimal>,
+    /// Stored as `interest_type`, `interest_period` and `interest`.
+    #[serde(flatten, with = "stored::interest")]
+    pub interest: Option<Interest>,
     #[serde(default)]
     pub instruction_type: Option<InstructionType>,
     #[serde(default)]
@@ -144,14 +132,6 @@ pub struct BillingListFields {
     pub evincive: Option<String>,
 }
 
-fn discount(kind: Option<ValueKind>, value: Option<Decimal>, antecedence: Option<i64>) -> Option<Discount> {
-    Some(Discount {
-        kind: kind.unwrap_or(ValueKind::Percentage),
-        value: value?,
-        antecedence_days: antecedence.unwrap_or(0),
-    })
-}
-
 impl Billing {
     /// What the computed fields are computed from (a kind left out is a percentage, a period
     /// monthly, as records made elsewhere may have them).
@@ -160,16 +140,10 @@ impl Billing {
             status: self.status,
             amount: self.amount.get(),
             due_date: self.due_date,
-            discount: discount(self.discount_type, self.discount, self.discount_antecedence),
-            discount2: discount(self.discount_type2, self.discount2, self.discount_antecedence2),
-            penalty: self
-                .penalty
-                .map(|value| Penalty { kind: self.penalty_type.unwrap_or(ValueKind::Percentage), value }),
-            interest: self.interest.map(|value| Interest {
-                kind: self.interest_type.unwrap_or(ValueKind::Percentage),
-                period: self.interest_period.unwrap_or(InterestPeriod::Monthly),
-                value,
-            }),
+            discount: self.discount,
+            discount2: self.discount2,
+            penalty: self.penalty,
+            interest: self.interest,
             cancel_penalty: self.cancel_penalty,
         }
     }
@@ -216,17 +190,10 @@ impl Billing {
             competence: None,
             evincive: None,
             observation: None,
-            discount_type: None,
             discount: None,
-            discount_antecedence: None,
-            discount_type2: None,
             discount2: None,
-            discount_antecedence2: None,
-            penalty_type: None,
             penalty: None,
             cancel_penalty: false,
-            interest_type: None,
-            interest_period: None,
             interest: None,
             instruction_type: None,
             instruction_days: 0,
@@ -287,11 +254,8 @@ impl Billing {
             competence: draft.competence.clone(),
             evincive: draft.evincive.clone(),
             observation: draft.observation.clone(),
-            penalty_type: draft.penalty.map(|(kind, _)| kind),
-            penalty: draft.penalty.map(|(_, value)| value),
-            interest_type: draft.interest.map(|(kind, _, _)| kind),
-            interest_period: draft.interest.map(|(_, period, _)| period),
-            interest: draft.interest.map(|(_, _, value)| value),
+            penalty: draft.penalty,
+            interest: draft.interest,
             instruction_type: draft.instruction.map(|(kind, _)| kind),
             instruction_days: draft.instruction.map_or(0, |(_, days)| days),
             bank_rule_id: Some(draft.bank_rule_id),
@@ -309,11 +273,114 @@ impl Billing {
     }
 }
 
+/// How a billing's terms are stored: each typed term as the flat attributes the API names
+/// (`discount_type`, `discount`, `discount_antecedence`, …). A kind left out reads as a
+/// percentage, a period as monthly, an antecedence as 0 (records made elsewhere may lack them); a
+/// term without its value is no term.
+mod stored {
+    use rust_decimal::Decimal;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::{Discount, Interest, Penalty};
+    use crate::store::item::number;
+    use crate::values::{InterestPeriod, ValueKind};
+
+    /// One discount slot under its attribute names.
+    macro_rules! discount_slot {
+        ($module:ident, $kind:literal, $value:literal, $antecedence:literal) => {
+            pub mod $module {
+                use super::*;
+
+                #[derive(Serialize, Deserialize)]
+                struct Stored {
+                    #[serde(rename = $kind, default)]
+                    kind: Option<ValueKind>,
+                    #[serde(rename = $value, default, with = "number::option")]
+                    value: Option<Decimal>,
+                    #[serde(rename = $antecedence, default)]
+                    antecedence: Option<i64>,
+                }
+
+                pub fn serialize<S: Serializer>(term: &Option<Discount>, serializer: S) -> Result<S::Ok, S::Error> {
+                    let stored = Stored {
+                        kind: term.map(|d| d.kind),
+                        value: term.map(|d| d.value),
+                        antecedence: term.map(|d| d.antecedence_days),
+                    };
+                    stored.serialize(serializer)
+                }
+
+                pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Discount>, D::Error> {
+                    let stored = Stored::deserialize(deserializer)?;
+                    Ok(stored.value.map(|value| Discount {
+                        kind: stored.kind.unwrap_or(ValueKind::Percentage),
+                        value,
+                        antecedence_days: stored.antecedence.unwrap_or(0),
+                    }))
+                }
+            }
+        };
+    }
+
+    discount_slot!(first_discount, "discount_type", "discount", "discount_antecedence");
+    discount_slot!(second_discount, "discount_type2", "discount2", "discount_antecedence2");
+
+    pub mod penalty {
+        use super::*;
+
+        #[derive(Serialize, Deserialize)]
+        struct Stored {
+            #[serde(rename = "penalty_type", default)]
+            kind: Option<ValueKind>,
+            #[serde(rename = "penalty", default, with = "number::option")]
+            value: Option<Decimal>,
+        }
+
+        pub fn serialize<S: Serializer>(term: &Option<Penalty>, serializer: S) -> Result<S::Ok, S::Error> {
+            Stored { kind: term.map(|p| p.kind), value: term.map(|p| p.value) }.serialize(serializer)
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Penalty>, D::Error> {
+            let stored = Stored::deserialize(deserializer)?;
+            Ok(stored.value.map(|value| Penalty { kind: stored.kind.unwrap_or(ValueKind::Percentage), value }))
+        }
+    }
+
+    pub mod interest {
+        use super::*;
+
+        #[derive(Serialize, Deserialize)]
+        struct Stored {
+            #[serde(rename = "interest_type", default)]
+            kind: Option<ValueKind>,
+            #[serde(rename = "interest_period", default)]
+            period: Option<InterestPeriod>,
+            #[serde(rename = "interest", default, with = "number::option")]
+            value: Option<Decimal>,
+        }
+
+        pub fn serialize<S: Serializer>(term: &Option<Interest>, serializer: S) -> Result<S::Ok, S::Error> {
+            let stored =
+                Stored { kind: term.map(|i| i.kind), period: term.map(|i| i.period), value: term.map(|i| i.value) };
+            stored.serialize(serializer)
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Interest>, D::Error> {
+            let stored = Stored::deserialize(deserializer)?;
+            Ok(stored.value.map(|value| Interest {
+                kind: stored.kind.unwrap_or(ValueKind::Percentage),
+                period: stored.period.unwrap_or(InterestPeriod::Monthly),
+                value,
+            }))
+        }
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
     use crate::store::records::{item_of, read};
-    use crate::values::AccountId;
+    use crate::values::{AccountId, InterestPeriod, ValueKind};
 
     pub(crate) fn sample() -> Billing {
         let now = Timestamp::now();
@@ -321,14 +388,13 @@ pub(crate) mod tests {
             your_code: Some("ERP-1".into()),
             amount: Money::parse("25.50").unwrap(),
             competence: Some("12/2026".into()),
-            discount_type: Some(ValueKind::Percentage),
-            discount: Some("5".parse().unwrap()),
-            discount_antecedence: Some(3),
-            penalty_type: Some(ValueKind::FixedAmount),
-            penalty: Some("2.5".parse().unwrap()),
-            interest_type: Some(ValueKind::Percentage),
-            interest_period: Some(InterestPeriod::Daily),
-            interest: Some("0.033".parse().unwrap()),
+            discount: Some(Discount { kind: ValueKind::Percentage, value: "5".parse().unwrap(), antecedence_days: 3 }),
+            penalty: Some(Penalty { kind: ValueKind::FixedAmount, value: "2.5".parse().unwrap() }),
+            interest: Some(Interest {
+                kind: ValueKind::Percentage,
+                period: InterestPeriod::Daily,
+                value: "0.033".parse().unwrap(),
+            }),
             instruction_type: Some(InstructionType::Devolution),
             instruction_days: 30,
             bank_rule_id: Some(BankRuleId::new(1)),
@@ -354,6 +420,14 @@ pub(crate) mod tests {
         let item = item_of(AccountId::new(1), &billing).unwrap();
         assert_eq!(item["amount"].as_n().unwrap(), "25.5");
         assert_eq!(item["interest"].as_n().unwrap(), "0.033");
+        // The typed terms keep the flat attributes of the API's names.
+        assert_eq!(item["discount_type"].as_s().unwrap(), "percentage");
+        assert_eq!(item["discount"].as_n().unwrap(), "5");
+        assert_eq!(item["discount_antecedence"].as_n().unwrap(), "3");
+        assert!(item["discount2"].is_null() && item["discount_type2"].is_null());
+        assert_eq!(item["penalty_type"].as_s().unwrap(), "fixed_amount");
+        assert_eq!(item["penalty"].as_n().unwrap(), "2.5");
+        assert_eq!(item["interest_period"].as_s().unwrap(), "daily");
         assert_eq!(item["status"].as_s().unwrap(), "opened");
         assert!(item["billing_items"].as_l().is_ok());
         assert_eq!(read::<Billing>(item).unwrap(), billing);
