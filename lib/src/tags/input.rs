@@ -1,0 +1,88 @@
+//! Tag input: what the `tag` envelope of a create or update may say, read and validated into
+//! [`TagChanges`], with the messages of the rules it breaks.
+
+use crate::http::Fields;
+use crate::values::TagColor;
+
+pub const NAME_MAX_CHARS: usize = 40;
+pub const DEFAULT_COLOR: TagColor = TagColor::Info;
+
+pub const MSG_NAME_BLANK: &str = "Nome não pode ficar em branco";
+pub const MSG_NAME_TOO_LONG: &str = "Nome é muito longo (máximo: 40 caracteres)";
+pub const MSG_COLOR_INVALID: &str =
+    "Cor não está incluída na lista (default, info, primary, success, warning, danger, purple)";
+
+/// The fields a create or update sent; `None` keeps the current (or default) value.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TagChanges {
+    pub name: Option<String>,
+    pub color: Option<TagColor>,
+    pub allows_on_account: Option<bool>,
+}
+
+impl TagChanges {
+    /// Reads and validates the `tag` envelope. On create the name is required.
+    pub fn parse(fields: Fields<'_>, creating: bool) -> Result<Self, Vec<String>> {
+        let mut errors = Vec::new();
+        let mut changes = TagChanges::default();
+
+        let rule = (NAME_MAX_CHARS, MSG_NAME_BLANK, MSG_NAME_TOO_LONG);
+        changes.name = fields.name("name", "Nome", creating, rule, &mut errors);
+        // Blank or null colour means the default.
+        if let Some(raw) = fields.text("color", "Cor", &mut errors) {
+            match raw.as_deref().map(str::trim).filter(|c| !c.is_empty()) {
+                None => changes.color = Some(DEFAULT_COLOR),
+                Some(text) => match TagColor::parse(text) {
+                    Some(color) => changes.color = Some(color),
+                    None => errors.push(MSG_COLOR_INVALID.into()),
+                },
+            }
+        }
+        if let Some(value) =
+            fields.boolean("allows_on_account", "Permite venda a prazo (allows_on_account)", &mut errors)
+        {
+            changes.allows_on_account = Some(value.unwrap_or(false));
+        }
+
+        if errors.is_empty() {
+            Ok(changes)
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parse(body: serde_json::Value, creating: bool) -> Result<TagChanges, Vec<String>> {
+        TagChanges::parse(Fields::new(body.as_object().unwrap()), creating)
+    }
+
+    #[test]
+    fn name_rules() {
+        assert_eq!(parse(json!({}), true), Err(vec![MSG_NAME_BLANK.to_owned()]));
+        assert_eq!(parse(json!({"name": null}), true), Err(vec![MSG_NAME_BLANK.to_owned()]));
+        assert_eq!(parse(json!({"name": "   "}), true), Err(vec![MSG_NAME_BLANK.to_owned()]));
+        assert!(parse(json!({"name": "x".repeat(40)}), true).is_ok());
+        assert!(parse(json!({"name": "ç".repeat(40)}), true).is_ok());
+        assert_eq!(parse(json!({"name": "x".repeat(41)}), true), Err(vec![MSG_NAME_TOO_LONG.to_owned()]));
+        // On update an omitted name keeps the current one, an explicit blank is refused.
+        assert_eq!(parse(json!({}), false), Ok(TagChanges::default()));
+        assert_eq!(parse(json!({"name": ""}), false), Err(vec![MSG_NAME_BLANK.to_owned()]));
+    }
+
+    #[test]
+    fn color_and_flag_rules() {
+        let c = parse(json!({"name": "a", "color": "purple", "allows_on_account": "1"}), true).unwrap();
+        assert_eq!(c.color, Some(TagColor::Purple));
+        assert_eq!(c.allows_on_account, Some(true));
+        assert_eq!(parse(json!({"name": "a", "color": ""}), true).unwrap().color, Some(TagColor::Info));
+        assert_eq!(parse(json!({"name": "a", "color": null}), true).unwrap().color, Some(TagColor::Info));
+        let errors = parse(json!({"name": "", "color": "pink", "allows_on_account": "talvez"}), true).unwrap_err();
+        assert_eq!(errors.len(), 3);
+        assert!(errors.contains(&MSG_COLOR_INVALID.to_owned()));
+    }
+}
