@@ -1,41 +1,21 @@
-//! `/v1/groups` (§4.6). PUT behaves as PATCH: omitted fields keep their values.
+//! `/v1/groups` (§4.6): the routes, and the `Resource` impl through which the shared editing
+//! routes parse, show and delete a group. PUT behaves as PATCH: omitted fields keep their values.
 
 use axum::extract::State;
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
-use serde::Serialize;
 
-use super::model::{Group, GroupChanges};
+use super::input::GroupChanges;
+use super::model::Group;
 use super::service::GroupFilter;
+use super::view::GroupView;
 use crate::editing::routes::{self as resource, Resource};
 use crate::http::Tenant;
 use crate::http::{response, ApiResult, Fields, Params};
 use crate::state::AppState;
 use crate::store::Store;
-use crate::values::{AccountId, GroupContactType, GroupId, Timestamp};
-
-/// A group as the API shows it.
-#[derive(Serialize)]
-pub struct GroupView {
-    pub id: GroupId,
-    pub contact_type: GroupContactType,
-    pub description: String,
-    pub created_at: Timestamp,
-    pub updated_at: Timestamp,
-}
-
-impl From<Group> for GroupView {
-    fn from(group: Group) -> Self {
-        GroupView {
-            id: group.id,
-            contact_type: group.contact_type,
-            description: group.description,
-            created_at: group.created_at,
-            updated_at: group.updated_at,
-        }
-    }
-}
+use crate::values::{AccountId, GroupContactType, GroupId};
 
 impl Resource for Group {
     const ENVELOPE: &'static str = "group";

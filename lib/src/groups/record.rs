@@ -1,0 +1,64 @@
+//! How a group is stored: its list fields and index key (by contact type), its uniqueness by
+//! description (ignoring case), its postings by description, which lists read, and its counter per
+//! contact type. The model (`super::model`) knows nothing of them.
+
+use serde::{Deserialize, Serialize};
+
+use super::model::Group;
+use crate::store::keys;
+use crate::store::postings::{ordered, Posting};
+use crate::store::records::Record;
+use crate::values::text::{sort_key, uniqueness_key};
+use crate::values::{AccountId, GroupContactType, GroupId};
+
+/// What the listing index keeps of a group.
+#[derive(Serialize, Deserialize)]
+pub struct GroupListFields {
+    pub contact_type: GroupContactType,
+    #[serde(default)]
+    pub description: String,
+}
+
+/// Index sort keys start with the contact type, so a list narrowed by type reads only its part.
+pub fn index_prefix(contact_type: GroupContactType) -> String {
+    format!("{contact_type}#")
+}
+
+impl Record for Group {
+    const KIND: &'static str = "GROUP";
+    const UNIQUE: Option<&'static str> = Some("GROUPDESC");
+    type Id = GroupId;
+    type ListFields = GroupListFields;
+
+    fn id(&self) -> GroupId {
+        self.id
+    }
+
+    fn version(&self) -> i64 {
+        self.version
+    }
+
+    fn list_fields(&self) -> GroupListFields {
+        GroupListFields { contact_type: self.contact_type, description: self.description.clone() }
+    }
+
+    fn index_sk(&self) -> String {
+        format!("{}{}", index_prefix(self.contact_type), keys::record(Self::KIND, self.id))
+    }
+
+    fn unique_value(&self) -> Option<String> {
+        Some(uniqueness_key(&self.description))
+    }
+
+    /// Lists read the group postings of a contact type, by description.
+    const LISTED: bool = false;
+
+    fn postings(&self, account: AccountId) -> Vec<Posting> {
+        let partition = keys::group_postings(account, self.contact_type.as_str());
+        vec![Posting::new(partition, ordered(&sort_key(&self.description), self.id.get()))]
+    }
+
+    fn counted_in(&self, account: AccountId) -> Option<String> {
+        Some(keys::count_shards(account, &format!("{}#{}", Self::KIND, self.contact_type)))
+    }
+}
