@@ -7,35 +7,12 @@ use axum::extract::State;
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
-use serde::Serialize;
 
-use super::BillCategory;
+use super::view::BillCategoryView;
 use crate::http::Tenant;
 use crate::http::{response, ApiResult, Params};
 use crate::state::AppState;
-use crate::values::{BillCategoryId, CategoryType, Timestamp};
-
-/// A category as the API shows it.
-#[derive(Serialize)]
-pub struct BillCategoryView {
-    pub id: BillCategoryId,
-    pub description: String,
-    pub category_type: CategoryType,
-    pub created_at: Timestamp,
-    pub updated_at: Timestamp,
-}
-
-impl From<BillCategory> for BillCategoryView {
-    fn from(c: BillCategory) -> Self {
-        BillCategoryView {
-            id: c.id,
-            description: c.description,
-            category_type: c.category_type,
-            created_at: c.created_at,
-            updated_at: c.updated_at,
-        }
-    }
-}
+use crate::values::CategoryType;
 
 pub fn router() -> Router<crate::state::AppState> {
     Router::new().route("/v1/bill_categories", get(list))
@@ -44,7 +21,7 @@ pub fn router() -> Router<crate::state::AppState> {
 async fn list(State(state): State<AppState>, tenant: Tenant, params: Params) -> ApiResult<Response> {
     let pagination = params.pagination();
     let kind = params.get("category_type").map(|k| CategoryType::parse(k.trim()).ok_or(()));
-    let listed = super::list(&state.store, tenant.account_id(), kind, pagination.window()).await?;
+    let listed = super::service::list(&state.store, tenant.account_id(), kind, pagination.window()).await?;
     let views: Vec<BillCategoryView> = listed.records.into_iter().map(BillCategoryView::from).collect();
     Ok(response::list("bill_categories", &views, pagination, listed.total))
 }
