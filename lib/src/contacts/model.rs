@@ -129,26 +129,6 @@ impl Contact {
     }
 }
 
-/// What the listing index keeps of a contact: everything its list filters and sorts on.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct ContactListFields {
-    pub contact_type: Option<ContactType>,
-    pub description: Option<String>,
-    pub document: Option<String>,
-    pub email: Option<String>,
-    pub code: Option<String>,
-    #[serde(default)]
-    pub active: bool,
-    pub group_id: Option<GroupId>,
-    #[serde(default)]
-    pub tag_ids: Vec<TagId>,
-}
-
-/// Index sort keys start with the contact type, so a list narrowed by type reads only its part.
-pub fn index_prefix(contact_type: ContactType) -> String {
-    format!("{contact_type}#")
-}
-
 /// A duplicate document is reported with the document's name.
 pub fn duplicate_message(contact: &Contact) -> String {
     let document = if contact.legal_entity { "CNPJ" } else { "CPF" };

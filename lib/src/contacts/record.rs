@@ -1,11 +1,33 @@
 //! How a contact is stored: its list fields and index key, its postings (`super::postings`), its
 //! counter and its unique document. The model (`super::model`) knows nothing of them.
 
-use super::model::{index_prefix, Contact, ContactListFields};
+use serde::{Deserialize, Serialize};
+
+use super::model::Contact;
 use crate::store::postings::Posting;
 use crate::store::records::Record;
 use crate::store::{keys, Item};
-use crate::values::{AccountId, ContactId};
+use crate::values::{AccountId, ContactId, ContactType, GroupId, TagId};
+
+/// What the listing index keeps of a contact: everything its list filters and sorts on.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ContactListFields {
+    pub contact_type: Option<ContactType>,
+    pub description: Option<String>,
+    pub document: Option<String>,
+    pub email: Option<String>,
+    pub code: Option<String>,
+    #[serde(default)]
+    pub active: bool,
+    pub group_id: Option<GroupId>,
+    #[serde(default)]
+    pub tag_ids: Vec<TagId>,
+}
+
+/// Index sort keys start with the contact type, so a list narrowed by type reads only its part.
+pub fn index_prefix(contact_type: ContactType) -> String {
+    format!("{contact_type}#")
+}
 
 impl Record for Contact {
     const KIND: &'static str = "CONTACT";
