@@ -15,12 +15,11 @@
 //! spread over `keys::EVENT_SHARDS` partitions by their id, so that a burst of one account's changes
 //! writes no partition past DynamoDB's limit.
 
-use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::store::item::{from_item, to_item};
-use crate::store::{keys, Condition, Store, StoreError, StoreResult, Write};
+use crate::store::{keys, Condition, Store, StoreError, StoreResult, Update, Write};
 use crate::values::{AccountId, Timestamp};
 
 pub const BILLING_UPDATED: &str = "billing.updated";
@@ -130,8 +129,7 @@ pub async fn recorded(store: &Store, account: AccountId) -> StoreResult<Vec<Valu
 
 /// The write that marks an event dispatched: out of the pending index.
 pub fn dispatched(event: &Event) -> Write {
-    let update = Condition::new("SET delivery_status = :dispatched REMOVE gsi1pk, gsi1sk")
-        .value(":dispatched", AttributeValue::S("dispatched".to_owned()));
+    let update = Update::new().set("delivery_status", "dispatched").unindex();
     Write::update(event.pk.clone(), event.sk.clone(), update, Some(Condition::present()))
 }
 

@@ -24,7 +24,6 @@
 //!
 //! Cost: two writes per keyed `POST` (the claim, its answer) and one consistent read per retry.
 
-use aws_sdk_dynamodb::types::AttributeValue;
 use axum::body::{to_bytes, Body, Bytes};
 use axum::extract::{Request, State};
 use axum::middleware::Next;
@@ -37,7 +36,7 @@ use crate::auth::AccountContext;
 use crate::http::ApiError;
 use serde::{Deserialize, Serialize};
 
-use crate::store::{item, keys, Condition, Store, StoreError, Write};
+use crate::store::{item, keys, Condition, Store, StoreError, Update, Write};
 
 /// The request header.
 pub static IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
@@ -152,12 +151,9 @@ impl Claim<'_> {
             expires_at: now + KEEP_SECONDS,
             answer: None,
         };
-        let free = Condition::new(
-            "attribute_not_exists(pk) OR expires_at < :now OR (#state = :running AND lease_until < :now)",
-        )
-        .name("#state", "state")
-        .value(":now", AttributeValue::N(now.to_string()))
-        .value(":running", item::to_attribute(&ClaimState::Running)?);
+        let running_past_lease =
+            Condition::equals("state", &ClaimState::Running).and(Condition::less_than("lease_until", &now));
+        let free = Condition::absent().or(Condition::less_than("expires_at", &now)).or(running_past_lease);
         self.store.write(vec![Write::put_if(item::to_item(&record)?, free)]).await
     }
 
@@ -200,17 +196,14 @@ impl Claim<'_> {
             location: text(LOCATION),
         };
         // `state` is a reserved word.
-        let set = Condition::new("SET #state = :done, answer = :answer")
-            .name("#state", "state")
-            .value(":done", item::to_attribute(&ClaimState::Done)?)
-            .value(":answer", item::to_attribute(&answer)?);
-        let ours = Condition::new("claim = :claim").value(":claim", AttributeValue::S(self.token.clone()));
+        let set = Update::new().set("state", &ClaimState::Done).set("answer", &answer);
+        let ours = Condition::equals("claim", &self.token);
         self.store.write(vec![Write::update(self.pk.clone(), self.sk.clone(), set, Some(ours))]).await
     }
 
     /// Deletes the claim if it is still this request's.
     async fn release(&self) {
-        let ours = Condition::new("claim = :claim").value(":claim", AttributeValue::S(self.token.clone()));
+        let ours = Condition::equals("claim", &self.token);
         match self.store.write(vec![Write::delete_if(self.pk.clone(), self.sk.clone(), ours)]).await {
             Ok(()) | Err(StoreError::ConditionFailed(_)) => {}
             Err(error) => tracing::warn!(error = ?error, "could not release an idempotency key"),
@@ -361,8 +354,8 @@ mod tests {
     #[test]
     fn a_kept_answer_is_a_map_with_the_body_as_binary() {
         let answer = KeptAnswer { status: 201, body: b"{}".to_vec(), content_type: None, location: None };
-        let AttributeValue::M(map) = item::to_attribute(&answer).unwrap() else { panic!("a map") };
-        assert_eq!(map["body"], AttributeValue::B(b"{}".to_vec().into()));
+        let map = item::to_item(&answer).expect("a map");
+        assert_eq!(item::binary(&map, "body"), Some(&b"{}"[..]));
         assert_eq!(map.len(), 2, "absent headers are not written: {map:?}");
     }
 }

@@ -48,7 +48,7 @@ use crate::http::{ApiError, ApiResult, Fields};
 use crate::jobs::{tasks, BilletRegistration, BulkExpansion};
 use crate::store::item::{from_item, keyed};
 use crate::store::records::{self, Record as _};
-use crate::store::{keys, postings, refs, shards, Condition, KeyRange, Sort, Store, StoreError, Write};
+use crate::store::{keys, postings, refs, shards, Condition, KeyRange, Sort, Store, StoreError, Update, Write};
 use crate::tags::Tag;
 use crate::values::{AccountId, BillingId, ContactId, ContactType, IssueType, TagId, Timestamp};
 
@@ -251,14 +251,10 @@ async fn advance(
     next: Option<ContactId>,
 ) -> anyhow::Result<()> {
     let (pk, sk) = (keys::account(account), keys::bulk_expansion(&expansion.expansion_id));
-    let here = Condition::new("#cursor = :here")
-        .name("#cursor", "cursor")
-        .value(":here", crate::store::item::to_attribute(&after)?);
+    let here = Condition::equals("cursor", &after);
     let writes = match next {
         Some(next) => {
-            let moved = Condition::new("SET #cursor = :next")
-                .name("#cursor", "cursor")
-                .value(":next", crate::store::item::to_attribute(&next.get())?);
+            let moved = Update::new().set("cursor", &next.get());
             let message = chunk_message(account, &expansion.expansion_id, next.get());
             vec![Write::update(pk, sk, moved, Some(here)), tasks::one(account, message)?]
         }

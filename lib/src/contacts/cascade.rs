@@ -20,9 +20,9 @@ use serde::{Deserialize, Serialize};
 use super::model::Contact;
 use crate::contention::{move_cursor, retry_in_turn};
 use crate::jobs::{tasks, Cascade};
-use crate::store::item::{from_item, keyed, to_attribute};
+use crate::store::item::{from_item, keyed};
 use crate::store::records;
-use crate::store::{keys, postings, Condition, KeyRange, Sort, Store, Write};
+use crate::store::{keys, postings, Condition, KeyRange, Sort, Store, Update, Write};
 use crate::values::{AccountId, ContactId, ContactType, GroupId, TagId, Timestamp};
 
 /// Holders one message clears.
@@ -137,12 +137,10 @@ async fn next_round(
         }
         return Ok(());
     };
-    let here = Condition::new("#round = :here").name("#round", "round").value(":here", to_attribute(&round)?);
+    let here = Condition::equals("round", &round);
     let writes = match more {
         true => {
-            let moved = Condition::new("SET #round = :next")
-                .name("#round", "round")
-                .value(":next", to_attribute(&(round + 1))?);
+            let moved = Update::new().set("round", &(round + 1));
             let next = Cascade { round: Some(round + 1), ..message.clone() };
             vec![
                 Write::update(pk, sk, moved, Some(here)),

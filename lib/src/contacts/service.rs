@@ -220,10 +220,7 @@ async fn matching(
                 let mut found = BTreeMap::new();
                 if !digits.is_empty() {
                     for item in store.items_in(&every("ALL"), 0, postings::SEARCH_SCAN).await? {
-                        let document = match item.get("d") {
-                            Some(aws_sdk_dynamodb::types::AttributeValue::S(d)) => d.as_str(),
-                            _ => "",
-                        };
+                        let document = crate::store::item::text(&item, "d").unwrap_or_default();
                         if document.contains(digits.as_str()) {
                             found.extend(postings::position(&item));
                         }

@@ -41,7 +41,7 @@ use crate::contention::{move_cursor, retry_in_turn, retry_on_conflict};
 use crate::http::{ApiError, ApiResult, Fields};
 use crate::jobs::{tasks, ReceivableSettlement};
 use crate::store::item::{from_item, keyed, number, to_item};
-use crate::store::{keys, records, Condition, KeyRange, Sort, Store, StoreError, StoreResult, Write};
+use crate::store::{keys, records, Condition, KeyRange, Sort, Store, StoreError, StoreResult, Update, Write};
 use crate::values::calendar::{next_business_day, parse_date};
 use crate::values::{today, AccountId, BillingId, ContactId, Money, SettlementState, Timestamp};
 
@@ -89,7 +89,7 @@ impl Settlement {
     }
 
     /// An update of this settlement, under `condition`.
-    fn update(&self, change: Condition, condition: Condition) -> Write {
+    fn update(&self, change: Update, condition: Condition) -> Write {
         let (pk, sk) = self.keys();
         Write::update(pk, sk, change, Some(condition))
     }
@@ -372,14 +372,12 @@ async fn again(
     if existing.state != SettlementState::Failed {
         return Ok((existing, http::StatusCode::OK));
     }
-    let resumed =
-        Condition::new("SET #state = :pending, payer_contact_id = :payer, updated_at = :now REMOVE failure_reason")
-            .name("#state", "state")
-            .value(":pending", text(SettlementState::Pending))
-            .value(":payer", aws_sdk_dynamodb::types::AttributeValue::N(payer.get().to_string()))
-            .value(":now", text(Timestamp::now()));
-    let failed =
-        Condition::new("#state = :failed").name("#state", "state").value(":failed", text(SettlementState::Failed));
+    let resumed = Update::new()
+        .set("state", &SettlementState::Pending)
+        .set("payer_contact_id", &payer)
+        .set("updated_at", &Timestamp::now())
+        .remove("failure_reason");
+    let failed = Condition::equals("state", &SettlementState::Failed);
     let account = existing.account_id;
     let next = ReceivableSettlement::new(account, &existing.reference, existing.chunk);
     match store.write(vec![existing.update(resumed, failed), tasks::one(account, next)?]).await {
@@ -393,10 +391,6 @@ async fn again(
     }
     let reread = find(store, account, &existing.reference).await?.unwrap_or(existing);
     Ok((reread, http::StatusCode::ACCEPTED))
-}
-
-fn text(value: impl ToString) -> aws_sdk_dynamodb::types::AttributeValue {
-    aws_sdk_dynamodb::types::AttributeValue::S(value.to_string())
 }
 
 /// What one message of the worker came to.
@@ -462,15 +456,12 @@ pub async fn run(store: &Store, message: &ReceivableSettlement, chunk_size: usiz
 /// and sent the next itself).
 async fn next_chunk(store: &Store, settlement: &Settlement) -> anyhow::Result<()> {
     let account = settlement.account_id;
-    let number = |n: i64| aws_sdk_dynamodb::types::AttributeValue::N(n.to_string());
-    let moved =
-        Condition::new("SET #chunk = :next").name("#chunk", "chunk").value(":next", number(settlement.chunk + 1));
+    let moved = Update::new().set("chunk", &(settlement.chunk + 1));
     // A settlement requested before chunks were counted has none yet: it is at chunk 0.
     let here = match settlement.chunk {
-        0 => Condition::new("attribute_not_exists(#chunk) OR #chunk = :here"),
-        _ => Condition::new("#chunk = :here"),
+        0 => Condition::missing("chunk").or(Condition::equals("chunk", &0)),
+        _ => Condition::equals("chunk", &settlement.chunk),
     };
-    let here = here.name("#chunk", "chunk").value(":here", number(settlement.chunk));
     let next = ReceivableSettlement::new(account, &settlement.reference, settlement.chunk + 1);
     let writes = vec![settlement.update(moved, here), tasks::one(account, next)?];
     move_cursor(store, writes).await.map_err(|e| anyhow::anyhow!("the settlement's next chunk: {e}"))?;
@@ -478,15 +469,12 @@ async fn next_chunk(store: &Store, settlement: &Settlement) -> anyhow::Result<()
 }
 
 async fn mark(store: &Store, settlement: &Settlement, state: SettlementState, reason: Option<&str>) -> StoreResult<()> {
+    let change = Update::new().set("state", &state).set("updated_at", &Timestamp::now());
     let change = match reason {
-        Some(reason) => Condition::new("SET #state = :state, updated_at = :now, failure_reason = :reason")
-            .value(":reason", text(reason)),
-        None => Condition::new("SET #state = :state, updated_at = :now"),
+        Some(reason) => change.set("failure_reason", reason),
+        None => change,
     };
-    let change = change.name("#state", "state").value(":state", text(state)).value(":now", text(Timestamp::now()));
-    let not_done = Condition::new("#state <> :completed")
-        .name("#state", "state")
-        .value(":completed", text(SettlementState::Completed));
+    let not_done = Condition::not_equals("state", &SettlementState::Completed);
     match store.write(vec![settlement.update(change, not_done)]).await {
         // Completed meanwhile by a copy of the message: nothing to mark.
         Err(StoreError::ConditionFailed(_)) => Ok(()),
@@ -529,9 +517,7 @@ async fn settle_sale(store: &Store, settlement: &Settlement, code: &str) -> ApiR
             contact_id: sale.contact_id,
             amount: due,
         };
-        let totals = Condition::new("ADD sales_count :one, amount :amount")
-            .value(":one", aws_sdk_dynamodb::types::AttributeValue::N("1".into()))
-            .value(":amount", aws_sdk_dynamodb::types::AttributeValue::N(due.get().to_string()));
+        let totals = Update::new().add("sales_count", 1).add("amount", due);
         let also = vec![
             next.replacing(&sale)?,
             Write::put_if(to_item(&line)?, Condition::absent()),
@@ -625,10 +611,8 @@ async fn bill(store: &Store, settlement: &Settlement) -> ApiResult<Option<Billin
             return Ok(Some(id));
         }
         let payer = billings::check_references(store, account, &draft).await?;
-        let record_billing = Condition::new("SET billing_id = :billing, updated_at = :now")
-            .value(":billing", aws_sdk_dynamodb::types::AttributeValue::N(ids.billing.get().to_string()))
-            .value(":now", text(Timestamp::now()));
-        let marked = settlement.update(record_billing, Condition::new("attribute_not_exists(billing_id)"));
+        let record_billing = Update::new().set("billing_id", &ids.billing).set("updated_at", &Timestamp::now());
+        let marked = settlement.update(record_billing, Condition::missing("billing_id"));
         Ok(Some(billings::insert_new(store, account, ids, &draft, payer, vec![marked]).await?.id))
     })
     .await
@@ -639,12 +623,12 @@ async fn complete(store: &Store, settlement: &Settlement) -> StoreResult<()> {
     let mut contacts: Vec<ContactId> = lines.iter().map(|l| l.contact_id).collect();
     contacts.sort_unstable();
     contacts.dedup();
-    let change =
-        Condition::new("SET #state = :completed, contacts_count = :contacts, completed_at = :now, updated_at = :now")
-            .name("#state", "state")
-            .value(":completed", text(SettlementState::Completed))
-            .value(":contacts", aws_sdk_dynamodb::types::AttributeValue::N(contacts.len().to_string()))
-            .value(":now", text(Timestamp::now()));
+    let now = Timestamp::now();
+    let change = Update::new()
+        .set("state", &SettlementState::Completed)
+        .set("contacts_count", &contacts.len())
+        .set("completed_at", &now)
+        .set("updated_at", &now);
     match store.write(vec![settlement.update(change, Condition::present())]).await {
         Ok(()) | Err(StoreError::ConditionFailed(_)) => Ok(()),
         Err(other) => Err(other),

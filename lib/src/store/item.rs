@@ -52,6 +52,35 @@ pub fn from_attribute<T: DeserializeOwned>(value: AttributeValue) -> StoreResult
     serde_dynamo::from_attribute_value(value).map_err(|e| StoreError::Mapping(e.to_string()))
 }
 
+/// The text an item holds in `attribute` (`None` when missing or not a text).
+pub fn text<'a>(item: &'a Item, attribute: &str) -> Option<&'a str> {
+    match item.get(attribute) {
+        Some(AttributeValue::S(text)) => Some(text),
+        _ => None,
+    }
+}
+
+/// Copies the attributes `names` of the map `map` onto the item where the item lacks them (an
+/// upgrade of items that kept them only in the map).
+pub fn lift(item: &mut Item, map: &str, names: &[&str]) {
+    let Some(AttributeValue::M(fields)) = item.get(map).cloned() else { return };
+    for name in names {
+        if !item.contains_key(*name) {
+            if let Some(value) = fields.get(*name) {
+                item.insert((*name).to_owned(), value.clone());
+            }
+        }
+    }
+}
+
+/// The bytes an item holds in `attribute` (`None` when missing or not binary).
+pub fn binary<'a>(item: &'a Item, attribute: &str) -> Option<&'a [u8]> {
+    match item.get(attribute) {
+        Some(AttributeValue::B(bytes)) => Some(bytes.as_ref()),
+        _ => None,
+    }
+}
+
 /// An item of nothing but its keys (links, key partitions).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct KeyItem {

@@ -3,6 +3,7 @@
 //! (see docs/data-model.md). Storage answers its own errors ([`StoreError`]); what they mean to a
 //! client is decided above it.
 
+mod expressions;
 mod failures;
 pub mod item;
 pub mod keys;
@@ -21,9 +22,10 @@ use anyhow::Context as _;
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_dynamodb::Client;
 
+pub use expressions::{Condition, Update};
 pub use item::{CounterValue, Item, KeyItem};
 pub use listing::{IndexEntry, KeyRange, Page, Sort};
-pub use writes::{Condition, Write, MAX_TRANSACTION_ITEMS};
+pub use writes::{Write, MAX_TRANSACTION_ITEMS};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

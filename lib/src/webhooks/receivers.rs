@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 use super::client::{check_url, Policy};
 use super::secrets::{SecretBox, SigningSecret};
 use crate::store::item::{from_item, to_item};
-use crate::store::{keys, Condition, Store, StoreError, StoreResult, Write};
+use crate::store::{keys, Condition, Store, StoreError, StoreResult, Update, Write};
 use crate::values::{AccountId, Timestamp, WebhookId};
 
 pub const MAX_RECEIVERS: i64 = 3;
@@ -182,29 +182,19 @@ async fn update(
     store: &Store,
     account: AccountId,
     id: WebhookId,
-    update: Condition,
+    update: Update,
     expected: Option<Condition>,
 ) -> Result<(), Refused> {
     let (pk, sk) = Receiver::keys(account, id);
     let condition = match expected {
-        Some(expected) => {
-            Condition { expression: format!("attribute_exists(pk) AND ({})", expected.expression), ..expected }
-        }
+        Some(expected) => Condition::present().and(expected),
         None => Condition::present(),
-    };
-    let update = match update.expression.contains(":now") {
-        true => update.value(":now", text(Timestamp::now())),
-        false => update,
     };
     match store.write(vec![Write::update(pk, sk, update, Some(condition))]).await {
         Ok(()) => Ok(()),
         Err(StoreError::ConditionFailed(_)) => Err(Refused::NotFound(id)),
         Err(error) => Err(error.into()),
     }
-}
-
-fn text(value: impl ToString) -> AttributeValue {
-    AttributeValue::S(value.to_string())
 }
 
 /// A new secret; the current one keeps signing for [`ROTATION_OVERLAP`].
@@ -217,16 +207,20 @@ pub async fn rotate_secret(
     let current = found(store, account, id).await?;
     let secret = SigningSecret::generate();
     let until = Timestamp(Timestamp::now().0 + ROTATION_OVERLAP);
-    let change = Condition::new(
-        "SET secret = :new, previous_secret = :old, previous_secret_expires_at = :until, updated_at = :now",
-    )
-    .value(":new", text(vault.seal(account, id, &secret)))
-    .value(":old", text(&current.secret))
-    .value(":until", text(until));
+    let change = Update::new()
+        .set("secret", &vault.seal(account, id, &secret))
+        .set("previous_secret", &current.secret)
+        .set("previous_secret_expires_at", &until)
+        .set("updated_at", &Timestamp::now());
     // On the secret read: a rotation at the same moment makes this one fail instead of losing one.
-    let expected = Condition::new("secret = :old").value(":old", text(&current.secret));
+    let expected = Condition::equals("secret", &current.secret);
     update(store, account, id, change, Some(expected)).await?;
     Ok((found(store, account, id).await?, secret))
+}
+
+/// The change that disables a receiver for `reason`.
+fn disabled(reason: &str, now: Timestamp) -> Update {
+    Update::new().set("enabled", &false).set("disabled_reason", reason).set("disabled_at", &now).set("updated_at", &now)
 }
 
 /// Enables (clearing the failure streak) or disables the receiver.
@@ -237,13 +231,16 @@ pub async fn set_enabled(
     enabled: bool,
     reason: &str,
 ) -> Result<Receiver, Refused> {
+    let now = Timestamp::now();
     let change = if enabled {
-        Condition::new("SET enabled = :yes, updated_at = :now REMOVE disabled_reason, disabled_at, failing_since")
-            .value(":yes", AttributeValue::Bool(true))
+        Update::new()
+            .set("enabled", &true)
+            .set("updated_at", &now)
+            .remove("disabled_reason")
+            .remove("disabled_at")
+            .remove("failing_since")
     } else {
-        Condition::new("SET enabled = :no, disabled_reason = :reason, disabled_at = :now, updated_at = :now")
-            .value(":no", AttributeValue::Bool(false))
-            .value(":reason", text(reason))
+        disabled(reason, now)
     };
     update(store, account, id, change, None).await?;
     found(store, account, id).await
@@ -255,17 +252,14 @@ pub async fn record_failure(store: &Store, receiver: &Receiver, at: Timestamp) -
     let (account, id) = (receiver.account_id, receiver.id);
     match receiver.failing_since {
         None => {
-            let change = Condition::new("SET failing_since = if_not_exists(failing_since, :at)").value(":at", text(at));
+            let change = Update::new().set_if_missing("failing_since", &at);
             update(store, account, id, change, None).await
         }
         Some(since) if receiver.enabled && at.0 - since.0 >= DISABLE_AFTER => {
             let reason = format!("deliveries failing since {since} (three days without a success)");
-            let change =
-                Condition::new("SET enabled = :no, disabled_reason = :reason, disabled_at = :now, updated_at = :now")
-                    .value(":no", AttributeValue::Bool(false))
-                    .value(":reason", text(reason));
+            let change = disabled(&reason, Timestamp::now());
             // Only if no success ended the streak meanwhile.
-            let expected = Condition::new("failing_since = :since").value(":since", text(since));
+            let expected = Condition::equals("failing_since", &since);
             match update(store, account, id, change, Some(expected)).await {
                 Err(Refused::NotFound(_)) => Ok(()),
                 other => other,
@@ -280,7 +274,7 @@ pub async fn record_success(store: &Store, receiver: &Receiver) -> Result<(), Re
     if receiver.failing_since.is_none() {
         return Ok(());
     }
-    let change = Condition::new("REMOVE failing_since");
+    let change = Update::new().remove("failing_since");
     match update(store, receiver.account_id, receiver.id, change, None).await {
         Err(Refused::NotFound(_)) => Ok(()),
         other => other,
