@@ -40,7 +40,8 @@ use crate::contacts::Contact;
 use crate::contention::{move_cursor, retry_in_turn, retry_on_conflict};
 use crate::http::{ApiError, ApiResult, Fields};
 use crate::jobs::{tasks, ReceivableSettlement};
-use crate::store::item::{from_item, keyed, number, to_item};
+use crate::store::item::{from_item, number, to_item};
+use crate::store::stored::{self, Key, Stored};
 use crate::store::{keys, records, Condition, KeyRange, Sort, Store, StoreError, StoreResult, Update, Write};
 use crate::values::calendar::{next_business_day, parse_date};
 use crate::values::{today, AccountId, BillingId, ContactId, Money, SettlementState, Timestamp};
@@ -83,15 +84,23 @@ pub struct Settlement {
     pub chunk: i64,
 }
 
-impl Settlement {
-    fn keys(&self) -> (String, String) {
-        (keys::account(self.account_id), keys::settlement(&self.reference))
-    }
+impl Stored for Settlement {
+    const KIND: Option<&'static str> = Some("settlement");
+    type Scope<'a> = ();
 
+    fn key(&self, (): ()) -> Key {
+        settlement_key(self.account_id, &self.reference)
+    }
+}
+
+fn settlement_key(account: AccountId, reference: &str) -> Key {
+    (keys::account(account), keys::settlement(reference))
+}
+
+impl Settlement {
     /// An update of this settlement, under `condition`.
     fn update(&self, change: Update, condition: Condition) -> Write {
-        let (pk, sk) = self.keys();
-        Write::update(pk, sk, change, Some(condition))
+        stored::update(self, (), change, condition)
     }
 }
 
@@ -261,7 +270,7 @@ pub async fn preview(store: &Store, account: AccountId, cutoff: NaiveDate) -> Ap
 }
 
 pub async fn find(store: &Store, account: AccountId, reference: &str) -> StoreResult<Option<Settlement>> {
-    store.get(keys::account(account), keys::settlement(reference)).await?.map(from_item).transpose()
+    stored::find(store, settlement_key(account, reference)).await
 }
 
 /// What a `POST` sends: `reference` and `cutoff_at`.
@@ -334,11 +343,8 @@ pub async fn request(
         completed_at: None,
         chunk: 0,
     };
-    let (pk, sk) = settlement.keys();
-    let writes = vec![
-        Write::put_if(keyed(&settlement, pk, sk, "settlement", None)?, Condition::absent()),
-        tasks::one(account, ReceivableSettlement::new(account, reference, 0))?,
-    ];
+    let writes =
+        vec![stored::insert(&settlement, ())?, tasks::one(account, ReceivableSettlement::new(account, reference, 0))?];
     // Only the write runs again on a lost race or a throttle: the sales were read once.
     retry_on_conflict(|| async {
         match store.write(writes.clone()).await {

@@ -17,19 +17,20 @@ pub fn to_item<T: Serialize>(value: &T) -> StoreResult<Item> {
     serde_dynamo::to_item(value).map_err(|e| StoreError::Mapping(e.to_string()))
 }
 
-/// The item of a record whose type carries no keys: its fields, then its keys, its `kind` and, when
-/// given, its entry in the `gsi1` index (`gsi1pk`, `gsi1sk`).
-pub fn keyed<T: Serialize>(
+/// The item of a record whose type carries no keys: its fields, then its keys, its `kind` (when it
+/// has one) and, when given, its entry in the `gsi1` index (`gsi1pk`, `gsi1sk`).
+pub(super) fn keyed<T: Serialize>(
     value: &T,
-    pk: String,
-    sk: String,
-    kind: &str,
+    (pk, sk): (String, String),
+    kind: Option<&str>,
     index: Option<(String, String)>,
 ) -> StoreResult<Item> {
     let mut item = to_item(value)?;
     item.insert("pk".to_owned(), AttributeValue::S(pk));
     item.insert("sk".to_owned(), AttributeValue::S(sk));
-    item.insert("kind".to_owned(), AttributeValue::S(kind.to_owned()));
+    if let Some(kind) = kind {
+        item.insert("kind".to_owned(), AttributeValue::S(kind.to_owned()));
+    }
     if let Some((gsi1pk, gsi1sk)) = index {
         item.insert("gsi1pk".to_owned(), AttributeValue::S(gsi1pk));
         item.insert("gsi1sk".to_owned(), AttributeValue::S(gsi1sk));

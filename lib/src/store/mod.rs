@@ -13,6 +13,7 @@ pub mod postings;
 pub mod records;
 pub mod refs;
 pub mod shards;
+pub mod stored;
 pub mod turns;
 mod writes;
 

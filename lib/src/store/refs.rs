@@ -17,7 +17,7 @@ pub const SHARDS: i64 = 8;
 const PARTITIONS: i64 = 4;
 
 fn partition(account: AccountId, kind: &str, id: i64, shard: i64) -> String {
-    format!("A#{account}#REFS#{kind}#{id:010}#{}", shard.rem_euclid(PARTITIONS))
+    keys::reference_shards(account, kind, id, shard.rem_euclid(PARTITIONS))
 }
 
 /// `delta` on the count of record `(kind, id)`, in the shard of `holder` (the billing's id, or

@@ -10,14 +10,13 @@
 //! an operator enables it again. Changes are update expressions on the fields they touch, so the
 //! sender marking a failure and an operator rotating the secret never overwrite each other.
 
-use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::client::{check_url, Policy};
 use super::secrets::{SecretBox, SigningSecret};
-use crate::store::item::{from_item, to_item};
+use crate::store::stored::{self, Key, Stored};
 use crate::store::{keys, Condition, Store, StoreError, StoreResult, Update, Write};
 use crate::values::{AccountId, Timestamp, WebhookId};
 
@@ -52,6 +51,15 @@ pub struct Receiver {
     pub updated_at: Timestamp,
 }
 
+impl Stored for Receiver {
+    const KIND: Option<&'static str> = Some("webhook");
+    type Scope<'a> = ();
+
+    fn key(&self, (): ()) -> Key {
+        Receiver::keys(self.account_id, self.id)
+    }
+}
+
 /// Why an operation on receivers was refused (the CLI prints it and exits non-zero).
 #[derive(Debug, thiserror::Error)]
 pub enum Refused {
@@ -68,15 +76,6 @@ pub enum Refused {
 impl Receiver {
     fn keys(account: AccountId, id: WebhookId) -> (String, String) {
         (keys::account(account), keys::webhook(id))
-    }
-
-    fn item(&self) -> StoreResult<crate::store::Item> {
-        let mut item = to_item(self)?;
-        let (pk, sk) = Receiver::keys(self.account_id, self.id);
-        item.insert("pk".into(), AttributeValue::S(pk));
-        item.insert("sk".into(), AttributeValue::S(sk));
-        item.insert("kind".into(), AttributeValue::S("webhook".into()));
-        Ok(item)
     }
 
     /// The secrets that sign a delivery made `at`: the current one, and the previous one while it
@@ -142,7 +141,7 @@ pub async fn add(
         updated_at: now,
     };
     let count = Write::add_up_to(keys::account(account), keys::counter(COUNTER), "value", 1, MAX_RECEIVERS);
-    match store.write(vec![Write::put_if(receiver.item()?, Condition::absent()), count]).await {
+    match store.write(vec![stored::insert(&receiver, ())?, count]).await {
         Ok(()) => Ok((receiver, secret)),
         Err(error) if error.failed_at(1) => Err(Refused::TooMany),
         Err(error) => Err(error.into()),
@@ -151,13 +150,11 @@ pub async fn add(
 
 /// The account's receivers, by id (at most three: one short query).
 pub async fn list(store: &Store, account: AccountId) -> StoreResult<Vec<Receiver>> {
-    let items = store.items_with_prefix(keys::account(account), keys::WEBHOOK_PREFIX.to_owned(), true).await?;
-    items.into_iter().map(from_item).collect()
+    stored::with_prefix(store, keys::account(account), keys::WEBHOOK_PREFIX.to_owned(), true).await
 }
 
 pub async fn find(store: &Store, account: AccountId, id: WebhookId) -> StoreResult<Option<Receiver>> {
-    let (pk, sk) = Receiver::keys(account, id);
-    store.get(pk, sk).await?.map(from_item).transpose()
+    stored::find(store, Receiver::keys(account, id)).await
 }
 
 async fn found(store: &Store, account: AccountId, id: WebhookId) -> Result<Receiver, Refused> {
