@@ -36,7 +36,9 @@ use crate::auth::AccountContext;
 use crate::http::ApiError;
 use serde::{Deserialize, Serialize};
 
-use crate::store::{item, keys, Condition, Store, StoreError, Update, Write};
+use crate::store::stored::{self, Key, Stored};
+use crate::store::{keys, Condition, Store, StoreError, Update, Write};
+use crate::values::AccountId;
 
 /// The request header.
 pub static IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
@@ -77,8 +79,7 @@ async fn keyed(store: &Store, request: Request, next: Next) -> Result<Response, 
     let (parts, body) = request.into_parts();
     let bytes = crate::http::body::read_whole(&parts.headers, body).await.map_err(IntoResponse::into_response)?;
     let fingerprint = fingerprint(&parts, &bytes);
-    let claim =
-        Claim { store, pk: keys::idempotency(account, &key), sk: keys::IDEMPOTENCY_SK.into(), token: new_token() };
+    let claim = Claim { store, account, key, token: new_token() };
     let now = chrono::Utc::now().timestamp();
     for _ in 0..3 {
         match claim.take(&fingerprint, now).await {
@@ -131,19 +132,26 @@ fn new_token() -> String {
 /// One request's claim on a key.
 struct Claim<'a> {
     store: &'a Store,
-    pk: String,
-    sk: String,
+    account: AccountId,
+    /// The `Idempotency-Key`.
+    key: String,
     /// This request's own mark, so that it stores or releases only a claim that is still its.
     token: String,
 }
 
 impl Claim<'_> {
+    fn at(&self) -> (AccountId, &str) {
+        (self.account, &self.key)
+    }
+
+    fn item_key(&self) -> Key {
+        keys::idempotency_claim(self.account, &self.key)
+    }
+
     /// Puts the claim unless a live one holds the key: none, one past its 24 h (TTL is lazy), or
     /// a running one past its lease.
     async fn take(&self, fingerprint: &str, now: i64) -> Result<(), StoreError> {
         let record = ClaimRecord {
-            pk: self.pk.clone(),
-            sk: self.sk.clone(),
             fingerprint: fingerprint.to_owned(),
             claim: self.token.clone(),
             state: ClaimState::Running,
@@ -154,11 +162,11 @@ impl Claim<'_> {
         let running_past_lease =
             Condition::equals("state", &ClaimState::Running).and(Condition::less_than("lease_until", &now));
         let free = Condition::absent().or(Condition::less_than("expires_at", &now)).or(running_past_lease);
-        self.store.write(vec![Write::put_if(item::to_item(&record)?, free)]).await
+        self.store.write(vec![stored::put_if(&record, self.at(), free)?]).await
     }
 
     async fn read(&self) -> Result<Option<ClaimRecord>, StoreError> {
-        self.store.get(self.pk.clone(), self.sk.clone()).await?.map(item::from_item).transpose()
+        stored::find(self.store, self.item_key()).await
     }
 
     /// Keeps the answer for replays, or releases the key when a retry may be answered otherwise.
@@ -198,13 +206,15 @@ impl Claim<'_> {
         // `state` is a reserved word.
         let set = Update::new().set("state", &ClaimState::Done).set("answer", &answer);
         let ours = Condition::equals("claim", &self.token);
-        self.store.write(vec![Write::update(self.pk.clone(), self.sk.clone(), set, Some(ours))]).await
+        let (pk, sk) = self.item_key();
+        self.store.write(vec![Write::update(pk, sk, set, Some(ours))]).await
     }
 
     /// Deletes the claim if it is still this request's.
     async fn release(&self) {
         let ours = Condition::equals("claim", &self.token);
-        match self.store.write(vec![Write::delete_if(self.pk.clone(), self.sk.clone(), ours)]).await {
+        let (pk, sk) = self.item_key();
+        match self.store.write(vec![Write::delete_if(pk, sk, ours)]).await {
             Ok(()) | Err(StoreError::ConditionFailed(_)) => {}
             Err(error) => tracing::warn!(error = ?error, "could not release an idempotency key"),
         }
@@ -214,8 +224,6 @@ impl Claim<'_> {
 /// The item of a claim.
 #[derive(Debug, Serialize, Deserialize)]
 struct ClaimRecord {
-    pk: String,
-    sk: String,
     /// Of the request that claimed the key ([`fingerprint`]).
     fingerprint: String,
     /// The claiming request's own token.
@@ -227,6 +235,17 @@ struct ClaimRecord {
     expires_at: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     answer: Option<KeptAnswer>,
+}
+
+impl Stored for ClaimRecord {
+    /// Claims never carried a `kind`.
+    const KIND: Option<&'static str> = None;
+    /// The account and the `Idempotency-Key`.
+    type Scope<'a> = (AccountId, &'a str);
+
+    fn key(&self, (account, key): Self::Scope<'_>) -> Key {
+        keys::idempotency_claim(account, key)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -300,6 +319,7 @@ fn in_use() -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::item;
 
     fn request(method: &str, uri: &str, content_type: &str, key: Option<&str>) -> Request {
         let mut builder = http::Request::builder().method(method).uri(uri).header(CONTENT_TYPE, content_type);
@@ -336,8 +356,6 @@ mod tests {
     #[test]
     fn a_claim_holds_until_its_lease_or_its_day_ends() {
         let claim = |state, lease_until, expires_at| ClaimRecord {
-            pk: "pk".into(),
-            sk: "sk".into(),
             fingerprint: "f".into(),
             claim: "c".into(),
             state,

@@ -40,11 +40,11 @@ use crate::contacts::Contact;
 use crate::contention::{move_cursor, retry_in_turn, retry_on_conflict};
 use crate::http::{ApiError, ApiResult, Fields};
 use crate::jobs::{tasks, ReceivableSettlement};
-use crate::store::item::{from_item, number, to_item};
+use crate::store::item::{from_attribute, number};
 use crate::store::stored::{self, Key, Stored};
 use crate::store::{keys, records, Condition, KeyRange, Sort, Store, StoreError, StoreResult, Update, Write};
 use crate::values::calendar::{next_business_day, parse_date};
-use crate::values::{today, AccountId, BillingId, ContactId, Money, SettlementState, Timestamp};
+use crate::values::{today, AccountId, BillingId, ContactId, Money, SaleId, SettlementState, Timestamp};
 
 pub const CODE_SETTLEMENT_CONTACT_MISSING: &str = "settlement_contact_missing";
 /// Why a message naming a chunk other than the next does nothing.
@@ -107,13 +107,20 @@ impl Settlement {
 /// A sale a settlement took.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Line {
-    pub pk: String,
-    pub sk: String,
-    pub kind: String,
     pub sale_code: String,
     pub contact_id: ContactId,
     #[serde(with = "number")]
     pub amount: Money,
+}
+
+impl Stored for Line {
+    const KIND: Option<&'static str> = Some("settlement_line");
+    /// The account, the settlement's reference and the sale.
+    type Scope<'a> = (AccountId, &'a str, SaleId);
+
+    fn key(&self, (account, reference, sale): Self::Scope<'_>) -> Key {
+        (keys::settlement_lines(account, reference), keys::sale(sale))
+    }
 }
 
 /// The settlement as the API shows it.
@@ -207,7 +214,7 @@ pub async fn open_up_to(
         let page = store.page(&range, limit.unwrap_or(1000), start).await?;
         for item in page.items {
             if let Some(fields) = item.get("list_fields").cloned() {
-                found.push(crate::store::item::from_attribute::<OpenEntry>(fields)?);
+                found.push(from_attribute::<OpenEntry>(fields)?);
             }
         }
         match page.next {
@@ -515,18 +522,11 @@ async fn settle_sale(store: &Store, settlement: &Settlement, code: &str) -> ApiR
         });
         let mut payer = Contact { version: contact.version + 1, ..contact.clone() };
         payer.on_account_balance = payer.on_account_balance - due;
-        let line = Line {
-            pk: keys::settlement_lines(account, &settlement.reference),
-            sk: keys::sale(sale.id),
-            kind: "settlement_line".into(),
-            sale_code: sale.code.clone(),
-            contact_id: sale.contact_id,
-            amount: due,
-        };
+        let line = Line { sale_code: sale.code.clone(), contact_id: sale.contact_id, amount: due };
         let totals = Update::new().add("sales_count", 1).add("amount", due);
         let also = vec![
             next.replacing(&sale)?,
-            Write::put_if(to_item(&line)?, Condition::absent()),
+            stored::insert(&line, (account, &settlement.reference, sale.id))?,
             settlement.update(totals, Condition::present()),
             next.announced()?,
         ];
@@ -555,8 +555,7 @@ fn item_description(name: &str, codes: &[&str], cutoff: &str) -> String {
 /// The settlement's lines, all of them (its sales).
 async fn lines(store: &Store, settlement: &Settlement) -> StoreResult<Vec<Line>> {
     let partition = keys::settlement_lines(settlement.account_id, &settlement.reference);
-    let items = store.items_with_prefix(partition, "SALE#".to_owned(), true).await?;
-    items.into_iter().map(from_item).collect()
+    stored::with_prefix(store, partition, keys::SALE_PREFIX.to_owned(), true).await
 }
 
 /// Makes the payer's billing from the lines (none when nothing was settled), with the

@@ -293,6 +293,11 @@ pub fn failed_delivery(failed_at_millis: i64, delivery_sk: &str) -> String {
     format!("{failed_at_millis:013}#{delivery_sk}")
 }
 
+/// Where the failed deliveries since a moment (epoch ms) start in [`failed_deliveries`].
+pub fn failed_since(millis: i64) -> String {
+    format!("{millis:013}")
+}
+
 /// The deliveries of one event (a prefix of [`delivery`]).
 pub fn deliveries_of(event_ms: i64, event_id: &str) -> String {
     format!("{DELIVERY_PREFIX}{event_ms:013}#{event_id}#")
@@ -312,6 +317,9 @@ pub fn attempts_of(event_ms: i64, event_id: &str, receiver: WebhookId) -> String
 pub fn sale(id: SaleId) -> String {
     record("SALE", id)
 }
+
+/// Prefix of [`sale`]: the lines of a settlement are one key range of it.
+pub const SALE_PREFIX: &str = "SALE#";
 
 /// Partition of one key item per sale of the account (`sk` = [`sale_key`]): lists read a page of
 /// it, newest first, optionally within a date range.

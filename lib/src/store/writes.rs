@@ -40,6 +40,11 @@ impl Write {
         Write::Put { item, condition: None }
     }
 
+    /// A key-only item (a list's key item, a link), whatever is there.
+    pub fn put_keys(pk: String, sk: String) -> Self {
+        Write::put(Item::from([("pk".to_owned(), AttributeValue::S(pk)), ("sk".to_owned(), AttributeValue::S(sk))]))
+    }
+
     pub fn put_if(item: Item, condition: Condition) -> Self {
         Write::Put { item, condition: Some(condition) }
     }
