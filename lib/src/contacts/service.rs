@@ -12,7 +12,7 @@ use crate::groups::Group;
 use crate::http::{ApiError, ApiResult};
 use crate::store::postings;
 use crate::store::records::{self, Listed, Record, Window};
-use crate::store::{keys, shards, KeyItem, KeyRange, Sort, Store, Write};
+use crate::store::{keys, shards, KeyRange, Sort, Store, Write};
 use crate::tags::Tag;
 use crate::values::{AccountId, ContactId, ContactType, GroupId, TagId, Timestamp};
 
@@ -92,7 +92,7 @@ impl Editable for Contact {
             let mut writes = Vec::new();
             for tag in &added {
                 let (pk, sk) = link(account, *tag, id);
-                writes.push(Write::put(crate::store::item::to_item(&KeyItem { pk, sk })?));
+                writes.push(Write::put_keys(pk, sk));
             }
             for tag in removed {
                 let (pk, sk) = link(account, tag, id);

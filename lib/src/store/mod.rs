@@ -1,5 +1,7 @@
 //! DynamoDB storage: one table, keys built only in [`keys`], records mapped by serde
-//! ([`item`], [`records`]), multi-item changes as one transaction, listing through the `gsi1` index
+//! ([`item`]; an account's listed records through [`records::Record`], every other kind through
+//! [`stored::Stored`]), partial changes as typed [`Update`]s under [`Condition`]s, multi-item
+//! changes as one transaction, listing through the `gsi1` index
 //! (see docs/data-model.md). Storage answers its own errors ([`StoreError`]); what they mean to a
 //! client is decided above it.
 

@@ -2,7 +2,8 @@
 //! `pk = A#<account>`, `sk = <KIND>#<id>`, the record's fields as attributes (serde), an entry in
 //! the listing index with the fields lists filter on (`list_fields`), an optimistic-lock `version`,
 //! and optionally a guard item that makes one value unique in the account. Creating, replacing and
-//! deleting keep record, guard and whatever else the caller adds in one transaction.
+//! deleting keep record, guard and whatever else the caller adds in one transaction. A kind that
+//! is not such a record implements [`Stored`] instead (`store::stored`).
 
 use std::collections::HashMap;
 

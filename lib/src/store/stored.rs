@@ -8,6 +8,9 @@
 //! attributes a type does not name). A type that needs something back from its key (a token's
 //! digest) takes it in [`Stored::found_at`], parsed by a function of [`super::keys`].
 
+use std::future::Future;
+
+use futures::FutureExt as _;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
@@ -83,9 +86,11 @@ pub fn delete_if<T: Stored>(record: &T, scope: T::Scope<'_>, condition: Conditio
     Write::delete_if(pk, sk, condition)
 }
 
-/// The record stored under `key` (a strongly consistent read).
-pub async fn find<T: Stored>(store: &Store, (pk, sk): Key) -> StoreResult<Option<T>> {
-    store.get(pk, sk).await?.map(read).transpose()
+/// The record stored under `key` (a strongly consistent read). A plain mapping of the read's
+/// future, not a future of its own: the authorizer's future is already near the compiler's
+/// layout depth limit, which one more `async` layer on its reads passes.
+pub fn find<T: Stored>(store: &Store, (pk, sk): Key) -> impl Future<Output = StoreResult<Option<T>>> + Send + '_ {
+    store.get(pk, sk).map(|found| found?.map(read).transpose())
 }
 
 /// The records stored under `keys` (one batch read per hundred); keys of nothing are left out.
