@@ -431,16 +431,14 @@ async fn the_webhook_events_dispatch_and_deliver_once() {
         tasks::one(account, BilletRegistration::new(account, billing_api::values::BillingId::new(1), 1)).unwrap();
     let billing_api::store::Write::Put { item: task_item, .. } = &task else { panic!("a task is a put") };
     let task_keys = billing_api::store::KeyItem::keys_of(task_item);
-    store
-        .write(vec![billing_api::store::Write::put(billing_api::store::item::to_item(&event).unwrap()), task])
-        .await
-        .unwrap();
+    store.write(vec![billing_api::store::stored::put(&event, ()).unwrap(), task]).await.unwrap();
 
     // The stream records, pointed at that event and that task.
     let mut stream = fixture("outbox-dispatcher-stream.json");
     let change = &mut stream["Records"][0]["dynamodb"];
-    change["Keys"]["pk"]["S"] = Value::String(event.pk.clone());
-    change["Keys"]["sk"]["S"] = Value::String(event.sk.clone());
+    let (event_pk, event_sk) = billing_api::store::stored::Stored::key(&event, ());
+    change["Keys"]["pk"]["S"] = Value::String(event_pk);
+    change["Keys"]["sk"]["S"] = Value::String(event_sk);
     let change = &mut stream["Records"][1]["dynamodb"];
     change["Keys"]["pk"]["S"] = Value::String(task_keys.0.clone());
     change["Keys"]["sk"]["S"] = Value::String(task_keys.1.clone());

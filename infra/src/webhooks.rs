@@ -7,10 +7,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use aws_sdk_dynamodb::types::AttributeValue;
 use billing_api::accounts;
 use billing_api::store::item::{from_item, CounterValue};
-use billing_api::store::{keys, Condition, Store, StoreError, Write};
+use billing_api::store::{keys, Condition, Store, StoreError, Update, Write};
 use billing_api::values::{AccountId, DeliveryStatus, Timestamp, WebhookId};
 use billing_api::webhooks::deliveries::{self, Filter};
 use billing_api::webhooks::{dispatcher, receivers, Policy, Receiver, SecretBox};
@@ -227,29 +226,25 @@ impl WebhookOps {
         for _ in 0..5 {
             let plan = plan_reseal(&self.vault, &receiver, now);
             report.unopened.extend(plan.unopened.iter().map(|(field, why)| (account, id, *field, why.clone())));
-            let mut sets = Vec::new();
-            let mut update = Condition::new("");
-            let mut expected = Vec::new();
-            let mut condition = Condition::new("");
-            for (field, change, (old, new)) in
-                [("secret", ":secret", &plan.secret), ("previous_secret", ":previous", &plan.previous)]
-                    .into_iter()
-                    .filter_map(|(field, placeholder, change)| change.as_ref().map(|c| (field, placeholder, c)))
+            let mut update = Update::new();
+            let mut expected: Option<Condition> = None;
+            for (field, (old, new)) in [("secret", &plan.secret), ("previous_secret", &plan.previous)]
+                .into_iter()
+                .filter_map(|(field, change)| change.as_ref().map(|c| (field, c)))
             {
-                sets.push(format!("{field} = {change}"));
-                update = update.value(change, AttributeValue::S(new.clone()));
-                let was = format!("{change}_was");
-                expected.push(format!("{field} = {was}"));
-                condition = condition.value(&was, AttributeValue::S(old.clone()));
+                update = update.set(field, new);
+                let was = Condition::equals(field, old);
+                expected = Some(match expected {
+                    Some(before) => before.and(was),
+                    None => was,
+                });
             }
-            if sets.is_empty() {
+            let Some(condition) = expected else {
                 if plan.unopened.is_empty() {
                     report.already_current += 1;
                 }
                 return Ok(());
-            }
-            let update = Condition { expression: format!("SET {}", sets.join(", ")), ..update };
-            let condition = Condition { expression: expected.join(" AND "), ..condition };
+            };
             let (pk, sk) = (keys::account(account), keys::webhook(id));
             match self.store.write(vec![Write::update(pk, sk, update, Some(condition))]).await {
                 Ok(()) => {

@@ -2,11 +2,10 @@
 //! through the authorizer to gate access (§5).
 
 use anyhow::{bail, Context as _};
-use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
 
-use crate::store::item::{from_item, to_item};
-use crate::store::{keys, Condition, Item, Store, StoreResult, Write};
+use crate::store::stored::{self, Key, Stored};
+use crate::store::{keys, Condition, Store, StoreResult};
 use crate::values::text::collapse_whitespace;
 use crate::values::ContactId;
 use crate::values::Timestamp;
@@ -71,18 +70,23 @@ impl Account {
     pub fn full_address(&self) -> String {
         [self.address.as_deref(), self.city.as_deref()].into_iter().flatten().collect::<Vec<_>>().join(", ")
     }
+}
 
-    fn to_item(&self) -> StoreResult<Item> {
-        let mut item = to_item(self)?;
-        item.insert("pk".to_owned(), AttributeValue::S(keys::account(self.id)));
-        item.insert("sk".to_owned(), AttributeValue::S(keys::ACCOUNT_SK.to_owned()));
-        item.insert("kind".to_owned(), AttributeValue::S("account".to_owned()));
-        Ok(item)
+impl Stored for Account {
+    const KIND: Option<&'static str> = Some("account");
+    type Scope<'a> = ();
+
+    fn key(&self, (): ()) -> Key {
+        key_of(self.id)
     }
 }
 
+fn key_of(id: AccountId) -> Key {
+    (keys::account(id), keys::ACCOUNT_SK.to_owned())
+}
+
 pub async fn find(store: &Store, id: AccountId) -> StoreResult<Option<Account>> {
-    store.get(keys::account(id), keys::ACCOUNT_SK).await?.map(from_item).transpose()
+    stored::find(store, key_of(id)).await
 }
 
 pub async fn create(store: &Store, name: &str, changes: AccountChanges) -> anyhow::Result<Account> {
@@ -108,7 +112,7 @@ pub async fn create(store: &Store, name: &str, changes: AccountChanges) -> anyho
         version: 1,
     };
     account.apply_profile(&changes);
-    store.write(vec![Write::put_if(account.to_item()?, Condition::absent())]).await.context("create account")?;
+    store.write(vec![stored::insert(&account, ())?]).await.context("create account")?;
     Ok(account)
 }
 
@@ -129,7 +133,7 @@ pub async fn update(store: &Store, id: AccountId, changes: AccountChanges) -> an
         next.apply_profile(&changes);
         next.version += 1;
         next.updated_at = Timestamp::now();
-        match store.write(vec![Write::put_if(next.to_item()?, Condition::version(current.version))]).await {
+        match store.write(vec![stored::put_if(&next, (), Condition::version(current.version))?]).await {
             Ok(()) => return Ok(Some(next)),
             Err(e) if e.failed_at(0) => continue,
             Err(e) => return Err(e.into()),

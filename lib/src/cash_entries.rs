@@ -1,12 +1,12 @@
 //! Cash entries: money recorded on a bank account of the account. A manual settlement (pay-off)
 //! writes one in the billing's transaction, inheriting the billing's category.
 
-use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
-use crate::store::item::{number, to_item};
-use crate::store::{keys, Condition, Store, StoreResult, Write};
+use crate::store::item::number;
+use crate::store::stored::{self, Key, Stored};
+use crate::store::{keys, Store, StoreResult, Write};
 use crate::values::{
     AccountId, BankAccountId, BillCategoryId, BillingId, CashEntryId, ContactId, DischargeReason, Money, Timestamp,
 };
@@ -35,10 +35,15 @@ impl CashEntry {
 
     /// The write that stores it (`A#<account>`, `CASHENTRY#<id>`; the key must be free).
     pub fn insert(&self, account: AccountId) -> StoreResult<Write> {
-        let mut item = to_item(self)?;
-        item.insert("pk".to_owned(), AttributeValue::S(keys::account(account)));
-        item.insert("sk".to_owned(), AttributeValue::S(keys::record(KIND, self.id)));
-        item.insert("kind".to_owned(), AttributeValue::S("cash_entry".to_owned()));
-        Ok(Write::put_if(item, Condition::absent()))
+        stored::insert(self, account)
+    }
+}
+
+impl Stored for CashEntry {
+    const KIND: Option<&'static str> = Some("cash_entry");
+    type Scope<'a> = AccountId;
+
+    fn key(&self, account: AccountId) -> Key {
+        (keys::account(account), keys::record(KIND, self.id))
     }
 }

@@ -15,12 +15,11 @@
 //! spread over `keys::EVENT_SHARDS` partitions by their id, so that a burst of one account's changes
 //! writes no partition past DynamoDB's limit.
 
-use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::store::item::{from_item, to_item};
-use crate::store::{keys, Condition, Store, StoreError, StoreResult, Write};
+use crate::store::stored::{self, Key, Stored};
+use crate::store::{keys, Condition, Store, StoreError, StoreResult, Update, Write};
 use crate::values::{AccountId, OutboxStatus, Timestamp};
 
 pub const BILLING_UPDATED: &str = "billing.updated";
@@ -36,9 +35,6 @@ pub const TYPES: [&str; 3] = [BILLING_UPDATED, SALE_UPDATED, STORE_CREDIT_CREATE
 /// An event as the outbox keeps it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Event {
-    pub pk: String,
-    pub sk: String,
-    pub kind: String,
     pub event_id: String,
     #[serde(rename = "type")]
     pub event_type: String,
@@ -50,11 +46,26 @@ pub struct Event {
     /// When the table's TTL removes it (epoch seconds).
     #[serde(default)]
     pub expires_at: i64,
-    /// The pending index (present until dispatched).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gsi1pk: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gsi1sk: Option<String>,
+}
+
+impl Stored for Event {
+    const KIND: Option<&'static str> = Some("event");
+    type Scope<'a> = ();
+
+    /// In the shard of its id, in order of creation.
+    fn key(&self, (): ()) -> Key {
+        (keys::events(self.account_id, &self.event_id), keys::event(self.millis(), &self.event_id))
+    }
+
+    /// In the outbox's pending index until dispatched ([`dispatched`] takes it out).
+    fn index(&self, (): ()) -> Option<Key> {
+        (self.delivery_status == OutboxStatus::Pending).then(|| {
+            (
+                keys::outbox_pending(keys::outbox_shard(&self.event_id)),
+                keys::outbox_order(self.millis(), &self.event_id),
+            )
+        })
+    }
 }
 
 /// A new event id: `evt_` and a version-7 UUID (time-ordered, its first 48 bits the millisecond of
@@ -80,14 +91,8 @@ impl Event {
     pub fn new(account: AccountId, kind: &str, data: Value) -> Event {
         let now = Timestamp::now();
         let id = new_id(now);
-        let millis = now.0.timestamp_millis();
         let body = json!({"id": id, "type": kind, "created_at": now.to_string(), "data": data});
         Event {
-            pk: keys::events(account, &id),
-            sk: keys::event(millis, &id),
-            kind: "event".to_owned(),
-            gsi1pk: Some(keys::outbox_pending(keys::outbox_shard(&id))),
-            gsi1sk: Some(keys::outbox_order(millis, &id)),
             event_id: id,
             event_type: kind.to_owned(),
             account_id: account,
@@ -98,6 +103,11 @@ impl Event {
         }
     }
 
+    /// The millisecond it was created at: its place in its keys.
+    fn millis(&self) -> i64 {
+        self.created_at.0.timestamp_millis()
+    }
+
     /// The body as JSON.
     pub fn body(&self) -> StoreResult<Value> {
         serde_json::from_str(&self.body).map_err(|e| StoreError::Mapping(e.to_string()))
@@ -106,13 +116,13 @@ impl Event {
 
 /// The write that records an event of `kind` carrying `data`.
 pub fn record(account: AccountId, kind: &str, data: Value) -> StoreResult<Write> {
-    Ok(Write::put_if(to_item(&Event::new(account, kind, data))?, Condition::absent()))
+    stored::insert(&Event::new(account, kind, data), ())
 }
 
 /// The account's event `event_id`, when it exists.
 pub async fn find(store: &Store, account: AccountId, event_id: &str) -> StoreResult<Option<Event>> {
     let Some(millis) = created_millis(event_id) else { return Ok(None) };
-    store.get(keys::events(account, event_id), keys::event(millis, event_id)).await?.map(from_item).transpose()
+    stored::find(store, (keys::events(account, event_id), keys::event(millis, event_id))).await
 }
 
 /// The bodies of the account's recorded events (of the last 30 days), oldest first: for tests and
@@ -120,24 +130,21 @@ pub async fn find(store: &Store, account: AccountId, event_id: &str) -> StoreRes
 pub async fn recorded(store: &Store, account: AccountId) -> StoreResult<Vec<Value>> {
     let mut events = Vec::new();
     for partition in keys::event_partitions(account) {
-        for item in store.items_with_prefix(partition, keys::EVENT_PREFIX.to_owned(), true).await? {
-            events.push(from_item::<Event>(item)?);
-        }
+        events.extend(stored::with_prefix::<Event>(store, partition, keys::EVENT_PREFIX.to_owned(), true).await?);
     }
-    events.sort_by(|a, b| a.sk.cmp(&b.sk));
+    events.sort_by_cached_key(|event| event.key(()).1);
     events.iter().map(Event::body).collect()
 }
 
 /// The write that marks an event dispatched: out of the pending index.
 pub fn dispatched(event: &Event) -> Write {
-    let update = Condition::new("SET delivery_status = :dispatched REMOVE gsi1pk, gsi1sk")
-        .value(":dispatched", AttributeValue::S("dispatched".to_owned()));
-    Write::update(event.pk.clone(), event.sk.clone(), update, Some(Condition::present()))
+    let update = Update::new().set("delivery_status", &OutboxStatus::Dispatched).unindex();
+    stored::update(event, (), update, Condition::present())
 }
 
 /// The event an item of the outbox holds.
 pub async fn read(store: &Store, pk: String, sk: String) -> StoreResult<Option<Event>> {
-    store.get(pk, sk).await?.map(from_item).transpose()
+    stored::find(store, (pk, sk)).await
 }
 
 #[cfg(test)]
@@ -150,7 +157,9 @@ mod tests {
         assert!(event.event_id.starts_with("evt_") && event.event_id.len() == 36, "{}", event.event_id);
         let millis = created_millis(&event.event_id).unwrap();
         assert_eq!(millis, event.created_at.0.timestamp_millis());
-        assert_eq!(event.sk, keys::event(millis, &event.event_id));
+        let item = stored::item_of(&event, ()).unwrap();
+        let text = |name| crate::store::item::text(&item, name).unwrap().to_owned();
+        assert_eq!(text("sk"), keys::event(millis, &event.event_id));
         assert_eq!(created_millis("evt_nope"), None);
         // Older ids (random, version 4) have no time in them.
         assert_eq!(created_millis(&format!("evt_{}", uuid::Uuid::new_v4().simple())), None);
@@ -160,7 +169,8 @@ mod tests {
             (Some(event.event_id.as_str()), Some("billing.updated"))
         );
         let shard = keys::outbox_shard(&event.event_id);
-        assert_eq!(event.gsi1pk, Some(format!("OUTBOX#PENDING#{shard}")));
-        assert_eq!(event.pk, keys::events(AccountId::new(7), &event.event_id));
+        assert_eq!(text("gsi1pk"), format!("OUTBOX#PENDING#{shard}"));
+        assert_eq!(text("pk"), keys::events(AccountId::new(7), &event.event_id));
+        assert_eq!(stored::read::<Event>(item).unwrap(), event);
     }
 }

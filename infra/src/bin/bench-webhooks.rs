@@ -18,8 +18,7 @@ use aws_lambda_events::dynamodb::Event as StreamEvent;
 use aws_lambda_events::sqs::{SqsEvent, SqsMessage};
 use billing_api::events::{self, Event};
 use billing_api::http::rate_limit::RateLimits;
-use billing_api::store::item::to_item;
-use billing_api::store::Write;
+use billing_api::store::stored::{self, Stored as _};
 use billing_api::values::{AccountId, WebhookId};
 use billing_api::webhooks::deliveries;
 use billing_api::webhooks::{Policy, Schedule};
@@ -82,7 +81,7 @@ async fn main() -> anyhow::Result<()> {
     let made: Vec<Event> =
         (0..deliveries).map(|n| Event::new(account, events::BILLING_UPDATED, json!({"billing": {"id": n}}))).collect();
     for chunk in made.chunks(25) {
-        let writes = chunk.iter().map(|event| Ok(Write::put(to_item(event)?))).collect::<anyhow::Result<Vec<_>>>()?;
+        let writes = chunk.iter().map(|event| stored::put(event, ())).collect::<Result<Vec<_>, _>>()?;
         server.store.write(writes).await.context("write events")?;
     }
     let written = written.elapsed();
@@ -90,7 +89,7 @@ async fn main() -> anyhow::Result<()> {
     // queue: moto's queue answers in time proportional to its length (2,000 messages: 56 ms a
     // send, 1.5 s a receive) where SQS does not.
     let sqs = aws_sdk_sqs::Client::new(&server.config);
-    let pending: Vec<(String, String)> = made.iter().map(|e| (e.pk.clone(), e.sk.clone())).collect();
+    let pending: Vec<(String, String)> = made.iter().map(|e| e.key(())).collect();
     let mut dispatching = Duration::ZERO;
     for (n, chunk) in pending.chunks(100).enumerate() {
         let url =

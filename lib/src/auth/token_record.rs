@@ -2,12 +2,11 @@
 //! per account through the listing index. The plain token is never stored.
 
 use anyhow::Context as _;
-use aws_sdk_dynamodb::types::AttributeValue;
 use serde::{Deserialize, Serialize};
 
 use super::api_token::{masked, ApiToken};
-use crate::store::item::{from_item, to_item};
-use crate::store::{keys, Condition, Item, Store, StoreResult, Write};
+use crate::store::stored::{self, Key, Stored};
+use crate::store::{keys, Condition, Store, StoreResult};
 use crate::values::text::collapse_whitespace;
 use crate::values::{AccountId, Timestamp, TokenId};
 
@@ -22,6 +21,27 @@ struct StoredToken {
     last4: String,
     created_at: Timestamp,
     revoked_at: Option<Timestamp>,
+    /// Its key (`TOKEN#<digest>`), not an attribute.
+    #[serde(skip)]
+    digest: String,
+}
+
+impl Stored for StoredToken {
+    const KIND: Option<&'static str> = Some("api_token");
+    type Scope<'a> = ();
+
+    fn key(&self, (): ()) -> Key {
+        (keys::token(&self.digest), keys::TOKEN_SK.to_owned())
+    }
+
+    /// Listed per account.
+    fn index(&self, (): ()) -> Option<Key> {
+        Some((keys::listing(self.account_id, KIND), keys::record(KIND, self.id)))
+    }
+
+    fn found_at(&mut self, (pk, _): &Key) {
+        self.digest = keys::token_digest(pk);
+    }
 }
 
 /// A token as the ops CLI shows it: masked (`sct_…Ab3x`).
@@ -39,32 +59,20 @@ pub struct TokenRecord {
 }
 
 impl TokenRecord {
-    fn to_item(&self) -> StoreResult<Item> {
-        let stored = StoredToken {
+    fn stored(&self) -> StoredToken {
+        StoredToken {
             id: self.id,
             account_id: self.account_id,
             name: self.name.clone(),
             last4: self.last4.clone(),
             created_at: self.created_at,
             revoked_at: self.revoked_at,
-        };
-        let mut item = to_item(&stored)?;
-        let text = |value: String| AttributeValue::S(value);
-        item.insert("pk".to_owned(), text(keys::token(&self.digest)));
-        item.insert("sk".to_owned(), text(keys::TOKEN_SK.to_owned()));
-        item.insert("gsi1pk".to_owned(), text(keys::listing(self.account_id, KIND)));
-        item.insert("gsi1sk".to_owned(), text(keys::record(KIND, self.id)));
-        item.insert("kind".to_owned(), text("api_token".to_owned()));
-        Ok(item)
+            digest: self.digest.clone(),
+        }
     }
 
-    fn from_item(item: Item) -> StoreResult<Self> {
-        let digest = match item.get("pk") {
-            Some(AttributeValue::S(pk)) => pk.trim_start_matches("TOKEN#").to_owned(),
-            _ => String::new(),
-        };
-        let stored: StoredToken = from_item(item)?;
-        Ok(TokenRecord {
+    fn of(stored: StoredToken) -> Self {
+        TokenRecord {
             id: stored.id,
             account_id: stored.account_id,
             name: stored.name,
@@ -72,8 +80,8 @@ impl TokenRecord {
             last4: stored.last4,
             created_at: stored.created_at,
             revoked_at: stored.revoked_at,
-            digest,
-        })
+            digest: stored.digest,
+        }
     }
 }
 
@@ -93,19 +101,20 @@ pub async fn create(store: &Store, account_id: AccountId, name: &str) -> anyhow:
         revoked_at: None,
         digest: token.digest(),
     };
-    store.write(vec![Write::put_if(record.to_item()?, Condition::absent())]).await.context("store token")?;
+    store.write(vec![stored::insert(&record.stored(), ())?]).await.context("store token")?;
     Ok((record, token))
 }
 
 pub async fn find(store: &Store, digest: &str) -> StoreResult<Option<TokenRecord>> {
-    store.get(keys::token(digest), keys::TOKEN_SK).await?.map(TokenRecord::from_item).transpose()
+    let key = (keys::token(digest), keys::TOKEN_SK.to_owned());
+    Ok(stored::find::<StoredToken>(store, key).await?.map(TokenRecord::of))
 }
 
 pub async fn list(store: &Store, account_id: AccountId) -> anyhow::Result<Vec<TokenRecord>> {
     let entries = store.index_entries(keys::listing(account_id, KIND), None).await?;
     let keys: Vec<_> = entries.into_iter().map(|e| (e.pk, e.sk)).collect();
-    let mut records =
-        store.batch_get(&keys).await?.into_iter().map(TokenRecord::from_item).collect::<StoreResult<Vec<_>>>()?;
+    let found = stored::find_many::<StoredToken>(store, &keys).await?;
+    let mut records: Vec<TokenRecord> = found.into_iter().map(TokenRecord::of).collect();
     records.sort_by_key(|r| r.id);
     Ok(records)
 }
@@ -118,7 +127,8 @@ pub async fn revoke(store: &Store, account_id: AccountId, id: TokenId) -> anyhow
     };
     if record.revoked_at.is_none() {
         record.revoked_at = Some(Timestamp::now());
-        store.write(vec![Write::put_if(record.to_item()?, Condition::present())]).await.context("revoke token")?;
+        let revoked = stored::put_if(&record.stored(), (), Condition::present())?;
+        store.write(vec![revoked]).await.context("revoke token")?;
     }
     Ok(Some(record))
 }

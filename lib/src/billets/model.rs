@@ -5,8 +5,9 @@
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
-use crate::store::item::{from_item, keyed, number};
-use crate::store::{keys, Condition, Item, Store, StoreResult, Write};
+use crate::store::item::number;
+use crate::store::stored::{self, Key, Stored};
+use crate::store::{keys, Condition, Store, StoreResult, Write};
 use crate::values::{AccountId, BilletId, BillingId, Money, Timestamp};
 
 pub use crate::values::BilletStatus;
@@ -118,23 +119,23 @@ impl BankBillet {
         BankBillet { status, updated_at: Timestamp::now(), version: self.version + 1, ..self.clone() }
     }
 
-    pub fn to_item(&self, account: AccountId) -> StoreResult<Item> {
-        let (pk, sk) = keys::billet(account, self.billing_id, self.id);
-        keyed(self, pk, sk, "bank_billet", None)
-    }
-
-    pub fn from_item(item: Item) -> StoreResult<BankBillet> {
-        from_item(item)
-    }
-
     /// A new billet (the key must be free).
     pub fn insert(&self, account: AccountId) -> StoreResult<Write> {
-        Ok(Write::put_if(self.to_item(account)?, Condition::absent()))
+        stored::insert(self, account)
     }
 
     /// `next` over this billet, which must not have changed since it was read.
     pub fn replace_with(&self, account: AccountId, next: &BankBillet) -> StoreResult<Write> {
-        Ok(Write::put_if(next.to_item(account)?, Condition::version(self.version)))
+        stored::put_if(next, account, Condition::version(self.version))
+    }
+}
+
+impl Stored for BankBillet {
+    const KIND: Option<&'static str> = Some("bank_billet");
+    type Scope<'a> = AccountId;
+
+    fn key(&self, account: AccountId) -> Key {
+        keys::billet(account, self.billing_id, self.id)
     }
 }
 
@@ -145,17 +146,14 @@ pub async fn find(
     billing_id: BillingId,
     id: BilletId,
 ) -> StoreResult<Option<BankBillet>> {
-    let (pk, sk) = keys::billet(account, billing_id, id);
-    let item = store.get(pk, sk).await?;
-    item.map(BankBillet::from_item).transpose()
+    stored::find(store, keys::billet(account, billing_id, id)).await
 }
 
 /// Every billet of a billing, newest (highest id) first. A billing has a handful (one per
 /// re-issue), so they are read whole.
 pub async fn of_billing(store: &Store, account: AccountId, billing_id: BillingId) -> StoreResult<Vec<BankBillet>> {
     let (pk, prefix) = keys::billets_of(account, billing_id);
-    let items = store.items_with_prefix(pk, prefix, false).await?;
-    items.into_iter().map(BankBillet::from_item).collect()
+    stored::with_prefix(store, pk, prefix, false).await
 }
 
 #[cfg(test)]
@@ -190,12 +188,12 @@ pub(crate) mod tests {
     #[test]
     fn a_billet_round_trips_through_its_item() {
         let billet = sample();
-        let item = billet.to_item(AccountId::new(7)).unwrap();
+        let item = stored::item_of(&billet, AccountId::new(7)).unwrap();
         assert_eq!(item["pk"].as_s().unwrap(), "A#7#BILLING#0000000012");
         assert_eq!(item["sk"].as_s().unwrap(), "BILLET#0000000003");
         assert_eq!(item["status"].as_s().unwrap(), "opened");
         assert_eq!(item["amount"].as_n().unwrap(), "135");
         assert_eq!(item["payer_full_name"].as_s().unwrap(), "Maria");
-        assert_eq!(BankBillet::from_item(item).unwrap(), billet);
+        assert_eq!(stored::read::<BankBillet>(item).unwrap(), billet);
     }
 }

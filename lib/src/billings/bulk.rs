@@ -47,9 +47,9 @@ use crate::contention::{move_cursor, retry_on_conflict};
 use crate::http::Fields;
 use crate::jobs::{tasks, BilletRegistration, BulkExpansion};
 use crate::refusal::Refusal;
-use crate::store::item::{from_item, keyed};
 use crate::store::records::{self, Record as _};
-use crate::store::{keys, postings, refs, shards, Condition, KeyRange, Sort, Store, StoreError, Write};
+use crate::store::stored::{self, Key, Stored};
+use crate::store::{keys, postings, refs, shards, Condition, KeyRange, Sort, Store, StoreError, Update, Write};
 use crate::tags::Tag;
 use crate::values::{AccountId, BillingId, ContactId, ContactType, IssueType, TagId, Timestamp};
 
@@ -83,6 +83,19 @@ struct Expansion {
     #[serde(default)]
     cursor: i64,
     requested_at: Timestamp,
+}
+
+impl Stored for Expansion {
+    const KIND: Option<&'static str> = Some("bulk_expansion");
+    type Scope<'a> = AccountId;
+
+    fn key(&self, account: AccountId) -> Key {
+        expansion_key(account, &self.expansion_id)
+    }
+}
+
+fn expansion_key(account: AccountId, expansion_id: &str) -> Key {
+    (keys::account(account), keys::bulk_expansion(expansion_id))
 }
 
 /// The tags a bulk draft uses: its target and the excluded ones.
@@ -119,8 +132,7 @@ fn hold(account: AccountId, expansion_id: &str, tags: &[TagId], body: &Value) ->
         cursor: 0,
         requested_at: Timestamp::now(),
     };
-    let item = keyed(&expansion, keys::account(account), keys::bulk_expansion(expansion_id), "bulk_expansion", None)?;
-    let mut writes = vec![Write::put_if(item, Condition::absent())];
+    let mut writes = vec![stored::insert(&expansion, account)?];
     writes.extend(tag_refs(account, expansion_id, tags, 1));
     writes.push(tasks::one(account, chunk_message(account, expansion_id, 0))?);
     Ok(writes)
@@ -192,6 +204,20 @@ struct Plan {
     expires_at: i64,
 }
 
+impl Stored for Plan {
+    const KIND: Option<&'static str> = Some("bulk_plan");
+    /// The account, the expansion and the contact its chunk starts after.
+    type Scope<'a> = (AccountId, &'a str, i64);
+
+    fn key(&self, (account, expansion_id, after): Self::Scope<'_>) -> Key {
+        plan_key(account, expansion_id, after)
+    }
+}
+
+fn plan_key(account: AccountId, expansion_id: &str, after: i64) -> Key {
+    (keys::account(account), keys::bulk_plan(expansion_id, after))
+}
+
 const PLAN_DAYS: i64 = 30;
 
 /// The most actions of one transaction.
@@ -204,10 +230,10 @@ const CHUNK_BUDGET: Duration = Duration::from_secs(30);
 /// Runs one expansion message: the chunk its expansion's cursor names, if the message names it.
 pub async fn expand(store: &Store, message: &BulkExpansion) -> anyhow::Result<Expanded> {
     let account = message.account_id;
-    let Some(item) = store.get(keys::account(account), keys::bulk_expansion(&message.expansion_id)).await? else {
+    let found = stored::find::<Expansion>(store, expansion_key(account, &message.expansion_id)).await?;
+    let Some(expansion) = found else {
         return Ok(Expanded::skipped("the expansion is over (or unknown)"));
     };
-    let expansion: Expansion = from_item(item)?;
     let after = message.after_contact_id.map_or(0, |c| c.get());
     if expansion.cursor != after {
         return Ok(Expanded::skipped("the expansion's cursor is elsewhere: this chunk was run, or is not due"));
@@ -224,17 +250,17 @@ pub async fn expand(store: &Store, message: &BulkExpansion) -> anyhow::Result<Ex
         other => anyhow::bail!("the expansion's billing is not a valid bulk billing: {other:?}"),
     };
     let tag = draft.tag_id.ok_or_else(|| anyhow::anyhow!("a bulk draft always has a tag"))?;
-    let plan_sk = keys::unique("BULKPLAN", &format!("{}#{after}", message.expansion_id));
+    let plan_at = (account, message.expansion_id.as_str(), after);
     // One round trip: the references (a bank rule or category deleted since fails the message,
     // which ends in the DLQ), an earlier delivery's plan, the chunk's links.
     let (_, planned, links) = tokio::try_join!(
         async { check_references(store, account, &draft).await.map_err(|e| anyhow::anyhow!("references: {e:?}")) },
-        async { Ok(store.get(keys::account(account), plan_sk.clone()).await?) },
+        async { Ok(stored::find::<Plan>(store, plan_key(account, &message.expansion_id, after)).await?) },
         async { Ok(links_after(store, account, tag, after).await?) },
     )?;
     let plan = match planned {
-        Some(item) => from_item::<Plan>(item)?,
-        None => plan_chunk(store, account, &draft, plan_sk, links).await?,
+        Some(plan) => plan,
+        None => plan_chunk(store, plan_at, &draft, links).await?,
     };
     let created = write_billings(store, account, &plan, &draft).await?;
     advance(store, account, &expansion, after, plan.next_after).await?;
@@ -252,14 +278,10 @@ async fn advance(
     next: Option<ContactId>,
 ) -> anyhow::Result<()> {
     let (pk, sk) = (keys::account(account), keys::bulk_expansion(&expansion.expansion_id));
-    let here = Condition::new("#cursor = :here")
-        .name("#cursor", "cursor")
-        .value(":here", crate::store::item::to_attribute(&after)?);
+    let here = Condition::equals("cursor", &after);
     let writes = match next {
         Some(next) => {
-            let moved = Condition::new("SET #cursor = :next")
-                .name("#cursor", "cursor")
-                .value(":next", crate::store::item::to_attribute(&next.get())?);
+            let moved = Update::new().set("cursor", &next.get());
             let message = chunk_message(account, &expansion.expansion_id, next.get());
             vec![Write::update(pk, sk, moved, Some(here)), tasks::one(account, message)?]
         }
@@ -293,11 +315,11 @@ async fn links_after(store: &Store, account: AccountId, tag: TagId, after: i64) 
 /// their items, and writes the plan; when another delivery planned it first, that plan.
 async fn plan_chunk(
     store: &Store,
-    account: AccountId,
+    at: <Plan as Stored>::Scope<'_>,
     draft: &Draft,
-    sk: String,
     links: Vec<ContactId>,
 ) -> anyhow::Result<Plan> {
+    let account = at.0;
     let chunk = &links[..links.len().min(CHUNK)];
     let next_after = (links.len() > CHUNK).then(|| chunk[chunk.len() - 1]);
     let contacts: Vec<ContactId> =
@@ -313,12 +335,11 @@ async fn plan_chunk(
     };
     let expires_at = Timestamp::now().0.timestamp() + PLAN_DAYS * 86_400;
     let plan = Plan { contacts, first_billing, first_item, next_after, expires_at };
-    let item = keyed(&plan, keys::account(account), sk.clone(), "bulk_plan", None)?;
-    match store.write(vec![Write::put_if(item, Condition::absent())]).await {
+    match store.write(vec![stored::insert(&plan, at)?]).await {
         Ok(()) => Ok(plan),
         Err(error) if error.failed_at(0) => {
-            let theirs = store.get(keys::account(account), sk).await?.context("the plan another delivery wrote")?;
-            Ok(from_item::<Plan>(theirs)?)
+            let theirs = stored::find::<Plan>(store, plan.key(at)).await?;
+            Ok(theirs.context("the plan another delivery wrote")?)
         }
         Err(error) => Err(error.into()),
     }

@@ -234,10 +234,7 @@ async fn searched(
         found.extend(ids);
     }
     for item in texts {
-        let text = match item.get("e") {
-            Some(aws_sdk_dynamodb::types::AttributeValue::S(text)) => text.as_str(),
-            _ => "",
-        };
+        let text = crate::store::item::text(&item, "e").unwrap_or_default();
         if text.contains(&folded) {
             if let Some(id) = item.get("sk").and_then(|v| v.as_s().ok()).and_then(|sk| sk.parse::<i64>().ok()) {
                 found.insert(id);

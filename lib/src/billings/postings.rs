@@ -88,7 +88,6 @@ pub fn items(account: AccountId, billing: &Billing) -> Vec<Item> {
 mod tests {
     use super::*;
     use crate::values::{BankRuleId, BillingId, BillingType, ContactId, Timestamp};
-    use aws_sdk_dynamodb::types::AttributeValue;
 
     fn billing() -> Billing {
         let now = Timestamp::parse("2026-11-23T10:00:00-03:00").unwrap();
@@ -133,7 +132,7 @@ mod tests {
         assert!(matches!(&writes[0], crate::store::Write::Delete { pk, .. } if pk.ends_with("#Sopened#2")));
         let put = |pk: &str| {
             writes.iter().any(
-                |w| matches!(w, crate::store::Write::Put { item, .. } if item["pk"] == AttributeValue::S(pk.into())),
+                |w| matches!(w, crate::store::Write::Put { item, .. } if crate::store::item::text(item, "pk") == Some(pk)),
             )
         };
         assert!(

@@ -21,9 +21,9 @@ use super::model::Contact;
 use crate::contention::{move_cursor, retry_in_turn};
 use crate::jobs::{tasks, Cascade};
 use crate::refusal::Refusal;
-use crate::store::item::{from_item, keyed, to_attribute};
 use crate::store::records;
-use crate::store::{keys, postings, Condition, KeyRange, Sort, Store, Write};
+use crate::store::stored::{self, Key, Stored};
+use crate::store::{keys, postings, Condition, KeyRange, Sort, Store, Update, Write};
 use crate::values::{AccountId, ContactId, ContactType, GroupId, TagId, Timestamp};
 
 /// Holders one message clears.
@@ -52,22 +52,40 @@ struct State {
     started_at: Option<Timestamp>,
 }
 
+impl Stored for State {
+    const KIND: Option<&'static str> = Some("cascade");
+    /// The account, and the kind (`TAG`, `GROUP`) and id of the deleted record.
+    type Scope<'a> = (AccountId, &'static str, i64);
+
+    fn key(&self, (account, kind, id): Self::Scope<'_>) -> Key {
+        state_key(account, kind, id)
+    }
+}
+
+fn state_key(account: AccountId, kind: &str, id: i64) -> Key {
+    (keys::account(account), keys::cascade(kind, id))
+}
+
+/// The state item's scope of the cascade a message belongs to.
+fn state_of(message: &Cascade) -> anyhow::Result<(AccountId, &'static str, i64)> {
+    Ok(match (message.tag_id, message.group_id) {
+        (Some(tag), _) => (message.account_id, "TAG", tag.get()),
+        (None, Some(group)) => (message.account_id, "GROUP", group.get()),
+        (None, None) => anyhow::bail!("a cascade names a tag or a group"),
+    })
+}
+
 /// The state item's keys of the cascade a message belongs to.
 fn state_keys(message: &Cascade) -> anyhow::Result<(String, String)> {
-    let sk = match (message.tag_id, message.group_id) {
-        (Some(tag), _) => keys::cascade("TAG", tag.get()),
-        (None, Some(group)) => keys::cascade("GROUP", group.get()),
-        (None, None) => anyhow::bail!("a cascade names a tag or a group"),
-    };
-    Ok((keys::account(message.account_id), sk))
+    let (account, kind, id) = state_of(message)?;
+    Ok(state_key(account, kind, id))
 }
 
 /// The writes, for a tag's or group's delete, that start its cascade: the state at round 0 and
 /// the first round's task.
 pub fn started(account: AccountId, tag: Option<TagId>, group: Option<GroupId>) -> anyhow::Result<Vec<Write>> {
     let first = Cascade { account_id: account, tag_id: tag, group_id: group, round: Some(0) };
-    let (pk, sk) = state_keys(&first)?;
-    let state = Write::put(keyed(&State { round: 0, started_at: Some(Timestamp::now()) }, pk, sk, "cascade", None)?);
+    let state = stored::put(&State { round: 0, started_at: Some(Timestamp::now()) }, state_of(&first)?)?;
     Ok(vec![state, tasks::one(account, first)?])
 }
 
@@ -78,7 +96,7 @@ pub async fn run(store: &Store, message: &Cascade) -> anyhow::Result<Outcome> {
     let (pk, sk) = state_keys(message)?;
     let mut started_at = None;
     if let Some(round) = message.round {
-        let state = store.get(pk.clone(), sk.clone()).await?.map(from_item::<State>).transpose()?;
+        let state = stored::find::<State>(store, (pk.clone(), sk.clone())).await?;
         match state {
             Some(state) if state.round == round => started_at = state.started_at,
             _ => return Ok(Outcome::Skipped("another message ran this round, or the cascade is over")),
@@ -138,12 +156,10 @@ async fn next_round(
         }
         return Ok(());
     };
-    let here = Condition::new("#round = :here").name("#round", "round").value(":here", to_attribute(&round)?);
+    let here = Condition::equals("round", &round);
     let writes = match more {
         true => {
-            let moved = Condition::new("SET #round = :next")
-                .name("#round", "round")
-                .value(":next", to_attribute(&(round + 1))?);
+            let moved = Update::new().set("round", &(round + 1));
             let next = Cascade { round: Some(round + 1), ..message.clone() };
             vec![
                 Write::update(pk, sk, moved, Some(here)),

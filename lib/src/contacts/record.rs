@@ -79,17 +79,7 @@ impl Record for Contact {
     /// Contacts stored before `group_id` and `tag_ids` were attributes of their own kept them only
     /// in `list_fields`.
     fn upgrade(item: &mut Item) {
-        let listed = match item.get("list_fields") {
-            Some(aws_sdk_dynamodb::types::AttributeValue::M(fields)) => fields.clone(),
-            _ => return,
-        };
-        for key in ["group_id", "tag_ids"] {
-            if !item.contains_key(key) {
-                if let Some(value) = listed.get(key) {
-                    item.insert(key.to_owned(), value.clone());
-                }
-            }
-        }
+        crate::store::item::lift(item, "list_fields", &["group_id", "tag_ids"]);
     }
 }
 
@@ -98,7 +88,6 @@ mod tests {
     use super::*;
     use crate::values::AccountId;
     use crate::values::{Cpf, GroupId, TagId};
-    use aws_sdk_dynamodb::types::AttributeValue;
 
     #[test]
     fn a_contact_stored_with_its_tags_only_in_list_fields_reads_back_whole() {
@@ -109,10 +98,10 @@ mod tests {
         contact.tag_ids = vec![TagId::new(4), TagId::new(5)];
         contact.version = 1;
         let mut item = crate::store::records::item_of(AccountId::new(1), &contact).unwrap();
-        assert_eq!(item["cpf"], AttributeValue::S("52998224725".into()));
+        assert_eq!(crate::store::item::text(&item, "cpf"), Some("52998224725"));
         // As a previous version stored it: the group and tags in the listing entry only.
-        let listed = crate::store::item::to_item(&contact.list_fields()).unwrap();
-        item.insert("list_fields".into(), AttributeValue::M(listed));
+        let listed = crate::store::item::to_attribute(&contact.list_fields()).unwrap();
+        item.insert("list_fields".into(), listed);
         item.remove("group_id");
         item.remove("tag_ids");
         assert_eq!(crate::store::records::read::<Contact>(item).unwrap(), contact);

@@ -12,7 +12,7 @@ use crate::groups::Group;
 use crate::refusal::Refusal;
 use crate::store::postings;
 use crate::store::records::{self, Listed, Record, Window};
-use crate::store::{keys, shards, KeyItem, KeyRange, Sort, Store, Write};
+use crate::store::{keys, shards, KeyRange, Sort, Store, Write};
 use crate::tags::Tag;
 use crate::values::{AccountId, ContactId, ContactType, GroupId, TagId, Timestamp};
 
@@ -92,7 +92,7 @@ impl Editable for Contact {
             let mut writes = Vec::new();
             for tag in &added {
                 let (pk, sk) = link(account, *tag, id);
-                writes.push(Write::put(crate::store::item::to_item(&KeyItem { pk, sk })?));
+                writes.push(Write::put_keys(pk, sk));
             }
             for tag in removed {
                 let (pk, sk) = link(account, tag, id);
@@ -220,10 +220,7 @@ async fn matching(
                 let mut found = BTreeMap::new();
                 if !digits.is_empty() {
                     for item in store.items_in(&every("ALL"), 0, postings::SEARCH_SCAN).await? {
-                        let document = match item.get("d") {
-                            Some(aws_sdk_dynamodb::types::AttributeValue::S(d)) => d.as_str(),
-                            _ => "",
-                        };
+                        let document = crate::store::item::text(&item, "d").unwrap_or_default();
                         if document.contains(digits.as_str()) {
                             found.extend(postings::position(&item));
                         }

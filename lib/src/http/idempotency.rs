@@ -24,7 +24,6 @@
 //!
 //! Cost: two writes per keyed `POST` (the claim, its answer) and one consistent read per retry.
 
-use aws_sdk_dynamodb::types::AttributeValue;
 use axum::body::{to_bytes, Body, Bytes};
 use axum::extract::{Request, State};
 use axum::middleware::Next;
@@ -37,7 +36,9 @@ use crate::auth::AccountContext;
 use crate::http::ApiError;
 use serde::{Deserialize, Serialize};
 
-use crate::store::{item, keys, Condition, Store, StoreError, Write};
+use crate::store::stored::{self, Key, Stored};
+use crate::store::{keys, Condition, Store, StoreError, Update, Write};
+use crate::values::AccountId;
 
 /// The request header.
 pub static IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
@@ -78,8 +79,7 @@ async fn keyed(store: &Store, request: Request, next: Next) -> Result<Response, 
     let (parts, body) = request.into_parts();
     let bytes = crate::http::body::read_whole(&parts.headers, body).await.map_err(IntoResponse::into_response)?;
     let fingerprint = fingerprint(&parts, &bytes);
-    let claim =
-        Claim { store, pk: keys::idempotency(account, &key), sk: keys::IDEMPOTENCY_SK.into(), token: new_token() };
+    let claim = Claim { store, account, key, token: new_token() };
     let now = chrono::Utc::now().timestamp();
     for _ in 0..3 {
         match claim.take(&fingerprint, now).await {
@@ -132,19 +132,26 @@ fn new_token() -> String {
 /// One request's claim on a key.
 struct Claim<'a> {
     store: &'a Store,
-    pk: String,
-    sk: String,
+    account: AccountId,
+    /// The `Idempotency-Key`.
+    key: String,
     /// This request's own mark, so that it stores or releases only a claim that is still its.
     token: String,
 }
 
 impl Claim<'_> {
+    fn at(&self) -> (AccountId, &str) {
+        (self.account, &self.key)
+    }
+
+    fn item_key(&self) -> Key {
+        keys::idempotency_claim(self.account, &self.key)
+    }
+
     /// Puts the claim unless a live one holds the key: none, one past its 24 h (TTL is lazy), or
     /// a running one past its lease.
     async fn take(&self, fingerprint: &str, now: i64) -> Result<(), StoreError> {
         let record = ClaimRecord {
-            pk: self.pk.clone(),
-            sk: self.sk.clone(),
             fingerprint: fingerprint.to_owned(),
             claim: self.token.clone(),
             state: ClaimState::Running,
@@ -152,17 +159,14 @@ impl Claim<'_> {
             expires_at: now + KEEP_SECONDS,
             answer: None,
         };
-        let free = Condition::new(
-            "attribute_not_exists(pk) OR expires_at < :now OR (#state = :running AND lease_until < :now)",
-        )
-        .name("#state", "state")
-        .value(":now", AttributeValue::N(now.to_string()))
-        .value(":running", item::to_attribute(&ClaimState::Running)?);
-        self.store.write(vec![Write::put_if(item::to_item(&record)?, free)]).await
+        let running_past_lease =
+            Condition::equals("state", &ClaimState::Running).and(Condition::less_than("lease_until", &now));
+        let free = Condition::absent().or(Condition::less_than("expires_at", &now)).or(running_past_lease);
+        self.store.write(vec![stored::put_if(&record, self.at(), free)?]).await
     }
 
     async fn read(&self) -> Result<Option<ClaimRecord>, StoreError> {
-        self.store.get(self.pk.clone(), self.sk.clone()).await?.map(item::from_item).transpose()
+        stored::find(self.store, self.item_key()).await
     }
 
     /// Keeps the answer for replays, or releases the key when a retry may be answered otherwise.
@@ -200,18 +204,17 @@ impl Claim<'_> {
             location: text(LOCATION),
         };
         // `state` is a reserved word.
-        let set = Condition::new("SET #state = :done, answer = :answer")
-            .name("#state", "state")
-            .value(":done", item::to_attribute(&ClaimState::Done)?)
-            .value(":answer", item::to_attribute(&answer)?);
-        let ours = Condition::new("claim = :claim").value(":claim", AttributeValue::S(self.token.clone()));
-        self.store.write(vec![Write::update(self.pk.clone(), self.sk.clone(), set, Some(ours))]).await
+        let set = Update::new().set("state", &ClaimState::Done).set("answer", &answer);
+        let ours = Condition::equals("claim", &self.token);
+        let (pk, sk) = self.item_key();
+        self.store.write(vec![Write::update(pk, sk, set, Some(ours))]).await
     }
 
     /// Deletes the claim if it is still this request's.
     async fn release(&self) {
-        let ours = Condition::new("claim = :claim").value(":claim", AttributeValue::S(self.token.clone()));
-        match self.store.write(vec![Write::delete_if(self.pk.clone(), self.sk.clone(), ours)]).await {
+        let ours = Condition::equals("claim", &self.token);
+        let (pk, sk) = self.item_key();
+        match self.store.write(vec![Write::delete_if(pk, sk, ours)]).await {
             Ok(()) | Err(StoreError::ConditionFailed(_)) => {}
             Err(error) => tracing::warn!(error = ?error, "could not release an idempotency key"),
         }
@@ -221,8 +224,6 @@ impl Claim<'_> {
 /// The item of a claim.
 #[derive(Debug, Serialize, Deserialize)]
 struct ClaimRecord {
-    pk: String,
-    sk: String,
     /// Of the request that claimed the key ([`fingerprint`]).
     fingerprint: String,
     /// The claiming request's own token.
@@ -234,6 +235,17 @@ struct ClaimRecord {
     expires_at: i64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     answer: Option<KeptAnswer>,
+}
+
+impl Stored for ClaimRecord {
+    /// Claims never carried a `kind`.
+    const KIND: Option<&'static str> = None;
+    /// The account and the `Idempotency-Key`.
+    type Scope<'a> = (AccountId, &'a str);
+
+    fn key(&self, (account, key): Self::Scope<'_>) -> Key {
+        keys::idempotency_claim(account, key)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -307,6 +319,7 @@ fn in_use() -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::item;
 
     fn request(method: &str, uri: &str, content_type: &str, key: Option<&str>) -> Request {
         let mut builder = http::Request::builder().method(method).uri(uri).header(CONTENT_TYPE, content_type);
@@ -343,8 +356,6 @@ mod tests {
     #[test]
     fn a_claim_holds_until_its_lease_or_its_day_ends() {
         let claim = |state, lease_until, expires_at| ClaimRecord {
-            pk: "pk".into(),
-            sk: "sk".into(),
             fingerprint: "f".into(),
             claim: "c".into(),
             state,
@@ -361,8 +372,8 @@ mod tests {
     #[test]
     fn a_kept_answer_is_a_map_with_the_body_as_binary() {
         let answer = KeptAnswer { status: 201, body: b"{}".to_vec(), content_type: None, location: None };
-        let AttributeValue::M(map) = item::to_attribute(&answer).unwrap() else { panic!("a map") };
-        assert_eq!(map["body"], AttributeValue::B(b"{}".to_vec().into()));
+        let map = item::to_item(&answer).expect("a map");
+        assert_eq!(item::binary(&map, "body"), Some(&b"{}"[..]));
         assert_eq!(map.len(), 2, "absent headers are not written: {map:?}");
     }
 }

@@ -17,8 +17,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{body, Message, Queues};
-use crate::store::item::{from_item, keyed};
-use crate::store::{keys, Condition, Store, StoreError, StoreResult, Write};
+use crate::store::stored::{self, Key, Stored};
+use crate::store::{keys, Store, StoreError, StoreResult, Write};
 use crate::values::{AccountId, Timestamp};
 
 /// A task as stored (its keys are added by [`record`]).
@@ -34,6 +34,30 @@ pub struct Task {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub delay_seconds: u32,
     pub created_at: Timestamp,
+}
+
+impl Stored for Task {
+    const KIND: Option<&'static str> = Some("task");
+    type Scope<'a> = ();
+
+    fn key(&self, (): ()) -> Key {
+        (keys::tasks(self.account_id, &self.task_id), keys::task(self.millis(), &self.task_id))
+    }
+
+    /// Pending until it is handed on (and deleted).
+    fn index(&self, (): ()) -> Option<Key> {
+        Some((
+            keys::outbox_pending(keys::outbox_shard(&self.task_id)),
+            keys::outbox_order(self.millis(), &self.task_id),
+        ))
+    }
+}
+
+impl Task {
+    /// The millisecond it was recorded at: its place in the keys.
+    fn millis(&self) -> i64 {
+        self.created_at.0.timestamp_millis()
+    }
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -76,11 +100,7 @@ pub fn record_delayed<M: Message>(account: AccountId, messages: &[M], delay_seco
         delay_seconds: delay_seconds.min(900),
         created_at: now,
     };
-    let millis = now.0.timestamp_millis();
-    let index = (keys::outbox_pending(keys::outbox_shard(&task.task_id)), keys::outbox_order(millis, &task.task_id));
-    let item =
-        keyed(&task, keys::tasks(account, &task.task_id), keys::task(millis, &task.task_id), "task", Some(index))?;
-    Ok(Write::put_if(item, Condition::absent()))
+    stored::insert(&task, ())
 }
 
 /// [`record`] of one message.
@@ -91,8 +111,7 @@ pub fn one<M: Message>(account: AccountId, message: M) -> StoreResult<Write> {
 /// Hands on the task stored under these keys, when it is still there: its messages are sent to
 /// their queue, then it is deleted. Returns how many messages went out.
 pub async fn dispatch(store: &Store, queues: &Queues, pk: String, sk: String) -> anyhow::Result<usize> {
-    let Some(item) = store.get(pk.clone(), sk.clone()).await? else { return Ok(0) };
-    let task: Task = from_item(item)?;
+    let Some(task) = stored::find::<Task>(store, (pk.clone(), sk.clone())).await? else { return Ok(0) };
     queues.send_bodies(&task.queue, &task.messages, task.delay_seconds).await?;
     // Deleted whatever else happened to it: a task is written once and never changed.
     store.write(vec![Write::delete(pk, sk)]).await?;
@@ -125,7 +144,7 @@ mod tests {
         ];
         let Write::Put { item, condition } = record(account, &messages).unwrap() else { panic!("a put") };
         assert!(condition.is_some());
-        let task: Task = from_item(item.clone()).unwrap();
+        let task: Task = stored::read(item.clone()).unwrap();
         assert_eq!(task.queue, "billet_registration");
         assert_eq!(parse::<BilletRegistration>(&task.messages[1]).unwrap().billing_id, BillingId::new(2));
         let text = |name: &str| item[name].as_s().unwrap().clone();

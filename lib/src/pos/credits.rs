@@ -18,8 +18,9 @@ use crate::contention::retry_in_turn;
 use crate::events;
 use crate::http::Pagination;
 use crate::refusal::{Made, Refusal};
-use crate::store::item::{from_item, number, to_item};
-use crate::store::{keys, records, Condition, KeyRange, Sort, Store, StoreResult, Write};
+use crate::store::item::number;
+use crate::store::stored::{self, Key, Stored};
+use crate::store::{keys, records, KeyRange, Sort, Store, StoreResult};
 use crate::values::{AccountId, ContactId, CreditMovementKind, Money, StoreCreditId, Timestamp};
 
 /// The stable code of an unknown contact (§7).
@@ -31,9 +32,6 @@ pub const DESCRIPTION_MAX_CHARS: usize = 255;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StoreCredit {
-    pub pk: String,
-    pub sk: String,
-    pub kind: String,
     pub id: StoreCreditId,
     pub reference: String,
     pub contact_id: ContactId,
@@ -45,6 +43,20 @@ pub struct StoreCredit {
     #[serde(with = "number")]
     pub balance: Money,
     pub created_at: Timestamp,
+}
+
+impl Stored for StoreCredit {
+    const KIND: Option<&'static str> = Some("store_credit");
+    type Scope<'a> = AccountId;
+
+    /// Keyed by its reference: writing it only if absent is the reference's guard.
+    fn key(&self, account: AccountId) -> Key {
+        credit_key(account, &self.reference)
+    }
+}
+
+fn credit_key(account: AccountId, reference: &str) -> Key {
+    (keys::account(account), keys::store_credit(reference))
 }
 
 /// A credit as the API shows it.
@@ -182,7 +194,7 @@ impl CreditDraft {
 }
 
 async fn find_by_reference(store: &Store, account: AccountId, reference: &str) -> StoreResult<Option<StoreCredit>> {
-    store.get(keys::account(account), keys::store_credit(reference)).await?.map(from_item).transpose()
+    stored::find(store, credit_key(account, reference)).await
 }
 
 /// Adds the credit, or finds the one its reference already added: `(credit, created)`. Accepted
@@ -207,9 +219,6 @@ pub async fn add(store: &Store, account: AccountId, draft: &CreditDraft) -> Resu
         next.credit_movements += 1;
         let now = Timestamp::now();
         let credit = StoreCredit {
-            pk: keys::account(account),
-            sk: keys::store_credit(&draft.reference),
-            kind: "store_credit".into(),
             id,
             reference: draft.reference.clone(),
             contact_id: contact.id,
@@ -221,7 +230,7 @@ pub async fn add(store: &Store, account: AccountId, draft: &CreditDraft) -> Resu
         let movement = Movement {
             reference: Some(draft.reference.clone()),
             description: draft.description.clone(),
-            ..Movement::next_of(account, &next, CreditMovementKind::Added, draft.amount)
+            ..Movement::next_of(&next, CreditMovementKind::Added, draft.amount)
         };
         let event = events::record(
             account,
@@ -230,7 +239,7 @@ pub async fn add(store: &Store, account: AccountId, draft: &CreditDraft) -> Resu
         )?;
         // The credit first after the contact: a reference taken meanwhile fails it, and the next
         // attempt finds the winner.
-        let also = vec![Write::put_if(to_item(&credit)?, Condition::absent()), movement.insert()?, event];
+        let also = vec![stored::insert(&credit, account)?, movement.insert(account, contact.id)?, event];
         records::replace(store, account, &contact, &next, also).await?;
         Ok(Made::Created(credit))
     })
@@ -264,6 +273,6 @@ pub async fn movements(
         eventual: true,
     };
     let found = store.page(&range, page.per_page, None).await?;
-    let listed = found.items.into_iter().map(from_item).collect::<StoreResult<Vec<Movement>>>()?;
+    let listed: Vec<Movement> = stored::read_all(found.items)?;
     Ok((listed, usize::try_from(total).unwrap_or_default()))
 }

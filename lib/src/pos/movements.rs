@@ -6,16 +6,14 @@
 use serde::{Deserialize, Serialize};
 
 use crate::contacts::Contact;
-use crate::store::item::{number, to_item};
-use crate::store::{keys, Condition, StoreResult, Write};
-use crate::values::{AccountId, CreditMovementKind, Money, Timestamp};
+use crate::store::item::number;
+use crate::store::stored::{self, Key, Stored};
+use crate::store::{keys, StoreResult, Write};
+use crate::values::{AccountId, ContactId, CreditMovementKind, Money, Timestamp};
 
 /// The n-th credit movement of a contact.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Movement {
-    pub pk: String,
-    pub sk: String,
-    pub kind: String,
     pub number: i64,
     pub movement: CreditMovementKind,
     /// Positive when credit is added or returned, negative when used.
@@ -35,11 +33,8 @@ pub struct Movement {
 
 impl Movement {
     /// The next movement of `contact` (whose balance is already the new one), to write with it.
-    pub fn next_of(account: AccountId, contact: &Contact, movement: CreditMovementKind, amount: Money) -> Movement {
+    pub fn next_of(contact: &Contact, movement: CreditMovementKind, amount: Money) -> Movement {
         Movement {
-            pk: keys::credit_movements(account, contact.id),
-            sk: keys::credit_movement(contact.credit_movements),
-            kind: "credit_movement".into(),
             number: contact.credit_movements,
             movement,
             amount,
@@ -51,7 +46,18 @@ impl Movement {
         }
     }
 
-    pub fn insert(&self) -> StoreResult<Write> {
-        Ok(Write::put_if(to_item(self)?, Condition::absent()))
+    /// The write that stores it, as a movement of `contact` (its number must be free).
+    pub fn insert(&self, account: AccountId, contact: ContactId) -> StoreResult<Write> {
+        stored::insert(self, (account, contact))
+    }
+}
+
+impl Stored for Movement {
+    const KIND: Option<&'static str> = Some("credit_movement");
+    /// The account and the contact whose movement it is.
+    type Scope<'a> = (AccountId, ContactId);
+
+    fn key(&self, (account, contact): Self::Scope<'_>) -> Key {
+        (keys::credit_movements(account, contact), keys::credit_movement(self.number))
     }
 }

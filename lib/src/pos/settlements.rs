@@ -41,10 +41,11 @@ use crate::contention::{move_cursor, retry_in_turn, retry_on_conflict};
 use crate::http::Fields;
 use crate::jobs::{tasks, ReceivableSettlement};
 use crate::refusal::{Made, Refusal};
-use crate::store::item::{from_item, keyed, number, to_item};
-use crate::store::{keys, records, Condition, KeyRange, Sort, Store, StoreError, StoreResult, Write};
+use crate::store::item::{from_attribute, number};
+use crate::store::stored::{self, Key, Stored};
+use crate::store::{keys, records, Condition, KeyRange, Sort, Store, StoreError, StoreResult, Update, Write};
 use crate::values::calendar::{next_business_day, parse_date};
-use crate::values::{today, AccountId, BillingId, ContactId, Money, SettlementState, Timestamp};
+use crate::values::{today, AccountId, BillingId, ContactId, Money, SaleId, SettlementState, Timestamp};
 
 pub const CODE_SETTLEMENT_CONTACT_MISSING: &str = "settlement_contact_missing";
 /// Why a message naming a chunk other than the next does nothing.
@@ -84,28 +85,43 @@ pub struct Settlement {
     pub chunk: i64,
 }
 
-impl Settlement {
-    fn keys(&self) -> (String, String) {
-        (keys::account(self.account_id), keys::settlement(&self.reference))
-    }
+impl Stored for Settlement {
+    const KIND: Option<&'static str> = Some("settlement");
+    type Scope<'a> = ();
 
+    fn key(&self, (): ()) -> Key {
+        settlement_key(self.account_id, &self.reference)
+    }
+}
+
+fn settlement_key(account: AccountId, reference: &str) -> Key {
+    (keys::account(account), keys::settlement(reference))
+}
+
+impl Settlement {
     /// An update of this settlement, under `condition`.
-    fn update(&self, change: Condition, condition: Condition) -> Write {
-        let (pk, sk) = self.keys();
-        Write::update(pk, sk, change, Some(condition))
+    fn update(&self, change: Update, condition: Condition) -> Write {
+        stored::update(self, (), change, condition)
     }
 }
 
 /// A sale a settlement took.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Line {
-    pub pk: String,
-    pub sk: String,
-    pub kind: String,
     pub sale_code: String,
     pub contact_id: ContactId,
     #[serde(with = "number")]
     pub amount: Money,
+}
+
+impl Stored for Line {
+    const KIND: Option<&'static str> = Some("settlement_line");
+    /// The account, the settlement's reference and the sale.
+    type Scope<'a> = (AccountId, &'a str, SaleId);
+
+    fn key(&self, (account, reference, sale): Self::Scope<'_>) -> Key {
+        (keys::settlement_lines(account, reference), keys::sale(sale))
+    }
 }
 
 /// The settlement as the API shows it.
@@ -198,7 +214,7 @@ pub async fn open_up_to(
         let page = store.page(&range, limit.unwrap_or(1000), start).await?;
         for item in page.items {
             if let Some(fields) = item.get("list_fields").cloned() {
-                found.push(crate::store::item::from_attribute::<OpenEntry>(fields)?);
+                found.push(from_attribute::<OpenEntry>(fields)?);
             }
         }
         match page.next {
@@ -261,7 +277,7 @@ pub async fn preview(store: &Store, account: AccountId, cutoff: NaiveDate) -> Re
 }
 
 pub async fn find(store: &Store, account: AccountId, reference: &str) -> StoreResult<Option<Settlement>> {
-    store.get(keys::account(account), keys::settlement(reference)).await?.map(from_item).transpose()
+    stored::find(store, settlement_key(account, reference)).await
 }
 
 /// What a `POST` sends: `reference` and `cutoff_at`.
@@ -334,11 +350,8 @@ pub async fn request(
         completed_at: None,
         chunk: 0,
     };
-    let (pk, sk) = settlement.keys();
-    let writes = vec![
-        Write::put_if(keyed(&settlement, pk, sk, "settlement", None)?, Condition::absent()),
-        tasks::one(account, ReceivableSettlement::new(account, reference, 0))?,
-    ];
+    let writes =
+        vec![stored::insert(&settlement, ())?, tasks::one(account, ReceivableSettlement::new(account, reference, 0))?];
     // Only the write runs again on a lost race or a throttle: the sales were read once.
     retry_on_conflict(|| async {
         match store.write(writes.clone()).await {
@@ -372,14 +385,12 @@ async fn again(
     if existing.state != SettlementState::Failed {
         return Ok(Made::Existing(existing));
     }
-    let resumed =
-        Condition::new("SET #state = :pending, payer_contact_id = :payer, updated_at = :now REMOVE failure_reason")
-            .name("#state", "state")
-            .value(":pending", text(SettlementState::Pending))
-            .value(":payer", aws_sdk_dynamodb::types::AttributeValue::N(payer.get().to_string()))
-            .value(":now", text(Timestamp::now()));
-    let failed =
-        Condition::new("#state = :failed").name("#state", "state").value(":failed", text(SettlementState::Failed));
+    let resumed = Update::new()
+        .set("state", &SettlementState::Pending)
+        .set("payer_contact_id", &payer)
+        .set("updated_at", &Timestamp::now())
+        .remove("failure_reason");
+    let failed = Condition::equals("state", &SettlementState::Failed);
     let account = existing.account_id;
     let next = ReceivableSettlement::new(account, &existing.reference, existing.chunk);
     match store.write(vec![existing.update(resumed, failed), tasks::one(account, next)?]).await {
@@ -393,10 +404,6 @@ async fn again(
     }
     let reread = find(store, account, &existing.reference).await?.unwrap_or(existing);
     Ok(Made::Resumed(reread))
-}
-
-fn text(value: impl ToString) -> aws_sdk_dynamodb::types::AttributeValue {
-    aws_sdk_dynamodb::types::AttributeValue::S(value.to_string())
 }
 
 /// What one message of the worker came to.
@@ -462,15 +469,12 @@ pub async fn run(store: &Store, message: &ReceivableSettlement, chunk_size: usiz
 /// and sent the next itself).
 async fn next_chunk(store: &Store, settlement: &Settlement) -> anyhow::Result<()> {
     let account = settlement.account_id;
-    let number = |n: i64| aws_sdk_dynamodb::types::AttributeValue::N(n.to_string());
-    let moved =
-        Condition::new("SET #chunk = :next").name("#chunk", "chunk").value(":next", number(settlement.chunk + 1));
+    let moved = Update::new().set("chunk", &(settlement.chunk + 1));
     // A settlement requested before chunks were counted has none yet: it is at chunk 0.
     let here = match settlement.chunk {
-        0 => Condition::new("attribute_not_exists(#chunk) OR #chunk = :here"),
-        _ => Condition::new("#chunk = :here"),
+        0 => Condition::missing("chunk").or(Condition::equals("chunk", &0)),
+        _ => Condition::equals("chunk", &settlement.chunk),
     };
-    let here = here.name("#chunk", "chunk").value(":here", number(settlement.chunk));
     let next = ReceivableSettlement::new(account, &settlement.reference, settlement.chunk + 1);
     let writes = vec![settlement.update(moved, here), tasks::one(account, next)?];
     move_cursor(store, writes).await.map_err(|e| anyhow::anyhow!("the settlement's next chunk: {e}"))?;
@@ -478,15 +482,12 @@ async fn next_chunk(store: &Store, settlement: &Settlement) -> anyhow::Result<()
 }
 
 async fn mark(store: &Store, settlement: &Settlement, state: SettlementState, reason: Option<&str>) -> StoreResult<()> {
+    let change = Update::new().set("state", &state).set("updated_at", &Timestamp::now());
     let change = match reason {
-        Some(reason) => Condition::new("SET #state = :state, updated_at = :now, failure_reason = :reason")
-            .value(":reason", text(reason)),
-        None => Condition::new("SET #state = :state, updated_at = :now"),
+        Some(reason) => change.set("failure_reason", reason),
+        None => change,
     };
-    let change = change.name("#state", "state").value(":state", text(state)).value(":now", text(Timestamp::now()));
-    let not_done = Condition::new("#state <> :completed")
-        .name("#state", "state")
-        .value(":completed", text(SettlementState::Completed));
+    let not_done = Condition::not_equals("state", &SettlementState::Completed);
     match store.write(vec![settlement.update(change, not_done)]).await {
         // Completed meanwhile by a copy of the message: nothing to mark.
         Err(StoreError::ConditionFailed(_)) => Ok(()),
@@ -521,20 +522,11 @@ async fn settle_sale(store: &Store, settlement: &Settlement, code: &str) -> Resu
         });
         let mut payer = Contact { version: contact.version + 1, ..contact.clone() };
         payer.on_account_balance = payer.on_account_balance - due;
-        let line = Line {
-            pk: keys::settlement_lines(account, &settlement.reference),
-            sk: keys::sale(sale.id),
-            kind: "settlement_line".into(),
-            sale_code: sale.code.clone(),
-            contact_id: sale.contact_id,
-            amount: due,
-        };
-        let totals = Condition::new("ADD sales_count :one, amount :amount")
-            .value(":one", aws_sdk_dynamodb::types::AttributeValue::N("1".into()))
-            .value(":amount", aws_sdk_dynamodb::types::AttributeValue::N(due.get().to_string()));
+        let line = Line { sale_code: sale.code.clone(), contact_id: sale.contact_id, amount: due };
+        let totals = Update::new().add("sales_count", 1).add("amount", due);
         let also = vec![
             next.replacing(&sale)?,
-            Write::put_if(to_item(&line)?, Condition::absent()),
+            stored::insert(&line, (account, &settlement.reference, sale.id))?,
             settlement.update(totals, Condition::present()),
             next.announced()?,
         ];
@@ -563,8 +555,7 @@ fn item_description(name: &str, codes: &[&str], cutoff: &str) -> String {
 /// The settlement's lines, all of them (its sales).
 async fn lines(store: &Store, settlement: &Settlement) -> StoreResult<Vec<Line>> {
     let partition = keys::settlement_lines(settlement.account_id, &settlement.reference);
-    let items = store.items_with_prefix(partition, "SALE#".to_owned(), true).await?;
-    items.into_iter().map(from_item).collect()
+    stored::with_prefix(store, partition, keys::SALE_PREFIX.to_owned(), true).await
 }
 
 /// Makes the payer's billing from the lines (none when nothing was settled), with the
@@ -625,10 +616,8 @@ async fn bill(store: &Store, settlement: &Settlement) -> Result<Option<BillingId
             return Ok(Some(id));
         }
         let payer = billings::check_references(store, account, &draft).await?;
-        let record_billing = Condition::new("SET billing_id = :billing, updated_at = :now")
-            .value(":billing", aws_sdk_dynamodb::types::AttributeValue::N(ids.billing.get().to_string()))
-            .value(":now", text(Timestamp::now()));
-        let marked = settlement.update(record_billing, Condition::new("attribute_not_exists(billing_id)"));
+        let record_billing = Update::new().set("billing_id", &ids.billing).set("updated_at", &Timestamp::now());
+        let marked = settlement.update(record_billing, Condition::missing("billing_id"));
         Ok(Some(billings::insert_new(store, account, ids, &draft, payer, vec![marked]).await?.id))
     })
     .await
@@ -639,12 +628,12 @@ async fn complete(store: &Store, settlement: &Settlement) -> StoreResult<()> {
     let mut contacts: Vec<ContactId> = lines.iter().map(|l| l.contact_id).collect();
     contacts.sort_unstable();
     contacts.dedup();
-    let change =
-        Condition::new("SET #state = :completed, contacts_count = :contacts, completed_at = :now, updated_at = :now")
-            .name("#state", "state")
-            .value(":completed", text(SettlementState::Completed))
-            .value(":contacts", aws_sdk_dynamodb::types::AttributeValue::N(contacts.len().to_string()))
-            .value(":now", text(Timestamp::now()));
+    let now = Timestamp::now();
+    let change = Update::new()
+        .set("state", &SettlementState::Completed)
+        .set("contacts_count", &contacts.len())
+        .set("completed_at", &now)
+        .set("updated_at", &now);
     match store.write(vec![settlement.update(change, Condition::present())]).await {
         Ok(()) | Err(StoreError::ConditionFailed(_)) => Ok(()),
         Err(other) => Err(other),

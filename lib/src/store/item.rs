@@ -17,19 +17,20 @@ pub fn to_item<T: Serialize>(value: &T) -> StoreResult<Item> {
     serde_dynamo::to_item(value).map_err(|e| StoreError::Mapping(e.to_string()))
 }
 
-/// The item of a record whose type carries no keys: its fields, then its keys, its `kind` and, when
-/// given, its entry in the `gsi1` index (`gsi1pk`, `gsi1sk`).
-pub fn keyed<T: Serialize>(
+/// The item of a record whose type carries no keys: its fields, then its keys, its `kind` (when it
+/// has one) and, when given, its entry in the `gsi1` index (`gsi1pk`, `gsi1sk`).
+pub(super) fn keyed<T: Serialize>(
     value: &T,
-    pk: String,
-    sk: String,
-    kind: &str,
+    (pk, sk): (String, String),
+    kind: Option<&str>,
     index: Option<(String, String)>,
 ) -> StoreResult<Item> {
     let mut item = to_item(value)?;
     item.insert("pk".to_owned(), AttributeValue::S(pk));
     item.insert("sk".to_owned(), AttributeValue::S(sk));
-    item.insert("kind".to_owned(), AttributeValue::S(kind.to_owned()));
+    if let Some(kind) = kind {
+        item.insert("kind".to_owned(), AttributeValue::S(kind.to_owned()));
+    }
     if let Some((gsi1pk, gsi1sk)) = index {
         item.insert("gsi1pk".to_owned(), AttributeValue::S(gsi1pk));
         item.insert("gsi1sk".to_owned(), AttributeValue::S(gsi1sk));
@@ -50,6 +51,35 @@ pub fn to_attribute<T: Serialize>(value: &T) -> StoreResult<AttributeValue> {
 /// One attribute as a value of `T`.
 pub fn from_attribute<T: DeserializeOwned>(value: AttributeValue) -> StoreResult<T> {
     serde_dynamo::from_attribute_value(value).map_err(|e| StoreError::Mapping(e.to_string()))
+}
+
+/// The text an item holds in `attribute` (`None` when missing or not a text).
+pub fn text<'a>(item: &'a Item, attribute: &str) -> Option<&'a str> {
+    match item.get(attribute) {
+        Some(AttributeValue::S(text)) => Some(text),
+        _ => None,
+    }
+}
+
+/// Copies the attributes `names` of the map `map` onto the item where the item lacks them (an
+/// upgrade of items that kept them only in the map).
+pub fn lift(item: &mut Item, map: &str, names: &[&str]) {
+    let Some(AttributeValue::M(fields)) = item.get(map).cloned() else { return };
+    for name in names {
+        if !item.contains_key(*name) {
+            if let Some(value) = fields.get(*name) {
+                item.insert((*name).to_owned(), value.clone());
+            }
+        }
+    }
+}
+
+/// The bytes an item holds in `attribute` (`None` when missing or not binary).
+pub fn binary<'a>(item: &'a Item, attribute: &str) -> Option<&'a [u8]> {
+    match item.get(attribute) {
+        Some(AttributeValue::B(bytes)) => Some(bytes.as_ref()),
+        _ => None,
+    }
 }
 
 /// An item of nothing but its keys (links, key partitions).

@@ -26,6 +26,11 @@ pub fn token(digest: &str) -> String {
 
 pub const TOKEN_SK: &str = "TOKEN";
 
+/// The digest a token's lookup item is keyed by (its `pk`, [`token`]).
+pub fn token_digest(pk: &str) -> String {
+    pk.strip_prefix("TOKEN#").unwrap_or(pk).to_owned()
+}
+
 /// Request counter of one origin IP in one whole minute (minutes since the Unix epoch); removed by
 /// the table's TTL.
 pub fn ip_rate_window(ip: &str, minute: i64) -> String {
@@ -52,6 +57,11 @@ pub fn idempotency(account: AccountId, key: &str) -> String {
 }
 
 pub const IDEMPOTENCY_SK: &str = "IDEM";
+
+/// The keys of the claim of one idempotency key of an account.
+pub fn idempotency_claim(account: AccountId, key: &str) -> (String, String) {
+    (idempotency(account, key), IDEMPOTENCY_SK.to_owned())
+}
 
 /// Records of one kind, by id, zero-padded so that key order is id order.
 pub fn record(kind: &str, id: impl Into<i64>) -> String {
@@ -171,6 +181,18 @@ pub fn billing_count_shards(account: AccountId, billing_type: &str) -> String {
     format!("A#{account}#COUNT#BILLING#{billing_type}")
 }
 
+/// Partition of the reference-count shards of record `(kind, id)` that fall in `partition`
+/// (`store::refs`).
+pub fn reference_shards(account: AccountId, kind: &str, id: i64, partition: i64) -> String {
+    format!("A#{account}#REFS#{kind}#{id:010}#{partition}")
+}
+
+/// Partition of the shards of `counter` (one of [`count_shards`], [`billing_count_shards`]) that
+/// fall in `partition` (`store::shards`).
+pub fn counter_partition(counter: &str, partition: i64) -> String {
+    format!("{counter}#{partition}")
+}
+
 pub fn count_shard(shard: u32) -> String {
     format!("SHARD#{shard:02}")
 }
@@ -260,9 +282,20 @@ pub fn delivery(event_ms: i64, event_id: &str, receiver: WebhookId) -> String {
 pub const DELIVERY_PREFIX: &str = "DELIVERY#";
 
 /// `gsi1` partition of an account's failed deliveries, by the time they failed
-/// (`gsi1sk = <failed_at epoch ms, 13 digits>#<delivery sk>`).
+/// (`gsi1sk` = [`failed_delivery`]).
 pub fn failed_deliveries(account: AccountId) -> String {
     format!("A#{account}#WEBHOOKS#FAILED")
+}
+
+/// Sort key of a failed delivery in [`failed_deliveries`]: when it failed (epoch ms, 13 digits),
+/// then its own sort key.
+pub fn failed_delivery(failed_at_millis: i64, delivery_sk: &str) -> String {
+    format!("{failed_at_millis:013}#{delivery_sk}")
+}
+
+/// Where the failed deliveries since a moment (epoch ms) start in [`failed_deliveries`].
+pub fn failed_since(millis: i64) -> String {
+    format!("{millis:013}")
 }
 
 /// The deliveries of one event (a prefix of [`delivery`]).
@@ -285,6 +318,9 @@ pub fn sale(id: SaleId) -> String {
     record("SALE", id)
 }
 
+/// Prefix of [`sale`]: the lines of a settlement are one key range of it.
+pub const SALE_PREFIX: &str = "SALE#";
+
 /// Partition of one key item per sale of the account (`sk` = [`sale_key`]): lists read a page of
 /// it, newest first, optionally within a date range.
 pub fn sales(account: AccountId) -> String {
@@ -305,6 +341,11 @@ pub fn sale_key(sold_at_millis: i64, id: SaleId) -> String {
 /// (`gsi1sk = <sold on YYYY-MM-DD>#<id:010>`): what a settlement by transfer takes up to a date.
 pub fn open_sales(account: AccountId) -> String {
     format!("A#{account}#SALES#OPEN")
+}
+
+/// Sort key of an open sale in [`open_sales`]: the day it was sold, then its id.
+pub fn open_sale(sold_on: chrono::NaiveDate, id: SaleId) -> String {
+    format!("{sold_on}#{:010}", id.get())
 }
 
 /// A customer credit added through the API, keyed by its `reference` (hashed: any length), so
@@ -363,6 +404,12 @@ pub fn our_number_sequence(agreement: &str) -> String {
 /// A bulk billing's expansion while it runs: it holds a reference on its tags (`A#<acct>`).
 pub fn bulk_expansion(expansion_id: &str) -> String {
     format!("EXPANSION#{expansion_id}")
+}
+
+/// The plan of the chunk of a bulk expansion that starts after contact `after` (0: the first),
+/// written once (`A#<acct>`): a guard's key, hashed.
+pub fn bulk_plan(expansion_id: &str, after: i64) -> String {
+    unique("BULKPLAN", &format!("{expansion_id}#{after}"))
 }
 
 /// The state of the cascade of a deleted tag or group (`A#<acct>`): which round of its holders

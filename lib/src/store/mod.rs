@@ -1,8 +1,11 @@
 //! DynamoDB storage: one table, keys built only in [`keys`], records mapped by serde
-//! ([`item`], [`records`]), multi-item changes as one transaction, listing through the `gsi1` index
+//! ([`item`]; an account's listed records through [`records::Record`], every other kind through
+//! [`stored::Stored`]), partial changes as typed [`Update`]s under [`Condition`]s, multi-item
+//! changes as one transaction, listing through the `gsi1` index
 //! (see docs/data-model.md). Storage answers its own errors ([`StoreError`]); what they mean to a
 //! client is decided above it.
 
+mod expressions;
 mod failures;
 pub mod item;
 pub mod keys;
@@ -12,6 +15,7 @@ pub mod postings;
 pub mod records;
 pub mod refs;
 pub mod shards;
+pub mod stored;
 pub mod turns;
 mod writes;
 
@@ -21,9 +25,10 @@ use anyhow::Context as _;
 use aws_sdk_dynamodb::types::AttributeValue;
 use aws_sdk_dynamodb::Client;
 
+pub use expressions::{Condition, Update};
 pub use item::{CounterValue, Item, KeyItem};
 pub use listing::{IndexEntry, KeyRange, Page, Sort};
-pub use writes::{Condition, Write, MAX_TRANSACTION_ITEMS};
+pub use writes::{Write, MAX_TRANSACTION_ITEMS};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

@@ -2,7 +2,8 @@
 //! `pk = A#<account>`, `sk = <KIND>#<id>`, the record's fields as attributes (serde), an entry in
 //! the listing index with the fields lists filter on (`list_fields`), an optimistic-lock `version`,
 //! and optionally a guard item that makes one value unique in the account. Creating, replacing and
-//! deleting keep record, guard and whatever else the caller adds in one transaction.
+//! deleting keep record, guard and whatever else the caller adds in one transaction. A kind that
+//! is not such a record implements [`Stored`] instead (`store::stored`).
 
 use std::collections::HashMap;
 
@@ -10,8 +11,9 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use super::item::{from_attribute, from_item, to_item};
+use super::item::{from_attribute, from_item, keyed, to_item};
 use super::postings::Posting;
+use super::stored::{self, Key, Stored};
 use super::{keys, Condition, Item, Store, StoreError, StoreResult, Write};
 use crate::values::{AccountId, RecordId};
 
@@ -94,14 +96,9 @@ pub fn key_of<R: Record>(account: AccountId, id: R::Id) -> (String, String) {
 
 /// The item of a record: its fields, keys, listing entry and kind.
 pub fn item_of<R: Record>(account: AccountId, record: &R) -> StoreResult<Item> {
-    let mut item = to_item(record)?;
-    let (pk, sk) = R::keys(account, record.id());
-    item.insert("pk".into(), AttributeValue::S(pk));
-    item.insert("sk".into(), AttributeValue::S(sk));
-    item.insert("kind".into(), AttributeValue::S(R::KIND.to_lowercase()));
+    let index = R::LISTED.then(|| (keys::listing(account, R::KIND), record.index_sk()));
+    let mut item = keyed(record, R::keys(account, record.id()), Some(&R::KIND.to_lowercase()), index)?;
     if R::LISTED {
-        item.insert("gsi1pk".into(), AttributeValue::S(keys::listing(account, R::KIND)));
-        item.insert("gsi1sk".into(), AttributeValue::S(record.index_sk()));
         item.insert("list_fields".into(), AttributeValue::M(to_item(&record.list_fields())?));
     }
     Ok(item)
@@ -114,21 +111,23 @@ pub fn read<R: Record>(mut item: Item) -> StoreResult<R> {
 }
 
 /// A uniqueness guard: which record holds the value.
-#[derive(Serialize)]
+#[derive(Serialize, serde::Deserialize)]
 struct Guard {
-    pk: String,
-    sk: String,
-    kind: &'static str,
     owner: String,
 }
 
+impl Stored for Guard {
+    const KIND: Option<&'static str> = Some("unique");
+    /// The account, the guard's kind and the value it protects.
+    type Scope<'a> = (AccountId, &'a str, &'a str);
+
+    fn key(&self, (account, unique_kind, value): Self::Scope<'_>) -> Key {
+        (keys::account(account), keys::unique(unique_kind, value))
+    }
+}
+
 fn guard_item<R: Record>(account: AccountId, unique_kind: &str, value: &str, record: &R) -> StoreResult<Item> {
-    to_item(&Guard {
-        pk: keys::account(account),
-        sk: keys::unique(unique_kind, value),
-        kind: "unique",
-        owner: keys::record(R::KIND, record.id()),
-    })
+    stored::item_of(&Guard { owner: keys::record(R::KIND, record.id()) }, (account, unique_kind, value))
 }
 
 /// A fresh id from the account's sequence of `R`.

@@ -8,10 +8,8 @@
 //! the record still exists, without a `ConditionCheck` on the record (two write units fewer per
 //! reference in a transaction). Ids are never reused, so the marks stay.
 
-use aws_sdk_dynamodb::types::AttributeValue;
-
 use super::item::{from_item, CounterValue};
-use super::{keys, Condition, KeyRange, Store, StoreResult, Write};
+use super::{keys, Condition, KeyRange, Store, StoreResult, Update, Write};
 use crate::values::AccountId;
 
 pub const SHARDS: i64 = 8;
@@ -19,7 +17,7 @@ pub const SHARDS: i64 = 8;
 const PARTITIONS: i64 = 4;
 
 fn partition(account: AccountId, kind: &str, id: i64, shard: i64) -> String {
-    format!("A#{account}#REFS#{kind}#{id:010}#{}", shard.rem_euclid(PARTITIONS))
+    keys::reference_shards(account, kind, id, shard.rem_euclid(PARTITIONS))
 }
 
 /// `delta` on the count of record `(kind, id)`, in the shard of `holder` (the billing's id, or
@@ -27,10 +25,8 @@ fn partition(account: AccountId, kind: &str, id: i64, shard: i64) -> String {
 /// A positive delta fails on a deleted record (its shards' `gone` mark).
 pub fn moved(account: AccountId, kind: &str, id: i64, holder: i64, delta: i64) -> Write {
     let shard = holder.rem_euclid(SHARDS);
-    let update = Condition::new("ADD #value :delta")
-        .name("#value", "value")
-        .value(":delta", AttributeValue::N(delta.to_string()));
-    let alive = (delta > 0).then(|| Condition::new("attribute_not_exists(#gone)").name("#gone", "gone"));
+    let update = Update::new().add("value", delta);
+    let alive = (delta > 0).then(|| Condition::missing("gone"));
     let sk = keys::count_shard(u32::try_from(shard).unwrap_or_default());
     Write::update(partition(account, kind, id, shard), sk, update, alive)
 }
@@ -54,11 +50,8 @@ pub async fn count(store: &Store, account: AccountId, kind: &str, id: i64) -> St
 pub fn unused(account: AccountId, kind: &str, id: i64) -> Vec<Write> {
     (0..SHARDS)
         .map(|shard| {
-            let mark =
-                Condition::new("SET #gone = :gone").name("#gone", "gone").value(":gone", AttributeValue::Bool(true));
-            let unused = Condition::new("attribute_not_exists(#value) OR #value = :zero")
-                .name("#value", "value")
-                .value(":zero", AttributeValue::N("0".into()));
+            let mark = Update::new().set("gone", &true);
+            let unused = Condition::missing("value").or(Condition::equals("value", &0));
             Write::update(partition(account, kind, id, shard), keys::count_shard(shard as u32), mark, Some(unused))
         })
         .collect()

@@ -16,7 +16,7 @@ pub const PARTITIONS: i64 = 4;
 
 /// The partition of a shard of `counter`.
 fn partition(counter: &str, shard: i64) -> String {
-    format!("{counter}#{}", shard.rem_euclid(PARTITIONS))
+    keys::counter_partition(counter, shard.rem_euclid(PARTITIONS))
 }
 
 /// `delta` on the counter `counter`, in the shard of `holder`.

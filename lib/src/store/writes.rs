@@ -1,63 +1,13 @@
 //! Writes with conditions, sent as one transaction when there are several, so that a failure
 //! saves nothing.
 
-use std::collections::HashMap;
-
 use aws_sdk_dynamodb::error::SdkError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{self, AttributeValue, TransactWriteItem};
 
+use super::expressions::{Condition, Expressions, Update};
 use super::failures::{self, failed};
 use super::{Item, Store, StoreError, StoreResult};
-
-/// A condition expression with its names and values.
-#[derive(Clone, Debug, Default)]
-pub struct Condition {
-    pub expression: String,
-    pub names: HashMap<String, String>,
-    pub values: HashMap<String, AttributeValue>,
-}
-
-impl Condition {
-    pub fn new(expression: impl Into<String>) -> Self {
-        Condition { expression: expression.into(), ..Default::default() }
-    }
-
-    /// The item must not exist yet.
-    pub fn absent() -> Self {
-        Condition::new("attribute_not_exists(pk)")
-    }
-
-    /// The item must exist.
-    pub fn present() -> Self {
-        Condition::new("attribute_exists(pk)")
-    }
-
-    /// The item must exist with this `version` (optimistic locking).
-    pub fn version(version: i64) -> Self {
-        Condition::new("#version = :version")
-            .name("#version", "version")
-            .value(":version", AttributeValue::N(version.to_string()))
-    }
-
-    pub fn name(mut self, placeholder: &str, name: &str) -> Self {
-        self.names.insert(placeholder.to_owned(), name.to_owned());
-        self
-    }
-
-    pub fn value(mut self, placeholder: &str, value: AttributeValue) -> Self {
-        self.values.insert(placeholder.to_owned(), value);
-        self
-    }
-
-    fn names(&self) -> Option<HashMap<String, String>> {
-        (!self.names.is_empty()).then(|| self.names.clone())
-    }
-
-    fn values(&self) -> Option<HashMap<String, AttributeValue>> {
-        (!self.values.is_empty()).then(|| self.values.clone())
-    }
-}
 
 #[derive(Clone, Debug)]
 pub enum Write {
@@ -76,11 +26,11 @@ pub enum Write {
         sk: String,
         condition: Condition,
     },
-    /// An update expression (with its names and values) on one item, under an optional condition.
+    /// A change of some attributes of one item, under an optional condition.
     Update {
         pk: String,
         sk: String,
-        update: Condition,
+        update: Update,
         condition: Option<Condition>,
     },
 }
@@ -88,6 +38,11 @@ pub enum Write {
 impl Write {
     pub fn put(item: Item) -> Self {
         Write::Put { item, condition: None }
+    }
+
+    /// A key-only item (a list's key item, a link), whatever is there.
+    pub fn put_keys(pk: String, sk: String) -> Self {
+        Write::put(Item::from([("pk".to_owned(), AttributeValue::S(pk)), ("sk".to_owned(), AttributeValue::S(sk))]))
     }
 
     pub fn put_if(item: Item, condition: Condition) -> Self {
@@ -108,116 +63,97 @@ impl Write {
     }
 
     /// `update` on the item, under `condition` when given.
-    pub fn update(pk: String, sk: String, update: Condition, condition: Option<Condition>) -> Self {
+    pub fn update(pk: String, sk: String, update: Update, condition: Option<Condition>) -> Self {
         Write::Update { pk, sk, update, condition }
     }
 
     /// `ADD attribute delta` on a counter item (created at 0 when missing).
     pub fn add(pk: String, sk: String, attribute: &str, delta: i64) -> Self {
-        let update = Condition::new("ADD #attribute :delta")
-            .name("#attribute", attribute)
-            .value(":delta", AttributeValue::N(delta.to_string()));
-        Write::update(pk, sk, update, None)
+        Write::update(pk, sk, Update::new().add(attribute, delta), None)
     }
 
     /// `ADD attribute delta` on a counter item, provided the count stays at most `max` (the
     /// condition fails otherwise). Meant for positive deltas.
     pub fn add_up_to(pk: String, sk: String, attribute: &str, delta: i64, max: i64) -> Self {
-        let update = Condition::new("ADD #attribute :delta")
-            .name("#attribute", attribute)
-            .value(":delta", AttributeValue::N(delta.to_string()));
-        let bound = Condition::new("attribute_not_exists(#attribute) OR #attribute <= :most")
-            .name("#attribute", attribute)
-            .value(":most", AttributeValue::N((max - delta).to_string()));
-        Write::update(pk, sk, update, Some(bound))
+        let bound = Condition::missing(attribute).or(Condition::at_most(attribute, &(max - delta)));
+        Write::update(pk, sk, Update::new().add(attribute, delta), Some(bound))
     }
 
     /// `ADD attribute delta` on an existing record (fails when the record is gone), bumping its
     /// `version` so that a writer that read it before (a delete checking `billing_refs`) fails its
     /// condition.
     pub fn add_to_record(pk: String, sk: String, attribute: &str, delta: i64) -> Self {
-        let update = Condition::new("ADD #attribute :delta, #version :one")
-            .name("#attribute", attribute)
-            .name("#version", "version")
-            .value(":delta", AttributeValue::N(delta.to_string()))
-            .value(":one", AttributeValue::N("1".into()));
+        let update = Update::new().add(attribute, delta).add("version", 1);
         Write::update(pk, sk, update, Some(Condition::present()))
     }
 
-    /// The keys of the item this write adds to (an update whose expression starts with `ADD`: a
-    /// counter's or a reference count's shard), which other writers share.
+    /// The keys of the item this write adds to (an update that adds to a number: a counter's or a
+    /// reference count's shard, a total), which other writers share.
     fn added_to(&self) -> Option<(String, String)> {
         match self {
-            Write::Update { pk, sk, update, .. } if update.expression.starts_with("ADD ") => {
-                Some((pk.clone(), sk.clone()))
-            }
+            Write::Update { pk, sk, update, .. } if update.adds() => Some((pk.clone(), sk.clone())),
             _ => None,
         }
     }
 
-    fn into_transact_item(self, table: &str) -> anyhow::Result<TransactWriteItem> {
+    fn into_transact_item(self, table: &str) -> StoreResult<TransactWriteItem> {
         let builder = TransactWriteItem::builder();
-        let expression = |c: &Condition| (!c.expression.is_empty()).then(|| c.expression.clone());
+        let built = |e: aws_sdk_dynamodb::error::BuildError| StoreError::Other(e.into());
         Ok(match self {
             Write::Put { item, condition } => {
-                let c = condition.unwrap_or_default();
+                let e = Expressions::of(None, condition.as_ref())?;
                 let put = types::Put::builder()
                     .table_name(table)
                     .set_item(Some(item))
-                    .set_condition_expression(expression(&c))
-                    .set_expression_attribute_names(c.names())
-                    .set_expression_attribute_values(c.values())
-                    .build()?;
+                    .set_condition_expression(e.condition)
+                    .set_expression_attribute_names(e.names)
+                    .set_expression_attribute_values(e.values)
+                    .build()
+                    .map_err(built)?;
                 builder.put(put).build()
             }
             Write::Delete { pk, sk, condition } => {
-                let c = condition.unwrap_or_default();
+                let e = Expressions::of(None, condition.as_ref())?;
                 let delete = types::Delete::builder()
                     .table_name(table)
                     .key("pk", AttributeValue::S(pk))
                     .key("sk", AttributeValue::S(sk))
-                    .set_condition_expression(expression(&c))
-                    .set_expression_attribute_names(c.names())
-                    .set_expression_attribute_values(c.values())
-                    .build()?;
+                    .set_condition_expression(e.condition)
+                    .set_expression_attribute_names(e.names)
+                    .set_expression_attribute_values(e.values)
+                    .build()
+                    .map_err(built)?;
                 builder.delete(delete).build()
             }
             Write::Check { pk, sk, condition } => {
+                let e = Expressions::of(None, Some(&condition))?;
                 let check = types::ConditionCheck::builder()
                     .table_name(table)
                     .key("pk", AttributeValue::S(pk))
                     .key("sk", AttributeValue::S(sk))
-                    .condition_expression(condition.expression.clone())
-                    .set_expression_attribute_names(condition.names())
-                    .set_expression_attribute_values(condition.values())
-                    .build()?;
+                    .set_condition_expression(e.condition)
+                    .set_expression_attribute_names(e.names)
+                    .set_expression_attribute_values(e.values)
+                    .build()
+                    .map_err(built)?;
                 builder.condition_check(check).build()
             }
             Write::Update { pk, sk, update, condition } => {
-                let c = merged(&update, condition.as_ref());
+                let e = Expressions::of(Some(&update), condition.as_ref())?;
                 let update = types::Update::builder()
                     .table_name(table)
                     .key("pk", AttributeValue::S(pk))
                     .key("sk", AttributeValue::S(sk))
-                    .update_expression(update.expression.clone())
-                    .set_condition_expression(condition.as_ref().and_then(expression))
-                    .set_expression_attribute_names(c.names())
-                    .set_expression_attribute_values(c.values())
-                    .build()?;
+                    .set_update_expression(e.update)
+                    .set_condition_expression(e.condition)
+                    .set_expression_attribute_names(e.names)
+                    .set_expression_attribute_values(e.values)
+                    .build()
+                    .map_err(built)?;
                 builder.update(update).build()
             }
         })
     }
-}
-
-/// The names and values of an update and its condition, together (as one request carries them).
-fn merged(update: &Condition, condition: Option<&Condition>) -> Condition {
-    let mut all = update.clone();
-    if let Some(condition) = condition {
-        all.names.extend(condition.names.clone());
-        all.values.extend(condition.values.clone());
-    }
-    all
 }
 
 /// How long [`Store::write`] keeps trying a write that was certainly not applied (or a
@@ -288,16 +224,16 @@ impl Store {
     async fn write_one(&self, write: Write) -> StoreResult<()> {
         match write {
             Write::Put { item, condition } => {
-                let c = condition.unwrap_or_default();
+                let e = Expressions::of(None, condition.as_ref())?;
                 self.metered(|m| m.write());
                 let result = self
                     .client()
                     .put_item()
                     .table_name(self.table())
                     .set_item(Some(item.clone()))
-                    .set_condition_expression((!c.expression.is_empty()).then(|| c.expression.clone()))
-                    .set_expression_attribute_names(c.names())
-                    .set_expression_attribute_values(c.values())
+                    .set_condition_expression(e.condition)
+                    .set_expression_attribute_names(e.names)
+                    .set_expression_attribute_values(e.values)
                     .return_values_on_condition_check_failure(types::ReturnValuesOnConditionCheckFailure::AllOld)
                     .send()
                     .await;
@@ -318,7 +254,7 @@ impl Store {
                 }
             }
             Write::Delete { pk, sk, condition } => {
-                let c = condition.unwrap_or_default();
+                let e = Expressions::of(None, condition.as_ref())?;
                 self.metered(|m| m.write());
                 let result = self
                     .client()
@@ -326,15 +262,15 @@ impl Store {
                     .table_name(self.table())
                     .key("pk", AttributeValue::S(pk))
                     .key("sk", AttributeValue::S(sk))
-                    .set_condition_expression((!c.expression.is_empty()).then(|| c.expression.clone()))
-                    .set_expression_attribute_names(c.names())
-                    .set_expression_attribute_values(c.values())
+                    .set_condition_expression(e.condition)
+                    .set_expression_attribute_names(e.names)
+                    .set_expression_attribute_values(e.values)
                     .send()
                     .await;
                 settled(result)
             }
             Write::Update { pk, sk, update, condition } => {
-                let c = merged(&update, condition.as_ref());
+                let e = Expressions::of(Some(&update), condition.as_ref())?;
                 self.metered(|m| m.write());
                 let result = self
                     .client()
@@ -342,10 +278,10 @@ impl Store {
                     .table_name(self.table())
                     .key("pk", AttributeValue::S(pk))
                     .key("sk", AttributeValue::S(sk))
-                    .update_expression(update.expression.clone())
-                    .set_condition_expression(condition.map(|c| c.expression))
-                    .set_expression_attribute_names(c.names())
-                    .set_expression_attribute_values(c.values())
+                    .set_update_expression(e.update)
+                    .set_condition_expression(e.condition)
+                    .set_expression_attribute_names(e.names)
+                    .set_expression_attribute_values(e.values)
                     .send()
                     .await;
                 settled(result)
@@ -356,8 +292,7 @@ impl Store {
 
     /// One `TransactWriteItems` with this idempotency token.
     async fn transact(&self, writes: Vec<Write>, token: &str) -> StoreResult<()> {
-        let items =
-            writes.into_iter().map(|w| w.into_transact_item(self.table())).collect::<anyhow::Result<Vec<_>>>()?;
+        let items = writes.into_iter().map(|w| w.into_transact_item(self.table())).collect::<StoreResult<Vec<_>>>()?;
         let request = self.client().transact_write_items().set_transact_items(Some(items)).client_request_token(token);
         self.metered(|m| m.write());
         match request.send().await {

@@ -22,8 +22,8 @@ use serde_json::{json, Value};
 
 use super::receivers::Receiver;
 use crate::events::{self, Event, KEPT_SECONDS};
-use crate::store::item::{from_item, to_item};
-use crate::store::{keys, Condition, Item, KeyItem, KeyRange, Sort, Store, StoreError, StoreResult, Write};
+use crate::store::stored::{self, Key, Stored};
+use crate::store::{keys, Condition, KeyItem, KeyRange, Sort, Store, StoreError, StoreResult, Write};
 use crate::values::{AccountId, DeliveryStatus, Timestamp, WebhookId};
 
 /// How long an attempt holds its delivery (a 10 s POST and its writes, with room).
@@ -75,9 +75,6 @@ impl Schedule {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Delivery {
-    pub pk: String,
-    pub sk: String,
-    pub kind: String,
     pub delivery_id: String,
     pub account_id: AccountId,
     pub event_id: String,
@@ -108,19 +105,28 @@ pub struct Delivery {
     pub replayed_at: Option<Timestamp>,
     pub expires_at: i64,
     pub version: i64,
-    /// The failed index (present while `failed`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gsi1pk: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gsi1sk: Option<String>,
+}
+
+impl Stored for Delivery {
+    const KIND: Option<&'static str> = Some("delivery");
+    type Scope<'a> = ();
+
+    /// In the account's webhook log, in order of its event (whose id carries its millisecond).
+    fn key(&self, (): ()) -> Key {
+        (keys::webhook_log(self.account_id), keys::delivery(self.event_millis(), &self.event_id, self.receiver_id))
+    }
+
+    /// In the account's failed index while failed, by the time it failed.
+    fn index(&self, (): ()) -> Option<Key> {
+        let failed_at = self.failed_at.filter(|_| self.status == DeliveryStatus::Failed)?;
+        let (_, sk) = self.key(());
+        Some((keys::failed_deliveries(self.account_id), keys::failed_delivery(failed_at.0.timestamp_millis(), &sk)))
+    }
 }
 
 /// One attempt of a delivery.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Attempt {
-    pub pk: String,
-    pub sk: String,
-    pub kind: String,
     pub delivery_id: String,
     pub event_id: String,
     pub receiver_id: WebhookId,
@@ -133,6 +139,17 @@ pub struct Attempt {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     pub expires_at: i64,
+}
+
+impl Stored for Attempt {
+    const KIND: Option<&'static str> = Some("delivery_attempt");
+    /// The account: its webhook log.
+    type Scope<'a> = AccountId;
+
+    fn key(&self, account: AccountId) -> Key {
+        let millis = events::created_millis(&self.event_id).unwrap_or_default();
+        (keys::webhook_log(account), keys::delivery_attempt(millis, &self.event_id, self.receiver_id, self.attempt))
+    }
 }
 
 /// The id of the delivery of `event_id` to `receiver`.
@@ -157,11 +174,7 @@ impl Delivery {
     /// The pending delivery of `event` to `receiver`, due at once.
     pub fn new(event: &Event, receiver: &Receiver) -> Delivery {
         let now = Timestamp::now();
-        let millis = event.created_at.0.timestamp_millis();
         Delivery {
-            pk: keys::webhook_log(event.account_id),
-            sk: keys::delivery(millis, &event.event_id, receiver.id),
-            kind: "delivery".into(),
             delivery_id: delivery_id(&event.event_id, receiver.id),
             account_id: event.account_id,
             event_id: event.event_id.clone(),
@@ -182,9 +195,12 @@ impl Delivery {
             replayed_at: None,
             expires_at: kept_until(now),
             version: 1,
-            gsi1pk: None,
-            gsi1sk: None,
         }
+    }
+
+    /// The millisecond of its event (in the event's id): its place in its keys.
+    fn event_millis(&self) -> i64 {
+        events::created_millis(&self.event_id).unwrap_or_default()
     }
 
     /// The keys of the event it delivers.
@@ -200,7 +216,7 @@ impl Delivery {
 
     /// `self` changed into `next`, provided it is still the version read.
     fn replaced_by(&self, next: &Delivery) -> StoreResult<Write> {
-        Ok(Write::put_if(to_item(next)?, Condition::version(self.version)))
+        stored::put_if(next, (), Condition::version(self.version))
     }
 
     fn next_version(&self, now: Timestamp) -> Delivery {
@@ -230,7 +246,7 @@ impl Delivery {
 
 /// Stores a new delivery; `false` when it already exists (a repeated dispatch).
 pub async fn create(store: &Store, delivery: &Delivery) -> StoreResult<bool> {
-    match store.write(vec![Write::put_if(to_item(delivery)?, Condition::absent())]).await {
+    match store.write(vec![stored::insert(delivery, ())?]).await {
         Ok(()) => Ok(true),
         Err(StoreError::ConditionFailed(_)) => Ok(false),
         Err(error) => Err(error),
@@ -239,7 +255,7 @@ pub async fn create(store: &Store, delivery: &Delivery) -> StoreResult<bool> {
 
 pub async fn find(store: &Store, account: AccountId, delivery_id: &str) -> StoreResult<Option<Delivery>> {
     let Some((event_id, millis, receiver)) = parse_id(delivery_id) else { return Ok(None) };
-    store.get(keys::webhook_log(account), keys::delivery(millis, &event_id, receiver)).await?.map(from_item).transpose()
+    stored::find(store, (keys::webhook_log(account), keys::delivery(millis, &event_id, receiver))).await
 }
 
 /// Claims a due delivery for one attempt; `None` when another copy of its message got there first.
@@ -267,11 +283,8 @@ pub struct Answer {
 /// Records the attempt of a claimed delivery and its consequence, in one transaction: delivered;
 /// or pending until the schedule's next wait; or failed when the round's attempts ran out.
 pub async fn settle(store: &Store, claimed: &Delivery, answer: &Answer, schedule: &Schedule) -> StoreResult<Delivery> {
-    let (millis, receiver) = (events::created_millis(&claimed.event_id).unwrap_or_default(), claimed.receiver_id);
+    let receiver = claimed.receiver_id;
     let attempt = Attempt {
-        pk: claimed.pk.clone(),
-        sk: keys::delivery_attempt(millis, &claimed.event_id, receiver, claimed.attempts),
-        kind: "delivery_attempt".into(),
         delivery_id: claimed.delivery_id.clone(),
         event_id: claimed.event_id.clone(),
         receiver_id: receiver,
@@ -299,7 +312,7 @@ pub async fn settle(store: &Store, claimed: &Delivery, answer: &Answer, schedule
         }
         (Some(_), None) => fail(&mut next, answer.at),
     }
-    store.write(vec![Write::put(to_item(&attempt)?), claimed.replaced_by(&next)?]).await?;
+    store.write(vec![stored::put(&attempt, claimed.account_id)?, claimed.replaced_by(&next)?]).await?;
     Ok(next)
 }
 
@@ -307,8 +320,6 @@ fn fail(delivery: &mut Delivery, at: Timestamp) {
     delivery.status = DeliveryStatus::Failed;
     delivery.failed_at = Some(at);
     delivery.next_attempt_at = None;
-    delivery.gsi1pk = Some(keys::failed_deliveries(delivery.account_id));
-    delivery.gsi1sk = Some(format!("{:013}#{}", at.0.timestamp_millis(), delivery.sk));
 }
 
 /// Gives a pending delivery up without an attempt (its receiver or event is gone): failed, with
@@ -336,8 +347,6 @@ pub async fn reopen(store: &Store, delivery: &Delivery) -> StoreResult<Option<De
     next.next_attempt_at = Some(now);
     next.leased_until = None;
     next.replayed_at = Some(now);
-    next.gsi1pk = None;
-    next.gsi1sk = None;
     // Its message goes out once the delivery is reopened (a task in the same transaction), so a
     // replay that dies half way leaves no pending delivery without a message.
     let message = crate::jobs::WebhookDelivery::new(next.account_id, &next.delivery_id);
@@ -376,20 +385,19 @@ pub async fn list(
         let Some(millis) = events::created_millis(event_id) else { return Ok((Vec::new(), false)) };
         let range = KeyRange::prefix(keys::webhook_log(account), keys::deliveries_of(millis, event_id), true);
         let page = store.page(&range, 100, None).await?;
-        let found: Vec<Delivery> = page.items.into_iter().map(from_item).collect::<StoreResult<_>>()?;
+        let found: Vec<Delivery> = stored::read_all(page.items)?;
         let kept = found.into_iter().filter(|d| filter.status.is_none_or(|s| d.status == s)).collect();
         return Ok((kept, false));
     }
     if filter.status == Some(DeliveryStatus::Failed) || filter.failed_since.is_some() {
         let (sort, ascending) = match filter.failed_since {
-            Some(since) => (Sort::From(format!("{:013}", since.0.timestamp_millis())), true),
+            Some(since) => (Sort::From(keys::failed_since(since.0.timestamp_millis())), true),
             None => (Sort::All, false),
         };
         let range = KeyRange::index(keys::failed_deliveries(account), sort, ascending);
         let page = store.page(&range, limit, None).await?;
         let keys: Vec<(String, String)> = page.items.iter().map(KeyItem::keys_of).collect();
-        let mut found: Vec<Delivery> =
-            store.batch_get(&keys).await?.into_iter().map(from_item).collect::<StoreResult<_>>()?;
+        let mut found: Vec<Delivery> = stored::find_many(store, &keys).await?;
         // The index is eventually consistent: drop any replayed since.
         found.retain(|d| d.status == DeliveryStatus::Failed);
         return Ok((found, page.next.is_some()));
@@ -400,7 +408,7 @@ pub async fn list(
         let page = store.page(&range, 200, start).await?;
         read += page.items.len();
         for item in page.items {
-            let delivery: Delivery = from_item(item)?;
+            let delivery: Delivery = stored::read(item)?;
             if filter.status.is_none_or(|s| delivery.status == s) {
                 found.push(delivery);
                 if found.len() == limit {
@@ -419,8 +427,7 @@ pub async fn list(
 pub async fn attempts(store: &Store, delivery: &Delivery) -> StoreResult<Vec<Attempt>> {
     let millis = events::created_millis(&delivery.event_id).unwrap_or_default();
     let prefix = keys::attempts_of(millis, &delivery.event_id, delivery.receiver_id);
-    let items: Vec<Item> = store.items_with_prefix(delivery.pk.clone(), prefix, true).await?;
-    items.into_iter().map(from_item).collect()
+    stored::with_prefix(store, keys::webhook_log(delivery.account_id), prefix, true).await
 }
 
 impl Attempt {

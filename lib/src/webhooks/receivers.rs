@@ -10,15 +10,14 @@
 //! an operator enables it again. Changes are update expressions on the fields they touch, so the
 //! sender marking a failure and an operator rotating the secret never overwrite each other.
 
-use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::client::{check_url, Policy};
 use super::secrets::{SecretBox, SigningSecret};
-use crate::store::item::{from_item, to_item};
-use crate::store::{keys, Condition, Store, StoreError, StoreResult, Write};
+use crate::store::stored::{self, Key, Stored};
+use crate::store::{keys, Condition, Store, StoreError, StoreResult, Update, Write};
 use crate::values::{AccountId, Timestamp, WebhookId};
 
 pub const MAX_RECEIVERS: i64 = 3;
@@ -52,6 +51,15 @@ pub struct Receiver {
     pub updated_at: Timestamp,
 }
 
+impl Stored for Receiver {
+    const KIND: Option<&'static str> = Some("webhook");
+    type Scope<'a> = ();
+
+    fn key(&self, (): ()) -> Key {
+        Receiver::keys(self.account_id, self.id)
+    }
+}
+
 /// Why an operation on receivers was refused (the CLI prints it and exits non-zero).
 #[derive(Debug, thiserror::Error)]
 pub enum Refused {
@@ -68,15 +76,6 @@ pub enum Refused {
 impl Receiver {
     fn keys(account: AccountId, id: WebhookId) -> (String, String) {
         (keys::account(account), keys::webhook(id))
-    }
-
-    fn item(&self) -> StoreResult<crate::store::Item> {
-        let mut item = to_item(self)?;
-        let (pk, sk) = Receiver::keys(self.account_id, self.id);
-        item.insert("pk".into(), AttributeValue::S(pk));
-        item.insert("sk".into(), AttributeValue::S(sk));
-        item.insert("kind".into(), AttributeValue::S("webhook".into()));
-        Ok(item)
     }
 
     /// The secrets that sign a delivery made `at`: the current one, and the previous one while it
@@ -142,7 +141,7 @@ pub async fn add(
         updated_at: now,
     };
     let count = Write::add_up_to(keys::account(account), keys::counter(COUNTER), "value", 1, MAX_RECEIVERS);
-    match store.write(vec![Write::put_if(receiver.item()?, Condition::absent()), count]).await {
+    match store.write(vec![stored::insert(&receiver, ())?, count]).await {
         Ok(()) => Ok((receiver, secret)),
         Err(error) if error.failed_at(1) => Err(Refused::TooMany),
         Err(error) => Err(error.into()),
@@ -151,13 +150,11 @@ pub async fn add(
 
 /// The account's receivers, by id (at most three: one short query).
 pub async fn list(store: &Store, account: AccountId) -> StoreResult<Vec<Receiver>> {
-    let items = store.items_with_prefix(keys::account(account), keys::WEBHOOK_PREFIX.to_owned(), true).await?;
-    items.into_iter().map(from_item).collect()
+    stored::with_prefix(store, keys::account(account), keys::WEBHOOK_PREFIX.to_owned(), true).await
 }
 
 pub async fn find(store: &Store, account: AccountId, id: WebhookId) -> StoreResult<Option<Receiver>> {
-    let (pk, sk) = Receiver::keys(account, id);
-    store.get(pk, sk).await?.map(from_item).transpose()
+    stored::find(store, Receiver::keys(account, id)).await
 }
 
 async fn found(store: &Store, account: AccountId, id: WebhookId) -> Result<Receiver, Refused> {
@@ -182,29 +179,19 @@ async fn update(
     store: &Store,
     account: AccountId,
     id: WebhookId,
-    update: Condition,
+    update: Update,
     expected: Option<Condition>,
 ) -> Result<(), Refused> {
     let (pk, sk) = Receiver::keys(account, id);
     let condition = match expected {
-        Some(expected) => {
-            Condition { expression: format!("attribute_exists(pk) AND ({})", expected.expression), ..expected }
-        }
+        Some(expected) => Condition::present().and(expected),
         None => Condition::present(),
-    };
-    let update = match update.expression.contains(":now") {
-        true => update.value(":now", text(Timestamp::now())),
-        false => update,
     };
     match store.write(vec![Write::update(pk, sk, update, Some(condition))]).await {
         Ok(()) => Ok(()),
         Err(StoreError::ConditionFailed(_)) => Err(Refused::NotFound(id)),
         Err(error) => Err(error.into()),
     }
-}
-
-fn text(value: impl ToString) -> AttributeValue {
-    AttributeValue::S(value.to_string())
 }
 
 /// A new secret; the current one keeps signing for [`ROTATION_OVERLAP`].
@@ -217,16 +204,20 @@ pub async fn rotate_secret(
     let current = found(store, account, id).await?;
     let secret = SigningSecret::generate();
     let until = Timestamp(Timestamp::now().0 + ROTATION_OVERLAP);
-    let change = Condition::new(
-        "SET secret = :new, previous_secret = :old, previous_secret_expires_at = :until, updated_at = :now",
-    )
-    .value(":new", text(vault.seal(account, id, &secret)))
-    .value(":old", text(&current.secret))
-    .value(":until", text(until));
+    let change = Update::new()
+        .set("secret", &vault.seal(account, id, &secret))
+        .set("previous_secret", &current.secret)
+        .set("previous_secret_expires_at", &until)
+        .set("updated_at", &Timestamp::now());
     // On the secret read: a rotation at the same moment makes this one fail instead of losing one.
-    let expected = Condition::new("secret = :old").value(":old", text(&current.secret));
+    let expected = Condition::equals("secret", &current.secret);
     update(store, account, id, change, Some(expected)).await?;
     Ok((found(store, account, id).await?, secret))
+}
+
+/// The change that disables a receiver for `reason`.
+fn disabled(reason: &str, now: Timestamp) -> Update {
+    Update::new().set("enabled", &false).set("disabled_reason", reason).set("disabled_at", &now).set("updated_at", &now)
 }
 
 /// Enables (clearing the failure streak) or disables the receiver.
@@ -237,13 +228,16 @@ pub async fn set_enabled(
     enabled: bool,
     reason: &str,
 ) -> Result<Receiver, Refused> {
+    let now = Timestamp::now();
     let change = if enabled {
-        Condition::new("SET enabled = :yes, updated_at = :now REMOVE disabled_reason, disabled_at, failing_since")
-            .value(":yes", AttributeValue::Bool(true))
+        Update::new()
+            .set("enabled", &true)
+            .set("updated_at", &now)
+            .remove("disabled_reason")
+            .remove("disabled_at")
+            .remove("failing_since")
     } else {
-        Condition::new("SET enabled = :no, disabled_reason = :reason, disabled_at = :now, updated_at = :now")
-            .value(":no", AttributeValue::Bool(false))
-            .value(":reason", text(reason))
+        disabled(reason, now)
     };
     update(store, account, id, change, None).await?;
     found(store, account, id).await
@@ -255,17 +249,14 @@ pub async fn record_failure(store: &Store, receiver: &Receiver, at: Timestamp) -
     let (account, id) = (receiver.account_id, receiver.id);
     match receiver.failing_since {
         None => {
-            let change = Condition::new("SET failing_since = if_not_exists(failing_since, :at)").value(":at", text(at));
+            let change = Update::new().set_if_missing("failing_since", &at);
             update(store, account, id, change, None).await
         }
         Some(since) if receiver.enabled && at.0 - since.0 >= DISABLE_AFTER => {
             let reason = format!("deliveries failing since {since} (three days without a success)");
-            let change =
-                Condition::new("SET enabled = :no, disabled_reason = :reason, disabled_at = :now, updated_at = :now")
-                    .value(":no", AttributeValue::Bool(false))
-                    .value(":reason", text(reason));
+            let change = disabled(&reason, Timestamp::now());
             // Only if no success ended the streak meanwhile.
-            let expected = Condition::new("failing_since = :since").value(":since", text(since));
+            let expected = Condition::equals("failing_since", &since);
             match update(store, account, id, change, Some(expected)).await {
                 Err(Refused::NotFound(_)) => Ok(()),
                 other => other,
@@ -280,7 +271,7 @@ pub async fn record_success(store: &Store, receiver: &Receiver) -> Result<(), Re
     if receiver.failing_since.is_none() {
         return Ok(());
     }
-    let change = Condition::new("REMOVE failing_since");
+    let change = Update::new().remove("failing_since");
     match update(store, receiver.account_id, receiver.id, change, None).await {
         Err(Refused::NotFound(_)) => Ok(()),
         other => other,

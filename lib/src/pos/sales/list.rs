@@ -7,8 +7,8 @@ use super::service::SALES_COUNTER;
 use crate::contacts::Contact;
 use crate::http::Pagination;
 use crate::refusal::Refusal;
-use crate::store::item::from_item;
-use crate::store::{keys, records, KeyItem, KeyRange, Sort, Store, StoreResult};
+use crate::store::stored;
+use crate::store::{keys, records, KeyItem, KeyRange, Sort, Store};
 use crate::values::calendar::sao_paulo;
 use crate::values::{AccountId, ContactId, SaleId};
 
@@ -72,8 +72,7 @@ pub async fn list(
             Some((keys::account(account), keys::sale(id)))
         })
         .collect();
-    let mut sales: Vec<Sale> =
-        store.batch_get(&wanted).await?.into_iter().map(from_item).collect::<StoreResult<_>>()?;
+    let mut sales: Vec<Sale> = stored::find_many(store, &wanted).await?;
     sales.sort_by_key(|s| std::cmp::Reverse((s.sold_at.0, s.id)));
     Ok((sales, total))
 }

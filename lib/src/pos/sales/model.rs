@@ -4,7 +4,8 @@
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
-use crate::store::item::{number, to_item};
+use crate::store::item::number;
+use crate::store::stored::{self, Key, Stored};
 use crate::store::{keys, Condition, StoreResult, Write};
 use crate::values::{AccountId, ContactId, Money, PaymentKind, RefundTo, SaleId, Timestamp};
 
@@ -60,9 +61,6 @@ pub struct OpenEntry {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Sale {
-    pub pk: String,
-    pub sk: String,
-    pub kind: String,
     pub id: SaleId,
     pub code: String,
     pub account_id: AccountId,
@@ -89,12 +87,24 @@ pub struct Sale {
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub version: i64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gsi1pk: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gsi1sk: Option<String>,
+    /// What the open-sales index carries of it, while it is listed there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub list_fields: Option<OpenEntry>,
+}
+
+impl Stored for Sale {
+    const KIND: Option<&'static str> = Some("sale");
+    type Scope<'a> = ();
+
+    fn key(&self, (): ()) -> Key {
+        (keys::account(self.account_id), keys::sale(self.id))
+    }
+
+    /// In the open-sales index while something is open, by the day it was sold.
+    fn index(&self, (): ()) -> Option<Key> {
+        let open = self.due_amount.is_positive();
+        open.then(|| (keys::open_sales(self.account_id), keys::open_sale(self.sold_at.date(), self.id)))
+    }
 }
 
 /// The code of sale `id`: its number, zero-padded to six digits.
@@ -116,12 +126,11 @@ impl Sale {
         }
     }
 
-    /// Listed in the open-sales index while something is open.
+    /// With what the open-sales index carries while something is open (its index keys follow
+    /// the same rule: [`Stored::index`]).
     pub(super) fn indexed(mut self) -> Sale {
         if self.due_amount.is_positive() {
             let sold_on = self.sold_at.date();
-            self.gsi1pk = Some(keys::open_sales(self.account_id));
-            self.gsi1sk = Some(format!("{sold_on}#{:010}", self.id.get()));
             self.list_fields = Some(OpenEntry {
                 contact_id: self.contact_id,
                 code: self.code.clone(),
@@ -129,8 +138,6 @@ impl Sale {
                 sold_on,
             });
         } else {
-            self.gsi1pk = None;
-            self.gsi1sk = None;
             self.list_fields = None;
         }
         self
@@ -147,6 +154,6 @@ impl Sale {
 
     /// The write of `self` over `before`, which must not have changed since it was read.
     pub fn replacing(&self, before: &Sale) -> StoreResult<Write> {
-        Ok(Write::put_if(to_item(self)?, Condition::version(before.version)))
+        stored::put_if(self, (), Condition::version(before.version))
     }
 }

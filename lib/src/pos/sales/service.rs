@@ -8,8 +8,8 @@ use crate::contention::retry_in_turn;
 use crate::pos::movements::Movement;
 use crate::pos::rule;
 use crate::refusal::Refusal;
-use crate::store::item::{from_item, to_item};
-use crate::store::{keys, records, Condition, KeyItem, Store, StoreResult, Write};
+use crate::store::stored;
+use crate::store::{keys, records, Store, StoreResult, Write};
 use crate::values::{
     AccountId, ContactId, ContactType, CreditMovementKind, Money, PaymentKind, RefundTo, SaleId, Timestamp,
 };
@@ -52,9 +52,6 @@ pub async fn create(store: &Store, account: AccountId, draft: &SaleDraft) -> Res
         let contact = admitted(customer(store, account, checked.contact_id).await?).await?;
         let now = Timestamp::now();
         let sale = Sale {
-            pk: keys::account(account),
-            sk: keys::sale(id),
-            kind: "sale".into(),
             id,
             code: code_for(id),
             account_id: account,
@@ -73,19 +70,16 @@ pub async fn create(store: &Store, account: AccountId, draft: &SaleDraft) -> Res
             created_at: now,
             updated_at: now,
             version: 1,
-            gsi1pk: None,
-            gsi1sk: None,
             list_fields: None,
         }
         .indexed();
         let mut next = Contact { version: contact.version + 1, sales: contact.sales + 1, ..contact.clone() };
         next.on_account_balance = next.on_account_balance + on_account;
         let sale_key = keys::sale_key(now.0.timestamp_millis(), id);
-        let key_item = |pk: String| to_item(&KeyItem { pk, sk: sale_key.clone() }).map(Write::put);
         let mut also = vec![
-            Write::put_if(to_item(&sale)?, Condition::absent()),
-            key_item(keys::sales(account))?,
-            key_item(keys::sales_of_contact(account, contact.id))?,
+            stored::insert(&sale, ())?,
+            Write::put_keys(keys::sales(account), sale_key.clone()),
+            Write::put_keys(keys::sales_of_contact(account, contact.id), sale_key),
             Write::add(keys::account(account), keys::counter(SALES_COUNTER), "value", 1),
             sale.announced()?,
         ];
@@ -94,9 +88,9 @@ pub async fn create(store: &Store, account: AccountId, draft: &SaleDraft) -> Res
             next.credit_movements += 1;
             let movement = Movement {
                 sale_code: Some(sale.code.clone()),
-                ..Movement::next_of(account, &next, CreditMovementKind::Used, -credit)
+                ..Movement::next_of(&next, CreditMovementKind::Used, -credit)
             };
-            also.push(movement.insert()?);
+            also.push(movement.insert(account, contact.id)?);
         }
         records::replace(store, account, &contact, &next, also).await?;
         Ok(sale)
@@ -107,7 +101,7 @@ pub async fn create(store: &Store, account: AccountId, draft: &SaleDraft) -> Res
 /// The account's sale with this code.
 pub async fn find(store: &Store, account: AccountId, code: &str) -> StoreResult<Option<Sale>> {
     let Some(id) = id_of_code(code) else { return Ok(None) };
-    store.get(keys::account(account), keys::sale(id)).await?.map(from_item).transpose()
+    stored::find(store, (keys::account(account), keys::sale(id))).await
 }
 
 async fn found(store: &Store, account: AccountId, code: &str) -> Result<Sale, Refusal> {
@@ -210,9 +204,9 @@ pub async fn give_back(
             payer.credit_movements += 1;
             let movement = Movement {
                 sale_code: Some(sale.code.clone()),
-                ..Movement::next_of(account, &payer, CreditMovementKind::Returned, refunded)
+                ..Movement::next_of(&payer, CreditMovementKind::Returned, refunded)
             };
-            also.push(movement.insert()?);
+            also.push(movement.insert(account, payer.id)?);
         }
         Ok((next, payer, also))
     })
