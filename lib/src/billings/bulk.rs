@@ -37,7 +37,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::input::Draft;
 use super::model::Billing;
@@ -63,11 +63,6 @@ pub const MAX_BODY_BYTES: usize = 200_000;
 pub const MSG_TOO_LARGE: &str = "Cobrança em lote grande demais: o corpo pode ter até 200 KB";
 pub const MSG_NO_CONTACTS: &str =
     "Nenhum cliente ativo com a etiqueta (tag_id) fora das etiquetas excluídas: a cobrança em lote não geraria cobranças";
-
-/// What a bulk create answers (`202`).
-pub fn accepted(contacts_count: usize) -> Value {
-    json!({"status": 202, "enqueued": true, "contacts_count": contacts_count})
-}
 
 /// An expansion while it runs.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -139,9 +134,9 @@ fn hold(account: AccountId, expansion_id: &str, tags: &[TagId], body: &Value) ->
 }
 
 /// Accepts a bulk billing whose body is valid: checks its references, counts the contacts it will
-/// reach, and writes the expansion with its hold on the tags and its first task. A bulk billing
-/// reaching nobody is refused (422).
-pub async fn accept(store: &Store, account: AccountId, draft: &Draft, billing: Value) -> Result<Value, Refusal> {
+/// reach (returned), and writes the expansion with its hold on the tags and its first task. A bulk
+/// billing reaching nobody is refused (422).
+pub async fn accept(store: &Store, account: AccountId, draft: &Draft, billing: Value) -> Result<usize, Refusal> {
     if billing.to_string().len() > MAX_BODY_BYTES {
         return Err(Refusal::invalid(MSG_TOO_LARGE));
     }
@@ -158,8 +153,8 @@ pub async fn accept(store: &Store, account: AccountId, draft: &Draft, billing: V
         // A tag deleted since it was read fails this: the references are read again. An earlier
         // attempt whose answer was lost may have written it already: the id is this request's.
         match store.write(hold(account, &expansion_id, &tags, &billing)?).await {
-            Ok(()) => Ok(accepted(count)),
-            Err(error) if error.failed_at(0) => Ok(accepted(count)),
+            Ok(()) => Ok(count),
+            Err(error) if error.failed_at(0) => Ok(count),
             Err(error) => Err(error.into()),
         }
     })
@@ -554,11 +549,6 @@ mod tests {
         assert!(!reached(&contact(false, ContactType::Customer, vec![3]), &excluded));
         assert!(!reached(&contact(true, ContactType::Supplier, vec![3]), &excluded));
         assert!(!reached(&contact(true, ContactType::Customer, vec![3, 7]), &excluded));
-    }
-
-    #[test]
-    fn the_accepted_body() {
-        assert_eq!(accepted(12), json!({"status": 202, "enqueued": true, "contacts_count": 12}));
     }
 
     #[test]

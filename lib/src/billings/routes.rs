@@ -10,7 +10,7 @@ use axum::Router;
 use super::input::{cancellation_reason, Draft, PayOff};
 use super::model::Billing;
 use super::service;
-use super::view::{BillingListView, BillingView, Related};
+use super::view::{BillingListView, BillingView, BulkAccepted, Related};
 use crate::contacts::Contact;
 use crate::editing::find_or_404;
 use crate::http::Tenant;
@@ -52,8 +52,8 @@ async fn create(State(state): State<AppState>, tenant: Tenant, body: RequestBody
     let store = &state.store;
     if draft.issue_type == IssueType::Bulk {
         let billing = body.0.get("billing").cloned().unwrap_or_default();
-        let accepted = super::bulk::accept(store, account, &draft, billing).await?;
-        return Ok(response::json_response(http::StatusCode::ACCEPTED, &accepted));
+        let contacts_count = super::bulk::accept(store, account, &draft, billing).await?;
+        return Ok(response::json_response(http::StatusCode::ACCEPTED, &BulkAccepted::new(contacts_count)));
     }
     let (billing, embedded) = service::create(store, account, &draft).await?;
     Ok(response::created(&BillingView::new(&billing, &embedded.related(), today())))

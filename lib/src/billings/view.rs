@@ -167,6 +167,20 @@ impl From<&BillingItem> for ItemView {
     }
 }
 
+/// What a bulk create answers (`202`): the expansion is recorded and will bill this many contacts.
+#[derive(Debug, PartialEq, Serialize)]
+pub struct BulkAccepted {
+    status: u16,
+    enqueued: bool,
+    contacts_count: usize,
+}
+
+impl BulkAccepted {
+    pub fn new(contacts_count: usize) -> Self {
+        BulkAccepted { status: 202, enqueued: true, contacts_count }
+    }
+}
+
 /// The single representation.
 #[derive(Serialize)]
 pub struct BillingView<'a> {
@@ -327,5 +341,16 @@ impl<'a> BillingListView<'a> {
             amounts: amounts(&computed),
             tail: tail(b, related, &computed),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_accepted_body_of_a_bulk_create() {
+        let body = serde_json::to_value(BulkAccepted::new(12)).unwrap();
+        assert_eq!(body, serde_json::json!({"status": 202, "enqueued": true, "contacts_count": 12}));
     }
 }
