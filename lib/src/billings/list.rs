@@ -13,13 +13,16 @@ use chrono::NaiveDate;
 use super::model::Billing;
 use crate::http::{Pagination, Params};
 use crate::refusal::Refusal;
+use crate::store::keys::{self, billing_facet};
 use crate::store::postings;
 use crate::store::records::{self, Listed};
-use crate::store::{keys, KeyRange, Sort, Store};
+use crate::store::{KeyRange, Sort, Store};
 use crate::values::calendar::parse_date;
 use crate::values::ids::parse_positive;
 use crate::values::text::sort_key;
-use crate::values::{AccountId, BillingId, BillingStatus, BillingType, ContactId, ContactType};
+use crate::values::{
+    AccountId, BankRuleId, BillCategoryId, BillingId, BillingStatus, BillingType, ContactId, ContactType,
+};
 
 /// One accepted value of `status`: a persisted status or an aggregate of §3.1.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -215,7 +218,7 @@ async fn searched(
     let evincive_per_shard = SEARCH_EVINCIVES / keys::POSTING_SHARDS as usize;
     let (scans, texts) = tokio::try_join!(
         async { Ok(futures::future::try_join_all(contact_scans).await?) },
-        items_of(store, shards("E"), evincive_per_shard)
+        items_of(store, shards(billing_facet::EVINCIVE), evincive_per_shard)
     )?;
     let mut matched: Vec<ContactId> = Vec::new();
     for item in scans.iter().flatten() {
@@ -229,7 +232,7 @@ async fn searched(
     matched.truncate(SEARCH_CONTACTS);
     let mut found = BTreeSet::new();
     // The matched contacts' billings, all at once.
-    let billed = matched.iter().map(|contact| ids_in(store, shards(&format!("C{contact}")), Sort::All));
+    let billed = matched.iter().map(|contact| ids_in(store, shards(&billing_facet::contact(*contact)), Sort::All));
     for ids in futures::future::try_join_all(billed).await? {
         found.extend(ids);
     }
@@ -259,10 +262,10 @@ async fn matching(
         .numbers
         .iter()
         .map(|(field, id)| match field {
-            IdField::Contact => format!("C{id}"),
-            IdField::Parent => format!("P{id}"),
-            IdField::BankRule => format!("R{id}"),
-            IdField::Category => format!("K{id}"),
+            IdField::Contact => billing_facet::contact(ContactId::new(*id)),
+            IdField::Parent => billing_facet::parent(BillingId::new(*id)),
+            IdField::BankRule => billing_facet::bank_rule(BankRuleId::new(*id)),
+            IdField::Category => billing_facet::category(BillCategoryId::new(*id)),
         })
         .collect();
     values.extend(filters.your_code.as_deref().map(keys::your_code_facet));
@@ -294,13 +297,13 @@ async fn matching(
         if let Some(admitted) = &admitted {
             let ranges = admitted
                 .iter()
-                .map(|(status, from, to)| (shards(&super::postings::status_facet(*status)), dates(*from, *to)))
+                .map(|(status, from, to)| (shards(&billing_facet::status(*status)), dates(*from, *to)))
                 .collect();
             filters_ranges.push(ranges);
         }
     }
     if let Some((from, to)) = filters.created {
-        filters_ranges.push(vec![(shards("T"), dates(Some(from), Some(to)))]);
+        filters_ranges.push(vec![(shards(billing_facet::CREATED), dates(Some(from), Some(to)))]);
     }
     let admits = |item: &crate::store::Item| match (&admitted, item.get("v").and_then(|v| v.as_s().ok())) {
         (None, _) => true,

@@ -13,14 +13,10 @@
 //! no partition past DynamoDB's 1,000 write units a second; a list reads every shard of its facets.
 
 use super::model::Billing;
+use crate::store::keys::{self, billing_facet};
 use crate::store::postings::Posting;
-use crate::store::{keys, Item};
+use crate::store::Item;
 use crate::values::{AccountId, BillingStatus};
-
-/// The facet of a status's postings.
-pub fn status_facet(status: BillingStatus) -> String {
-    format!("S{status}")
-}
 
 /// What a value's posting carries: `<status>#<due date>` (about 18 bytes).
 pub fn state_of(billing: &Billing) -> String {
@@ -51,24 +47,24 @@ pub fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
     // due date reads only the value's postings.
     let state = || Some(("v", state_of(billing)));
     if let Some(contact) = billing.contact_id {
-        add(format!("C{contact}"), &by_id, state());
+        add(billing_facet::contact(contact), &by_id, state());
     }
     if let Some(rule) = billing.bank_rule_id {
-        add(format!("R{rule}"), &by_id, state());
+        add(billing_facet::bank_rule(rule), &by_id, state());
     }
     if let Some(category) = billing.bill_category_id {
-        add(format!("K{category}"), &by_id, state());
+        add(billing_facet::category(category), &by_id, state());
     }
     if let Some(parent) = billing.parent_id {
-        add(format!("P{parent}"), &by_id, state());
+        add(billing_facet::parent(parent), &by_id, state());
     }
     if let Some(code) = billing.your_code.as_deref().filter(|c| !c.is_empty()) {
         add(keys::your_code_facet(code), &by_id, state());
     }
-    add(status_facet(billing.status), &by_due, None);
-    add("T".to_owned(), &keys::posting_by_date(billing.created_at.date(), billing.id), None);
+    add(billing_facet::status(billing.status), &by_due, None);
+    add(billing_facet::CREATED.to_owned(), &keys::posting_by_date(billing.created_at.date(), billing.id), None);
     if let Some(text) = billing.evincive.as_deref().filter(|t| !t.trim().is_empty()) {
-        add("E".to_owned(), &by_id, Some(("e", crate::values::text::sort_key(text))));
+        add(billing_facet::EVINCIVE.to_owned(), &by_id, Some(("e", crate::values::text::sort_key(text))));
     }
     postings
 }

@@ -21,9 +21,10 @@ use super::model::Contact;
 use crate::contention::{move_cursor, retry_in_turn};
 use crate::jobs::{tasks, Cascade};
 use crate::refusal::Refusal;
+use crate::store::keys::{self, contact_facet};
 use crate::store::records;
 use crate::store::stored::{self, Key, Stored};
-use crate::store::{keys, postings, Condition, KeyRange, Sort, Store, Update, Write};
+use crate::store::{postings, Condition, KeyRange, Sort, Store, Update, Write};
 use crate::values::{AccountId, ContactId, ContactType, GroupId, TagId, Timestamp};
 
 /// Holders one message clears.
@@ -103,8 +104,8 @@ pub async fn run(store: &Store, message: &Cascade) -> anyhow::Result<Outcome> {
         }
     }
     let facet = match (message.tag_id, message.group_id) {
-        (Some(tag), _) => format!("T{tag}"),
-        (None, Some(group)) => format!("G{group}"),
+        (Some(tag), _) => contact_facet::tag(tag),
+        (None, Some(group)) => contact_facet::group(Some(group)),
         (None, None) => anyhow::bail!("a cascade names a tag or a group"),
     };
     let mut holders: Vec<ContactId> = Vec::new();

@@ -5,7 +5,7 @@
 //! description's order.
 
 use super::model::Contact;
-use crate::store::keys;
+use crate::store::keys::{self, contact_facet};
 use crate::store::postings::{ordered, Posting};
 use crate::values::text::sort_key;
 use crate::values::AccountId;
@@ -15,30 +15,24 @@ pub fn order_of(contact: &Contact) -> String {
     ordered(&sort_key(contact.description().unwrap_or_default()), contact.id.get())
 }
 
-/// The facet of a code's postings.
-pub fn code_facet(code: &str) -> String {
-    format!("K{}", keys::hashed(code))
-}
-
 pub fn of(account: AccountId, contact: &Contact) -> Vec<Posting> {
     let partition = |facet: &str| keys::contact_postings(account, contact.contact_type.as_str(), facet);
     let order = order_of(contact);
-    let mut all = Posting::new(partition("ALL"), order.clone());
+    let mut all = Posting::new(partition(contact_facet::ALL), order.clone());
     if let Some(document) = contact.document() {
         all.extra = Some(("d", document));
     }
     let mut postings = vec![all];
-    let group = contact.group_id.map_or("G0".to_owned(), |g| format!("G{g}"));
-    postings.push(Posting::new(partition(&group), order.clone()));
+    postings.push(Posting::new(partition(&contact_facet::group(contact.group_id)), order.clone()));
     for tag in &contact.tag_ids {
-        postings.push(Posting::new(partition(&format!("T{tag}")), order.clone()));
+        postings.push(Posting::new(partition(&contact_facet::tag(*tag)), order.clone()));
     }
-    postings.push(Posting::new(partition(if contact.active { "A1" } else { "A0" }), order.clone()));
+    postings.push(Posting::new(partition(contact_facet::active(contact.active)), order.clone()));
     if let Some(code) = contact.code.as_deref().filter(|c| !c.is_empty()) {
-        postings.push(Posting::new(partition(&code_facet(code)), order.clone()));
+        postings.push(Posting::new(partition(&contact_facet::code(code)), order.clone()));
     }
     if let Some(email) = contact.email.as_deref().filter(|e| !e.is_empty()) {
-        let mut by_email = Posting::new(partition("M"), format!("{email}#{order}"));
+        let mut by_email = Posting::new(partition(contact_facet::EMAIL), format!("{email}#{order}"));
         by_email.extra = Some(("o", order.clone()));
         postings.push(by_email);
     }

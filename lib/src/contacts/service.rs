@@ -10,9 +10,10 @@ use super::model::{duplicate_message, Contact, MSG_IN_USE, MSG_IN_USE_AT_POINT_O
 use crate::editing::Editable;
 use crate::groups::Group;
 use crate::refusal::Refusal;
+use crate::store::keys::{self, contact_facet};
 use crate::store::postings;
 use crate::store::records::{self, Listed, Record, Window};
-use crate::store::{keys, shards, KeyRange, Sort, Store, Write};
+use crate::store::{shards, KeyRange, Sort, Store, Write};
 use crate::tags::Tag;
 use crate::values::{AccountId, ContactId, ContactType, GroupId, TagId, Timestamp};
 
@@ -195,18 +196,18 @@ async fn matching(
     // Each filter's postings, all read at once.
     let mut ranges: Vec<KeyRange> = Vec::new();
     if let Some(group) = filter.group_id {
-        ranges.push(every(&group.map_or("G0".to_owned(), |g| format!("G{g}"))));
+        ranges.push(every(&contact_facet::group(group)));
     }
     if let Some(tag) = filter.tag_id {
-        ranges.push(every(&format!("T{tag}")));
+        ranges.push(every(&contact_facet::tag(tag)));
     }
     if let Some(active) = filter.active {
-        ranges.push(every(if active { "A1" } else { "A0" }));
+        ranges.push(every(contact_facet::active(active)));
     }
     match &filter.search {
-        Some(Search::Code(code)) => ranges.push(every(&super::postings::code_facet(code))),
+        Some(Search::Code(code)) => ranges.push(every(&contact_facet::code(code))),
         Some(Search::EmailPrefix(prefix)) => {
-            ranges.push(KeyRange::listing(partition("M"), Sort::Prefix(prefix.clone()), true));
+            ranges.push(KeyRange::listing(partition(contact_facet::EMAIL), Sort::Prefix(prefix.clone()), true));
         }
         _ => {}
     }

@@ -147,6 +147,72 @@ pub fn your_code_facet(code: &str) -> String {
     format!("Y{}", &hex::encode(Sha256::digest(code.as_bytes()))[..16])
 }
 
+/// The facets of a billing's posting partitions (`billing_postings`): one per filter value.
+pub mod billing_facet {
+    use crate::values::{BankRuleId, BillCategoryId, BillingId, BillingStatus, ContactId};
+
+    pub fn contact(id: ContactId) -> String {
+        format!("C{id}")
+    }
+
+    pub fn bank_rule(id: BankRuleId) -> String {
+        format!("R{id}")
+    }
+
+    pub fn category(id: BillCategoryId) -> String {
+        format!("K{id}")
+    }
+
+    pub fn parent(id: BillingId) -> String {
+        format!("P{id}")
+    }
+
+    /// A status's postings, in due-date order.
+    pub fn status(status: BillingStatus) -> String {
+        format!("S{status}")
+    }
+
+    /// Every billing by the day it was created.
+    pub const CREATED: &str = "T";
+    /// Billings with an `evincive` text, carrying its sort key.
+    pub const EVINCIVE: &str = "E";
+}
+
+/// The facets of a contact's posting partitions (`contact_postings`): one per filter value.
+pub mod contact_facet {
+    use crate::values::{GroupId, TagId};
+
+    /// Every contact of the type.
+    pub const ALL: &str = "ALL";
+    /// Contacts by e-mail (`<email>#<order>`).
+    pub const EMAIL: &str = "M";
+
+    /// The contacts of a group; `None` (no group) is a facet of its own.
+    pub fn group(id: Option<GroupId>) -> String {
+        id.map_or("G0".to_owned(), |g| format!("G{g}"))
+    }
+
+    pub fn tag(id: TagId) -> String {
+        format!("T{id}")
+    }
+
+    pub fn active(active: bool) -> &'static str {
+        if active {
+            "A1"
+        } else {
+            "A0"
+        }
+    }
+
+    /// A contact's code: a hash (any length fits).
+    pub fn code(code: &str) -> String {
+        format!("K{}", super::hashed(code))
+    }
+}
+
+/// What the shards of a sharded item's partition begin with (`count_shard`, reference counts).
+pub const SHARD_PREFIX: &str = "SHARD#";
+
 /// Partition of the postings of one filter value of an account's contacts of a type:
 /// `A#<account>#CONTACTS#<customer|supplier>#<facet>`, the facet being `ALL` (every contact, with
 /// its document digits for the document search), `G<group>` (`G0`: none), `T<tag>`, `A1`/`A0`
@@ -194,7 +260,7 @@ pub fn counter_partition(counter: &str, partition: i64) -> String {
 }
 
 pub fn count_shard(shard: u32) -> String {
-    format!("SHARD#{shard:02}")
+    format!("{SHARD_PREFIX}{shard:02}")
 }
 
 /// A number from 0 to `shards - 1` that a text (an event's or a task's id) always gets: what

@@ -34,7 +34,7 @@ pub fn moved(account: AccountId, kind: &str, id: i64, holder: i64, delta: i64) -
 /// How many holders the record has (a query of each partition, at once: eight small items in all).
 pub async fn count(store: &Store, account: AccountId, kind: &str, id: i64) -> StoreResult<i64> {
     let reads = (0..PARTITIONS).map(|n| {
-        let range = KeyRange::prefix(partition(account, kind, id, n), "SHARD#", true);
+        let range = KeyRange::prefix(partition(account, kind, id, n), keys::SHARD_PREFIX, true);
         async move { store.page(&range, SHARDS as usize, None).await }
     });
     let mut total = 0;

@@ -28,7 +28,7 @@ pub fn add(counter: String, holder: i64, delta: i64) -> Write {
 /// The counter's total (a query of each partition, at once).
 pub async fn sum(store: &Store, counter: String) -> StoreResult<i64> {
     let reads = (0..PARTITIONS).map(|n| {
-        let range = KeyRange::listing(partition(&counter, n), Sort::Prefix("SHARD#".to_owned()), true);
+        let range = KeyRange::listing(partition(&counter, n), Sort::Prefix(keys::SHARD_PREFIX.to_owned()), true);
         async move { store.page(&range, (SHARDS / PARTITIONS) as usize, None).await }
     });
     let mut total = 0;
