@@ -13,10 +13,11 @@
 //! under any concurrency.
 
 pub mod credits;
-pub mod movements;
 pub mod routes;
 pub mod rule;
 pub mod sales;
 pub mod settlements;
 
-pub use routes::router;
+pub fn router() -> axum::Router<crate::state::AppState> {
+    routes::router().merge(credits::router())
+}

@@ -7,7 +7,6 @@ use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 
-use super::credits::{self, CreditDraft, MovementView, StoreCreditView};
 use super::sales::{self, SaleFilter, SaleView};
 use super::settlements::{self, SettlementView};
 use crate::http::PointOfSale;
@@ -20,19 +19,9 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/v1/sales", get(list_sales))
         .route("/v1/sales/{code}", get(show_sale))
-        .route("/v1/store_credits", get(list_credits).post(add_credit))
         .route("/v1/receivable_settlements", axum::routing::post(request_settlement))
         .route("/v1/receivable_settlements/preview", get(preview_settlement))
         .route("/v1/receivable_settlements/{reference}", get(show_settlement))
-}
-
-/// `contact_id` of a query: absent, or a positive id (a 422 otherwise).
-fn contact_param(params: &Params, required: bool) -> ApiResult<Option<ContactId>> {
-    match params.get("contact_id").map(str::trim).filter(|t| !t.is_empty()) {
-        None if required => Err(ApiError::validation("contact_id é obrigatório")),
-        None => Ok(None),
-        Some(text) => text.parse().map(Some).map_err(|_| ApiError::validation("contact_id inválido")),
-    }
 }
 
 /// `GET /v1/sales`: newest first; filters `contact_id`, `start_date`, `end_date` (the day sold,
@@ -50,7 +39,7 @@ async fn list_sales(State(state): State<AppState>, pos: PointOfSale, params: Par
         }
     };
     let (start_date, end_date) = (date("start_date"), date("end_date"));
-    let contact_id = match contact_param(&params, false) {
+    let contact_id = match params.id::<ContactId>("contact_id", false) {
         Ok(id) => id,
         Err(ApiError::Validation(more)) => {
             errors.extend(more);
@@ -72,24 +61,6 @@ async fn list_sales(State(state): State<AppState>, pos: PointOfSale, params: Par
 async fn show_sale(State(state): State<AppState>, pos: PointOfSale, Path(id): Path<SaleId>) -> ApiResult<Response> {
     let sale = sales::find(&state.store, pos.account_id(), &sales::code_for(id)).await?.ok_or(ApiError::NotFound)?;
     Ok(response::ok(&SaleView::of(&sale)))
-}
-
-/// `POST /v1/store_credits`: `201` new, `200` the same reference again, `409` the reference with
-/// other data, `422` (`contact_not_found`) an unknown contact.
-async fn add_credit(State(state): State<AppState>, pos: PointOfSale, body: RequestBody) -> ApiResult<Response> {
-    let draft = CreditDraft::parse(body.envelope("store_credit")?)?;
-    let added = credits::add(&state.store, pos.account_id(), &draft).await?;
-    Ok(response::outcome(&added, StoreCreditView::of))
-}
-
-/// `GET /v1/store_credits?contact_id=`: the contact's movements, newest first, each with the
-/// balance after it.
-async fn list_credits(State(state): State<AppState>, pos: PointOfSale, params: Params) -> ApiResult<Response> {
-    let contact = contact_param(&params, true)?.expect("required");
-    let page = params.pagination();
-    let (found, total) = credits::movements(&state.store, pos.account_id(), contact, page).await?;
-    let views: Vec<MovementView> = found.iter().map(MovementView::of).collect();
-    Ok(response::list("store_credits", &views, page, total))
 }
 
 async fn preview_settlement(State(state): State<AppState>, pos: PointOfSale, params: Params) -> ApiResult<Response> {
