@@ -19,5 +19,5 @@ pub mod sales;
 pub mod settlements;
 
 pub fn router() -> axum::Router<crate::state::AppState> {
-    routes::router().merge(credits::router())
+    routes::router().merge(credits::router()).merge(settlements::router())
 }

@@ -1,5 +1,4 @@
-//! The point-of-sale routes (§4.7): `/v1/sales`, `/v1/store_credits` and
-//! `/v1/receivable_settlements`. Every one takes a [`PointOfSale`]: `403` until the account has
+//! The sales routes (§4.7): `/v1/sales`. Every one takes a [`PointOfSale`]: `403` until the account has
 //! enabled the module.
 
 use axum::extract::State;
@@ -8,20 +7,14 @@ use axum::routing::get;
 use axum::Router;
 
 use super::sales::{self, SaleFilter, SaleView};
-use super::settlements::{self, SettlementView};
 use crate::http::PointOfSale;
-use crate::http::{response, ApiError, ApiResult, Params, Path, RequestBody};
+use crate::http::{response, ApiError, ApiResult, Params, Path};
 use crate::state::AppState;
 use crate::values::calendar::parse_date;
 use crate::values::{ContactId, SaleId};
 
 pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/v1/sales", get(list_sales))
-        .route("/v1/sales/{code}", get(show_sale))
-        .route("/v1/receivable_settlements", axum::routing::post(request_settlement))
-        .route("/v1/receivable_settlements/preview", get(preview_settlement))
-        .route("/v1/receivable_settlements/{reference}", get(show_settlement))
+    Router::new().route("/v1/sales", get(list_sales)).route("/v1/sales/{code}", get(show_sale))
 }
 
 /// `GET /v1/sales`: newest first; filters `contact_id`, `start_date`, `end_date` (the day sold,
@@ -61,27 +54,4 @@ async fn list_sales(State(state): State<AppState>, pos: PointOfSale, params: Par
 async fn show_sale(State(state): State<AppState>, pos: PointOfSale, Path(id): Path<SaleId>) -> ApiResult<Response> {
     let sale = sales::find(&state.store, pos.account_id(), &sales::code_for(id)).await?.ok_or(ApiError::NotFound)?;
     Ok(response::ok(&SaleView::of(&sale)))
-}
-
-async fn preview_settlement(State(state): State<AppState>, pos: PointOfSale, params: Params) -> ApiResult<Response> {
-    let cutoff = settlements::parse_cutoff(params.get("cutoff_at"))?;
-    Ok(response::ok(&settlements::preview(&state.store, pos.account_id(), cutoff).await?))
-}
-
-/// `POST /v1/receivable_settlements`: `201` new (`pending`), `200` the same reference and cutoff
-/// again, `202` resuming a failed one, `409` another cutoff, `422` (`settlement_contact_missing`)
-/// without a payer contact.
-async fn request_settlement(State(state): State<AppState>, pos: PointOfSale, body: RequestBody) -> ApiResult<Response> {
-    let (reference, cutoff) = settlements::parse_request(body.envelope("receivable_settlement")?)?;
-    let requested = settlements::request(&state.store, pos.account_id(), &reference, cutoff).await?;
-    Ok(response::outcome(&requested, SettlementView::of))
-}
-
-async fn show_settlement(
-    State(state): State<AppState>,
-    pos: PointOfSale,
-    Path(reference): Path<String>,
-) -> ApiResult<Response> {
-    let found = settlements::find(&state.store, pos.account_id(), &reference).await?.ok_or(ApiError::NotFound)?;
-    Ok(response::ok(&SettlementView::of(&found)))
 }
