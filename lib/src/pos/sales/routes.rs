@@ -1,12 +1,15 @@
-//! The sales routes (§4.7): `/v1/sales`. Every one takes a [`PointOfSale`]: `403` until the account has
-//! enabled the module.
+//! `/v1/sales` (§4.7): list the account's sales, show one. Both take a [`PointOfSale`]: `403`
+//! until the account has enabled the module.
 
 use axum::extract::State;
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 
-use super::sales::{self, SaleFilter, SaleView};
+use super::list::{self, SaleFilter};
+use super::model::code_for;
+use super::service;
+use super::view::SaleView;
 use crate::http::PointOfSale;
 use crate::http::{response, ApiError, ApiResult, Params, Path};
 use crate::state::AppState;
@@ -45,13 +48,13 @@ async fn list_sales(State(state): State<AppState>, pos: PointOfSale, params: Par
     }
     let page = params.pagination();
     let filter = SaleFilter { contact_id, start_date, end_date };
-    let (found, total) = sales::list(&state.store, pos.account_id(), &filter, page).await?;
+    let (found, total) = list::list(&state.store, pos.account_id(), &filter, page).await?;
     let views: Vec<SaleView> = found.iter().map(SaleView::of).collect();
     Ok(response::list("sales", &views, page, total))
 }
 
 /// `GET /v1/sales/<code>`: the code with or without its leading zeros.
 async fn show_sale(State(state): State<AppState>, pos: PointOfSale, Path(id): Path<SaleId>) -> ApiResult<Response> {
-    let sale = sales::find(&state.store, pos.account_id(), &sales::code_for(id)).await?.ok_or(ApiError::NotFound)?;
+    let sale = service::find(&state.store, pos.account_id(), &code_for(id)).await?.ok_or(ApiError::NotFound)?;
     Ok(response::ok(&SaleView::of(&sale)))
 }
