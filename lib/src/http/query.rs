@@ -4,11 +4,12 @@
 //! is a 400 (`super::urlencoded`).
 
 use std::collections::HashMap;
+use std::str::FromStr;
 
 use axum::extract::FromRequestParts;
 use http::request::Parts;
 
-use super::{ApiError, Pagination};
+use super::{ApiError, ApiResult, Pagination};
 
 #[derive(Clone, Debug, Default)]
 pub struct Params(HashMap<String, String>);
@@ -22,6 +23,16 @@ impl Params {
     /// The value, when present and not blank.
     pub fn get(&self, key: &str) -> Option<&str> {
         self.0.get(key).map(String::as_str).filter(|v| !v.trim().is_empty())
+    }
+
+    /// The id named `name`: absent (a 422 when `required`), or one that parses (a 422 otherwise:
+    /// `<name> é obrigatório`, `<name> inválido`).
+    pub fn id<T: FromStr>(&self, name: &str, required: bool) -> ApiResult<Option<T>> {
+        match self.get(name).map(str::trim).filter(|t| !t.is_empty()) {
+            None if required => Err(ApiError::validation(format!("{name} é obrigatório"))),
+            None => Ok(None),
+            Some(text) => text.parse().map(Some).map_err(|_| ApiError::validation(format!("{name} inválido"))),
+        }
     }
 
     pub fn pagination(&self) -> Pagination {
@@ -51,5 +62,24 @@ mod tests {
         assert_eq!(p.pagination(), Pagination { page: 2, per_page: 100 });
         assert_eq!(Params::parse(None).unwrap().pagination(), Pagination::default());
         assert!(Params::parse(Some("s=%G1%")).is_err());
+    }
+
+    #[test]
+    fn reads_an_id_or_says_why_not() {
+        let errors = |result: ApiResult<Option<u32>>| match result {
+            Err(ApiError::Validation(errors)) => errors,
+            other => panic!("expected a 422, got {other:?}"),
+        };
+        let p = Params::parse(Some("contact_id=+12+&other=abc&blank=+")).unwrap();
+        assert_eq!(p.id::<u32>("contact_id", true).unwrap(), Some(12));
+        assert_eq!(p.id::<u32>("missing", false).unwrap(), None);
+        assert_eq!(p.id::<u32>("blank", false).unwrap(), None);
+        assert_eq!(errors(p.id("missing", true)), ["missing é obrigatório"]);
+        assert_eq!(errors(p.id("blank", true)), ["blank é obrigatório"]);
+        assert_eq!(errors(p.id("other", false)), ["other inválido"]);
+        assert_eq!(
+            errors(Params::parse(Some("contact_id=-1")).unwrap().id("contact_id", true)),
+            ["contact_id inválido"]
+        );
     }
 }

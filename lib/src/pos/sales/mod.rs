@@ -13,14 +13,17 @@
 //! Every change of a sale writes the sale on its version, the contact's balances on its version
 //! and a `sale.updated` event, in one transaction.
 
-mod draft;
+mod input;
 mod list;
 mod model;
+mod record;
+mod routes;
 mod service;
 mod view;
 
-pub use draft::{check_amount, max_amount, SaleDraft, MAX_ITEMS, MSG_CUSTOMER_NOT_FOUND};
+pub use input::{check_amount, max_amount, SaleDraft, MAX_ITEMS, MSG_CUSTOMER_NOT_FOUND};
 pub use list::{list, SaleFilter};
 pub use model::{code_for, id_of_code, OpenEntry, Payment, Receipt, Sale, SaleItem, SaleReturn};
+pub use routes::router;
 pub use service::{create, find, give_back, receive, MSG_SALE_NOT_FOUND};
 pub use view::SaleView;

@@ -1,12 +1,10 @@
-//! A sale as stored: its items, payments, receipts and returns, and its place in the open-sales
-//! index while it owes something.
+//! A sale as recorded: its items, payments, receipts and returns, its code, and what the
+//! open-sales index carries of it while it owes something (how it is stored: `super::record`).
 
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 use crate::store::item::number;
-use crate::store::stored::{self, Key, Stored};
-use crate::store::{keys, Condition, StoreResult, Write};
 use crate::values::{AccountId, ContactId, Money, PaymentKind, RefundTo, SaleId, Timestamp};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -92,21 +90,6 @@ pub struct Sale {
     pub list_fields: Option<OpenEntry>,
 }
 
-impl Stored for Sale {
-    const KIND: Option<&'static str> = Some("sale");
-    type Scope<'a> = ();
-
-    fn key(&self, (): ()) -> Key {
-        (keys::account(self.account_id), keys::sale(self.id))
-    }
-
-    /// In the open-sales index while something is open, by the day it was sold.
-    fn index(&self, (): ()) -> Option<Key> {
-        let open = self.due_amount.is_positive();
-        open.then(|| (keys::open_sales(self.account_id), keys::open_sale(self.sold_at.date(), self.id)))
-    }
-}
-
 /// The code of sale `id`: its number, zero-padded to six digits.
 pub fn code_for(id: SaleId) -> String {
     format!("{:06}", id.get())
@@ -127,7 +110,7 @@ impl Sale {
     }
 
     /// With what the open-sales index carries while something is open (its index keys follow
-    /// the same rule: [`Stored::index`]).
+    /// the same rule: `Stored::index` in `super::record`).
     pub(super) fn indexed(mut self) -> Sale {
         if self.due_amount.is_positive() {
             let sold_on = self.sold_at.date();
@@ -150,10 +133,5 @@ impl Sale {
         next.version += 1;
         next.updated_at = Timestamp::now();
         next.indexed()
-    }
-
-    /// The write of `self` over `before`, which must not have changed since it was read.
-    pub fn replacing(&self, before: &Sale) -> StoreResult<Write> {
-        stored::put_if(self, (), Condition::version(before.version))
     }
 }

@@ -1,11 +1,11 @@
 //! What happens to a sale: recorded (with the on-account rule), paid off by receipts, given back.
 //! Each writes the sale, its customer's balances and a `sale.updated` event in one transaction.
 
-use super::draft::{check_amount, paid_with, SaleDraft, MSG_CUSTOMER_NOT_FOUND};
+use super::input::{check_amount, paid_with, SaleDraft, MSG_CUSTOMER_NOT_FOUND};
 use super::model::{code_for, id_of_code, Receipt, Sale, SaleReturn};
 use crate::contacts::Contact;
 use crate::contention::retry_in_turn;
-use crate::pos::movements::Movement;
+use crate::pos::credits::Movement;
 use crate::pos::rule;
 use crate::refusal::Refusal;
 use crate::store::stored;

@@ -1,15 +1,13 @@
 //! Credit movements: the n-th change of a contact's credit balance (added, used in a sale, returned
-//! as credit), kept in the contact's own partition (`A#<account>#CREDITS#<contact>`,
-//! `sk = MOVE#<n>`), with the balance after it. Written in the transaction that changes the
-//! balance, which writes the contact on its version, so numbers and balances never skip or repeat.
+//! as credit), with the balance after it. Stored in the contact's own partition (`super::record`),
+//! in the transaction that changes the balance, which writes the contact on its version, so
+//! numbers and balances never skip or repeat.
 
 use serde::{Deserialize, Serialize};
 
 use crate::contacts::Contact;
 use crate::store::item::number;
-use crate::store::stored::{self, Key, Stored};
-use crate::store::{keys, StoreResult, Write};
-use crate::values::{AccountId, ContactId, CreditMovementKind, Money, Timestamp};
+use crate::values::{CreditMovementKind, Money, Timestamp};
 
 /// The n-th credit movement of a contact.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -44,20 +42,5 @@ impl Movement {
             description: None,
             created_at: Timestamp::now(),
         }
-    }
-
-    /// The write that stores it, as a movement of `contact` (its number must be free).
-    pub fn insert(&self, account: AccountId, contact: ContactId) -> StoreResult<Write> {
-        stored::insert(self, (account, contact))
-    }
-}
-
-impl Stored for Movement {
-    const KIND: Option<&'static str> = Some("credit_movement");
-    /// The account and the contact whose movement it is.
-    type Scope<'a> = (AccountId, ContactId);
-
-    fn key(&self, (account, contact): Self::Scope<'_>) -> Key {
-        (keys::credit_movements(account, contact), keys::credit_movement(self.number))
     }
 }
