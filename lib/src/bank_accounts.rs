@@ -25,6 +25,7 @@ pub struct BankAccountListFields {
 
 impl Record for BankAccount {
     const KIND: &'static str = "BANKACCOUNT";
+    const ITEM_KIND: &'static str = "bankaccount";
     type Id = BankAccountId;
     type ListFields = BankAccountListFields;
 

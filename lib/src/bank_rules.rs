@@ -27,6 +27,7 @@ pub struct BankRuleListFields {
 
 impl Record for BankRule {
     const KIND: &'static str = "BANKRULE";
+    const ITEM_KIND: &'static str = "bankrule";
     type Id = BankRuleId;
     type ListFields = BankRuleListFields;
 

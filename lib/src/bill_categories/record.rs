@@ -17,6 +17,7 @@ pub struct BillCategoryListFields {
 
 impl Record for BillCategory {
     const KIND: &'static str = "CATEGORY";
+    const ITEM_KIND: &'static str = "category";
     type Id = BillCategoryId;
     type ListFields = BillCategoryListFields;
 

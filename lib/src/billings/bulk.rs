@@ -47,7 +47,7 @@ use crate::contention::{move_cursor, retry_on_conflict};
 use crate::http::Fields;
 use crate::jobs::{tasks, BilletRegistration, BulkExpansion};
 use crate::refusal::Refusal;
-use crate::store::records::{self, Record as _};
+use crate::store::records::{self, Record};
 use crate::store::stored::{self, Key, Stored};
 use crate::store::{keys, postings, refs, shards, Condition, KeyRange, Sort, Store, StoreError, Update, Write};
 use crate::tags::Tag;
@@ -104,7 +104,7 @@ fn tags_of(draft: &Draft) -> Vec<TagId> {
 fn tag_refs(account: AccountId, expansion_id: &str, tags: &[TagId], delta: i64) -> Vec<Write> {
     let holder = i64::from(expansion_id.bytes().fold(0u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b))));
     // An increment fails on a tag deleted since it was read (`store::refs`).
-    tags.iter().map(|tag| refs::moved(account, Tag::KIND, tag.get(), holder, delta)).collect()
+    tags.iter().map(|tag| refs::moved(account, <Tag as Record>::KIND, tag.get(), holder, delta)).collect()
 }
 
 /// The message of the chunk after `after` (0: the first).
@@ -292,10 +292,10 @@ async fn advance(
 
 /// The links of the tag's holders after contact `after`, by contact id: a chunk and one more.
 async fn links_after(store: &Store, account: AccountId, tag: TagId, after: i64) -> Result<Vec<ContactId>, Refusal> {
-    let from = keys::record(Contact::KIND, after + 1);
+    let from = keys::record(<Contact as Record>::KIND, after + 1);
     let range = KeyRange::listing(
         keys::tag_links(account, tag),
-        Sort::Between(from, keys::record(Contact::KIND, i64::MAX / 1000)),
+        Sort::Between(from, keys::record(<Contact as Record>::KIND, i64::MAX / 1000)),
         true,
     );
     let links = store.items_in(&range, 0, CHUNK + 1).await?;
@@ -324,7 +324,7 @@ async fn plan_chunk(
     let (first_billing, first_item) = match count {
         0 => (0, 0),
         _ => tokio::try_join!(
-            store.reserve_ids(keys::account(account), keys::sequence(Billing::KIND), count),
+            store.reserve_ids(keys::account(account), keys::sequence(<Billing as Record>::KIND), count),
             store.reserve_ids(keys::account(account), keys::sequence("BILLINGITEM"), count * per_billing),
         )?,
     };
@@ -463,7 +463,7 @@ fn transactions(account: AccountId, billings: &[&Billing], draft: &Draft) -> any
             let posted = postings::moved(Vec::new(), billing.postings(account));
             roles.extend(posted.iter().map(|_| Role::Other));
             writes.extend(posted);
-            writes.push(refs::moved(account, Contact::KIND, contact.get(), billing.id.get(), 1));
+            writes.push(refs::moved(account, <Contact as Record>::KIND, contact.get(), billing.id.get(), 1));
             roles.push(Role::Payer(billing.id));
             let fits = current.as_ref().is_some_and(|t| t.writes.len() + writes.len() + shared <= TRANSACTION_ACTIONS);
             if !fits {
@@ -479,7 +479,7 @@ fn transactions(account: AccountId, billings: &[&Billing], draft: &Draft) -> any
         for transaction in &mut transactions {
             let count = transaction.billings.len() as i64;
             for tag in &tags {
-                transaction.writes.push(refs::moved(account, Tag::KIND, tag.get(), shard, count));
+                transaction.writes.push(refs::moved(account, <Tag as Record>::KIND, tag.get(), shard, count));
             }
             let first = &transaction.billings[0];
             let counter = first.counted_in(account).context("billings are counted")?;

@@ -9,6 +9,7 @@ use crate::values::{AccountId, BillingId};
 
 impl Record for Billing {
     const KIND: &'static str = "BILLING";
+    const ITEM_KIND: &'static str = "billing";
     /// Billing lists read key partitions and postings (`billings::postings`), not the index.
     const LISTED: bool = false;
     type Id = BillingId;

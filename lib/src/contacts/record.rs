@@ -31,6 +31,7 @@ pub fn index_prefix(contact_type: ContactType) -> String {
 
 impl Record for Contact {
     const KIND: &'static str = "CONTACT";
+    const ITEM_KIND: &'static str = "contact";
     const UNIQUE: Option<&'static str> = Some("DOC");
     type Id = ContactId;
     type ListFields = ContactListFields;

@@ -26,6 +26,7 @@ pub fn index_prefix(contact_type: GroupContactType) -> String {
 
 impl Record for Group {
     const KIND: &'static str = "GROUP";
+    const ITEM_KIND: &'static str = "group";
     const UNIQUE: Option<&'static str> = Some("GROUPDESC");
     type Id = GroupId;
     type ListFields = GroupListFields;

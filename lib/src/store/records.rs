@@ -2,8 +2,12 @@
 //! `pk = A#<account>`, `sk = <KIND>#<id>`, the record's fields as attributes (serde), an entry in
 //! the listing index with the fields lists filter on (`list_fields`), an optimistic-lock `version`,
 //! and optionally a guard item that makes one value unique in the account. Creating, replacing and
-//! deleting keep record, guard and whatever else the caller adds in one transaction. A kind that
-//! is not such a record implements [`Stored`] instead (`store::stored`).
+//! deleting keep record, guard and whatever else the caller adds in one transaction.
+//!
+//! Every stored kind implements [`Stored`] (`store::stored`), the one trait that owns an item's
+//! keys; a [`Record`] is a `Stored` kind by a blanket implementation (its scope is the account, its
+//! keys [`Record::keys`], its index entry the listing's), with what an account's listed, versioned
+//! records add: list fields, postings, counters, a uniqueness guard.
 
 use std::collections::HashMap;
 
@@ -11,7 +15,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use super::item::{from_attribute, from_item, keyed, to_item};
+use super::item::{from_attribute, from_item, to_item};
 use super::postings::Posting;
 use super::stored::{self, Key, Stored};
 use super::{keys, Condition, Item, Store, StoreError, StoreResult, Write};
@@ -20,6 +24,8 @@ use crate::values::{AccountId, RecordId};
 pub trait Record: Serialize + DeserializeOwned + Send + Sync + Sized {
     /// Key prefix and listing partition suffix: `TAG`, `GROUP`.
     const KIND: &'static str;
+    /// The item's `kind` attribute: [`Record::KIND`] in lower case (`tag`, `bankrule`).
+    const ITEM_KIND: &'static str;
     /// Kind of the uniqueness guard, when one value must be unique in the account.
     const UNIQUE: Option<&'static str> = None;
     type Id: RecordId;
@@ -94,10 +100,26 @@ pub fn key_of<R: Record>(account: AccountId, id: R::Id) -> (String, String) {
     R::keys(account, id)
 }
 
-/// The item of a record: its fields, keys, listing entry and kind.
+/// An account's record is stored as every kind is: under its keys, with its `kind` and, when it
+/// is listed, its listing entry.
+impl<R: Record> Stored for R {
+    const KIND: Option<&'static str> = Some(R::ITEM_KIND);
+    type Scope<'a> = AccountId;
+
+    fn key(&self, account: AccountId) -> Key {
+        R::keys(account, self.id())
+    }
+
+    fn index(&self, account: AccountId) -> Option<Key> {
+        R::LISTED.then(|| (keys::listing(account, <R as Record>::KIND), self.index_sk()))
+    }
+}
+
+/// The item of a record: its fields, keys, listing entry and kind ([`Stored`]), and the fields
+/// its lists read.
 pub fn item_of<R: Record>(account: AccountId, record: &R) -> StoreResult<Item> {
-    let index = R::LISTED.then(|| (keys::listing(account, R::KIND), record.index_sk()));
-    let mut item = keyed(record, R::keys(account, record.id()), Some(&R::KIND.to_lowercase()), index)?;
+    debug_assert_eq!(R::ITEM_KIND, <R as Record>::KIND.to_lowercase());
+    let mut item = stored::item_of(record, account)?;
     if R::LISTED {
         item.insert("list_fields".into(), AttributeValue::M(to_item(&record.list_fields())?));
     }

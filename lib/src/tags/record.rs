@@ -19,6 +19,7 @@ pub struct TagListFields {
 
 impl Record for Tag {
     const KIND: &'static str = "TAG";
+    const ITEM_KIND: &'static str = "tag";
     const UNIQUE: Option<&'static str> = Some("TAGNAME");
     type Id = TagId;
     type ListFields = TagListFields;
