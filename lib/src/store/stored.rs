@@ -1,5 +1,6 @@
-//! One way to store a record that is not one of an account's listed records ([`super::records`]):
-//! its type implements [`Stored`], and is written and read only through this module.
+//! One way to store a record: its type implements [`Stored`] (an account's listed, versioned
+//! records through [`super::records::Record`], by a blanket implementation), and is written and
+//! read only through this module and `records`, which writes through it.
 //!
 //! The type holds its fields and nothing else: no `pk`, `sk` or `kind`. [`Stored::key`] builds its
 //! keys (with the functions of [`super::keys`], from its fields and, when they do not say it all,
