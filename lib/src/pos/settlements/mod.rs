@@ -33,8 +33,9 @@ pub mod view;
 pub mod worker;
 
 pub use input::{parse_cutoff, parse_request};
+pub use model::{ContactPreview, Preview, SalePreview};
 pub use model::{Line, Settlement, CHUNK, CHUNK_RUN, CODE_SETTLEMENT_CONTACT_MISSING, PREVIEW_SALES_SHOWN};
 pub use routes::router;
 pub use service::{find, open_up_to, preview, request};
-pub use view::{ContactPreview, Preview, SalePreview, SettlementView};
+pub use view::SettlementView;
 pub use worker::{handle_batch, run, Outcome};

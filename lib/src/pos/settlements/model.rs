@@ -1,6 +1,7 @@
 //! A settlement by transfer (§4.7) as recorded: its cutoff, payer, state and running totals, the
 //! lines (the sales it took), the sizes of its chunks and billing, and the refusal of a store
-//! without a payer contact.
+//! without a payer contact; and the preview of a settlement up to a date (what it would take,
+//! grouped by contact), which the API shows as it is.
 
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
@@ -61,4 +62,33 @@ pub(super) fn missing_contact() -> Refusal {
         code: CODE_SETTLEMENT_CONTACT_MISSING,
         message: "A loja não configurou o contato pagador do acerto por transferência".to_owned(),
     }
+}
+
+/// What a settlement up to a date would take.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Preview {
+    pub cutoff_at: NaiveDate,
+    pub payer_contact_id: Option<ContactId>,
+    pub total: Money,
+    pub sales_count: usize,
+    pub contacts_count: usize,
+    pub contacts: Vec<ContactPreview>,
+    /// Whether some sales are counted but not listed (more than 500).
+    pub truncated: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ContactPreview {
+    pub contact_id: ContactId,
+    pub name: Option<String>,
+    pub sales_count: usize,
+    pub amount: Money,
+    pub sales: Vec<SalePreview>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SalePreview {
+    pub code: String,
+    pub sold_on: NaiveDate,
+    pub due_amount: Money,
 }

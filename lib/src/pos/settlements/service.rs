@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use chrono::NaiveDate;
 
 use super::model::{missing_contact, Settlement, PREVIEW_SALES_SHOWN};
+use super::model::{ContactPreview, Preview, SalePreview};
 use super::record::{after, settlement_key};
-use super::view::{ContactPreview, Preview, SalePreview};
 use crate::accounts;
 use crate::contacts::Contact;
 use crate::contention::retry_on_conflict;

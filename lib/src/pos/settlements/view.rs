@@ -1,4 +1,5 @@
-//! Settlements as the API shows them (`/v1/receivable_settlements`), and the preview of one.
+//! Settlements as the API shows them (`/v1/receivable_settlements`). A preview
+//! (`super::model::Preview`) is shown as the workflow computes it.
 
 use chrono::NaiveDate;
 use serde::Serialize;
@@ -40,33 +41,4 @@ impl SettlementView {
             completed_at: s.completed_at,
         }
     }
-}
-
-/// What a settlement up to a date would take.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Preview {
-    pub cutoff_at: NaiveDate,
-    pub payer_contact_id: Option<ContactId>,
-    pub total: Money,
-    pub sales_count: usize,
-    pub contacts_count: usize,
-    pub contacts: Vec<ContactPreview>,
-    /// Whether some sales are counted but not listed (more than 500).
-    pub truncated: bool,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct ContactPreview {
-    pub contact_id: ContactId,
-    pub name: Option<String>,
-    pub sales_count: usize,
-    pub amount: Money,
-    pub sales: Vec<SalePreview>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SalePreview {
-    pub code: String,
-    pub sold_on: NaiveDate,
-    pub due_amount: Money,
 }
