@@ -65,13 +65,10 @@ impl Editable for Group {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::http::Fields;
     use crate::store::records::Record as _;
     use serde_json::json;
 
-    fn parse(body: serde_json::Value, creating: bool) -> Result<GroupChanges, Vec<String>> {
-        GroupChanges::parse(Fields::new(body.as_object().unwrap()), creating)
-    }
+    use crate::groups::input::tests::parse;
 
     #[test]
     fn update_keeps_omitted_fields() {

@@ -53,11 +53,12 @@ impl TagChanges {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::json;
 
-    fn parse(body: serde_json::Value, creating: bool) -> Result<TagChanges, Vec<String>> {
+    /// The changes of a JSON body (for the tests of every layer).
+    pub(crate) fn parse(body: serde_json::Value, creating: bool) -> Result<TagChanges, Vec<String>> {
         TagChanges::parse(Fields::new(body.as_object().unwrap()), creating)
     }
 

@@ -94,17 +94,15 @@ fn on_account_counter(account: AccountId, delta: i64) -> Option<Write> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
-    use crate::http::Fields;
     use crate::store::records::Record as _;
     use serde_json::json;
 
-    fn parse(body: serde_json::Value, creating: bool) -> Result<TagChanges, Vec<String>> {
-        TagChanges::parse(Fields::new(body.as_object().unwrap()), creating)
-    }
+    pub(crate) use crate::tags::input::tests::parse;
 
-    fn created(name: &str) -> Tag {
+    /// A tag created from a name (for the tests of every layer).
+    pub(crate) fn created(name: &str) -> Tag {
         Tag::create(TagId::new(1), &parse(json!({"name": name}), true).unwrap(), Timestamp::now()).unwrap()
     }
 

@@ -55,19 +55,8 @@ impl Record for Tag {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::editing::Editable;
-    use crate::http::Fields;
-    use crate::tags::input::TagChanges;
-    use crate::values::Timestamp;
-    use serde_json::json;
 
-    fn parse(body: serde_json::Value, creating: bool) -> Result<TagChanges, Vec<String>> {
-        TagChanges::parse(Fields::new(body.as_object().unwrap()), creating)
-    }
-
-    fn created(name: &str) -> Tag {
-        Tag::create(TagId::new(1), &parse(json!({"name": name}), true).unwrap(), Timestamp::now()).unwrap()
-    }
+    use crate::tags::model::tests::created;
 
     #[test]
     fn a_tag_round_trips_through_its_item_with_todays_attribute_names() {
