@@ -5,8 +5,10 @@
 //!
 //! Layers point one way ("types down, workflows up"): [`values`] (ids, money, taxpayer ids,
 //! calendar, the spec's words) → [`store`] (keys, items, transactions; its own errors) → each
-//! resource's model (its record and pure rules) → workflows (`editing`, each resource's `service`,
-//! `contention`) → routes → [`app`]. `tests::no_import_cycles` keeps it so.
+//! resource's model (its record and pure rules) → workflows (`editing`, each resource's `service`
+//! and worker, `contention`; they answer in the domain's words, [`refusal`]) → routes and the HTTP
+//! edge ([`http`]: the only place that knows status codes) → [`app`]. The test `module_cycles`
+//! keeps it so.
 
 pub mod accounts;
 pub mod app;
