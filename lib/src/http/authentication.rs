@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 use http::header::AUTHORIZATION;
 use lambda_http::request::RequestContext;
 
-use crate::auth::{authenticate, AccountContext, ApiToken, AuthCache};
+use crate::auth::{authenticate, ApiToken, AuthCache};
 use crate::http::rate_limit::RateLimiter;
 use crate::http::ApiError;
 use crate::refusal::Refusal;
@@ -64,7 +64,7 @@ pub async fn api_gateway_context(mut request: Request, next: Next) -> Response {
     let context = match request.extensions().get::<RequestContext>() {
         Some(RequestContext::ApiGatewayV1(gateway)) => {
             let fields = &gateway.authorizer.fields;
-            AccountContext::from_authorizer_context(|key| fields.get(key))
+            super::gateway_context::read(|key| fields.get(key))
         }
         _ => None,
     };

@@ -51,7 +51,7 @@ pub async fn authorize(
             "Version": "2012-10-17",
             "Statement": [{"Action": "execute-api:Invoke", "Effect": "Allow", "Resource": resource}]
         },
-        "context": context.to_authorizer_context(),
+        "context": super::gateway_context::of(&context),
     }))
 }
 

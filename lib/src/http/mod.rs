@@ -8,6 +8,7 @@ pub mod body;
 pub mod error;
 pub mod extract;
 pub mod fields;
+pub mod gateway_context;
 pub mod idempotency;
 pub mod pagination;
 pub mod query;
