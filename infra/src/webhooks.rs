@@ -12,8 +12,9 @@ use billing_api::store::item::{from_item, CounterValue};
 use billing_api::store::{keys, Condition, Store, StoreError, Update, Write};
 use billing_api::values::{AccountId, DeliveryStatus, Timestamp, WebhookId};
 use billing_api::webhooks::deliveries::{self, Filter};
+use billing_api::webhooks::view::{AttemptView, DeliveryView, ReceiverView};
 use billing_api::webhooks::{dispatcher, receivers, Policy, Receiver, SecretBox};
-use serde_json::{json, Value};
+use serde_json::{json, to_value, Value};
 
 /// What a re-seal found and did ([`WebhookOps::reseal`]).
 #[derive(Debug, Default, PartialEq)]
@@ -112,7 +113,7 @@ impl WebhookOps {
         self.require_account(account).await?;
         let (receiver, _) = receivers::add(&self.store, &self.vault, account, url, self.policy).await?;
         Ok(json!({
-            "webhook": receiver.view(&self.vault, true),
+            "webhook": ReceiverView::of(&receiver, &self.vault, true),
             "notice": "Verify each delivery's signature with this secret (Standard Webhooks); `webhook show` prints it again."
         }))
     }
@@ -120,7 +121,7 @@ impl WebhookOps {
     pub async fn list(&self, account: AccountId) -> anyhow::Result<Value> {
         self.require_account(account).await?;
         let found = receivers::list(&self.store, account).await?;
-        let views: Vec<Value> = found.iter().map(|r| r.view(&self.vault, false)).collect();
+        let views: Vec<ReceiverView> = found.iter().map(|r| ReceiverView::of(r, &self.vault, false)).collect();
         Ok(json!({ "webhooks": views, "limit": receivers::MAX_RECEIVERS }))
     }
 
@@ -128,25 +129,25 @@ impl WebhookOps {
         let receiver = receivers::find(&self.store, account, id)
             .await?
             .with_context(|| format!("the account has no webhook receiver {id}"))?;
-        Ok(json!({ "webhook": receiver.view(&self.vault, true) }))
+        Ok(json!({ "webhook": ReceiverView::of(&receiver, &self.vault, true) }))
     }
 
     pub async fn remove(&self, account: AccountId, id: WebhookId) -> anyhow::Result<Value> {
         let receiver = receivers::remove(&self.store, account, id).await?;
-        Ok(json!({ "removed": receiver.view(&self.vault, false) }))
+        Ok(json!({ "removed": ReceiverView::of(&receiver, &self.vault, false) }))
     }
 
     pub async fn rotate_secret(&self, account: AccountId, id: WebhookId) -> anyhow::Result<Value> {
         let (receiver, _) = receivers::rotate_secret(&self.store, &self.vault, account, id).await?;
         Ok(json!({
-            "webhook": receiver.view(&self.vault, true),
+            "webhook": ReceiverView::of(&receiver, &self.vault, true),
             "notice": "Deliveries carry two signatures, the new secret's and the previous one's, until previous_secret_signs_until."
         }))
     }
 
     pub async fn set_enabled(&self, account: AccountId, id: WebhookId, enabled: bool) -> anyhow::Result<Value> {
         let receiver = receivers::set_enabled(&self.store, account, id, enabled, "disabled by an operator").await?;
-        Ok(json!({ "webhook": receiver.view(&self.vault, false) }))
+        Ok(json!({ "webhook": ReceiverView::of(&receiver, &self.vault, false) }))
     }
 
     /// The log, newest first, each delivery with its attempts.
@@ -156,8 +157,8 @@ impl WebhookOps {
         let mut views = Vec::with_capacity(found.len());
         for delivery in &found {
             let attempts = deliveries::attempts(&self.store, delivery).await?;
-            let mut view = delivery.view();
-            view["attempts_log"] = attempts.iter().map(|a| a.view()).collect();
+            let mut view = to_value(DeliveryView::of(delivery))?;
+            view["attempts_log"] = to_value(attempts.iter().map(AttemptView::of).collect::<Vec<_>>())?;
             views.push(view);
         }
         Ok(json!({ "deliveries": views, "more": more }))

@@ -18,7 +18,6 @@ use std::time::Duration as StdDuration;
 use chrono::Duration;
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 
 use super::receivers::Receiver;
 use crate::events::{self, Event, KEPT_SECONDS};
@@ -222,26 +221,6 @@ impl Delivery {
     fn next_version(&self, now: Timestamp) -> Delivery {
         Delivery { version: self.version + 1, updated_at: now, expires_at: kept_until(now), ..self.clone() }
     }
-
-    /// The log's view of it.
-    pub fn view(&self) -> Value {
-        json!({
-            "delivery_id": self.delivery_id,
-            "event_id": self.event_id,
-            "event_type": self.event_type,
-            "receiver_id": self.receiver_id,
-            "url": self.url,
-            "status": self.status,
-            "attempts": self.attempts,
-            "next_attempt_at": (self.status == DeliveryStatus::Pending).then(|| self.next_attempt_at.map(|t| t.to_string())).flatten(),
-            "last_response_status": self.last_response_status,
-            "last_error": self.last_error,
-            "created_at": self.created_at.to_string(),
-            "delivered_at": self.delivered_at.map(|t| t.to_string()),
-            "failed_at": self.failed_at.map(|t| t.to_string()),
-            "replayed_at": self.replayed_at.map(|t| t.to_string()),
-        })
-    }
 }
 
 /// Stores a new delivery; `false` when it already exists (a repeated dispatch).
@@ -430,21 +409,10 @@ pub async fn attempts(store: &Store, delivery: &Delivery) -> StoreResult<Vec<Att
     stored::with_prefix(store, keys::webhook_log(delivery.account_id), prefix, true).await
 }
 
-impl Attempt {
-    pub fn view(&self) -> Value {
-        json!({
-            "attempt": self.attempt,
-            "at": self.at.to_string(),
-            "response_status": self.response_status,
-            "latency_ms": self.latency_ms,
-            "error": self.error,
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn a_delivery_id_names_its_key() {

@@ -19,6 +19,7 @@ pub mod receivers;
 pub mod secrets;
 pub mod sender;
 pub mod signature;
+pub mod view;
 
 pub use client::Policy;
 pub use deliveries::{Delivery, Schedule};

@@ -12,7 +12,6 @@
 
 use chrono::Duration;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 
 use super::client::{check_url, Policy};
 use super::secrets::{SecretBox, SigningSecret};
@@ -88,29 +87,6 @@ impl Receiver {
             }
         }
         Ok(secrets)
-    }
-
-    /// What operators see; the secret in full only when `reveal` (add, rotate, show).
-    pub fn view(&self, vault: &SecretBox, reveal: bool) -> Value {
-        let secret = match vault.open(self.account_id, self.id, &self.secret) {
-            Ok(secret) if reveal => secret.expose().to_owned(),
-            Ok(secret) => secret.masked(),
-            Err(error) => format!("(cannot be opened: {error})"),
-        };
-        let previous_signs_until =
-            self.previous_secret_expires_at.filter(|until| Timestamp::now().0 < until.0).map(|t| t.to_string());
-        json!({
-            "id": self.id,
-            "url": self.url,
-            "secret": secret,
-            "status": if self.enabled { "enabled" } else { "disabled" },
-            "disabled_reason": self.disabled_reason,
-            "disabled_at": self.disabled_at.map(|t| t.to_string()),
-            "failing_since": self.failing_since.map(|t| t.to_string()),
-            "previous_secret_signs_until": previous_signs_until,
-            "created_at": self.created_at.to_string(),
-            "updated_at": self.updated_at.to_string(),
-        })
     }
 }
 
