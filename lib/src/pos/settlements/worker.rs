@@ -5,23 +5,20 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{json, Value};
-
 use super::model::{Line, Settlement, BILLING_ITEMS, CHUNK, CHUNK_RUN, DUE_IN_DAYS};
 use super::service::{find, open_up_to};
 use crate::bank_rules::BankRule;
-use crate::billings::input::Draft;
+use crate::billings::input::{Draft, Item as DraftItem};
 use crate::billings::service as billings;
 use crate::contacts::Contact;
 use crate::contention::{move_cursor, retry_in_turn, retry_on_conflict};
-use crate::http::Fields;
 use crate::jobs::{tasks, ReceivableSettlement};
 use crate::pos::sales::{self, Sale};
 use crate::refusal::Refusal;
 use crate::store::stored;
 use crate::store::{keys, records, Condition, Store, StoreError, StoreResult, Update};
 use crate::values::calendar::next_business_day;
-use crate::values::{today, BillingId, ContactId, Money, SettlementState, Timestamp};
+use crate::values::{today, BillingId, ContactId, IssueType, Money, SettlementState, Timestamp};
 
 /// What one message of the worker came to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -197,35 +194,53 @@ async fn bill(store: &Store, settlement: &Settlement) -> Result<Option<BillingId
         .map(|c| (c.id, c.description().unwrap_or_default().to_owned()))
         .collect();
     let cutoff = settlement.cutoff_at.format("%d/%m/%Y");
-    let mut items: Vec<Value> = Vec::new();
+    let item = |description: String, amount: Money| DraftItem {
+        id: None,
+        description: crate::values::text::collapse_whitespace(&description),
+        quantity: 1,
+        amount,
+    };
+    let mut items: Vec<DraftItem> = Vec::new();
     let customers: Vec<(&ContactId, &(Vec<&str>, Money))> = per_contact.iter().collect();
     let (listed, rest) = customers.split_at(customers.len().min(BILLING_ITEMS - 1));
     for (contact, (codes, amount)) in listed {
         let name = names.get(contact).map(String::as_str).unwrap_or("Cliente");
-        items.push(json!({"description": item_description(name, codes, &cutoff.to_string()), "quantity": 1, "amount": amount.to_string()}));
+        items.push(item(item_description(name, codes, &cutoff.to_string()), *amount));
     }
     if !rest.is_empty() {
         let amount: Money = rest.iter().map(|(_, (_, amount))| *amount).sum();
         let description = format!("Demais {} clientes - vendas a prazo até {cutoff}", rest.len());
-        items.push(json!({"description": description, "quantity": 1, "amount": amount.to_string()}));
+        items.push(item(description, amount));
     }
     let rules = records::entries::<BankRule>(store, account, None).await?;
     let Some(rule) = rules.first().and_then(|e| e.id::<crate::values::BankRuleId>()) else {
         return Err(Refusal::invalid("A conta não tem regra bancária para emitir a cobrança do acerto"));
     };
     let due = next_business_day(today() + chrono::Days::new(DUE_IN_DAYS));
-    let body = json!({
-        "bank_rule_id": rule,
-        "contact_id": settlement.payer_contact_id,
-        "due_date": due.to_string(),
-        "reference": settlement.reference,
-        "evincive": format!("Acerto por transferência das vendas a prazo até {cutoff}"),
-        "billing_items": items,
-    });
-    let fields = body.as_object().cloned().unwrap_or_default();
-    // The total was above the minimum when requested; receipts since may have taken it below,
-    // which this billing of the system accepts (as an update keeps a stored amount).
-    let draft = Draft::parse_update(Fields::new(&fields), total).map_err(Refusal::Invalid)?;
+    // The billing the settlement makes, written as a create's draft (its items within the limits of
+    // one, the due date a business day). The total was above the minimum when requested; receipts
+    // since may have taken it below, which this billing of the system accepts (as an update keeps
+    // a stored amount).
+    let draft = Draft {
+        issue_type: IssueType::Individual,
+        bank_rule_id: rule,
+        contact_id: Some(settlement.payer_contact_id),
+        patient_id: None,
+        tag_id: None,
+        excluded_tag_ids: Vec::new(),
+        bill_category_id: None,
+        evincive: Some(format!("Acerto por transferência das vendas a prazo até {cutoff}")),
+        observation: None,
+        reference: Some(settlement.reference.clone()),
+        your_code: None,
+        competence: None,
+        due_date: due,
+        penalty: None,
+        interest: None,
+        instruction: None,
+        amount: items.iter().map(|i| i.amount).sum(),
+        items,
+    };
     let ids = billings::NewIds::reserve(store, account, &draft).await?;
     retry_on_conflict(|| async {
         // Made by an earlier or a concurrent run of this settlement.
