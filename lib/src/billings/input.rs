@@ -73,6 +73,18 @@ fn elements(value: &Value) -> Vec<&Value> {
     }
 }
 
+fn msg_item_description_too_long(n: usize) -> String {
+    format!("Item {n}: descrição é muito longa (máximo: 100 caracteres)")
+}
+
+fn msg_item_above_maximum(n: usize) -> String {
+    format!("Item {n}: valor deve ser de no máximo {MAXIMUM_AMOUNT}")
+}
+
+fn msg_total_above_maximum() -> String {
+    format!("Valor máximo da cobrança é {MAXIMUM_AMOUNT}")
+}
+
 /// The largest amount of a billing or item, as a decimal.
 pub fn maximum_amount() -> Decimal {
     MAXIMUM_AMOUNT.parse().expect("a decimal constant")
@@ -117,7 +129,7 @@ fn items(value: Option<&Value>, errors: &mut Vec<String>) -> Vec<Item> {
         if description.is_empty() {
             item_errors.push(format!("Item {n}: descrição não pode ficar em branco"));
         } else if description.chars().count() > 100 {
-            item_errors.push(format!("Item {n}: descrição é muito longa (máximo: 100 caracteres)"));
+            item_errors.push(msg_item_description_too_long(n));
         }
         let quantity = integer_in(map.get("quantity")).given();
         if !quantity.is_some_and(|q| (1..=9_999_999).contains(&q)) {
@@ -127,7 +139,7 @@ fn items(value: Option<&Value>, errors: &mut Vec<String>) -> Vec<Item> {
         if !amount.is_some_and(|a| a >= Decimal::new(1, 2) && a.scale() <= 2) {
             item_errors.push(format!("Item {n}: valor deve ser de no mínimo 0.01, com até 2 casas decimais"));
         } else if amount.is_some_and(|a| a > maximum) {
-            item_errors.push(format!("Item {n}: valor deve ser de no máximo {MAXIMUM_AMOUNT}"));
+            item_errors.push(msg_item_above_maximum(n));
         }
         if item_errors.is_empty() {
             items.push(Item {
@@ -143,6 +155,32 @@ fn items(value: Option<&Value>, errors: &mut Vec<String>) -> Vec<Item> {
 }
 
 impl Draft {
+    /// The limits a draft the system writes itself (a settlement's billing) must still keep, as a
+    /// parsed body would: each item's description readable and at most 100 characters, each amount
+    /// and the total at most [`MAXIMUM_AMOUNT`].
+    pub fn within_limits(&self) -> Result<(), Vec<String>> {
+        let mut errors = Vec::new();
+        for (index, item) in self.items.iter().enumerate() {
+            let n = index + 1;
+            if let Some(reason) = crate::values::text::unreadable(&item.description) {
+                errors.push(format!("Item {n}: descrição {reason}"));
+            } else if item.description.chars().count() > 100 {
+                errors.push(msg_item_description_too_long(n));
+            }
+            if item.amount.get() > maximum_amount() {
+                errors.push(msg_item_above_maximum(n));
+            }
+        }
+        if self.amount.get() > maximum_amount() {
+            errors.push(msg_total_above_maximum());
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
+    }
+
     /// A create body: item ids are never sent on create, so any sent is ignored.
     pub fn parse(fields: Fields<'_>) -> Result<Draft, Vec<String>> {
         let mut draft = Draft::parse_with(fields, None)?;
@@ -312,7 +350,7 @@ impl Draft {
         let amount = match amount {
             Some(amount) if amount.get() <= maximum_amount() => amount,
             _ => {
-                errors.push(format!("Valor máximo da cobrança é {MAXIMUM_AMOUNT}"));
+                errors.push(msg_total_above_maximum());
                 Money::ZERO
             }
         };
@@ -543,5 +581,27 @@ pub(crate) mod tests {
         body["observation"] = json!("o".repeat(256));
         body["due_date"] = json!("23/11/2026");
         assert_eq!(parse(body).unwrap_err().len(), 8);
+    }
+
+    #[test]
+    fn a_draft_the_system_writes_keeps_the_limits_of_a_body() {
+        let mut d = parse(valid()).unwrap();
+        assert_eq!(d.within_limits(), Ok(()));
+        d.items[0].description = "x".repeat(101);
+        d.items.push(Item {
+            id: None,
+            description: "Ana\u{7}".into(),
+            quantity: 1,
+            amount: Money::parse("1.00").unwrap(),
+        });
+        d.amount = Money::parse("100000000.00").unwrap();
+        assert_eq!(
+            d.within_limits(),
+            Err(vec![
+                msg_item_description_too_long(1),
+                format!("Item {}: descrição contém caracteres de controle", d.items.len()),
+                msg_total_above_maximum(),
+            ])
+        );
     }
 }

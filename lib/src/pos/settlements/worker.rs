@@ -241,6 +241,7 @@ async fn bill(store: &Store, settlement: &Settlement) -> Result<Option<BillingId
         amount: items.iter().map(|i| i.amount).sum(),
         items,
     };
+    draft.within_limits().map_err(Refusal::Invalid)?;
     let ids = billings::NewIds::reserve(store, account, &draft).await?;
     retry_on_conflict(|| async {
         // Made by an earlier or a concurrent run of this settlement.
