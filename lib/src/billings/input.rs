@@ -73,8 +73,11 @@ fn elements(value: &Value) -> Vec<&Value> {
     }
 }
 
+/// The longest description of an item, in characters.
+pub const ITEM_DESCRIPTION_MAX_CHARS: usize = 100;
+
 fn msg_item_description_too_long(n: usize) -> String {
-    format!("Item {n}: descrição é muito longa (máximo: 100 caracteres)")
+    format!("Item {n}: descrição é muito longa (máximo: {ITEM_DESCRIPTION_MAX_CHARS} caracteres)")
 }
 
 fn msg_item_above_maximum(n: usize) -> String {
@@ -128,7 +131,7 @@ fn items(value: Option<&Value>, errors: &mut Vec<String>) -> Vec<Item> {
             .unwrap_or_default();
         if description.is_empty() {
             item_errors.push(format!("Item {n}: descrição não pode ficar em branco"));
-        } else if description.chars().count() > 100 {
+        } else if description.chars().count() > ITEM_DESCRIPTION_MAX_CHARS {
             item_errors.push(msg_item_description_too_long(n));
         }
         let quantity = integer_in(map.get("quantity")).given();
@@ -164,7 +167,7 @@ impl Draft {
             let n = index + 1;
             if let Some(reason) = crate::values::text::unreadable(&item.description) {
                 errors.push(format!("Item {n}: descrição {reason}"));
-            } else if item.description.chars().count() > 100 {
+            } else if item.description.chars().count() > ITEM_DESCRIPTION_MAX_CHARS {
                 errors.push(msg_item_description_too_long(n));
             }
             if item.amount.get() > maximum_amount() {

@@ -152,11 +152,6 @@ impl Billing {
         self.instruction_type == Some(InstructionType::Devolution)
     }
 
-    /// Server-assigned code: the id, zero-padded.
-    pub fn code_for(id: BillingId) -> String {
-        id.code()
-    }
-
     /// The draft's items: those with an id keep it, the others take consecutive ids from
     /// `first_new_id` (a block reserved for them).
     pub fn items_from(first_new_id: i64, items: &[DraftItem]) -> Vec<BillingItem> {
@@ -179,7 +174,7 @@ impl Billing {
     pub fn blank(id: BillingId, billing_type: BillingType, due_date: NaiveDate, now: Timestamp) -> Billing {
         Billing {
             id,
-            code: Billing::code_for(id),
+            code: id.code(),
             your_code: None,
             reference: None,
             status: BillingStatus::Opened,

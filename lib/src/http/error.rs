@@ -85,11 +85,6 @@ impl From<StoreError> for ApiError {
 }
 
 impl ApiError {
-    /// A lost race or storage weather: the same request may succeed a moment later.
-    pub fn is_transient(&self) -> bool {
-        matches!(self, ApiError::Conflict | ApiError::Unavailable(_))
-    }
-
     pub fn validation(message: impl Into<String>) -> Self {
         ApiError::Validation(vec![message.into()])
     }

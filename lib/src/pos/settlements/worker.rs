@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use super::model::{Line, Settlement, BILLING_ITEMS, CHUNK, CHUNK_RUN, DUE_IN_DAYS};
 use super::service::{find, open_up_to};
 use crate::bank_rules::BankRule;
-use crate::billings::input::{Draft, Item as DraftItem};
+use crate::billings::input::{Draft, Item as DraftItem, ITEM_DESCRIPTION_MAX_CHARS};
 use crate::billings::service as billings;
 use crate::contacts::Contact;
 use crate::contention::{move_cursor, retry_in_turn, retry_on_conflict};
@@ -158,11 +158,11 @@ fn item_description(name: &str, codes: &[&str], cutoff: &str) -> String {
         _ => ("vendas", format!("vendas {}", codes.join(", "))),
     };
     let named = format!("{name} - {many} até {cutoff}");
-    if named.chars().count() <= 100 {
+    if named.chars().count() <= ITEM_DESCRIPTION_MAX_CHARS {
         return named;
     }
     let counted = format!(" - {} {one} a prazo até {cutoff}", codes.len());
-    let room = 100usize.saturating_sub(counted.chars().count());
+    let room = ITEM_DESCRIPTION_MAX_CHARS.saturating_sub(counted.chars().count());
     format!("{}{counted}", name.chars().take(room).collect::<String>())
 }
 
