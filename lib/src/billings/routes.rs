@@ -28,20 +28,20 @@ pub fn router() -> Router<AppState> {
         .route("/v1/billings/{id}/pay_off", post(pay_off))
 }
 
-/// The single representation of `billing`, with what it embeds read.
+/// `200` with the single representation of `billing`, what it embeds read.
 async fn single(
     store: &crate::store::Store,
     account: crate::values::AccountId,
     billing: &Billing,
-) -> ApiResult<serde_json::Value> {
+) -> ApiResult<Response> {
     let embedded = service::embedded(store, account, billing).await?;
-    Ok(serde_json::to_value(BillingView::new(billing, &embedded.related(), today())).map_err(anyhow::Error::new)?)
+    Ok(response::ok(&BillingView::new(billing, &embedded.related(), today())))
 }
 
 async fn show(State(state): State<AppState>, tenant: Tenant, Path(id): Path<BillingId>) -> ApiResult<Response> {
     let account = tenant.account_id();
     let billing: Billing = find_or_404(&state.store, account, id).await?;
-    Ok(response::ok(&single(&state.store, account, &billing).await?))
+    single(&state.store, account, &billing).await
 }
 
 /// `201` with the billing, or for a bulk billing `202` once its expansion is recorded.
@@ -68,7 +68,7 @@ async fn update(
     let account = tenant.account_id();
     let sent = body.envelope("billing")?;
     let billing = service::update(&state.store, account, tenant.0.health_module, id, sent).await?;
-    Ok(response::ok(&single(&state.store, account, &billing).await?))
+    single(&state.store, account, &billing).await
 }
 
 async fn cancel(
@@ -80,7 +80,7 @@ async fn cancel(
     let account = tenant.account_id();
     let reason = cancellation_reason(body.envelope("billing")?);
     let billing = service::cancel(&state.store, account, id, reason).await?;
-    Ok(response::ok(&single(&state.store, account, &billing).await?))
+    single(&state.store, account, &billing).await
 }
 
 async fn pay_off(
@@ -92,7 +92,7 @@ async fn pay_off(
     let account = tenant.account_id();
     let request = PayOff::parse(body.envelope("billing")?);
     let billing = service::pay_off(&state.store, account, id, request).await?;
-    Ok(response::ok(&single(&state.store, account, &billing).await?))
+    single(&state.store, account, &billing).await
 }
 
 async fn destroy(State(state): State<AppState>, tenant: Tenant, Path(id): Path<BillingId>) -> ApiResult<Response> {

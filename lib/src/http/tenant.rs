@@ -25,7 +25,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Tenant {
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
         let context = parts.extensions.get::<AccountContext>().cloned().ok_or(ApiError::Unauthorized)?;
-        context.admit().map_err(ApiError::from)?;
+        context.admit()?;
         Ok(Tenant(context))
     }
 }
@@ -46,7 +46,7 @@ impl<S: Send + Sync> FromRequestParts<S> for PointOfSale {
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let tenant = Tenant::from_request_parts(parts, state).await?;
-        tenant.0.admit_point_of_sale().map_err(ApiError::from)?;
+        tenant.0.admit_point_of_sale()?;
         Ok(PointOfSale(tenant))
     }
 }
