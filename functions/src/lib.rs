@@ -36,6 +36,20 @@ pub async fn run_http(routes: fn() -> Router<AppState>) -> Result<(), lambda_htt
     lambda_http::run(http_app(routes(), state)).await
 }
 
+/// The payer's pages as their Lambda serves them: public (no authorizer context, no idempotency),
+/// with their own per-IP limit (`billing_api::payer_page`); unknown routes are 404s.
+pub fn payer_app(state: AppState) -> Router {
+    finish(billing_api::payer_page::app(state))
+}
+
+/// Runs the payer's pages.
+pub async fn run_payer_page() -> Result<(), lambda_http::Error> {
+    billing_api::telemetry::init();
+    let config = billing_api::config::aws().await;
+    let state = AppState::new(Store::from_config(&config)).with_rate_limits(RateLimits::from_env()?);
+    lambda_http::run(payer_app(state)).await
+}
+
 /// Runs the billet-registration worker on its SQS event source; failed messages are reported
 /// one by one (`ReportBatchItemFailures`), the others are deleted by Lambda.
 pub async fn run_billet_registrar() -> Result<(), lambda_runtime::Error> {

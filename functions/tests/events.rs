@@ -152,6 +152,7 @@ async fn every_http_event_runs_through_its_function() {
     covered.extend(["outbox-dispatcher-stream.json", "webhook-sender-sqs.json"]);
     covered.extend(POINT_OF_SALE_EVENTS.iter().map(|(name, _)| *name));
     covered.extend(["settlement-sqs.json", "cascade-sqs.json"]);
+    covered.extend(["payer-page-show.json", "payer-page-pdf.json"]);
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../events");
     for entry in std::fs::read_dir(dir).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
@@ -194,6 +195,45 @@ async fn the_sqs_event_registers_the_billet_once() {
     let listed = body["bank_billets"].as_array().unwrap();
     assert_eq!(listed.len(), 1, "{body}");
     assert_eq!(listed[0]["status"], "opened");
+}
+
+/// A payer-page fixture with the token of a real billet in its path.
+fn payer_event(name: &str, token: &str) -> lambda_http::Request {
+    let text = serde_json::to_string(&fixture(name)).unwrap().replace("PayerLinkTokenForEventsOnly12345", token);
+    lambda_http::request::from_str(&text).unwrap_or_else(|e| panic!("{name} is not an API Gateway REST event: {e}"))
+}
+
+#[tokio::test]
+async fn the_payer_page_events_run_through_their_function() {
+    std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true");
+    let (_, store) = local_stack().await;
+    let state = AppState::new(store.clone());
+    let (account, _) = active_account(&store).await;
+    infra::ops::create_bank_rule(&store, account, "Banco simulado", "simulated", None).await.unwrap();
+    infra::ops::create_category(&store, account, "Mensalidades", "receivable").await.unwrap();
+    let contacts = functions::http_app(billing_api::contacts::router(), state.clone());
+    assert_eq!(run(&contacts, "contacts-create.json", account).await.0, 201);
+    let billings = functions::http_app(billing_api::billings::router(), state.clone());
+    assert_eq!(run(&billings, "billings-create.json", account).await.0, 201);
+    assert!(run_sqs(&store, account).await.batch_item_failures.is_empty());
+    let billets = functions::http_app(billing_api::billings::billets::router(), state.clone());
+    let (_, body) = run(&billets, "bank-billets-show.json", account).await;
+    let url = body["url"].as_str().expect("the billet's url");
+    let token = url.rsplit('/').next().unwrap();
+    let line = body["digitable_line"].as_str().unwrap().to_owned();
+
+    let app = functions::payer_app(state);
+    let response = app.clone().oneshot(payer_event("payer-page-show.json", token)).await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(response.headers()["content-security-policy"].to_str().unwrap().starts_with("default-src 'none'"));
+    let html = String::from_utf8(response.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
+    assert!(html.contains(&line), "{html}");
+    let response = app.clone().oneshot(payer_event("payer-page-pdf.json", token)).await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(binary_body(response).await, "%PDF-");
+    // The fixture's own token names no billet.
+    let response = app.oneshot(payer_event("payer-page-show.json", "PayerLinkTokenForEventsOnly12345")).await.unwrap();
+    assert_eq!(response.status(), 404);
 }
 
 #[tokio::test]

@@ -16,6 +16,7 @@ use axum::Router;
 use billing_api::app::{all_routes, AppState};
 use billing_api::auth::AuthCache;
 use billing_api::billings;
+use billing_api::payer_page;
 use billing_api::http::authentication::{local_authorizer, LocalAuthorizer};
 use billing_api::http::idempotency::idempotency;
 use billing_api::http::rate_limit::rate_limit;
@@ -30,7 +31,7 @@ use crate::cache_flush::LOCAL_FLUSH_PATH;
 use crate::listener::JsonRefusals;
 
 /// Every route behind the local authorizer, the rate limits and the idempotency keys, in the order
-/// API Gateway and the functions apply them on AWS.
+/// API Gateway and the functions apply them on AWS; and the payer's pages, public.
 pub fn router(state: AppState, cache: AuthCache) -> Router {
     let limiter = state.rate_limiter();
     let authorizer = LocalAuthorizer { store: state.store.clone(), cache: cache.clone(), limiter: limiter.clone() };
@@ -38,9 +39,10 @@ pub fn router(state: AppState, cache: AuthCache) -> Router {
         .route_layer(axum::middleware::from_fn_with_state(state.store.clone(), idempotency))
         .route_layer(axum::middleware::from_fn_with_state(limiter, rate_limit))
         .route_layer(axum::middleware::from_fn_with_state(authorizer, local_authorizer))
-        .with_state(state);
+        .with_state(state.clone());
     let local = Router::new().route(LOCAL_FLUSH_PATH, delete(flush_cache)).with_state(cache);
-    finish(api.merge(local))
+    // The payer's pages: public, outside /v1 (their own API on AWS).
+    finish(api.merge(local).merge(payer_page::app(state)))
 }
 
 async fn flush_cache(State(cache): State<AuthCache>) -> Response {

@@ -181,6 +181,8 @@ impl DevServer {
         let router = crate::dev_server::router(state, cache.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a free port");
         let base_url = format!("http://{}", listener.local_addr().expect("local address"));
+        // Links name the first server of the process (tests open a link's path on their own).
+        billing_api::billets::link::set_base(&base_url);
         tokio::spawn(crate::dev_server::serve(listener, router, std::future::pending()));
         DevServer {
             base_url,

@@ -29,6 +29,7 @@ pub mod http;
 pub mod jobs;
 pub mod outbox;
 pub mod panics;
+pub mod payer_page;
 pub mod pos;
 pub mod refusal;
 pub mod state;

@@ -45,6 +45,7 @@ async fn main() -> anyhow::Result<()> {
         .await
         .with_context(|| format!("listen on {}:{}", args.host, args.port))?;
     let base = format!("http://{}", listener.local_addr()?);
+    billing_api::billets::link::set_base(&base);
     println!("Billing API (local) is up.");
     println!("  Base URL:      {base}/v1");
     println!("  Demo account:  {}", demo.account_id);
@@ -62,6 +63,10 @@ async fn main() -> anyhow::Result<()> {
         }
     );
     println!("  Rate limits:   {} (RATE_LIMIT_PER_IP / RATE_LIMIT_PER_TOKEN, 0 = off)", limits);
+    println!(
+        "  Payer pages:   {} (each billet's url; public, PAYER_RATE_LIMIT_PER_IP)",
+        billing_api::billets::link::url("<token>")
+    );
     println!("  Try:           curl -H 'Authorization: Bearer {}' {base}/v1/tags", demo.token);
     println!("Press Ctrl-C to stop.");
 

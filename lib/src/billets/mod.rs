@@ -1,9 +1,10 @@
 //! Bank billets (§2.2, §3.2, §4.3): the stored billet, the payment codes (barcode, digitable line,
-//! Pix), the bank providers with the built-in simulated bank, the printable slip and the
+//! Pix), the payer's link, the bank providers with the built-in simulated bank, the printable slip and the
 //! representation. Billets know nothing of billings: what a billing does with its billets (issue,
 //! re-issue, register at the bank, show under `/v1/billings/{id}/bank_billets`) lives in
 //! `crate::billings::billets` (lifecycle, registrar, routes), which calls down here.
 
+pub mod link;
 pub mod model;
 pub mod payment_codes;
 pub mod printing;

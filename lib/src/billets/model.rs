@@ -108,6 +108,9 @@ pub struct BankBillet {
     pub registered: Registered,
     #[serde(flatten)]
     pub settlement: Settlement,
+    /// The token of the payer's link ([`super::link`]); none on billets issued before links.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payer_token: Option<String>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub version: i64,
@@ -179,6 +182,7 @@ pub(crate) mod tests {
             payer: Payer { payer_full_name: "Maria".into(), ..Default::default() },
             registered: Registered { our_number: Some("12345670000000001".into()), ..Default::default() },
             settlement: Settlement::default(),
+            payer_token: Some("k3Qh0v1Yw9r6ZpXc2LmN8bTa5sUe4dFg".into()),
             created_at: now,
             updated_at: now,
             version: 2,

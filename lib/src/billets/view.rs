@@ -4,6 +4,7 @@
 use chrono::NaiveDate;
 use serde::Serialize;
 
+use super::link;
 use super::model::{BankAccountRef, BankBillet, Payer, Recipient, Registered};
 use crate::values::calendar::days_overdue;
 use crate::values::{BilletId, BilletStatus, Money, Timestamp};
@@ -47,6 +48,8 @@ pub struct BilletView {
     pub days_overdue: i64,
     pub overdue: bool,
     pub editable: bool,
+    /// The payer's page (issue 25): public, no token needed; null on billets issued before links.
+    pub url: Option<String>,
 }
 
 impl BilletView {
@@ -82,6 +85,7 @@ impl BilletView {
             days_overdue,
             overdue: days_overdue > 0 && billet.status.collectable(),
             editable: billet.status.editable(),
+            url: billet.payer_token.as_deref().map(link::url),
         }
     }
 }
@@ -104,6 +108,10 @@ mod tests {
         assert_eq!(shown["payer_full_name"], "Maria");
         assert_eq!(shown["recipient_full_name"], "Clínica");
         assert_eq!(shown["paid_at"], Value::Null);
+        assert!(shown["url"].as_str().unwrap().ends_with("/pay/k3Qh0v1Yw9r6ZpXc2LmN8bTa5sUe4dFg"));
+        for internal in ["payer_token"] {
+            assert!(shown.get(internal).is_none(), "{internal} shown");
+        }
         for internal in ["billing_id", "generation", "version"] {
             assert!(shown.get(internal).is_none(), "{internal} shown");
         }
@@ -150,6 +158,7 @@ mod tests {
             "days_overdue",
             "overdue",
             "editable",
+            "url",
             "created_at",
             "updated_at",
         ];

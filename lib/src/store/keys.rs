@@ -457,6 +457,20 @@ pub fn billet(account: AccountId, billing_id: BillingId, billet_id: BilletId) ->
     (billing_partition(account, billing_id), format!("{BILLET_PREFIX}{:010}", billet_id.get()))
 }
 
+/// Lookup item of a payer's link to a billet (`billets::link`): the SHA-256 of its token, never the
+/// token, in a partition of its own (links spread evenly; no account's partition grows with them).
+pub fn payer_link(token: &str) -> (String, String) {
+    (format!("PAYLINK#{}", hex::encode(Sha256::digest(token.as_bytes()))), PAYER_LINK_SK.to_owned())
+}
+
+pub const PAYER_LINK_SK: &str = "PAYLINK";
+
+/// The request counter of one origin IP on the payer's pages in one whole minute (a window apart
+/// from the API's: a page opened by many payers behind one address does not spend the API's).
+pub fn page_rate_client(ip: &str) -> String {
+    format!("PAGE#{ip}")
+}
+
 /// The partition and sort-key prefix of a billing's billets.
 pub fn billets_of(account: AccountId, billing_id: BillingId) -> (String, String) {
     (billing_partition(account, billing_id), BILLET_PREFIX.to_owned())

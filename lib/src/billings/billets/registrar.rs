@@ -24,6 +24,7 @@ use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 use super::lifecycle::BilletWrite;
 use crate::accounts::{self, Account};
 use crate::bank_rules::BankRule;
+use crate::billets::link::PayerLink;
 use crate::billets::model::{BankBillet, BilletStatus, Payer, Recipient, Registered, Settlement};
 use crate::billets::provider::{provider_for, Answer};
 use crate::billings::model::Billing;
@@ -79,11 +80,14 @@ pub async fn register(
                 return Ok(Ruled::Unchanged(Found::Skip("billing no longer open")));
             }
             let billet = issue(store, owner, &billing).await?;
+            let link = PayerLink::new(account, billing.id, billet.id);
+            let billet = BankBillet { payer_token: Some(link.token.clone()), ..billet };
             let next = Billing { billet_id: Some(billet.id), ..billing };
             // An issued billet is on its way to the bank: announced when the bank answers.
             let announce = billet.status == BilletStatus::Rejected;
             let then = Found::Billet(Box::new(billet.clone()));
-            Ok(Ruled::Changed { next, billet: Some(BilletWrite::New(billet)), also: Vec::new(), announce, then })
+            let also = vec![link.insert()?];
+            Ok(Ruled::Changed { next, billet: Some(BilletWrite::New(billet)), also, announce, then })
         }
     })
     .await;
@@ -163,6 +167,7 @@ async fn issue(store: &Store, owner: &Account, billing: &Billing) -> Result<Bank
         payer: payer_of(contact.as_ref()),
         registered: Registered::default(),
         settlement: Settlement::default(),
+        payer_token: None,
         created_at: now,
         updated_at: now,
         version: 1,
