@@ -15,6 +15,7 @@ mod errors;
 mod groups;
 mod hardening;
 mod idempotency;
+mod payer_page;
 mod point_of_sale;
 mod printable_billets;
 mod rate_limits;
