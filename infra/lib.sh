@@ -78,6 +78,36 @@ ensure_debs() {
       DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null; }
 }
 
+# The browser of the payer page's check (infra/check-payer-page): Debian's Chromium and its driver
+# (browser downloads are not reachable; Playwright drives this binary), with fonts for its text.
+ensure_browser() {
+  local missing=()
+  command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+  [ -d /usr/share/fonts/truetype/liberation ] || missing+=(fonts-liberation)
+  [ ${#missing[@]} -eq 0 ] && return 0
+  need apt-get "Debian's package manager, or install ${missing[*]} by hand"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  say "==> installing ${missing[*]} (apt-get, once)"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
+    { $sudo apt-get update -q >/dev/null &&
+      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null; }
+}
+
+# Playwright for Python (pinned) in .venv-browser, driving Debian's Chromium: no browser download.
+BROWSER_VENV="$ROOT/.venv-browser"
+PLAYWRIGHT="playwright==1.65.0"
+ensure_browser_venv() {
+  local marker="$BROWSER_VENV/.installed-$(printf '%s' "$PLAYWRIGHT" | sha256sum | cut -c1-16)"
+  if [ ! -f "$marker" ]; then
+    say "==> installing $PLAYWRIGHT into .venv-browser (once)"
+    [ -x "$BROWSER_VENV/bin/python" ] || python3 -m venv "$BROWSER_VENV"
+    "$BROWSER_VENV/bin/pip" install --quiet --disable-pip-version-check "$PLAYWRIGHT"
+    rm -f "$BROWSER_VENV"/.installed-*
+    touch "$marker"
+  fi
+}
+
 # A free TCP port on 127.0.0.1.
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'

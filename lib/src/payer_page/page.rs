@@ -160,8 +160,8 @@ h2{font-size:1.05rem;margin:0 0 .5rem}\
 section{background:#fff;border:1px solid var(--line);border-radius:.5rem;padding:1rem;margin:0 0 1rem}\
 dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem;margin:0}\
 dt{color:var(--muted)}dd{margin:0;text-align:right;font-variant-numeric:tabular-nums}\
-.total dt,.total dd{font-weight:700;font-size:1.15rem;color:var(--ink)}\
-.code{font-family:ui-monospace,'Liberation Mono',monospace;font-size:.95rem;word-break:break-all;background:#f4f5f7;border:1px solid var(--line);border-radius:.35rem;padding:.5rem;margin:0 0 .5rem;width:100%;resize:none}\
+.total{display:contents}.total dt,.total dd{font-weight:700;font-size:1.15rem;color:var(--ink)}\
+.code{font-family:ui-monospace,'Liberation Mono',monospace;font-size:.95rem;overflow-wrap:anywhere;background:#f4f5f7;border:1px solid var(--line);border-radius:.35rem;padding:.5rem;margin:0 0 .5rem;user-select:all}\
 button,.button{display:inline-block;min-height:2.75rem;padding:.6rem 1rem;font:inherit;font-weight:600;color:#fff;background:var(--accent);border:0;border-radius:.35rem;text-decoration:none;cursor:pointer}\
 button:focus-visible,.button:focus-visible{outline:3px solid #f2a900;outline-offset:2px}\
 .qr{display:block;width:14rem;max-width:100%;height:auto;margin:0 auto 1rem}\
@@ -176,8 +176,9 @@ document.querySelectorAll('button[data-copy]').forEach(function(b){\
 b.addEventListener('click',function(){\
 var s=document.getElementById('status'),f=document.getElementById(b.getAttribute('data-copy'));\
 function done(ok){s.textContent=ok?b.getAttribute('data-done'):'Não foi possível copiar: selecione o código e copie.';}\
-function old(){f.focus();f.select();try{done(document.execCommand('copy'));}catch(e){done(false);}}\
-if(navigator.clipboard&&navigator.clipboard.writeText){navigator.clipboard.writeText(f.value).then(function(){done(true);},old);}else{old();}\
+function old(){var r=document.createRange(),l=getSelection();r.selectNodeContents(f);l.removeAllRanges();l.addRange(r);\
+try{done(document.execCommand('copy'));}catch(e){done(false);}}\
+if(navigator.clipboard&&navigator.clipboard.writeText){navigator.clipboard.writeText(f.textContent).then(function(){done(true);},old);}else{old();}\
 });});";
 
 fn digest(text: &str) -> String {
@@ -226,7 +227,10 @@ pub fn render(billet: &BankBillet, standing: &Standing, pdf: &str) -> String {
         let masked = mask_document(document);
         match masked.is_empty() {
             true => escape(name),
-            false => format!("{}<br><span class=\"note\">CPF/CNPJ {}</span>", escape(name), escape(&masked)),
+            false => {
+                let kind = if masked.contains('/') { "CNPJ" } else { "CPF" };
+                format!("{}<br><span class=\"note\">{kind} {}</span>", escape(name), escape(&masked))
+            }
         }
     };
     let mut body = String::new();
@@ -281,8 +285,7 @@ fn payable(billet: &BankBillet, due: &Due, pdf: &str) -> String {
     if let Some(line) = billet.registered.digitable_line.as_deref().filter(|l| !l.is_empty()) {
         out.push_str(&format!(
             "<section aria-labelledby=\"line-title\"><h2 id=\"line-title\">Linha digitável</h2>\
-             <label class=\"note\" for=\"line\">Digite ou cole no aplicativo do seu banco</label>\
-             <textarea id=\"line\" class=\"code\" rows=\"2\" readonly>{}</textarea>\
+             <p class=\"note\">Digite ou cole no aplicativo do seu banco:</p><p id=\"line\" class=\"code\">{}</p>\
              <button type=\"button\" data-copy=\"line\" data-done=\"Linha digitável copiada\">Copiar linha digitável</button>\
              </section>",
             escape(line)
@@ -292,8 +295,7 @@ fn payable(billet: &BankBillet, due: &Due, pdf: &str) -> String {
     if let Some((payload, svg)) = pix.and_then(|p| qr_svg(p).map(|svg| (p, svg))) {
         out.push_str(&format!(
             "<section aria-labelledby=\"pix-title\"><h2 id=\"pix-title\">Pix</h2>{svg}\
-             <label class=\"note\" for=\"pix\">Pix copia e cola</label>\
-             <textarea id=\"pix\" class=\"code\" rows=\"3\" readonly>{}</textarea>\
+             <p class=\"note\">Pix copia e cola:</p><p id=\"pix\" class=\"code\">{}</p>\
              <button type=\"button\" data-copy=\"pix\" data-done=\"Código Pix copiado\">Copiar código Pix</button>\
              </section>",
             escape(payload)
