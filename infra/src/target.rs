@@ -209,6 +209,8 @@ pub struct StackOutputs {
     pub stage_name: String,
     /// Webhook commands only.
     pub webhook_key_secret_arn: Option<String>,
+    /// The base of the payer links in what the CLI shows and records.
+    pub payer_base_url: Option<String>,
 }
 
 impl StackOutputs {
@@ -229,6 +231,7 @@ impl StackOutputs {
             rest_api_id: required("RestApiId")?,
             stage_name: required("StageName")?,
             webhook_key_secret_arn: value("WebhookKeySecretArn"),
+            payer_base_url: value("PayerBaseUrl"),
         })
     }
 

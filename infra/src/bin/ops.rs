@@ -74,6 +74,10 @@ struct Names {
 impl Names {
     async fn resolve(config: &aws_config::SdkConfig, stack: Option<&str>) -> anyhow::Result<Self> {
         let Some(stack) = stack else {
+            // The payer links of what it shows and records: PAYER_BASE_URL, else the local API's.
+            if let Ok(local) = std::env::var("LOCAL_API_URL") {
+                billing_api::billets::link::set_base(&local);
+            }
             let table = billing_api::config::table_name();
             return Ok(Names {
                 place: format!("table {table}"),
@@ -83,6 +87,9 @@ impl Names {
             });
         };
         let outputs = StackOutputs::describe(config, stack).await?;
+        if let Some(base) = &outputs.payer_base_url {
+            billing_api::billets::link::set_base(base);
+        }
         let flusher = CacheFlusher::ApiGateway {
             client: aws_sdk_apigateway::Client::new(config),
             rest_api_id: outputs.rest_api_id,

@@ -23,6 +23,8 @@ use crate::store::{keys, Store, StoreResult, Write};
 use crate::values::{AccountId, BilletId, BillingId, Timestamp};
 
 const TOKEN_BYTES: usize = 24;
+// At least 128 bits, as unguessable links need.
+const _: () = assert!(TOKEN_BYTES * 8 >= 128);
 /// Characters of a token: 24 bytes in base64 without padding.
 pub const TOKEN_CHARS: usize = TOKEN_BYTES * 4 / 3;
 /// The path of the payer's pages, before the token.
@@ -112,7 +114,6 @@ mod tests {
         assert_ne!(a, b);
         assert_eq!(a.len(), 32);
         assert!(is_token(&a) && is_token(&b), "{a} {b}");
-        assert!(TOKEN_BYTES * 8 >= 128);
         for bad in ["", "short", &format!("{a}x"), &a.replace(&a[..1], "/"), &format!("{}.", &a[..31])] {
             assert!(!is_token(bad), "{bad}");
         }

@@ -154,7 +154,8 @@ async fn show(State(state): State<AppState>, Path(token): Path<String>, headers:
     let html = page::render(&billet, &standing, &format!("{token}/boleto.pdf"));
     let etag = format!("\"{}\"", &hex::encode(Sha256::digest(html.as_bytes()))[..32]);
     let fresh = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()).is_some_and(|v| v == etag);
-    let (status, body) = if fresh { (StatusCode::NOT_MODIFIED, Body::empty()) } else { (StatusCode::OK, Body::from(html)) };
+    let (status, body) =
+        if fresh { (StatusCode::NOT_MODIFIED, Body::empty()) } else { (StatusCode::OK, Body::from(html)) };
     let mut response = (status, html_headers(), body).into_response();
     let headers = response.headers_mut();
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, max-age=60"));
@@ -179,7 +180,8 @@ async fn pdf(State(state): State<AppState>, Path(token): Path<String>) -> Respon
         terms: Some((billing.terms(), AfterDue { kind: billing.instruction_type, days: billing.instruction_days })),
     };
     let Ok(slip) = Slip::new(&billet, document) else { return not_found() };
-    let mut response = crate::http::response::file("application/pdf", &format!("boleto-{}.pdf", billing.code), slip.pdf());
+    let mut response =
+        crate::http::response::file("application/pdf", &format!("boleto-{}.pdf", billing.code), slip.pdf());
     let headers = response.headers_mut();
     if let Ok(disposition) = HeaderValue::try_from(format!("attachment; filename=\"boleto-{}.pdf\"", billing.code)) {
         headers.insert(header::CONTENT_DISPOSITION, disposition);

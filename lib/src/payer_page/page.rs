@@ -57,7 +57,9 @@ impl Standing {
             BilletStatus::Paid => return Standing::Paid(billet.settlement.paid_at),
             BilletStatus::Discharged => return Standing::Discharged,
             BilletStatus::Rejected => return Standing::Rejected,
-            BilletStatus::Canceled if billing.status == BillingStatus::Opened && billing.billet_id != Some(billet.id) => {
+            BilletStatus::Canceled
+                if billing.status == BillingStatus::Opened && billing.billet_id != Some(billet.id) =>
+            {
                 return Standing::Replaced
             }
             BilletStatus::Canceled => return Standing::Canceled,
@@ -393,7 +395,10 @@ mod tests {
         billing.instruction_type = Some(crate::values::InstructionType::Devolution);
         billing.instruction_days = 2;
         let late = billet.due_date + chrono::Duration::days(3);
-        assert_eq!(Standing::of(&billet, &billing, late), Standing::Expired(billet.due_date + chrono::Duration::days(2)));
+        assert_eq!(
+            Standing::of(&billet, &billing, late),
+            Standing::Expired(billet.due_date + chrono::Duration::days(2))
+        );
         assert!(matches!(Standing::of(&billet, &billing, billet.due_date), Standing::Payable(_)));
     }
 
