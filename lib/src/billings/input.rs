@@ -142,7 +142,9 @@ fn number_code<T>(sent: &Sent<T>, bound: Code) -> Code {
     }
 }
 
-fn items(value: Option<&Value>, errors: &mut Vec<Problem>) -> Vec<Item> {
+/// The items sent; `places[i]` is where the client put the element `i` (see
+/// [`Draft::parse_update`]), else `i`.
+fn items(value: Option<&Value>, places: &[usize], errors: &mut Vec<Problem>) -> Vec<Item> {
     let mut items = Vec::new();
     let elements = value.map(elements).unwrap_or_default();
     if elements.len() > MAX_ITEMS {
@@ -151,8 +153,9 @@ fn items(value: Option<&Value>, errors: &mut Vec<Problem>) -> Vec<Item> {
     }
     let maximum = maximum_amount();
     for (index, raw) in elements.into_iter().enumerate() {
-        let n = index + 1;
-        let at = element(ITEMS, index);
+        let place = places.get(index).copied().unwrap_or(index);
+        let n = place + 1;
+        let at = element(ITEMS, place);
         let Value::Object(map) = raw else {
             errors.push(Problem::invalid(at, format!("Item {n}: não é válido")));
             continue;
@@ -239,18 +242,21 @@ impl Draft {
 
     /// A create body: item ids are never sent on create, so any sent is ignored.
     pub fn parse(fields: Fields<'_>) -> Result<Draft, Vec<Problem>> {
-        let mut draft = Draft::parse_with(fields, None)?;
+        let mut draft = Draft::parse_with(fields, None, &[])?;
         draft.items.iter_mut().for_each(|item| item.id = None);
         Ok(draft)
     }
 
     /// A billing as it will be after an update (its stored fields with the sent ones over them).
     /// An amount equal to `stored_amount` is not checked against the minimum again (rule 9).
-    pub fn parse_update(fields: Fields<'_>, stored_amount: Money) -> Result<Draft, Vec<Problem>> {
-        Draft::parse_with(fields, Some(stored_amount))
+    /// `places[i]` is the place in the sent `billing_items` of the element `i` of the merged one
+    /// (an element refused before merging is left out of it), so that a problem names the item
+    /// where the client put it.
+    pub fn parse_update(fields: Fields<'_>, stored_amount: Money, places: &[usize]) -> Result<Draft, Vec<Problem>> {
+        Draft::parse_with(fields, Some(stored_amount), places)
     }
 
-    fn parse_with(fields: Fields<'_>, stored_amount: Option<Money>) -> Result<Draft, Vec<Problem>> {
+    fn parse_with(fields: Fields<'_>, stored_amount: Option<Money>, places: &[usize]) -> Result<Draft, Vec<Problem>> {
         let mut errors = Vec::new();
         let text = |key: &str, errors: &mut Vec<Problem>| -> Option<String> {
             fields.text(key, key, errors).flatten().map(|t| t.trim().to_owned()).filter(|t| !t.is_empty())
@@ -408,7 +414,7 @@ impl Draft {
             }
         };
 
-        let items = items(fields.raw(ITEMS), &mut errors);
+        let items = items(fields.raw(ITEMS), places, &mut errors);
         let item_errors = errors.iter().any(|e| e.field.as_deref().is_some_and(|f| f.starts_with(ITEMS)));
         if items.is_empty() && !item_errors {
             errors.push(Problem::blank(ITEMS, "A cobrança precisa de ao menos um item (billing_items)"));

@@ -104,8 +104,9 @@ fn stored_fields(billing: &Billing) -> Map<String, Value> {
 }
 
 /// The sent `billing_items` as the complete new set: elements naming an item of the billing are
-/// laid over it; unknown or repeated ids are errors.
-fn merged_items(billing: &Billing, sent: &Value, errors: &mut Vec<Problem>) -> Value {
+/// laid over it; unknown or repeated ids are errors, and their elements are left out. With it,
+/// the place in the sent list of each element kept.
+fn merged_items(billing: &Billing, sent: &Value, errors: &mut Vec<Problem>) -> (Value, Vec<usize>) {
     let elements: Vec<&Value> = match sent {
         Value::Array(items) => items.iter().collect(),
         Value::Object(map) => map.values().collect(),
@@ -114,14 +115,16 @@ fn merged_items(billing: &Billing, sent: &Value, errors: &mut Vec<Problem>) -> V
     };
     if elements.len() > MAX_ITEMS {
         errors.push(too_many_items());
-        return Value::Array(Vec::new());
+        return (Value::Array(Vec::new()), Vec::new());
     }
     let mut seen = Vec::new();
     let mut merged = Vec::new();
+    let mut places = Vec::new();
     for (index, element) in elements.into_iter().enumerate() {
         let n = index + 1;
         let Value::Object(fields) = element else {
             merged.push(element.clone());
+            places.push(index);
             continue;
         };
         // An id that is not a whole number names no item of the billing.
@@ -132,6 +135,7 @@ fn merged_items(billing: &Billing, sent: &Value, errors: &mut Vec<Problem>) -> V
         };
         let Some(id) = id else {
             merged.push(element.clone());
+            places.push(index);
             continue;
         };
         let Some(existing) = billing.items.iter().find(|item| item.id.get() == id) else {
@@ -155,14 +159,16 @@ fn merged_items(billing: &Billing, sent: &Value, errors: &mut Vec<Problem>) -> V
         };
         item.extend(fields.iter().map(|(k, v)| (k.clone(), v.clone())));
         merged.push(Value::Object(item));
+        places.push(index);
     }
-    Value::Array(merged)
+    (Value::Array(merged), places)
 }
 
 /// The billing as the update leaves it, parsed by the create rules (422 with every broken rule).
 pub fn merged_draft(billing: &Billing, sent: Fields<'_>, health_module: bool) -> Result<Draft, Vec<Problem>> {
     let mut errors = Vec::new();
     let mut fields = stored_fields(billing);
+    let mut places = Vec::new();
     for key in ACCEPTED {
         // Without the health module the patient is not the API's to change.
         if key == "patient_id" && !health_module {
@@ -174,12 +180,16 @@ pub fn merged_draft(billing: &Billing, sent: Fields<'_>, health_module: bool) ->
         }
         let Some(value) = sent.raw(key) else { continue };
         let value = match key {
-            "billing_items" => merged_items(billing, value, &mut errors),
+            "billing_items" => {
+                let (merged, sent_places) = merged_items(billing, value, &mut errors);
+                places = sent_places;
+                merged
+            }
             _ => value.clone(),
         };
         fields.insert(key.to_owned(), value);
     }
-    let draft = Draft::parse_update(Fields::new(&fields), billing.amount);
+    let draft = Draft::parse_update(Fields::new(&fields), billing.amount, &places);
     match (draft, errors.is_empty()) {
         (Ok(draft), true) => Ok(draft),
         (Ok(_), false) => Err(errors),
@@ -284,6 +294,15 @@ mod tests {
         assert_eq!(
             draft(&b, json!({"billing_items": []})).unwrap_err(),
             [Problem::blank("billing_items", "A cobrança precisa de ao menos um item (billing_items)")]
+        );
+        // Problems name an item where it was sent, those refused before merging included.
+        let sent = json!({"billing_items": [{"id": 99}, {"description": "", "quantity": 1, "amount": 1}]});
+        assert_eq!(
+            draft(&b, sent).unwrap_err(),
+            [
+                Problem::not_found("billing_items[0].id", "Item 1: o item 99 não pertence a esta cobrança"),
+                Problem::blank("billing_items[1].description", "Item 2: descrição não pode ficar em branco"),
+            ]
         );
         let err = draft(&b, json!({"billing_items": [{"id": 99, "amount": 10}, {"id": 10}, {"id": 10}]})).unwrap_err();
         assert_eq!(
