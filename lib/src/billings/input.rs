@@ -175,8 +175,8 @@ fn items(value: Option<&Value>, places: &[usize], errors: &mut Vec<Problem>) -> 
             .map(|d| crate::values::text::collapse_whitespace(&d))
             .unwrap_or_default();
         if description.is_empty() {
-            item_errors
-                .push(Problem::blank(f.path("description"), format!("Item {n}: descrição não pode ficar em branco")));
+            let message = format!("Item {n}: descrição não pode ficar em branco");
+            item_errors.push(Problem::blank(f.path("description"), message));
         } else if description.chars().count() > ITEM_DESCRIPTION_MAX_CHARS {
             item_errors.push(Problem::too_long(f.path("description"), msg_item_description_too_long(n)));
         }

@@ -139,7 +139,9 @@ impl ContactChanges {
             Sent::Omitted => {}
             Sent::Empty => draft.group_id = None,
             Sent::Given(group) => draft.group_id = Some(group),
-            Sent::Invalid => errors.push(Problem::invalid("group_id", format!("{} não é válido", label("group_id")))),
+            Sent::Invalid => {
+                errors.push(Problem::invalid("group_id", format!("{} não é válido", label("group_id"))));
+            }
         }
         if let Some(value) = fields.raw("tag_ids") {
             draft.tag_ids = tag_ids(value);

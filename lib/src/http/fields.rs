@@ -1,7 +1,7 @@
 //! Typed readers over the fields of a resource envelope. JSON and form bodies differ in types
 //! (forms carry only strings), so each reader accepts both and reports a [`Problem`] (the field's
-//! path, a code and a Portuguese message) when a value cannot be read. `None` = the field was omitted (PATCH keeps the current value);
-//! `Some(None)` = it was sent as null or empty.
+//! path, a code and a Portuguese message) when a value cannot be read. `None` = the field was
+//! omitted (PATCH keeps the current value); `Some(None)` = it was sent as null or empty.
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
