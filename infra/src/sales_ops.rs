@@ -65,7 +65,7 @@ pub async fn show(store: &Store, account: AccountId, code: &str) -> anyhow::Resu
 /// A refusal as the operator reads it: its messages.
 fn refusal(refusal: Refusal) -> anyhow::Error {
     match refusal {
-        Refusal::Invalid(messages) => anyhow::anyhow!("{}", messages.join("; ")),
+        Refusal::Invalid(problems) => anyhow::anyhow!("{}", billing_api::refusal::messages(&problems).join("; ")),
         Refusal::Rule { message, .. } | Refusal::Clash { message, .. } => anyhow::anyhow!("{message}"),
         other => anyhow::anyhow!("{other}"),
     }

@@ -46,7 +46,7 @@ use crate::contacts::Contact;
 use crate::contention::{move_cursor, retry_on_conflict};
 use crate::http::Fields;
 use crate::jobs::{tasks, BilletRegistration, BulkExpansion};
-use crate::refusal::Refusal;
+use crate::refusal::{Code, Problem, Refusal};
 use crate::store::records::{self, Record};
 use crate::store::stored::{self, Key, Stored};
 use crate::store::{keys, postings, refs, shards, Condition, KeyRange, Sort, Store, StoreError, Update, Write};
@@ -138,7 +138,7 @@ fn hold(account: AccountId, expansion_id: &str, tags: &[TagId], body: &Value) ->
 /// billing reaching nobody is refused (422).
 pub async fn accept(store: &Store, account: AccountId, draft: &Draft, billing: Value) -> Result<usize, Refusal> {
     if billing.to_string().len() > MAX_BODY_BYTES {
-        return Err(Refusal::invalid(MSG_TOO_LARGE));
+        return Err(Refusal::invalid(Problem::general(Code::TooLarge, MSG_TOO_LARGE)));
     }
     let tag = draft.tag_id.ok_or_else(|| anyhow::anyhow!("a bulk draft always has a tag"))?;
     let expansion_id = uuid::Uuid::new_v4().to_string();
@@ -148,7 +148,7 @@ pub async fn accept(store: &Store, account: AccountId, draft: &Draft, billing: V
         let ids = tagged_contact_ids(store, account, tag).await?;
         let count = eligible(store, account, &ids, &draft.excluded_tag_ids).await?.len();
         if count == 0 {
-            return Err(Refusal::invalid(MSG_NO_CONTACTS));
+            return Err(Refusal::invalid(Problem::invalid("tag_id", MSG_NO_CONTACTS)));
         }
         // A tag deleted since it was read fails this: the references are read again. An earlier
         // attempt whose answer was lost may have written it already: the id is this request's.

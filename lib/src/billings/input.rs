@@ -1,13 +1,15 @@
 //! The create body of a billing (§4.2), parsed and validated without the store: rules 5–9 and the
 //! field bounds of §2.1 and §8. Foreign keys (rules 1–4) are checked against the account later.
-//! Every broken rule is reported at once.
+//! Every broken rule is reported at once, each a [`Problem`] naming the field as sent
+//! (`billing_items[1].amount`, counted from 0 while the messages count items from 1).
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 use serde_json::Value;
 
-use crate::http::fields::{decimal_in, id_in, integer_in};
+use crate::http::fields::{decimal_in, element, id_in, integer_in};
 use crate::http::{Fields, Sent};
+use crate::refusal::{Code, Problem};
 use crate::values::terms::{Interest, Penalty};
 use crate::values::{
     BankAccountId, BankRuleId, BillCategoryId, BillingItemId, ContactId, DischargeReason, InstructionType,
@@ -84,8 +86,29 @@ fn msg_item_above_maximum(n: usize) -> String {
     format!("Item {n}: valor deve ser de no máximo {MAXIMUM_AMOUNT}")
 }
 
-fn msg_total_above_maximum() -> String {
-    format!("Valor máximo da cobrança é {MAXIMUM_AMOUNT}")
+/// The field of a billing's total: not sent (it is the sum of the items) but shown, and the
+/// field its bounds are about.
+pub const TOTAL: &str = "amount";
+
+fn total_above_maximum() -> Problem {
+    Problem::too_large(TOTAL, format!("Valor máximo da cobrança é {MAXIMUM_AMOUNT}"))
+}
+
+/// A blank `due_date`.
+pub fn due_date_blank() -> Problem {
+    Problem::blank("due_date", "Vencimento (due_date) não pode ficar em branco")
+}
+
+/// A sent `due_date` (moved off a weekend), or why it is refused: not a date (`invalid`) or
+/// before the first a billet can carry (`out_of_range`).
+pub fn due_date(text: &str) -> Result<NaiveDate, Problem> {
+    crate::values::calendar::parse_due_date(text).map_err(|message| {
+        let code = match crate::values::calendar::parse_date(text) {
+            Some(_) => Code::OutOfRange,
+            None => Code::Invalid,
+        };
+        Problem::at("due_date", code, message)
+    })
 }
 
 /// The largest amount of a billing or item, as a decimal.
@@ -101,25 +124,47 @@ pub fn msg_too_many_items() -> String {
     format!("A cobrança pode ter no máximo {MAX_ITEMS} itens (billing_items)")
 }
 
-fn items(value: Option<&Value>, errors: &mut Vec<String>) -> Vec<Item> {
+/// A problem with `billing_items`: a list of more than [`MAX_ITEMS`].
+pub fn too_many_items() -> Problem {
+    Problem::too_long(ITEMS, msg_too_many_items())
+}
+
+/// The field of a billing's items.
+pub const ITEMS: &str = "billing_items";
+
+/// What is wrong with a sent value that must be a number: missing (`blank`), not a number of its
+/// kind (`invalid`), or out of its bounds (`bound`).
+fn number_code<T>(sent: &Sent<T>, bound: Code) -> Code {
+    match sent {
+        Sent::Omitted | Sent::Empty => Code::Blank,
+        Sent::Invalid => Code::Invalid,
+        Sent::Given(_) => bound,
+    }
+}
+
+/// The items sent; `places[i]` is where the client put the element `i` (see
+/// [`Draft::parse_update`]), else `i`.
+fn items(value: Option<&Value>, places: &[usize], errors: &mut Vec<Problem>) -> Vec<Item> {
     let mut items = Vec::new();
     let elements = value.map(elements).unwrap_or_default();
     if elements.len() > MAX_ITEMS {
-        errors.push(msg_too_many_items());
+        errors.push(too_many_items());
         return items;
     }
     let maximum = maximum_amount();
     for (index, raw) in elements.into_iter().enumerate() {
-        let n = index + 1;
+        let place = places.get(index).copied().unwrap_or(index);
+        let n = place + 1;
+        let at = element(ITEMS, place);
         let Value::Object(map) = raw else {
-            errors.push(format!("Item {n}: não é válido"));
+            errors.push(Problem::invalid(at, format!("Item {n}: não é válido")));
             continue;
         };
         let mut item_errors = Vec::new();
-        let f = Fields::new(map);
+        let f = Fields::nested(map, &at);
         let item_id = match id_in::<BillingItemId>(map.get("id")) {
             Sent::Invalid => {
-                item_errors.push(format!("Item {n}: id não é válido"));
+                item_errors.push(Problem::invalid(f.path("id"), format!("Item {n}: id não é válido")));
                 None
             }
             sent => sent.given(),
@@ -130,19 +175,29 @@ fn items(value: Option<&Value>, errors: &mut Vec<String>) -> Vec<Item> {
             .map(|d| crate::values::text::collapse_whitespace(&d))
             .unwrap_or_default();
         if description.is_empty() {
-            item_errors.push(format!("Item {n}: descrição não pode ficar em branco"));
+            let message = format!("Item {n}: descrição não pode ficar em branco");
+            item_errors.push(Problem::blank(f.path("description"), message));
         } else if description.chars().count() > ITEM_DESCRIPTION_MAX_CHARS {
-            item_errors.push(msg_item_description_too_long(n));
+            item_errors.push(Problem::too_long(f.path("description"), msg_item_description_too_long(n)));
         }
-        let quantity = integer_in(map.get("quantity")).given();
+        let sent_quantity = integer_in(map.get("quantity"));
+        let quantity = sent_quantity.clone().given();
         if !quantity.is_some_and(|q| (1..=9_999_999).contains(&q)) {
-            item_errors.push(format!("Item {n}: quantidade deve ser um inteiro de 1 a 9999999"));
+            let code = number_code(&sent_quantity, Code::OutOfRange);
+            let message = format!("Item {n}: quantidade deve ser um inteiro de 1 a 9999999");
+            item_errors.push(Problem::at(f.path("quantity"), code, message));
         }
-        let amount = decimal_in(map.get("amount")).given();
+        let sent_amount = decimal_in(map.get("amount"));
+        let amount = sent_amount.clone().given();
         if !amount.is_some_and(|a| a >= Decimal::new(1, 2) && a.scale() <= 2) {
-            item_errors.push(format!("Item {n}: valor deve ser de no mínimo 0.01, com até 2 casas decimais"));
+            let code = match amount {
+                Some(a) if a.scale() > 2 => Code::Invalid,
+                _ => number_code(&sent_amount, Code::TooSmall),
+            };
+            let message = format!("Item {n}: valor deve ser de no mínimo 0.01, com até 2 casas decimais");
+            item_errors.push(Problem::at(f.path("amount"), code, message));
         } else if amount.is_some_and(|a| a > maximum) {
-            item_errors.push(msg_item_above_maximum(n));
+            item_errors.push(Problem::too_large(f.path("amount"), msg_item_above_maximum(n)));
         }
         if item_errors.is_empty() {
             items.push(Item {
@@ -161,21 +216,22 @@ impl Draft {
     /// The limits a draft the system writes itself (a settlement's billing) must still keep, as a
     /// parsed body would: each item's description readable and at most 100 characters, each amount
     /// and the total at most [`MAXIMUM_AMOUNT`].
-    pub fn within_limits(&self) -> Result<(), Vec<String>> {
+    pub fn within_limits(&self) -> Result<(), Vec<Problem>> {
         let mut errors = Vec::new();
         for (index, item) in self.items.iter().enumerate() {
             let n = index + 1;
+            let at = |key: &str| format!("{}.{key}", element(ITEMS, index));
             if let Some(reason) = crate::values::text::unreadable(&item.description) {
-                errors.push(format!("Item {n}: descrição {reason}"));
+                errors.push(Problem::invalid(at("description"), format!("Item {n}: descrição {reason}")));
             } else if item.description.chars().count() > ITEM_DESCRIPTION_MAX_CHARS {
-                errors.push(msg_item_description_too_long(n));
+                errors.push(Problem::too_long(at("description"), msg_item_description_too_long(n)));
             }
             if item.amount.get() > maximum_amount() {
-                errors.push(msg_item_above_maximum(n));
+                errors.push(Problem::too_large(at("amount"), msg_item_above_maximum(n)));
             }
         }
         if self.amount.get() > maximum_amount() {
-            errors.push(msg_total_above_maximum());
+            errors.push(total_above_maximum());
         }
         if errors.is_empty() {
             Ok(())
@@ -185,27 +241,30 @@ impl Draft {
     }
 
     /// A create body: item ids are never sent on create, so any sent is ignored.
-    pub fn parse(fields: Fields<'_>) -> Result<Draft, Vec<String>> {
-        let mut draft = Draft::parse_with(fields, None)?;
+    pub fn parse(fields: Fields<'_>) -> Result<Draft, Vec<Problem>> {
+        let mut draft = Draft::parse_with(fields, None, &[])?;
         draft.items.iter_mut().for_each(|item| item.id = None);
         Ok(draft)
     }
 
     /// A billing as it will be after an update (its stored fields with the sent ones over them).
     /// An amount equal to `stored_amount` is not checked against the minimum again (rule 9).
-    pub fn parse_update(fields: Fields<'_>, stored_amount: Money) -> Result<Draft, Vec<String>> {
-        Draft::parse_with(fields, Some(stored_amount))
+    /// `places[i]` is the place in the sent `billing_items` of the element `i` of the merged one
+    /// (an element refused before merging is left out of it), so that a problem names the item
+    /// where the client put it.
+    pub fn parse_update(fields: Fields<'_>, stored_amount: Money, places: &[usize]) -> Result<Draft, Vec<Problem>> {
+        Draft::parse_with(fields, Some(stored_amount), places)
     }
 
-    fn parse_with(fields: Fields<'_>, stored_amount: Option<Money>) -> Result<Draft, Vec<String>> {
+    fn parse_with(fields: Fields<'_>, stored_amount: Option<Money>, places: &[usize]) -> Result<Draft, Vec<Problem>> {
         let mut errors = Vec::new();
-        let text = |key: &str, errors: &mut Vec<String>| -> Option<String> {
+        let text = |key: &str, errors: &mut Vec<Problem>| -> Option<String> {
             fields.text(key, key, errors).flatten().map(|t| t.trim().to_owned()).filter(|t| !t.is_empty())
         };
-        fn id_of<T: std::str::FromStr>(fields: Fields<'_>, key: &str, errors: &mut Vec<String>) -> Option<T> {
+        fn id_of<T: std::str::FromStr>(fields: Fields<'_>, key: &str, errors: &mut Vec<Problem>) -> Option<T> {
             match fields.id::<T>(key) {
                 Sent::Invalid => {
-                    errors.push(format!("{key} não é válido"));
+                    errors.push(Problem::invalid(key, format!("{key} não é válido")));
                     None
                 }
                 sent => sent.given(),
@@ -216,13 +275,16 @@ impl Draft {
             None => IssueType::Individual,
             Some(Some(kind)) => kind,
             Some(None) => {
-                errors.push("billing_issue_type não está incluído na lista (individual, bulk)".to_owned());
+                errors.push(Problem::invalid(
+                    "billing_issue_type",
+                    "billing_issue_type não está incluído na lista (individual, bulk)",
+                ));
                 IssueType::Individual
             }
         };
         let bank_rule_id = id_of::<BankRuleId>(fields, "bank_rule_id", &mut errors);
         if bank_rule_id.is_none() {
-            errors.push("Regra bancária (bank_rule_id) não pode ficar em branco".to_owned());
+            errors.push(Problem::blank("bank_rule_id", "Regra bancária (bank_rule_id) não pode ficar em branco"));
         }
         let contact_id = id_of::<ContactId>(fields, "contact_id", &mut errors);
         let patient_id = id_of::<ContactId>(fields, "patient_id", &mut errors);
@@ -231,13 +293,14 @@ impl Draft {
         let (contact_id, tag_id) = match issue_type {
             IssueType::Individual => {
                 if contact_id.is_none() && patient_id.is_none() {
-                    errors.push("Contato (contact_id) não pode ficar em branco".to_owned());
+                    errors.push(Problem::blank("contact_id", "Contato (contact_id) não pode ficar em branco"));
                 }
                 (contact_id, None)
             }
             IssueType::Bulk => {
                 if tag_id.is_none() {
-                    errors.push("Etiqueta (tag_id) não pode ficar em branco em cobranças em lote".to_owned());
+                    let message = "Etiqueta (tag_id) não pode ficar em branco em cobranças em lote";
+                    errors.push(Problem::blank("tag_id", message));
                 }
                 // A bulk request has no payer; a billing its expansion made keeps its own.
                 (if stored_amount.is_some() { contact_id } else { None }, tag_id)
@@ -246,7 +309,8 @@ impl Draft {
         let excluded = fields.raw("excluded_tag_ids").map(elements).unwrap_or_default();
         let mut excluded_tag_ids: Vec<TagId> = Vec::new();
         if excluded.len() > MAX_EXCLUDED_TAGS {
-            errors.push(format!("excluded_tag_ids pode ter no máximo {MAX_EXCLUDED_TAGS} etiquetas"));
+            let message = format!("excluded_tag_ids pode ter no máximo {MAX_EXCLUDED_TAGS} etiquetas");
+            errors.push(Problem::too_long("excluded_tag_ids", message));
         } else {
             for tag in excluded.into_iter().filter_map(|v| id_in::<TagId>(Some(v)).given()) {
                 if !excluded_tag_ids.contains(&tag) {
@@ -258,60 +322,65 @@ impl Draft {
         let evincive = text("evincive", &mut errors);
         if let Some(e) = &evincive {
             let n = e.chars().count();
+            let code = if n < 10 { Code::TooShort } else { Code::TooLong };
             if !(10..=80).contains(&n) {
-                errors.push("evincive deve ter de 10 a 80 caracteres".to_owned());
+                errors.push(Problem::at("evincive", code, "evincive deve ter de 10 a 80 caracteres"));
             }
             if e.chars().any(|c| EVINCIVE_FORBIDDEN.contains(&c)) {
-                errors.push("evincive não pode conter os caracteres @ # $ % ^ & * \" { } | < > \\ [ ]".to_owned());
+                let message = "evincive não pode conter os caracteres @ # $ % ^ & * \" { } | < > \\ [ ]";
+                errors.push(Problem::invalid("evincive", message));
             }
         }
         let observation = text("observation", &mut errors);
         if observation.as_ref().is_some_and(|o| o.chars().count() > 255) {
-            errors.push("Observação é muito longa (máximo: 255 caracteres)".to_owned());
+            errors.push(Problem::too_long("observation", "Observação é muito longa (máximo: 255 caracteres)"));
         }
         let your_code = text("your_code", &mut errors);
         if your_code.as_ref().is_some_and(|c| c.chars().count() > 20) {
-            errors.push("your_code é muito longo (máximo: 20 caracteres)".to_owned());
+            errors.push(Problem::too_long("your_code", "your_code é muito longo (máximo: 20 caracteres)"));
         }
         let reference = text("reference", &mut errors);
         if reference.as_ref().is_some_and(|r| r.chars().count() > REFERENCE_MAX_CHARS) {
-            errors.push(format!("reference é muito longo (máximo: {REFERENCE_MAX_CHARS} caracteres)"));
+            let message = format!("reference é muito longo (máximo: {REFERENCE_MAX_CHARS} caracteres)");
+            errors.push(Problem::too_long("reference", message));
         }
         let competence = text("competence", &mut errors);
         if competence.as_deref().is_some_and(|c| !is_competence(c)) {
-            errors.push("Competência deve estar no formato MM/AAAA".to_owned());
+            errors.push(Problem::invalid("competence", "Competência deve estar no formato MM/AAAA"));
         }
         let due_date = match text("due_date", &mut errors) {
             None => {
-                errors.push("Vencimento (due_date) não pode ficar em branco".to_owned());
+                errors.push(due_date_blank());
                 None
             }
-            Some(d) => match crate::values::calendar::parse_due_date(&d) {
+            Some(d) => match due_date(&d) {
                 Ok(date) => Some(date),
-                Err(message) => {
-                    errors.push(message.to_owned());
+                Err(problem) => {
+                    errors.push(problem);
                     None
                 }
             },
         };
 
         let max = MAX_RATE.parse::<Decimal>().expect("constant");
-        let rate = |key: &str, errors: &mut Vec<String>| -> Option<Decimal> {
+        let rate = |key: &str, errors: &mut Vec<Problem>| -> Option<Decimal> {
             match fields.decimal(key) {
                 Sent::Omitted | Sent::Empty => None,
                 Sent::Given(v) if v >= Decimal::ZERO && v <= max => Some(v),
-                _ => {
-                    errors.push(format!("{key} deve ser um número de 0 a 999999999"));
+                sent => {
+                    let message = format!("{key} deve ser um número de 0 a 999999999");
+                    errors.push(Problem::at(key, number_code(&sent, Code::OutOfRange), message));
                     None
                 }
             }
         };
         let penalty_value = rate("penalty", &mut errors);
         let interest_value = rate("interest", &mut errors);
-        let kind_of = |key: &str, errors: &mut Vec<String>| match text(key, errors) {
+        let kind_of = |key: &str, errors: &mut Vec<Problem>| match text(key, errors) {
             None => Some(ValueKind::Percentage),
             Some(k) => ValueKind::parse(&k).or_else(|| {
-                errors.push(format!("{key} não está incluído na lista (percentage, fixed_amount)"));
+                let message = format!("{key} não está incluído na lista (percentage, fixed_amount)");
+                errors.push(Problem::invalid(key, message));
                 None
             }),
         };
@@ -321,7 +390,8 @@ impl Draft {
             None => Some(InterestPeriod::Monthly),
             Some(Some(period)) => Some(period),
             Some(None) => {
-                errors.push("interest_period não está incluído na lista (monthly, daily)".to_owned());
+                let message = "interest_period não está incluído na lista (monthly, daily)";
+                errors.push(Problem::invalid("interest_period", message));
                 None
             }
         };
@@ -329,23 +399,25 @@ impl Draft {
             None => None,
             Some(Some(kind)) => Some(kind),
             Some(None) => {
-                errors.push("instruction_type não está incluído na lista (protest, devolution)".to_owned());
+                let message = "instruction_type não está incluído na lista (protest, devolution)";
+                errors.push(Problem::invalid("instruction_type", message));
                 None
             }
         };
         let instruction_days = match fields.integer("instruction_days") {
             Sent::Omitted | Sent::Empty => 0,
             Sent::Given(d) if (0..=99).contains(&d) => d,
-            _ => {
-                errors.push("instruction_days deve ser um inteiro de 0 a 99".to_owned());
+            sent => {
+                let code = number_code(&sent, Code::OutOfRange);
+                errors.push(Problem::at("instruction_days", code, "instruction_days deve ser um inteiro de 0 a 99"));
                 0
             }
         };
 
-        let items = items(fields.raw("billing_items"), &mut errors);
-        let item_errors = errors.iter().any(|e| e.starts_with("Item ") || *e == msg_too_many_items());
+        let items = items(fields.raw(ITEMS), places, &mut errors);
+        let item_errors = errors.iter().any(|e| e.field.as_deref().is_some_and(|f| f.starts_with(ITEMS)));
         if items.is_empty() && !item_errors {
-            errors.push("A cobrança precisa de ao menos um item (billing_items)".to_owned());
+            errors.push(Problem::blank(ITEMS, "A cobrança precisa de ao menos um item (billing_items)"));
         }
         // Checked: each term is at most 9,999,999 × 99,999,999.99, but 500 of them could still
         // overflow a decimal.
@@ -353,13 +425,13 @@ impl Draft {
         let amount = match amount {
             Some(amount) if amount.get() <= maximum_amount() => amount,
             _ => {
-                errors.push(msg_total_above_maximum());
+                errors.push(total_above_maximum());
                 Money::ZERO
             }
         };
         let unchanged = stored_amount == Some(amount);
         if !items.is_empty() && !unchanged && amount.is_positive() && amount.get() < minimum_amount() {
-            errors.push("Valor mínimo da cobrança é 5.00".to_owned());
+            errors.push(Problem::too_small(TOTAL, "Valor mínimo da cobrança é 5.00"));
         }
 
         if !errors.is_empty() {
@@ -393,12 +465,19 @@ impl Draft {
 }
 
 /// `cancellation_reason` (§4.2): 3..1000 characters once trimmed.
-pub fn cancellation_reason(fields: Fields<'_>) -> Result<String, Vec<String>> {
+pub fn cancellation_reason(fields: Fields<'_>) -> Result<String, Vec<Problem>> {
     let mut errors = Vec::new();
     let reason = fields.text("cancellation_reason", "Motivo do cancelamento", &mut errors).flatten();
     let reason = reason.map(|r| r.trim().to_owned()).unwrap_or_default();
-    if !(3..=1000).contains(&reason.chars().count()) {
-        errors.push("Motivo do cancelamento (cancellation_reason) deve ter de 3 a 1000 caracteres".to_owned());
+    let length = reason.chars().count();
+    if !(3..=1000).contains(&length) {
+        let code = match length {
+            0 => Code::Blank,
+            1..=2 => Code::TooShort,
+            _ => Code::TooLong,
+        };
+        let message = "Motivo do cancelamento (cancellation_reason) deve ter de 3 a 1000 caracteres";
+        errors.push(Problem::at("cancellation_reason", code, message));
     }
     if errors.is_empty() {
         Ok(reason)
@@ -418,36 +497,51 @@ pub struct PayOff {
 
 pub const MSG_BANK_ACCOUNT_NOT_FOUND: &str = "Conta bancária não encontrada";
 
+/// A `bank_account_id` that names no bank account of the account.
+pub fn bank_account_not_found() -> Problem {
+    Problem::not_found("bank_account_id", MSG_BANK_ACCOUNT_NOT_FOUND)
+}
+
 impl PayOff {
-    pub fn parse(fields: Fields<'_>) -> Result<PayOff, Vec<String>> {
+    pub fn parse(fields: Fields<'_>) -> Result<PayOff, Vec<Problem>> {
         let mut errors = Vec::new();
         let bank_account_id = match fields.integer("bank_account_id") {
             Sent::Given(id) if id > 0 => Some(BankAccountId::new(id)),
             Sent::Given(_) => {
-                errors.push(MSG_BANK_ACCOUNT_NOT_FOUND.to_owned());
+                errors.push(bank_account_not_found());
                 None
             }
-            _ => {
-                errors.push("Conta bancária (bank_account_id) não pode ficar em branco".to_owned());
+            sent => {
+                let message = "Conta bancária (bank_account_id) não pode ficar em branco";
+                errors.push(Problem::at("bank_account_id", number_code(&sent, Code::Invalid), message));
                 None
             }
         };
+        let refused = errors.len();
         let reason = fields.text("discharge_reason", "Motivo da baixa", &mut errors).flatten().unwrap_or_default();
         let discharge_reason = DischargeReason::parse(reason.trim());
         if discharge_reason.is_none() {
-            errors.push(
-                "Motivo da baixa (discharge_reason) não está incluído na lista (bank_deposit, payment_in_hand)"
-                    .to_owned(),
-            );
+            let code = if reason.trim().is_empty() && errors.len() == refused { Code::Blank } else { Code::Invalid };
+            let message =
+                "Motivo da baixa (discharge_reason) não está incluído na lista (bank_deposit, payment_in_hand)";
+            errors.push(Problem::at("discharge_reason", code, message));
         }
         let gross = match fields.decimal("gw_gross_amount") {
             Sent::Omitted | Sent::Empty => None,
             sent => {
                 let parsed = sent.given();
-                if parsed.is_none_or(|g| g <= Decimal::ZERO || g > maximum_amount() || g.normalize().scale() > 2) {
-                    errors.push(format!(
+                let code = match parsed {
+                    None => Some(Code::Invalid),
+                    Some(g) if g <= Decimal::ZERO => Some(Code::TooSmall),
+                    Some(g) if g > maximum_amount() => Some(Code::TooLarge),
+                    Some(g) if g.normalize().scale() > 2 => Some(Code::Invalid),
+                    Some(_) => None,
+                };
+                if let Some(code) = code {
+                    let message = format!(
                         "Valor recebido (gw_gross_amount) deve ser um número positivo de até {MAXIMUM_AMOUNT}, com até 2 casas decimais"
-                    ));
+                    );
+                    errors.push(Problem::at("gw_gross_amount", code, message));
                 }
                 parsed.map(Money::new)
             }
@@ -475,8 +569,70 @@ pub(crate) mod tests {
     use super::*;
     use serde_json::json;
 
-    fn parse(body: Value) -> Result<Draft, Vec<String>> {
+    fn parse(body: Value) -> Result<Draft, Vec<Problem>> {
         Draft::parse(Fields::new(body.as_object().unwrap()))
+    }
+
+    fn fields_and_codes(problems: &[Problem]) -> Vec<(&str, Code)> {
+        problems.iter().map(|p| (p.field.as_deref().unwrap_or("-"), p.code)).collect()
+    }
+
+    #[test]
+    fn problems_name_the_item_they_are_about() {
+        let mut body = valid();
+        body["billing_items"] = json!([
+            {"description": "Mensalidade", "quantity": 1, "amount": "10.00"},
+            "x",
+            {"description": "Taxa", "quantity": "um", "amount": "100000000.00", "id": "abc"},
+        ]);
+        body["due_date"] = json!("1997-10-06");
+        body["evincive"] = json!("curto");
+        assert_eq!(
+            parse(body).unwrap_err(),
+            [
+                Problem::at("evincive", Code::TooShort, "evincive deve ter de 10 a 80 caracteres"),
+                Problem::out_of_range("due_date", "Vencimento (due_date) deve ser a partir de 1997-10-07"),
+                Problem::invalid("billing_items[1]", "Item 2: não é válido"),
+                Problem::invalid("billing_items[2].id", "Item 3: id não é válido"),
+                Problem::invalid("billing_items[2].quantity", "Item 3: quantidade deve ser um inteiro de 1 a 9999999"),
+                Problem::too_large("billing_items[2].amount", msg_item_above_maximum(3)),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_cancellation_reason_is_three_to_a_thousand_characters() {
+        let reason = |body: Value| cancellation_reason(Fields::new(body.as_object().unwrap()));
+        let message = "Motivo do cancelamento (cancellation_reason) deve ter de 3 a 1000 caracteres";
+        assert_eq!(
+            reason(json!({"cancellation_reason": " ok "})),
+            Err(vec![Problem::too_short("cancellation_reason", message)])
+        );
+        assert_eq!(reason(json!({})), Err(vec![Problem::blank("cancellation_reason", message)]));
+        assert_eq!(
+            reason(json!({"cancellation_reason": "x".repeat(1001)})),
+            Err(vec![Problem::too_long("cancellation_reason", message)])
+        );
+        assert_eq!(reason(json!({"cancellation_reason": "Desistência"})), Ok("Desistência".to_owned()));
+    }
+
+    #[test]
+    fn a_pay_off_names_what_it_lacks() {
+        let pay_off = |body: Value| PayOff::parse(Fields::new(body.as_object().unwrap())).unwrap_err();
+        let problems = pay_off(json!({"bank_account_id": -3, "discharge_reason": "cheque", "gw_gross_amount": "0"}));
+        assert_eq!(
+            fields_and_codes(&problems),
+            [
+                ("bank_account_id", Code::NotFound),
+                ("discharge_reason", Code::Invalid),
+                ("gw_gross_amount", Code::TooSmall)
+            ]
+        );
+        let problems = pay_off(json!({"bank_account_id": "x", "gw_gross_amount": "1.001"}));
+        assert_eq!(
+            fields_and_codes(&problems),
+            [("bank_account_id", Code::Invalid), ("discharge_reason", Code::Blank), ("gw_gross_amount", Code::Invalid)]
+        );
     }
 
     /// A valid individual draft, for tests elsewhere.
@@ -518,29 +674,58 @@ pub(crate) mod tests {
         let mut body = valid();
         body["billing_issue_type"] = json!("bulk");
         body["tag_id"] = json!(null);
-        assert_eq!(parse(body).unwrap_err(), ["Etiqueta (tag_id) não pode ficar em branco em cobranças em lote"]);
+        assert_eq!(
+            parse(body).unwrap_err(),
+            [Problem::blank("tag_id", "Etiqueta (tag_id) não pode ficar em branco em cobranças em lote")]
+        );
     }
 
     #[test]
     fn required_fields_and_items() {
         let errors = parse(json!({})).unwrap_err();
-        assert_eq!(errors.len(), 4, "{errors:?}");
+        assert_eq!(
+            fields_and_codes(&errors),
+            [
+                ("bank_rule_id", Code::Blank),
+                ("contact_id", Code::Blank),
+                ("due_date", Code::Blank),
+                ("billing_items", Code::Blank)
+            ],
+            "{errors:?}"
+        );
         let mut body = valid();
         body["billing_items"] = json!([]);
-        assert_eq!(parse(body).unwrap_err(), ["A cobrança precisa de ao menos um item (billing_items)"]);
+        assert_eq!(
+            parse(body).unwrap_err(),
+            [Problem::blank("billing_items", "A cobrança precisa de ao menos um item (billing_items)")]
+        );
         let mut body = valid();
         body["billing_items"] = json!([{"description": "", "quantity": 0, "amount": "0.001"}]);
-        assert_eq!(parse(body).unwrap_err().len(), 3);
+        assert_eq!(
+            fields_and_codes(&parse(body).unwrap_err()),
+            [
+                ("billing_items[0].description", Code::Blank),
+                ("billing_items[0].quantity", Code::OutOfRange),
+                ("billing_items[0].amount", Code::Invalid)
+            ]
+        );
         let mut body = valid();
         body["billing_items"] = json!([{"description": "x".repeat(101), "quantity": 10_000_000, "amount": "0"}]);
-        assert_eq!(parse(body).unwrap_err().len(), 3);
+        assert_eq!(
+            fields_and_codes(&parse(body).unwrap_err()),
+            [
+                ("billing_items[0].description", Code::TooLong),
+                ("billing_items[0].quantity", Code::OutOfRange),
+                ("billing_items[0].amount", Code::TooSmall)
+            ]
+        );
     }
 
     #[test]
     fn the_minimum_amount_is_five() {
         let mut body = valid();
         body["billing_items"] = json!([{"description": "Taxa", "quantity": 1, "amount": "4.99"}]);
-        assert_eq!(parse(body).unwrap_err(), ["Valor mínimo da cobrança é 5.00"]);
+        assert_eq!(parse(body).unwrap_err(), [Problem::too_small("amount", "Valor mínimo da cobrança é 5.00")]);
         let mut body = valid();
         body["billing_items"] = json!([{"description": "Taxa", "quantity": 5, "amount": "1"}]);
         assert!(parse(body).is_ok());
@@ -583,7 +768,19 @@ pub(crate) mod tests {
         body["your_code"] = json!("c".repeat(21));
         body["observation"] = json!("o".repeat(256));
         body["due_date"] = json!("23/11/2026");
-        assert_eq!(parse(body).unwrap_err().len(), 8);
+        assert_eq!(
+            fields_and_codes(&parse(body).unwrap_err()),
+            [
+                ("observation", Code::TooLong),
+                ("your_code", Code::TooLong),
+                ("competence", Code::Invalid),
+                ("due_date", Code::Invalid),
+                ("penalty", Code::OutOfRange),
+                ("interest", Code::OutOfRange),
+                ("interest_type", Code::Invalid),
+                ("instruction_days", Code::OutOfRange)
+            ]
+        );
     }
 
     #[test]
@@ -598,12 +795,16 @@ pub(crate) mod tests {
             amount: Money::parse("1.00").unwrap(),
         });
         d.amount = Money::parse("100000000.00").unwrap();
+        let last = d.items.len();
         assert_eq!(
             d.within_limits(),
             Err(vec![
-                msg_item_description_too_long(1),
-                format!("Item {}: descrição contém caracteres de controle", d.items.len()),
-                msg_total_above_maximum(),
+                Problem::too_long("billing_items[0].description", msg_item_description_too_long(1)),
+                Problem::invalid(
+                    format!("billing_items[{}].description", last - 1),
+                    format!("Item {last}: descrição contém caracteres de controle")
+                ),
+                total_above_maximum(),
             ])
         );
     }

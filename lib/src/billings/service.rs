@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::billets::lifecycle::{self, BilletWrite};
 use super::compute;
-use super::input::{Draft, PayOff, MSG_BANK_ACCOUNT_NOT_FOUND};
+use super::input::{bank_account_not_found, Draft, PayOff};
 use super::links;
 use super::model::Billing;
 use super::update::{self, Editability};
@@ -32,7 +32,7 @@ use crate::contention::{retry_in_turn, retry_on_conflict};
 use crate::editing::find_or_404;
 use crate::events;
 use crate::http::Fields;
-use crate::refusal::Refusal;
+use crate::refusal::{Code, Problem, Refusal};
 use crate::store::records;
 use crate::store::{keys, Store, Write};
 use crate::tags::Tag;
@@ -48,6 +48,11 @@ pub const MSG_CATEGORY_INVALID: &str = "Categoria financeira não encontrada ou 
 pub const MSG_TAG_NOT_FOUND: &str = "Etiqueta não encontrada";
 pub const MSG_EXCLUDED_TAG_NOT_FOUND: &str = "Etiquetas excluídas (excluded_tag_ids) não encontradas";
 pub const MSG_CONTACT_BLANK: &str = "Contato (contact_id) não pode ficar em branco";
+
+/// An individual billing without a payer.
+fn contact_blank() -> Problem {
+    Problem::blank("contact_id", MSG_CONTACT_BLANK)
+}
 
 /// What a rule made of a billing.
 #[allow(clippy::large_enum_variant)] // built once per change and moved straight into `change`
@@ -174,7 +179,7 @@ pub fn apply_modules(mut draft: Draft, health_module: bool) -> Result<Draft, Ref
     if !health_module {
         draft.patient_id = None;
         if draft.issue_type == IssueType::Individual && draft.contact_id.is_none() {
-            return Err(Refusal::invalid(MSG_CONTACT_BLANK));
+            return Err(Refusal::invalid(contact_blank()));
         }
     }
     Ok(draft)
@@ -223,13 +228,13 @@ pub async fn read_references(store: &Store, account: AccountId, draft: &Draft) -
     }
     let mut errors = Vec::new();
     if read::<BankRule>(&found, draft.bank_rule_id)?.is_none() {
-        errors.push(MSG_BANK_RULE_NOT_FOUND.to_owned());
+        errors.push(Problem::not_found("bank_rule_id", MSG_BANK_RULE_NOT_FOUND));
     }
     let patient = match draft.patient_id {
         Some(id) => {
             let patient = read::<Contact>(&found, id)?;
             if patient.is_none() {
-                errors.push(MSG_PATIENT_NOT_FOUND.to_owned());
+                errors.push(Problem::not_found("patient_id", MSG_PATIENT_NOT_FOUND));
             }
             patient
         }
@@ -239,22 +244,26 @@ pub async fn read_references(store: &Store, account: AccountId, draft: &Draft) -
         Some(id) => {
             let contact = read::<Contact>(&found, id)?;
             if contact.is_none() {
-                errors.push(MSG_CONTACT_NOT_FOUND.to_owned());
+                errors.push(Problem::not_found("contact_id", MSG_CONTACT_NOT_FOUND));
             }
             contact
         }
         None => None,
     };
     if let Some(id) = draft.bill_category_id {
-        if read::<BillCategory>(&found, id)?.is_none_or(|c| c.category_type != CategoryType::Receivable) {
-            errors.push(MSG_CATEGORY_INVALID.to_owned());
+        match read::<BillCategory>(&found, id)? {
+            None => errors.push(Problem::not_found("bill_category_id", MSG_CATEGORY_INVALID)),
+            Some(c) if c.category_type != CategoryType::Receivable => {
+                errors.push(Problem::invalid("bill_category_id", MSG_CATEGORY_INVALID));
+            }
+            Some(_) => {}
         }
     }
     let tag = match draft.tag_id {
         Some(id) => {
             let tag = read::<Tag>(&found, id)?;
             if tag.is_none() {
-                errors.push(MSG_TAG_NOT_FOUND.to_owned());
+                errors.push(Problem::not_found("tag_id", MSG_TAG_NOT_FOUND));
             }
             tag
         }
@@ -267,7 +276,8 @@ pub async fn read_references(store: &Store, account: AccountId, draft: &Draft) -
         }
     }
     if !missing.is_empty() {
-        errors.push(format!("{MSG_EXCLUDED_TAG_NOT_FOUND}: {}", missing.join(", ")));
+        let message = format!("{MSG_EXCLUDED_TAG_NOT_FOUND}: {}", missing.join(", "));
+        errors.push(Problem::not_found("excluded_tag_ids", message));
     }
     if !errors.is_empty() {
         return Err(Refusal::Invalid(errors));
@@ -275,7 +285,7 @@ pub async fn read_references(store: &Store, account: AccountId, draft: &Draft) -
     let payer = match (draft.issue_type, draft.contact_id, patient) {
         (IssueType::Bulk, contact, _) => contact,
         (_, Some(contact), _) => Some(contact),
-        (_, None, None) => return Err(Refusal::invalid(MSG_CONTACT_BLANK)),
+        (_, None, None) => return Err(Refusal::invalid(contact_blank())),
         (_, None, Some(patient)) => {
             // A guardian deleted since it was set leaves the patient paying.
             let guardian = records::find_referenced::<Contact>(store, account, patient.financial_guardian_id).await?;
@@ -439,7 +449,7 @@ async fn edited(
         return Err(Refusal::Invalid(errors));
     }
     if draft.issue_type == IssueType::Individual && draft.contact_id.is_none() && !health_module {
-        return Err(Refusal::invalid(MSG_CONTACT_BLANK));
+        return Err(Refusal::invalid(contact_blank()));
     }
     let payer = once.payer(store, account, &draft).await?;
     // The same count on every attempt: the sent elements without an id.
@@ -490,7 +500,8 @@ pub async fn update(
 }
 
 fn refused(billing: &Billing, action: &str) -> Refusal {
-    Refusal::invalid(format!("Cobrança com status {} não pode ser {action}", billing.status))
+    let message = format!("Cobrança com status {} não pode ser {action}", billing.status);
+    Refusal::invalid(Problem::general(Code::NotAllowed, message))
 }
 
 /// `POST /v1/billings/{id}/cancel` (§3.1): a collectable billing becomes `canceled` with its
@@ -499,7 +510,7 @@ pub async fn cancel(
     store: &Store,
     account: AccountId,
     id: BillingId,
-    reason: Result<String, Vec<String>>,
+    reason: Result<String, Vec<Problem>>,
 ) -> Result<Billing, Refusal> {
     let (billing, ()) = change(store, account, id, |current, billet| {
         let reason = reason.clone();
@@ -530,16 +541,17 @@ pub async fn pay_off(
     store: &Store,
     account: AccountId,
     id: BillingId,
-    request: Result<PayOff, Vec<String>>,
+    request: Result<PayOff, Vec<Problem>>,
 ) -> Result<Billing, Refusal> {
     let (billing, ()) = change(store, account, id, |current, billet| {
         let request = request.clone();
         async move {
             let request = request.map_err(Refusal::Invalid)?;
             match records::find::<BankAccount>(store, account, request.bank_account_id).await? {
-                None => return Err(Refusal::invalid(MSG_BANK_ACCOUNT_NOT_FOUND)),
+                None => return Err(Refusal::invalid(bank_account_not_found())),
                 Some(a) if a.account_type == BankAccountType::Service => {
-                    return Err(Refusal::invalid("Conta bancária do próprio serviço não pode receber baixa manual"))
+                    let message = "Conta bancária do próprio serviço não pode receber baixa manual";
+                    return Err(Refusal::invalid(Problem::at("bank_account_id", Code::NotAllowed, message)));
                 }
                 Some(_) => {}
             }
@@ -585,9 +597,8 @@ pub async fn delete(store: &Store, account: AccountId, id: BillingId) -> Result<
     retry_in_turn(records::key_of::<Billing>(account, id), || async {
         let current: Billing = find_or_404(store, account, id).await?;
         if current.billing_type != BillingType::Schedule {
-            return Err(Refusal::invalid(
-                "Somente cobranças recorrentes (schedule) podem ser excluídas; cancele a cobrança",
-            ));
+            let message = "Somente cobranças recorrentes (schedule) podem ser excluídas; cancele a cobrança";
+            return Err(Refusal::invalid(Problem::general(Code::NotAllowed, message)));
         }
         let also = links::reference_writes(account, Some(&current), None);
         records::remove(store, account, &current, also).await?;

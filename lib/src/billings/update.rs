@@ -11,10 +11,11 @@
 
 use serde_json::{json, Map, Value};
 
-use super::input::{msg_too_many_items, Draft, MAX_ITEMS};
+use super::input::{too_many_items, Draft, ITEMS, MAX_ITEMS};
 use super::model::{Billing, BillingItem};
 use crate::http::fields::integer_in;
 use crate::http::{Fields, Sent};
+use crate::refusal::{Code, Problem};
 use crate::values::{BillingStatus, BillingType, IssueType};
 
 /// What an update may change on a billing (§2.1 Editability).
@@ -103,8 +104,9 @@ fn stored_fields(billing: &Billing) -> Map<String, Value> {
 }
 
 /// The sent `billing_items` as the complete new set: elements naming an item of the billing are
-/// laid over it; unknown or repeated ids are errors.
-fn merged_items(billing: &Billing, sent: &Value, errors: &mut Vec<String>) -> Value {
+/// laid over it; unknown or repeated ids are errors, and their elements are left out. With it,
+/// the place in the sent list of each element kept.
+fn merged_items(billing: &Billing, sent: &Value, errors: &mut Vec<Problem>) -> (Value, Vec<usize>) {
     let elements: Vec<&Value> = match sent {
         Value::Array(items) => items.iter().collect(),
         Value::Object(map) => map.values().collect(),
@@ -112,15 +114,17 @@ fn merged_items(billing: &Billing, sent: &Value, errors: &mut Vec<String>) -> Va
         _ => Vec::new(),
     };
     if elements.len() > MAX_ITEMS {
-        errors.push(msg_too_many_items());
-        return Value::Array(Vec::new());
+        errors.push(too_many_items());
+        return (Value::Array(Vec::new()), Vec::new());
     }
     let mut seen = Vec::new();
     let mut merged = Vec::new();
+    let mut places = Vec::new();
     for (index, element) in elements.into_iter().enumerate() {
         let n = index + 1;
         let Value::Object(fields) = element else {
             merged.push(element.clone());
+            places.push(index);
             continue;
         };
         // An id that is not a whole number names no item of the billing.
@@ -131,14 +135,21 @@ fn merged_items(billing: &Billing, sent: &Value, errors: &mut Vec<String>) -> Va
         };
         let Some(id) = id else {
             merged.push(element.clone());
+            places.push(index);
             continue;
         };
         let Some(existing) = billing.items.iter().find(|item| item.id.get() == id) else {
-            errors.push(format!("Item {n}: o item {id} não pertence a esta cobrança"));
+            let message = format!("Item {n}: o item {id} não pertence a esta cobrança");
+            errors.push(Problem::not_found(format!("{}.id", crate::http::fields::element(ITEMS, index)), message));
             continue;
         };
         if seen.contains(&id) {
-            errors.push(format!("Item {n}: o item {id} aparece mais de uma vez"));
+            let message = format!("Item {n}: o item {id} aparece mais de uma vez");
+            errors.push(Problem::at(
+                format!("{}.id", crate::http::fields::element(ITEMS, index)),
+                Code::Taken,
+                message,
+            ));
             continue;
         }
         seen.push(id);
@@ -148,14 +159,16 @@ fn merged_items(billing: &Billing, sent: &Value, errors: &mut Vec<String>) -> Va
         };
         item.extend(fields.iter().map(|(k, v)| (k.clone(), v.clone())));
         merged.push(Value::Object(item));
+        places.push(index);
     }
-    Value::Array(merged)
+    (Value::Array(merged), places)
 }
 
 /// The billing as the update leaves it, parsed by the create rules (422 with every broken rule).
-pub fn merged_draft(billing: &Billing, sent: Fields<'_>, health_module: bool) -> Result<Draft, Vec<String>> {
+pub fn merged_draft(billing: &Billing, sent: Fields<'_>, health_module: bool) -> Result<Draft, Vec<Problem>> {
     let mut errors = Vec::new();
     let mut fields = stored_fields(billing);
+    let mut places = Vec::new();
     for key in ACCEPTED {
         // Without the health module the patient is not the API's to change.
         if key == "patient_id" && !health_module {
@@ -167,12 +180,16 @@ pub fn merged_draft(billing: &Billing, sent: Fields<'_>, health_module: bool) ->
         }
         let Some(value) = sent.raw(key) else { continue };
         let value = match key {
-            "billing_items" => merged_items(billing, value, &mut errors),
+            "billing_items" => {
+                let (merged, sent_places) = merged_items(billing, value, &mut errors);
+                places = sent_places;
+                merged
+            }
             _ => value.clone(),
         };
         fields.insert(key.to_owned(), value);
     }
-    let draft = Draft::parse_update(Fields::new(&fields), billing.amount);
+    let draft = Draft::parse_update(Fields::new(&fields), billing.amount, &places);
     match (draft, errors.is_empty()) {
         (Ok(draft), true) => Ok(draft),
         (Ok(_), false) => Err(errors),
@@ -184,24 +201,24 @@ pub fn merged_draft(billing: &Billing, sent: Fields<'_>, health_module: bool) ->
 }
 
 /// `cancel_penalty` when sent (null or blank keeps it).
-pub fn cancel_penalty(sent: Fields<'_>, current: bool, errors: &mut Vec<String>) -> bool {
+pub fn cancel_penalty(sent: Fields<'_>, current: bool, errors: &mut Vec<Problem>) -> bool {
     sent.boolean("cancel_penalty", "cancel_penalty", errors).flatten().unwrap_or(current)
 }
 
 /// A due-date-only update: the new date (moved off a weekend) and `cancel_penalty`.
-pub fn date_only(current: &Billing, sent: Fields<'_>) -> Result<Billing, Vec<String>> {
+pub fn date_only(current: &Billing, sent: Fields<'_>) -> Result<Billing, Vec<Problem>> {
     let mut errors = Vec::new();
     let due_date = match sent.text("due_date", "Vencimento (due_date)", &mut errors) {
         None => current.due_date,
         Some(text) => match text.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
             None => {
-                errors.push("Vencimento (due_date) não pode ficar em branco".to_owned());
+                errors.push(super::input::due_date_blank());
                 current.due_date
             }
-            Some(text) => match crate::values::calendar::parse_due_date(text) {
+            Some(text) => match super::input::due_date(text) {
                 Ok(date) => date,
-                Err(message) => {
-                    errors.push(message.to_owned());
+                Err(problem) => {
+                    errors.push(problem);
                     current.due_date
                 }
             },
@@ -235,7 +252,7 @@ mod tests {
         }
     }
 
-    fn draft(b: &Billing, sent: Value) -> Result<Draft, Vec<String>> {
+    fn draft(b: &Billing, sent: Value) -> Result<Draft, Vec<Problem>> {
         merged_draft(b, Fields::new(sent.as_object().unwrap()), false)
     }
 
@@ -261,7 +278,7 @@ mod tests {
         let b = billing();
         assert!(draft(&b, json!({"observation": "nova"})).is_ok());
         let err = draft(&b, json!({"billing_items": [{"id": 10, "amount": "2.00"}, {"id": 11}]})).unwrap_err();
-        assert_eq!(err, ["Valor mínimo da cobrança é 5.00"]);
+        assert_eq!(err, [Problem::too_small("amount", "Valor mínimo da cobrança é 5.00")]);
         let d = draft(&b, json!({"billing_items": [{"id": 10, "amount": "4.00"}, {"id": 11}]})).unwrap();
         assert_eq!(d.amount, Money::parse("5.00").unwrap());
     }
@@ -276,15 +293,24 @@ mod tests {
         assert_eq!((d.items[0].description.as_str(), d.items[0].quantity), ("B", 5), "omitted fields kept");
         assert_eq!(
             draft(&b, json!({"billing_items": []})).unwrap_err(),
-            ["A cobrança precisa de ao menos um item (billing_items)"]
+            [Problem::blank("billing_items", "A cobrança precisa de ao menos um item (billing_items)")]
+        );
+        // Problems name an item where it was sent, those refused before merging included.
+        let sent = json!({"billing_items": [{"id": 99}, {"description": "", "quantity": 1, "amount": 1}]});
+        assert_eq!(
+            draft(&b, sent).unwrap_err(),
+            [
+                Problem::not_found("billing_items[0].id", "Item 1: o item 99 não pertence a esta cobrança"),
+                Problem::blank("billing_items[1].description", "Item 2: descrição não pode ficar em branco"),
+            ]
         );
         let err = draft(&b, json!({"billing_items": [{"id": 99, "amount": 10}, {"id": 10}, {"id": 10}]})).unwrap_err();
         assert_eq!(
             err,
             [
-                "Item 1: o item 99 não pertence a esta cobrança",
-                "Item 3: o item 10 aparece mais de uma vez",
-                "Valor mínimo da cobrança é 5.00"
+                Problem::not_found("billing_items[0].id", "Item 1: o item 99 não pertence a esta cobrança"),
+                Problem::at("billing_items[2].id", Code::Taken, "Item 3: o item 10 aparece mais de uma vez"),
+                Problem::too_small("amount", "Valor mínimo da cobrança é 5.00")
             ]
         );
     }
@@ -317,7 +343,13 @@ mod tests {
         let next = date_only(&b, Fields::new(sent.as_object().unwrap())).unwrap();
         assert_eq!(next.due_date, "2026-12-07".parse().unwrap());
         assert!(next.cancel_penalty && next.observation.is_none());
-        let sent = json!({"due_date": "amanhã"});
-        assert!(date_only(&b, Fields::new(sent.as_object().unwrap())).is_err());
+        let sent = json!({"due_date": "amanhã", "cancel_penalty": "talvez"});
+        assert_eq!(
+            date_only(&b, Fields::new(sent.as_object().unwrap())),
+            Err(vec![
+                Problem::invalid("due_date", "Vencimento (due_date) não é uma data válida (AAAA-MM-DD)"),
+                Problem::invalid("cancel_penalty", "cancel_penalty não é válido"),
+            ])
+        );
     }
 }

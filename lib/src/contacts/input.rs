@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::model::Contact;
 use crate::http::fields::id_in;
 use crate::http::{Fields, Sent};
-use crate::refusal::Refusal;
+use crate::refusal::{Code, Problem, Refusal};
 use crate::values::cpf_cnpj::{normalize_cnpj, normalize_cpf};
 use crate::values::text::collapse_whitespace;
 use crate::values::{Cnpj, ContactType, Cpf, GroupId, TagId};
@@ -129,14 +129,19 @@ impl ContactChanges {
             Sent::Given(date) => draft.birth_date = Some(date),
             Sent::Invalid => {
                 draft.birth_date = None;
-                errors.push(format!("{} não é válida (use AAAA-MM-DD)", label("birth_date")));
+                errors.push(Problem::invalid(
+                    "birth_date",
+                    format!("{} não é válida (use AAAA-MM-DD)", label("birth_date")),
+                ));
             }
         }
         match fields.id::<GroupId>("group_id") {
             Sent::Omitted => {}
             Sent::Empty => draft.group_id = None,
             Sent::Given(group) => draft.group_id = Some(group),
-            Sent::Invalid => errors.push(format!("{} não é válido", label("group_id"))),
+            Sent::Invalid => {
+                errors.push(Problem::invalid("group_id", format!("{} não é válido", label("group_id"))));
+            }
         }
         if let Some(value) = fields.raw("tag_ids") {
             draft.tag_ids = tag_ids(value);
@@ -300,42 +305,50 @@ impl Draft {
         }
     }
 
-    fn validate(&self, registered: NaiveDate, errors: &mut Vec<String>) {
-        let required = |key: &str, errors: &mut Vec<String>| -> bool {
+    fn validate(&self, registered: NaiveDate, errors: &mut Vec<Problem>) {
+        let required = |key: &str, errors: &mut Vec<Problem>| -> bool {
             let present = self.text(key).is_some();
             if !present {
-                errors.push(format!("{} não pode ficar em branco", label(key)));
+                errors.push(Problem::blank(key, format!("{} não pode ficar em branco", label(key))));
             }
             present
         };
-        let size = |key: &str, min: usize, max: usize, errors: &mut Vec<String>| {
+        let size = |key: &str, min: usize, max: usize, errors: &mut Vec<Problem>| {
             if let Some(text) = self.text(key) {
                 if chars(text) > max {
-                    errors.push(format!("{} é muito longo (máximo: {max} caracteres)", label(key)));
+                    errors.push(Problem::too_long(
+                        key,
+                        format!("{} é muito longo (máximo: {max} caracteres)", label(key)),
+                    ));
                 } else if chars(text) < min {
-                    errors.push(format!("{} é muito curto (mínimo: {min} caracteres)", label(key)));
+                    errors.push(Problem::too_short(
+                        key,
+                        format!("{} é muito curto (mínimo: {min} caracteres)", label(key)),
+                    ));
                 }
             }
         };
 
         if ContactType::parse(&self.contact_type).is_none() {
-            errors.push("Tipo de contato não está incluído na lista (customer, supplier)".to_owned());
+            let message = "Tipo de contato não está incluído na lista (customer, supplier)";
+            let code = if self.contact_type.is_empty() { Code::Blank } else { Code::Invalid };
+            errors.push(Problem::at("contact_type", code, message));
         }
         if self.legal_entity {
             if required("cnpj", errors) && Cnpj::parse(self.text("cnpj").unwrap_or_default()).is_none() {
-                errors.push("CNPJ não é válido".to_owned());
+                errors.push(Problem::invalid("cnpj", "CNPJ não é válido"));
             }
             required("company_name", errors);
         } else {
             if required("cpf", errors) && Cpf::parse(self.text("cpf").unwrap_or_default()).is_none() {
-                errors.push("CPF não é válido".to_owned());
+                errors.push(Problem::invalid("cpf", "CPF não é válido"));
             }
             if required("full_name", errors) && !is_full_name(self.text("full_name").unwrap_or_default()) {
-                errors.push(MSG_FULL_NAME_PATTERN.to_owned());
+                errors.push(Problem::invalid("full_name", MSG_FULL_NAME_PATTERN));
             }
             if let Some(birth) = self.birth_date {
                 if age_on(birth, registered) < 18 {
-                    errors.push(MSG_UNDERAGE.to_owned());
+                    errors.push(Problem::out_of_range("birth_date", MSG_UNDERAGE));
                 }
             }
         }
@@ -346,22 +359,22 @@ impl Draft {
         size("observation", 0, OBSERVATION_MAX_CHARS, errors);
         if let Some(email) = self.text("email") {
             if chars(email) > 160 {
-                errors.push("E-mail é muito longo (máximo: 160 caracteres)".to_owned());
+                errors.push(Problem::too_long("email", "E-mail é muito longo (máximo: 160 caracteres)"));
             } else if !is_email(email) {
-                errors.push("E-mail não é válido".to_owned());
+                errors.push(Problem::invalid("email", "E-mail não é válido"));
             }
         }
         for (area_key, number_key) in
             [("business_phone_area", "business_phone_number"), ("cell_phone_area", "cell_phone_number")]
         {
             if self.text(area_key).is_some_and(|a| a.len() != 2 || !a.bytes().all(|b| b.is_ascii_digit())) {
-                errors.push(format!("{} deve ter 2 dígitos", label(area_key)));
+                errors.push(Problem::invalid(area_key, format!("{} deve ter 2 dígitos", label(area_key))));
             }
             if self
                 .text(number_key)
                 .is_some_and(|n| !(8..=9).contains(&n.len()) || !n.bytes().all(|b| b.is_ascii_digit()))
             {
-                errors.push(format!("{} deve ter 8 ou 9 dígitos", label(number_key)));
+                errors.push(Problem::invalid(number_key, format!("{} deve ter 8 ou 9 dígitos", label(number_key))));
             }
         }
 
@@ -369,7 +382,7 @@ impl Draft {
         if required("address_postal_code", errors)
             && !is_postal_code(self.text("address_postal_code").unwrap_or_default())
         {
-            errors.push("CEP não é válido (formato 00000-000)".to_owned());
+            errors.push(Problem::invalid("address_postal_code", "CEP não é válido (formato 00000-000)"));
         }
         for (key, min) in [("address_street", 5), ("address_number", 1), ("address_district", 3), ("address_city", 2)] {
             if required(key, errors) {
@@ -378,10 +391,10 @@ impl Draft {
         }
         size("address_complement", 0, 255, errors);
         if required("address_state", errors) && !STATES.contains(&self.text("address_state").unwrap_or_default()) {
-            errors.push("Estado (UF) não é válido".to_owned());
+            errors.push(Problem::invalid("address_state", "Estado (UF) não é válido"));
         }
         if self.tag_ids.len() > MAX_TAGS {
-            errors.push(format!("Etiquetas: no máximo {MAX_TAGS} por contato"));
+            errors.push(Problem::too_long("tag_ids", format!("Etiquetas: no máximo {MAX_TAGS} por contato")));
         }
     }
 }
@@ -508,11 +521,46 @@ mod tests {
         ContactChanges(body.as_object().unwrap().clone()).applied_to(&base, date("2026-11-22"))
     }
 
-    fn errors(body: serde_json::Value) -> Vec<String> {
+    fn problems(body: serde_json::Value) -> Vec<Problem> {
         match apply(body) {
-            Err(Refusal::Invalid(errors)) => errors,
+            Err(Refusal::Invalid(problems)) => problems,
             other => panic!("expected 422, got {other:?}"),
         }
+    }
+
+    fn errors(body: serde_json::Value) -> Vec<String> {
+        problems(body).into_iter().map(|p| p.message).collect()
+    }
+
+    #[test]
+    fn problems_name_the_field_as_sent() {
+        let mut body = individual();
+        body["cpf"] = json!("111.111.111-11");
+        body["birth_date"] = json!("2010-01-01");
+        body["cell_phone_area"] = json!("011");
+        body["address_street"] = json!("Rua");
+        body["address_postal_code"] = json!(null);
+        body["email"] = json!(["a@b.co"]);
+        let fields: Vec<_> = problems(body).into_iter().map(|p| (p.field.unwrap_or_default(), p.code)).collect();
+        let expected = [
+            ("email", Code::Invalid),
+            ("cpf", Code::Invalid),
+            ("birth_date", Code::OutOfRange),
+            ("cell_phone_area", Code::Invalid),
+            ("address_postal_code", Code::Blank),
+            ("address_street", Code::TooShort),
+        ];
+        assert_eq!(fields, expected.map(|(f, c)| (f.to_owned(), c)));
+        let mut body = individual();
+        body["tag_ids"] = json!((1..=41).collect::<Vec<i64>>());
+        body["contact_type"] = json!("fornecedor");
+        assert_eq!(
+            problems(body),
+            [
+                Problem::invalid("contact_type", "Tipo de contato não está incluído na lista (customer, supplier)"),
+                Problem::too_long("tag_ids", "Etiquetas: no máximo 40 por contato"),
+            ]
+        );
     }
 
     #[test]

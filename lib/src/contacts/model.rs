@@ -134,3 +134,12 @@ pub fn duplicate_message(contact: &Contact) -> String {
     let document = if contact.legal_entity { "CNPJ" } else { "CPF" };
     format!("{document} já está em uso para este tipo de contato")
 }
+
+/// The field of the contact's document: `cnpj` for a legal entity, else `cpf`.
+pub fn document_field(contact: &Contact) -> &'static str {
+    if contact.legal_entity {
+        "cnpj"
+    } else {
+        "cpf"
+    }
+}

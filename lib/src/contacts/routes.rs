@@ -21,7 +21,7 @@ impl Resource for Contact {
     const ENVELOPE: &'static str = "contact";
     type View = ContactView;
 
-    fn parse(fields: Fields<'_>, _creating: bool) -> Result<ContactChanges, Vec<String>> {
+    fn parse(fields: Fields<'_>, _creating: bool) -> Result<ContactChanges, Vec<crate::refusal::Problem>> {
         Ok(ContactChanges::new(fields))
     }
 

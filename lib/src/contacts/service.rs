@@ -6,10 +6,10 @@ use std::collections::BTreeMap;
 use std::future::Future;
 
 use super::input::{ContactChanges, MSG_GROUP_NOT_FOUND, MSG_TAGS_NOT_FOUND};
-use super::model::{duplicate_message, Contact, MSG_IN_USE, MSG_IN_USE_AT_POINT_OF_SALE};
+use super::model::{document_field, duplicate_message, Contact, MSG_IN_USE, MSG_IN_USE_AT_POINT_OF_SALE};
 use crate::editing::Editable;
 use crate::groups::Group;
-use crate::refusal::Refusal;
+use crate::refusal::{Problem, Refusal};
 use crate::store::keys::{self, contact_facet};
 use crate::store::postings;
 use crate::store::records::{self, Listed, Record, Window};
@@ -40,8 +40,8 @@ impl Editable for Contact {
         Ok(Some(Contact { updated_at: Some(now), version: self.version + 1, ..next }))
     }
 
-    fn duplicate(&self) -> String {
-        duplicate_message(self)
+    fn duplicate(&self) -> Problem {
+        Problem::taken(document_field(self), duplicate_message(self))
     }
 
     fn in_use(&self) -> bool {
@@ -77,14 +77,14 @@ impl Editable for Contact {
             let mut errors = Vec::new();
             if let Some(group) = new_group {
                 if records::find::<Group>(store, account, group).await?.is_none() {
-                    errors.push(MSG_GROUP_NOT_FOUND.to_owned());
+                    errors.push(Problem::not_found("group_id", MSG_GROUP_NOT_FOUND));
                 }
             }
             let found: Vec<TagId> =
                 records::find_many::<Tag>(store, account, &added).await?.iter().map(|t| t.id).collect();
             let missing: Vec<String> = added.iter().filter(|id| !found.contains(id)).map(|id| id.to_string()).collect();
             if !missing.is_empty() {
-                errors.push(format!("{MSG_TAGS_NOT_FOUND}: {}", missing.join(", ")));
+                errors.push(Problem::not_found("tag_ids", format!("{MSG_TAGS_NOT_FOUND}: {}", missing.join(", "))));
             }
             if !errors.is_empty() {
                 return Err(Refusal::Invalid(errors));

@@ -8,7 +8,7 @@ pub mod routes;
 use std::future::Future;
 
 use crate::contention::retry_in_turn;
-use crate::refusal::Refusal;
+use crate::refusal::{Code, Problem, Refusal};
 use crate::store::records::{self, Record};
 use crate::store::refs;
 use crate::store::{Store, StoreError, Write};
@@ -20,8 +20,8 @@ pub trait Editable: Record + Clone {
     /// The 422 message when billings still depend on the record.
     const IN_USE: &'static str;
 
-    /// The 422 message when its unique value is taken.
-    fn duplicate(&self) -> String;
+    /// The 422 problem when its unique value is taken (code `taken`, on the unique field).
+    fn duplicate(&self) -> Problem;
     /// A new record from the changes, or the 422 they deserve.
     fn create(id: Self::Id, changes: &Self::Changes, now: Timestamp) -> Result<Self, Refusal>;
     /// The record with the changes applied and its version bumped, `None` when nothing changes, or
@@ -115,7 +115,7 @@ pub async fn delete<R: Editable>(
         };
         let billed = refs::count(store, account, R::KIND, id.into()).await? > 0;
         if billed || current.in_use() {
-            return Err(Refusal::invalid(current.in_use_message(billed)));
+            return Err(Refusal::invalid(Problem::general(Code::InUse, current.in_use_message(billed))));
         }
         let mut writes = current.delete_writes(account);
         writes.extend(refs::unused(account, R::KIND, id.into()));

@@ -11,6 +11,7 @@ use serde::Serialize;
 use super::Editable;
 use crate::http::Tenant;
 use crate::http::{response, ApiError, ApiResult, Fields, Path, RequestBody};
+use crate::refusal::Problem;
 use crate::state::AppState;
 use crate::store::Store;
 use crate::values::AccountId;
@@ -22,7 +23,7 @@ pub trait Resource: Editable + 'static {
     type View: Serialize + Send;
 
     /// Reads and validates the envelope's fields; on create the required ones must be there.
-    fn parse(fields: Fields<'_>, creating: bool) -> Result<Self::Changes, Vec<String>>;
+    fn parse(fields: Fields<'_>, creating: bool) -> Result<Self::Changes, Vec<Problem>>;
 
     /// The API representation of records of the account (may read related records once for all).
     fn represent(

@@ -2,6 +2,7 @@
 //! [`GroupChanges`], with the messages of the rules it breaks.
 
 use crate::http::Fields;
+use crate::refusal::Problem;
 use crate::values::GroupContactType;
 
 pub const DESCRIPTION_MAX_CHARS: usize = 255;
@@ -18,15 +19,16 @@ pub struct GroupChanges {
 
 impl GroupChanges {
     /// Reads and validates the `group` envelope; on create both fields are required.
-    pub fn parse(fields: Fields<'_>, creating: bool) -> Result<Self, Vec<String>> {
+    pub fn parse(fields: Fields<'_>, creating: bool) -> Result<Self, Vec<Problem>> {
         let mut errors = Vec::new();
         let mut changes = GroupChanges::default();
         match fields.text("contact_type", "Tipo de contato", &mut errors) {
             None if !creating => {}
-            None | Some(None) => errors.push(MSG_TYPE_INVALID.into()),
+            None | Some(None) => errors.push(Problem::blank("contact_type", MSG_TYPE_INVALID)),
             Some(Some(raw)) => match GroupContactType::parse(raw.trim()) {
                 Some(kind) => changes.contact_type = Some(kind),
-                None => errors.push(MSG_TYPE_INVALID.into()),
+                None if raw.trim().is_empty() => errors.push(Problem::blank("contact_type", MSG_TYPE_INVALID)),
+                None => errors.push(Problem::invalid("contact_type", MSG_TYPE_INVALID)),
             },
         }
         let rule = (DESCRIPTION_MAX_CHARS, MSG_DESCRIPTION_BLANK, MSG_DESCRIPTION_TOO_LONG);
@@ -45,16 +47,22 @@ pub(crate) mod tests {
     use serde_json::json;
 
     /// The changes of a JSON body (for the tests of every layer).
-    pub(crate) fn parse(body: serde_json::Value, creating: bool) -> Result<GroupChanges, Vec<String>> {
+    pub(crate) fn parse(body: serde_json::Value, creating: bool) -> Result<GroupChanges, Vec<Problem>> {
         GroupChanges::parse(Fields::new(body.as_object().unwrap()), creating)
     }
 
     #[test]
     fn create_needs_both_fields() {
-        assert_eq!(parse(json!({}), true), Err(vec![MSG_TYPE_INVALID.to_owned(), MSG_DESCRIPTION_BLANK.to_owned()]));
+        assert_eq!(
+            parse(json!({}), true),
+            Err(vec![
+                Problem::blank("contact_type", MSG_TYPE_INVALID),
+                Problem::blank("description", MSG_DESCRIPTION_BLANK)
+            ])
+        );
         assert_eq!(
             parse(json!({"contact_type": "customer", "description": "x"}), true),
-            Err(vec![MSG_TYPE_INVALID.to_owned()])
+            Err(vec![Problem::invalid("contact_type", MSG_TYPE_INVALID)])
         );
         let ok = parse(json!({"contact_type": "suppliers", "description": " Fornecedores  locais "}), true).unwrap();
         assert_eq!(ok.description.as_deref(), Some("Fornecedores locais"));
@@ -66,7 +74,7 @@ pub(crate) mod tests {
         assert!(parse(json!({"contact_type": "customers", "description": "é".repeat(255)}), true).is_ok());
         assert_eq!(
             parse(json!({"contact_type": "customers", "description": "a".repeat(256)}), true),
-            Err(vec![MSG_DESCRIPTION_TOO_LONG.to_owned()])
+            Err(vec![Problem::too_long("description", MSG_DESCRIPTION_TOO_LONG)])
         );
     }
 }

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::input::GroupChanges;
 use crate::editing::Editable;
-use crate::refusal::Refusal;
+use crate::refusal::{Problem, Refusal};
 use crate::values::{GroupContactType, GroupId, Timestamp};
 
 pub const MSG_DESCRIPTION_TAKEN: &str = "Descrição já está em uso";
@@ -53,8 +53,8 @@ impl Editable for Group {
         Ok(Some(Group { updated_at: now, version: self.version + 1, ..next }))
     }
 
-    fn duplicate(&self) -> String {
-        MSG_DESCRIPTION_TAKEN.to_owned()
+    fn duplicate(&self) -> Problem {
+        Problem::taken("description", MSG_DESCRIPTION_TAKEN)
     }
 
     fn in_use(&self) -> bool {

@@ -21,7 +21,7 @@ impl Resource for Group {
     const ENVELOPE: &'static str = "group";
     type View = GroupView;
 
-    fn parse(fields: Fields<'_>, creating: bool) -> Result<GroupChanges, Vec<String>> {
+    fn parse(fields: Fields<'_>, creating: bool) -> Result<GroupChanges, Vec<crate::refusal::Problem>> {
         GroupChanges::parse(fields, creating)
     }
 

@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 
 use super::error::ApiError;
 use super::fields::Fields;
+use crate::refusal::{Code, Problem};
 
 /// Levels of nesting a body may have: JSON containers, or segments of a form key (`a[b][]` is 3).
 pub const MAX_DEPTH: usize = 32;
@@ -40,7 +41,11 @@ impl RequestBody {
     pub fn envelope(&self, name: &str) -> Result<Fields<'_>, ApiError> {
         match self.0.get(name) {
             Some(Value::Object(fields)) => Ok(Fields::new(fields)),
-            _ => Err(ApiError::validation(format!("Parâmetro obrigatório ausente: {name}"))),
+            _ => Err(ApiError::validation(Problem::at(
+                name,
+                Code::Required,
+                format!("Parâmetro obrigatório ausente: {name}"),
+            ))),
         }
     }
 }
@@ -284,6 +289,11 @@ mod tests {
         let body = RequestBody(json!({"tag": "x"}));
         assert!(matches!(body.envelope("tag"), Err(ApiError::Validation(_))));
         let body = RequestBody(json!([1]));
-        assert!(matches!(body.envelope("tag"), Err(ApiError::Validation(_))));
+        match body.envelope("tag") {
+            Err(ApiError::Validation(problems)) => {
+                assert_eq!(problems, [Problem::at("tag", Code::Required, "Parâmetro obrigatório ausente: tag")])
+            }
+            other => panic!("expected a 422, got {other:?}"),
+        }
     }
 }

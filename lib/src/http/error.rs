@@ -6,7 +6,7 @@ use http::StatusCode;
 use serde_json::json;
 
 use super::response::json_response;
-use crate::refusal::Refusal;
+use crate::refusal::{Code, Problem, Refusal};
 use crate::store::StoreError;
 
 pub type ApiResult<T> = Result<T, ApiError>;
@@ -37,9 +37,10 @@ pub enum ApiError {
     /// 404: no route for this path and method.
     #[error("no route")]
     RouteNotFound,
-    /// 422 `{status, errors}`: validation failures and logical refusals.
+    /// 422 `{status, errors, details}`: validation failures and logical refusals, each message in
+    /// `errors` and, with its field and code, in `details`.
     #[error("validation failed: {0:?}")]
-    Validation(Vec<String>),
+    Validation(Vec<Problem>),
     /// `{status, message, code}`: business-rule refusals that integrators must tell apart.
     #[error("refused ({code}): {message}")]
     Coded { status: StatusCode, code: &'static str, message: String },
@@ -85,8 +86,9 @@ impl From<StoreError> for ApiError {
 }
 
 impl ApiError {
-    pub fn validation(message: impl Into<String>) -> Self {
-        ApiError::Validation(vec![message.into()])
+    /// One problem.
+    pub fn validation(problem: Problem) -> Self {
+        ApiError::Validation(vec![problem])
     }
 
     pub fn status(&self) -> StatusCode {
@@ -118,7 +120,8 @@ pub const MSG_CONFLICT: &str =
     "O registro foi alterado por outra requisição ao mesmo tempo; tente novamente em instantes";
 /// The stable `code` of a 409 for contention that outlasted the retries.
 pub const CODE_CONFLICT: &str = "conflict";
-/// At most this many messages go in a 422's `errors`; a last one says how many were left out.
+/// At most this many problems go in a 422's `errors` and `details`; a last one (code
+/// `truncated`) says how many were left out.
 pub const MAX_ERRORS_SHOWN: usize = 50;
 /// Seconds a client waits before retrying a write that met contention.
 pub const CONFLICT_RETRY_AFTER: u32 = 1;
@@ -143,7 +146,7 @@ impl IntoResponse for ApiError {
             ApiError::Forbidden(message) => json!({"status": code, "message": message}),
             ApiError::NotFound => json!({"status": code, "message": MSG_NOT_FOUND}),
             ApiError::RouteNotFound => json!({"status": code, "message": MSG_ROUTE_NOT_FOUND}),
-            ApiError::Validation(errors) => json!({"status": code, "errors": shown(errors)}),
+            ApiError::Validation(problems) => validation_body(code, &shown(problems)),
             ApiError::Coded { code: stable, message, .. } => {
                 json!({"status": code, "message": message, "code": stable})
             }
@@ -173,15 +176,25 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// The messages of a 422, at most [`MAX_ERRORS_SHOWN`] of them: a request with thousands of broken
+/// The problems of a 422, at most [`MAX_ERRORS_SHOWN`] of them: a request with thousands of broken
 /// elements gets a short answer.
-fn shown(errors: &[String]) -> Vec<String> {
-    if errors.len() <= MAX_ERRORS_SHOWN {
-        return errors.to_vec();
+fn shown(problems: &[Problem]) -> Vec<Problem> {
+    if problems.len() <= MAX_ERRORS_SHOWN {
+        return problems.to_vec();
     }
-    let mut shown = errors[..MAX_ERRORS_SHOWN - 1].to_vec();
-    shown.push(format!("… e mais {} erros", errors.len() - (MAX_ERRORS_SHOWN - 1)));
+    let mut shown = problems[..MAX_ERRORS_SHOWN - 1].to_vec();
+    let left_out = problems.len() - (MAX_ERRORS_SHOWN - 1);
+    shown.push(Problem::general(Code::Truncated, format!("… e mais {left_out} erros")));
     shown
+}
+
+/// A 422 in §7's shape, with `details` added (§9 allows new fields): `errors[i]` is the message
+/// of `details[i]`, so clients reading only `errors` see what they always saw.
+fn validation_body(status: u16, problems: &[Problem]) -> serde_json::Value {
+    let errors: Vec<&str> = problems.iter().map(|p| p.message.as_str()).collect();
+    let details: Vec<serde_json::Value> =
+        problems.iter().map(|p| json!({"field": p.field, "code": p.code.as_str(), "message": p.message})).collect();
+    json!({"status": status, "errors": errors, "details": details})
 }
 
 #[cfg(test)]
@@ -227,17 +240,76 @@ mod tests {
 
     #[tokio::test]
     async fn a_long_list_of_errors_is_cut_short() {
-        let errors: Vec<String> = (1..=5000).map(|n| format!("Item {n}: não é válido")).collect();
-        let (_, body, _) = body_of(ApiError::Validation(errors)).await;
+        let problems: Vec<Problem> = (0..5000)
+            .map(|i| Problem::invalid(format!("billing_items[{i}]"), format!("Item {}: não é válido", i + 1)))
+            .collect();
+        let (_, body, _) = body_of(ApiError::Validation(problems)).await;
         let shown = body["errors"].as_array().unwrap();
         assert_eq!(shown.len(), MAX_ERRORS_SHOWN);
         assert_eq!(shown[0], "Item 1: não é válido");
         assert_eq!(shown[MAX_ERRORS_SHOWN - 1], "… e mais 4951 erros");
+        let details = body["details"].as_array().unwrap();
+        assert_eq!(details.len(), MAX_ERRORS_SHOWN);
+        assert_eq!(
+            details[0],
+            json!({"field": "billing_items[0]", "code": "invalid", "message": "Item 1: não é válido"})
+        );
+        assert_eq!(
+            details[MAX_ERRORS_SHOWN - 1],
+            json!({"field": null, "code": "truncated", "message": "… e mais 4951 erros"})
+        );
+    }
+
+    #[tokio::test]
+    async fn each_message_of_errors_is_the_message_of_its_detail() {
+        let problems = vec![
+            Problem::blank("due_date", "Vencimento (due_date) não pode ficar em branco"),
+            Problem::too_long(
+                "billing_items[1].description",
+                "Item 2: descrição é muito longa (máximo: 100 caracteres)",
+            ),
+            Problem::general(Code::NotAllowed, "Cobrança com status paid não pode ser cancelada"),
+        ];
+        let (status, body, _) = body_of(Refusal::Invalid(problems).into()).await;
+        assert_eq!(status, 422);
+        assert_eq!(
+            body,
+            json!({
+                "status": 422,
+                "errors": [
+                    "Vencimento (due_date) não pode ficar em branco",
+                    "Item 2: descrição é muito longa (máximo: 100 caracteres)",
+                    "Cobrança com status paid não pode ser cancelada",
+                ],
+                "details": [
+                    {"field": "due_date", "code": "blank", "message": "Vencimento (due_date) não pode ficar em branco"},
+                    {"field": "billing_items[1].description", "code": "too_long", "message": "Item 2: descrição é muito longa (máximo: 100 caracteres)"},
+                    {"field": null, "code": "not_allowed", "message": "Cobrança com status paid não pode ser cancelada"},
+                ],
+            })
+        );
+    }
+
+    /// Every code the API can answer is in the table of docs/openapi.yaml, and the table lists no
+    /// other: a code added to [`Code`] without its documentation fails here.
+    #[test]
+    fn the_codes_are_the_ones_openapi_documents() {
+        let openapi = include_str!("../../../docs/openapi.yaml");
+        let start = openapi.find("ValidationErrors:\n").expect("the schema of a 422");
+        let schema = &openapi[start..];
+        let schema = &schema[..schema.find("\n    Message:").expect("the next schema")];
+        let documented: Vec<&str> =
+            schema.lines().filter_map(|line| line.trim().strip_prefix("| `")?.split('`').next()).collect();
+        let ours: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(documented, ours);
     }
 
     #[tokio::test]
     async fn every_shape_of_section_7() {
-        assert_eq!(body_of(ApiError::validation("x")).await.1, json!({"status": 422, "errors": ["x"]}));
+        assert_eq!(
+            body_of(ApiError::validation(Problem::invalid("a", "x"))).await.1,
+            json!({"status": 422, "errors": ["x"], "details": [{"field": "a", "code": "invalid", "message": "x"}]})
+        );
         assert_eq!(body_of(ApiError::NotFound).await.1, json!({"status": 404, "message": MSG_NOT_FOUND}));
         assert_eq!(body_of(ApiError::Forbidden("f".into())).await.1, json!({"status": 403, "message": "f"}));
         let coded = ApiError::Coded { status: StatusCode::CONFLICT, code: "reference_reused", message: "m".into() };

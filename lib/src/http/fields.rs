@@ -1,12 +1,13 @@
 //! Typed readers over the fields of a resource envelope. JSON and form bodies differ in types
-//! (forms carry only strings), so each reader accepts both and reports a Portuguese message when
-//! a value cannot be read. `None` = the field was omitted (PATCH keeps the current value);
-//! `Some(None)` = it was sent as null or empty.
+//! (forms carry only strings), so each reader accepts both and reports a [`Problem`] (the field's
+//! path, a code and a Portuguese message) when a value cannot be read. `None` = the field was
+//! omitted (PATCH keeps the current value); `Some(None)` = it was sent as null or empty.
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 use serde_json::{Map, Value};
 
+use crate::refusal::{Code, Problem};
 use crate::values::{calendar, ids, money};
 
 /// A field as sent, read as a value of some kind.
@@ -59,14 +60,36 @@ pub fn decimal_in(value: Option<&Value>) -> Sent<Decimal> {
     read(value, money::parse)
 }
 
+/// The path of the element `index` (from 0, as the client sent it) of the list `list`:
+/// `billing_items[2]`. A form's object of index → value counts its values in order.
+pub fn element(list: &str, index: usize) -> String {
+    format!("{list}[{index}]")
+}
+
 #[derive(Debug, Clone, Copy)]
 pub struct Fields<'a> {
     map: &'a Map<String, Value>,
+    /// The path of this object inside the envelope (`billing_items[2]`), empty for the envelope.
+    at: &'a str,
 }
 
 impl<'a> Fields<'a> {
     pub fn new(map: &'a Map<String, Value>) -> Self {
-        Fields { map }
+        Fields { map, at: "" }
+    }
+
+    /// The fields of an object nested at `at` (an element of a list), whose problems name
+    /// `at.key`.
+    pub fn nested(map: &'a Map<String, Value>, at: &'a str) -> Self {
+        Fields { map, at }
+    }
+
+    /// The path of `key` as the client sent it: `due_date`, `billing_items[2].description`.
+    pub fn path(&self, key: &str) -> String {
+        match self.at {
+            "" => key.to_owned(),
+            at => format!("{at}.{key}"),
+        }
     }
 
     pub fn raw(&self, key: &str) -> Option<&'a Value> {
@@ -103,20 +126,20 @@ impl<'a> Fields<'a> {
     /// A text field. Numbers and booleans are taken as their text; arrays and objects are errors,
     /// and so is text with a control character or with nothing visible in it
     /// ([`crate::values::text::unreadable`]): every text field refuses them alike.
-    pub fn text(&self, key: &str, label: &str, errors: &mut Vec<String>) -> Option<Option<String>> {
+    pub fn text(&self, key: &str, label: &str, errors: &mut Vec<Problem>) -> Option<Option<String>> {
         match self.map.get(key)? {
             Value::Null => Some(None),
             Value::String(s) => match crate::values::text::unreadable(s) {
                 None => Some(Some(s.clone())),
                 Some(reason) => {
-                    errors.push(format!("{label} {reason}"));
+                    errors.push(Problem::invalid(self.path(key), format!("{label} {reason}")));
                     None
                 }
             },
             Value::Number(n) => Some(Some(n.to_string())),
             Value::Bool(b) => Some(Some(b.to_string())),
             Value::Array(_) | Value::Object(_) => {
-                errors.push(format!("{label} não é válido"));
+                errors.push(Problem::invalid(self.path(key), format!("{label} não é válido")));
                 None
             }
         }
@@ -131,23 +154,23 @@ impl<'a> Fields<'a> {
         label: &str,
         creating: bool,
         (max_chars, blank, too_long): (usize, &str, &str),
-        errors: &mut Vec<String>,
+        errors: &mut Vec<Problem>,
     ) -> Option<String> {
         let refused = errors.len();
         match self.text(key, label, errors) {
             // Omitted on update, or refused by `text` (its reason pushed already).
             None if !creating || errors.len() > refused => None,
             None | Some(None) => {
-                errors.push(blank.to_owned());
+                errors.push(Problem::blank(self.path(key), blank));
                 None
             }
             Some(Some(raw)) => {
                 let name = crate::values::text::collapse_whitespace(&raw);
                 if name.is_empty() {
-                    errors.push(blank.to_owned());
+                    errors.push(Problem::blank(self.path(key), blank));
                     None
                 } else if name.chars().count() > max_chars {
-                    errors.push(too_long.to_owned());
+                    errors.push(Problem::at(self.path(key), Code::TooLong, too_long));
                     None
                 } else {
                     Some(name)
@@ -159,7 +182,7 @@ impl<'a> Fields<'a> {
     /// A boolean field: JSON booleans, `1`/`0`, and the strings `true`/`false`, `1`/`0`, `t`/`f`,
     /// `on`/`off`, `yes`/`no` (any case). An empty string counts as null. Anything else is an error,
     /// rather than silently true.
-    pub fn boolean(&self, key: &str, label: &str, errors: &mut Vec<String>) -> Option<Option<bool>> {
+    pub fn boolean(&self, key: &str, label: &str, errors: &mut Vec<Problem>) -> Option<Option<bool>> {
         let parsed = match self.map.get(key)? {
             Value::Null => Ok(None),
             Value::Bool(b) => Ok(Some(*b)),
@@ -171,7 +194,7 @@ impl<'a> Fields<'a> {
         match parsed {
             Ok(value) => Some(value),
             Err(()) => {
-                errors.push(format!("{label} não é válido"));
+                errors.push(Problem::invalid(self.path(key), format!("{label} não é válido")));
                 None
             }
         }
@@ -204,7 +227,7 @@ mod tests {
         assert_eq!(f.text("z", "Z", &mut errors), None);
         assert!(errors.is_empty());
         assert_eq!(f.text("d", "D", &mut errors), None);
-        assert_eq!(errors, vec!["D não é válido"]);
+        assert_eq!(errors, vec![Problem::invalid("d", "D não é válido")]);
     }
 
     #[test]
@@ -240,6 +263,28 @@ mod tests {
         assert_eq!(f.boolean("g", "G", &mut errors), Some(Some(true)));
         assert!(errors.is_empty());
         assert_eq!(f.boolean("e", "E", &mut errors), None);
-        assert_eq!(errors, vec!["E não é válido"]);
+        assert_eq!(errors, vec![Problem::invalid("e", "E não é válido")]);
+    }
+
+    #[test]
+    fn problems_of_a_nested_object_name_its_path() {
+        let v = json!({"description": "Ana\u{7}", "paid": "talvez", "name": "x".repeat(5)});
+        let at = element("billing_items", 2);
+        let f = Fields::nested(v.as_object().unwrap(), &at);
+        let mut errors = vec![];
+        assert_eq!(f.text("description", "descrição", &mut errors), None);
+        assert_eq!(f.boolean("paid", "Pago", &mut errors), None);
+        assert_eq!(f.name("name", "Nome", true, (4, "em branco", "longo"), &mut errors), None);
+        assert_eq!(f.name("missing", "Nome", true, (4, "em branco", "longo"), &mut errors), None);
+        assert_eq!(
+            errors,
+            vec![
+                Problem::invalid("billing_items[2].description", "descrição contém caracteres de controle"),
+                Problem::invalid("billing_items[2].paid", "Pago não é válido"),
+                Problem::too_long("billing_items[2].name", "longo"),
+                Problem::blank("billing_items[2].missing", "em branco"),
+            ]
+        );
+        assert_eq!(Fields::new(v.as_object().unwrap()).path("due_date"), "due_date");
     }
 }

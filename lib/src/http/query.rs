@@ -10,6 +10,7 @@ use axum::extract::FromRequestParts;
 use http::request::Parts;
 
 use super::{ApiError, ApiResult, Pagination};
+use crate::refusal::{Code, Problem};
 
 #[derive(Clone, Debug, Default)]
 pub struct Params(HashMap<String, String>);
@@ -26,12 +27,18 @@ impl Params {
     }
 
     /// The id named `name`: absent (a 422 when `required`), or one that parses (a 422 otherwise:
-    /// `<name> é obrigatório`, `<name> inválido`).
+    /// `<name> é obrigatório`, `<name> inválido`, codes `required` and `invalid` on the field
+    /// `<name>`).
     pub fn id<T: FromStr>(&self, name: &str, required: bool) -> ApiResult<Option<T>> {
         match self.get(name).map(str::trim).filter(|t| !t.is_empty()) {
-            None if required => Err(ApiError::validation(format!("{name} é obrigatório"))),
+            None if required => {
+                Err(ApiError::validation(Problem::at(name, Code::Required, format!("{name} é obrigatório"))))
+            }
             None => Ok(None),
-            Some(text) => text.parse().map(Some).map_err(|_| ApiError::validation(format!("{name} inválido"))),
+            Some(text) => text
+                .parse()
+                .map(Some)
+                .map_err(|_| ApiError::validation(Problem::invalid(name, format!("{name} inválido")))),
         }
     }
 
@@ -67,7 +74,9 @@ mod tests {
     #[test]
     fn reads_an_id_or_says_why_not() {
         let errors = |result: ApiResult<Option<u32>>| match result {
-            Err(ApiError::Validation(errors)) => errors,
+            Err(ApiError::Validation(problems)) => {
+                crate::refusal::messages(&problems).into_iter().map(str::to_owned).collect::<Vec<_>>()
+            }
             other => panic!("expected a 422, got {other:?}"),
         };
         let p = Params::parse(Some("contact_id=+12+&other=abc&blank=+")).unwrap();
@@ -81,5 +90,11 @@ mod tests {
             errors(Params::parse(Some("contact_id=-1")).unwrap().id("contact_id", true)),
             ["contact_id inválido"]
         );
+        let problem = |result: ApiResult<Option<u32>>| match result {
+            Err(ApiError::Validation(problems)) => problems,
+            other => panic!("expected a 422, got {other:?}"),
+        };
+        assert_eq!(problem(p.id("missing", true)), [Problem::at("missing", Code::Required, "missing é obrigatório")]);
+        assert_eq!(problem(p.id("other", false)), [Problem::invalid("other", "other inválido")]);
     }
 }

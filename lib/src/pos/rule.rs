@@ -12,7 +12,7 @@
 //! read on its version, which the sale's transaction writes, so two sales at once cannot both pass.
 
 use crate::contacts::{on_account_tags_marked, Contact};
-use crate::refusal::Refusal;
+use crate::refusal::{Problem, Refusal};
 use crate::store::{records, Store};
 use crate::tags::Tag;
 use crate::values::{AccountId, Money};
@@ -37,10 +37,11 @@ pub fn within_limit(contact: &Contact, more: Money) -> Result<(), Refusal> {
     let Some(limit) = contact.on_account_limit else { return Ok(()) };
     let owed = contact.on_account_balance + more;
     if owed > limit {
-        return Err(Refusal::invalid(format!(
+        let message = format!(
             "Limite de venda a prazo excedido: limite {limit}, em aberto {}, nesta venda {more}",
             contact.on_account_balance
-        )));
+        );
+        return Err(Refusal::invalid(Problem::too_large("payments", message)));
     }
     Ok(())
 }
@@ -48,10 +49,8 @@ pub fn within_limit(contact: &Contact, more: Money) -> Result<(), Refusal> {
 /// Paying `amount` with credit needs that much balance.
 pub fn enough_credit(contact: &Contact, amount: Money) -> Result<(), Refusal> {
     if amount > contact.credit_balance {
-        return Err(Refusal::invalid(format!(
-            "Saldo de crédito insuficiente: saldo {}, nesta venda {amount}",
-            contact.credit_balance
-        )));
+        let message = format!("Saldo de crédito insuficiente: saldo {}, nesta venda {amount}", contact.credit_balance);
+        return Err(Refusal::invalid(Problem::too_large("payments", message)));
     }
     Ok(())
 }

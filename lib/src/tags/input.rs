@@ -2,6 +2,7 @@
 //! [`TagChanges`], with the messages of the rules it breaks.
 
 use crate::http::Fields;
+use crate::refusal::Problem;
 use crate::values::TagColor;
 
 pub const NAME_MAX_CHARS: usize = 40;
@@ -22,7 +23,7 @@ pub struct TagChanges {
 
 impl TagChanges {
     /// Reads and validates the `tag` envelope. On create the name is required.
-    pub fn parse(fields: Fields<'_>, creating: bool) -> Result<Self, Vec<String>> {
+    pub fn parse(fields: Fields<'_>, creating: bool) -> Result<Self, Vec<Problem>> {
         let mut errors = Vec::new();
         let mut changes = TagChanges::default();
 
@@ -34,7 +35,7 @@ impl TagChanges {
                 None => changes.color = Some(DEFAULT_COLOR),
                 Some(text) => match TagColor::parse(text) {
                     Some(color) => changes.color = Some(color),
-                    None => errors.push(MSG_COLOR_INVALID.into()),
+                    None => errors.push(Problem::invalid("color", MSG_COLOR_INVALID)),
                 },
             }
         }
@@ -58,21 +59,25 @@ pub(crate) mod tests {
     use serde_json::json;
 
     /// The changes of a JSON body (for the tests of every layer).
-    pub(crate) fn parse(body: serde_json::Value, creating: bool) -> Result<TagChanges, Vec<String>> {
+    pub(crate) fn parse(body: serde_json::Value, creating: bool) -> Result<TagChanges, Vec<Problem>> {
         TagChanges::parse(Fields::new(body.as_object().unwrap()), creating)
     }
 
     #[test]
     fn name_rules() {
-        assert_eq!(parse(json!({}), true), Err(vec![MSG_NAME_BLANK.to_owned()]));
-        assert_eq!(parse(json!({"name": null}), true), Err(vec![MSG_NAME_BLANK.to_owned()]));
-        assert_eq!(parse(json!({"name": "   "}), true), Err(vec![MSG_NAME_BLANK.to_owned()]));
+        let blank = || Err(vec![Problem::blank("name", MSG_NAME_BLANK)]);
+        assert_eq!(parse(json!({}), true), blank());
+        assert_eq!(parse(json!({"name": null}), true), blank());
+        assert_eq!(parse(json!({"name": "   "}), true), blank());
         assert!(parse(json!({"name": "x".repeat(40)}), true).is_ok());
         assert!(parse(json!({"name": "ç".repeat(40)}), true).is_ok());
-        assert_eq!(parse(json!({"name": "x".repeat(41)}), true), Err(vec![MSG_NAME_TOO_LONG.to_owned()]));
+        assert_eq!(
+            parse(json!({"name": "x".repeat(41)}), true),
+            Err(vec![Problem::too_long("name", MSG_NAME_TOO_LONG)])
+        );
         // On update an omitted name keeps the current one, an explicit blank is refused.
         assert_eq!(parse(json!({}), false), Ok(TagChanges::default()));
-        assert_eq!(parse(json!({"name": ""}), false), Err(vec![MSG_NAME_BLANK.to_owned()]));
+        assert_eq!(parse(json!({"name": ""}), false), blank());
     }
 
     #[test]
@@ -83,7 +88,11 @@ pub(crate) mod tests {
         assert_eq!(parse(json!({"name": "a", "color": ""}), true).unwrap().color, Some(TagColor::Info));
         assert_eq!(parse(json!({"name": "a", "color": null}), true).unwrap().color, Some(TagColor::Info));
         let errors = parse(json!({"name": "", "color": "pink", "allows_on_account": "talvez"}), true).unwrap_err();
-        assert_eq!(errors.len(), 3);
-        assert!(errors.contains(&MSG_COLOR_INVALID.to_owned()));
+        let fields: Vec<_> = errors.iter().map(|p| (p.field.as_deref(), p.code.as_str())).collect();
+        assert_eq!(
+            fields,
+            [(Some("name"), "blank"), (Some("color"), "invalid"), (Some("allows_on_account"), "invalid")]
+        );
+        assert!(errors.contains(&Problem::invalid("color", MSG_COLOR_INVALID)));
     }
 }

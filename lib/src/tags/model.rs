@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::input::{TagChanges, DEFAULT_COLOR};
 use crate::editing::Editable;
-use crate::refusal::Refusal;
+use crate::refusal::{Problem, Refusal};
 use crate::store::{keys, Store, Write};
 use crate::values::{AccountId, TagColor, TagId, Timestamp};
 
@@ -64,8 +64,8 @@ impl Editable for Tag {
         Ok(Some(Tag { updated_at: now, version: self.version + 1, ..next }))
     }
 
-    fn duplicate(&self) -> String {
-        MSG_NAME_TAKEN.to_owned()
+    fn duplicate(&self) -> Problem {
+        Problem::taken("name", MSG_NAME_TAKEN)
     }
 
     fn in_use(&self) -> bool {

@@ -20,7 +20,7 @@ impl Resource for Tag {
     const ENVELOPE: &'static str = "tag";
     type View = TagView;
 
-    fn parse(fields: Fields<'_>, creating: bool) -> Result<TagChanges, Vec<String>> {
+    fn parse(fields: Fields<'_>, creating: bool) -> Result<TagChanges, Vec<crate::refusal::Problem>> {
         TagChanges::parse(fields, creating)
     }
 

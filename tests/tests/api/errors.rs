@@ -20,7 +20,14 @@ async fn malformed_json_is_400_in_the_message_shape() {
 async fn a_missing_envelope_is_422() {
     let api = Api::start().await;
     let answer = api.post("/v1/tags", &json!({"name": "VIP"})).await.expect(422);
-    assert_eq!(answer.body, json!({"status": 422, "errors": ["Parâmetro obrigatório ausente: tag"]}));
+    assert_eq!(
+        answer.body,
+        json!({
+            "status": 422,
+            "errors": ["Parâmetro obrigatório ausente: tag"],
+            "details": [{"field": "tag", "code": "required", "message": "Parâmetro obrigatório ausente: tag"}]
+        })
+    );
     api.post("/v1/groups", &json!({"group": "x"})).await.expect(422);
     api.raw(Method::POST, "/v1/tags", "application/json", "").await.expect(422);
     api.form(Method::POST, "/v1/tags", "name=VIP").await.expect(422);

@@ -21,4 +21,5 @@ mod printable_billets;
 mod rate_limits;
 mod support;
 mod tags;
+mod validation_details;
 mod webhooks;

@@ -17,12 +17,51 @@ impl Answer {
         self.headers.get(name).and_then(|v| v.to_str().ok())
     }
 
-    /// The `errors` of a 422 body.
+    /// The `errors` of a 422 body (whose `details` are checked to say the same, [`Answer::details`]).
     pub fn errors(&self) -> Vec<String> {
-        self.body["errors"]
+        let errors: Vec<String> = self.body["errors"]
             .as_array()
             .map(|a| a.iter().map(|e| e.as_str().unwrap_or_default().to_owned()).collect())
-            .unwrap_or_default()
+            .unwrap_or_default();
+        if !errors.is_empty() {
+            self.details();
+        }
+        errors
+    }
+
+    /// The `details` of a 422 body as `(field, code)` pairs, in order, once checked against
+    /// `errors`: one detail per message, `details[i].message == errors[i]`, a field that is a path
+    /// or null, and a code of the documented set.
+    #[track_caller]
+    pub fn details(&self) -> Vec<(Option<String>, String)> {
+        let errors = self.body["errors"].as_array().expect("a 422 has errors");
+        let details = self.body["details"].as_array().expect("a 422 has details");
+        assert_eq!(details.len(), errors.len(), "one detail per message: {}", self.text);
+        let codes: Vec<&str> = billing_api::refusal::Code::ALL.iter().map(|c| c.as_str()).collect();
+        details
+            .iter()
+            .zip(errors)
+            .map(|(detail, message)| {
+                assert_eq!(&detail["message"], message, "details[i].message is errors[i]: {}", self.text);
+                let code = detail["code"].as_str().expect("a code");
+                assert!(codes.contains(&code), "undocumented code {code}: {}", self.text);
+                let field = match &detail["field"] {
+                    Value::Null => None,
+                    Value::String(path) if !path.is_empty() => Some(path.clone()),
+                    other => panic!("a field is a path or null, not {other}: {}", self.text),
+                };
+                (field, code.to_owned())
+            })
+            .collect()
+    }
+
+    /// The body of a 422 as §7 first showed it (`status` and `errors`), its `details` checked and
+    /// left out: for tests about the messages.
+    pub fn without_details(&self) -> Value {
+        self.details();
+        let mut body = self.body.clone();
+        body.as_object_mut().expect("a JSON object").remove("details");
+        body
     }
 
     /// Asserts the status, and for every non-empty answer the JSON content type.

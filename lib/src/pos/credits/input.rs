@@ -3,7 +3,7 @@
 
 use super::model::{contact_not_found, DESCRIPTION_MAX_CHARS, REFERENCE_MAX_CHARS};
 use crate::pos::sales::check_amount;
-use crate::refusal::Refusal;
+use crate::refusal::{Problem, Refusal};
 use crate::values::{ContactId, Money};
 
 /// What a `POST /v1/store_credits` sends.
@@ -16,14 +16,15 @@ pub struct CreditDraft {
 }
 
 /// Checks a reference: 1 to 100 characters, trimmed.
-pub fn check_reference(reference: Option<&str>, errors: &mut Vec<String>) -> String {
+pub fn check_reference(reference: Option<&str>, errors: &mut Vec<Problem>) -> String {
     let reference = reference.map(str::trim).unwrap_or_default();
     if let Some(reason) = crate::values::text::unreadable(reference) {
-        errors.push(format!("reference {reason}"));
+        errors.push(Problem::invalid("reference", format!("reference {reason}")));
     } else if reference.is_empty() {
-        errors.push("reference é obrigatório".to_owned());
+        errors.push(Problem::blank("reference", "reference é obrigatório"));
     } else if reference.chars().count() > REFERENCE_MAX_CHARS {
-        errors.push(format!("reference é muito longo (máximo: {REFERENCE_MAX_CHARS} caracteres)"));
+        let message = format!("reference é muito longo (máximo: {REFERENCE_MAX_CHARS} caracteres)");
+        errors.push(Problem::too_long("reference", message));
     }
     reference.to_owned()
 }
@@ -42,26 +43,27 @@ impl CreditDraft {
         let amount = match fields.decimal("amount") {
             Sent::Given(value) => {
                 let amount = Money::new(value);
-                check_amount("Valor do crédito (amount)", amount, &mut errors);
+                check_amount("amount", "Valor do crédito (amount)", amount, &mut errors);
                 amount
             }
             Sent::Invalid => {
-                errors.push("Valor do crédito (amount) inválido".to_owned());
+                errors.push(Problem::invalid("amount", "Valor do crédito (amount) inválido"));
                 Money::ZERO
             }
             Sent::Omitted | Sent::Empty => {
-                errors.push("Valor do crédito (amount) é obrigatório".to_owned());
+                errors.push(Problem::blank("amount", "Valor do crédito (amount) é obrigatório"));
                 Money::ZERO
             }
         };
         let description = fields.text("description", "Descrição (description)", &mut errors).flatten();
         if description.as_ref().is_some_and(|d| d.chars().count() > DESCRIPTION_MAX_CHARS) {
-            errors.push(format!("Descrição (description) é muito longa (máximo: {DESCRIPTION_MAX_CHARS} caracteres)"));
+            let message = format!("Descrição (description) é muito longa (máximo: {DESCRIPTION_MAX_CHARS} caracteres)");
+            errors.push(Problem::too_long("description", message));
         }
         let contact_id = match fields.id::<ContactId>("contact_id") {
             Sent::Given(id) => Some(id),
             Sent::Omitted | Sent::Empty => {
-                errors.push("contact_id é obrigatório".to_owned());
+                errors.push(Problem::blank("contact_id", "contact_id é obrigatório"));
                 None
             }
             // An id of no contact is the coded 422 below, like a missing one.

@@ -12,6 +12,7 @@ use super::service;
 use super::view::SaleView;
 use crate::http::PointOfSale;
 use crate::http::{response, ApiError, ApiResult, Params, Path};
+use crate::refusal::Problem;
 use crate::state::AppState;
 use crate::values::calendar::parse_date;
 use crate::values::{ContactId, SaleId};
@@ -29,7 +30,7 @@ async fn list_sales(State(state): State<AppState>, pos: PointOfSale, params: Par
         Some(text) => {
             let parsed = parse_date(text);
             if parsed.is_none() {
-                errors.push(format!("{name} inválida (use AAAA-MM-DD)"));
+                errors.push(Problem::invalid(name, format!("{name} inválida (use AAAA-MM-DD)")));
             }
             parsed
         }

@@ -7,7 +7,7 @@ use crate::contacts::Contact;
 use crate::contention::retry_in_turn;
 use crate::pos::credits::Movement;
 use crate::pos::rule;
-use crate::refusal::Refusal;
+use crate::refusal::{Code, Problem, Refusal};
 use crate::store::stored;
 use crate::store::{keys, records, Store, StoreResult, Write};
 use crate::values::{
@@ -17,12 +17,20 @@ use crate::values::{
 pub const MSG_SALE_NOT_FOUND: &str = "Venda não encontrada";
 pub(super) const SALES_COUNTER: &str = "SALES";
 
+/// A sale code that names no sale of the account.
+fn sale_not_found() -> Refusal {
+    Refusal::invalid(Problem::not_found("code", MSG_SALE_NOT_FOUND))
+}
+
 /// The contact a sale names, which must be a customer of the account.
 async fn customer(store: &Store, account: AccountId, id: ContactId) -> Result<Contact, Refusal> {
     match records::find::<Contact>(store, account, id).await? {
         Some(contact) if contact.contact_type == ContactType::Customer => Ok(contact),
-        Some(_) => Err(Refusal::invalid("Vendas são feitas a clientes (contact_type customer)")),
-        None => Err(Refusal::invalid(MSG_CUSTOMER_NOT_FOUND)),
+        Some(_) => {
+            let message = "Vendas são feitas a clientes (contact_type customer)";
+            Err(Refusal::invalid(Problem::at("contact_id", Code::NotAllowed, message)))
+        }
+        None => Err(Refusal::invalid(Problem::not_found("contact_id", MSG_CUSTOMER_NOT_FOUND))),
     }
 }
 
@@ -37,7 +45,7 @@ pub async fn create(store: &Store, account: AccountId, draft: &SaleDraft) -> Res
             if !rule::allowed(store, account, &contact).await? {
                 let message =
                     if on_account.is_positive() { rule::MSG_ON_ACCOUNT_REFUSED } else { rule::MSG_CREDIT_REFUSED };
-                return Err(Refusal::invalid(message));
+                return Err(Refusal::invalid(Problem::general(Code::NotAllowed, message)));
             }
             rule::within_limit(&contact, on_account)?;
             rule::enough_credit(&contact, credit)?;
@@ -105,7 +113,7 @@ pub async fn find(store: &Store, account: AccountId, code: &str) -> StoreResult<
 }
 
 async fn found(store: &Store, account: AccountId, code: &str) -> Result<Sale, Refusal> {
-    find(store, account, code).await?.ok_or_else(|| Refusal::invalid(MSG_SALE_NOT_FOUND))
+    find(store, account, code).await?.ok_or_else(sale_not_found)
 }
 
 /// Changes a sale and its customer together: `rule` gets both as they are and gives both as they
@@ -115,7 +123,7 @@ async fn change_with_contact<F>(store: &Store, account: AccountId, code: &str, r
 where
     F: Fn(&Sale, &Contact) -> Result<(Sale, Contact, Vec<Write>), Refusal>,
 {
-    let id = id_of_code(code).ok_or_else(|| Refusal::invalid(MSG_SALE_NOT_FOUND))?;
+    let id = id_of_code(code).ok_or_else(sale_not_found)?;
     retry_in_turn((keys::account(account), keys::sale(id)), || async {
         let sale = found(store, account, code).await?;
         let contact = records::find::<Contact>(store, account, sale.contact_id)
@@ -140,16 +148,17 @@ pub async fn receive(
     kind: PaymentKind,
 ) -> Result<Sale, Refusal> {
     let mut errors = Vec::new();
-    check_amount("Valor recebido", amount, &mut errors);
+    check_amount("amount", "Valor recebido", amount, &mut errors);
     if matches!(kind, PaymentKind::OnAccount | PaymentKind::StoreCredit) {
-        errors.push("Recebimento em dinheiro, cartão ou Pix (cash, card, pix)".to_owned());
+        errors.push(Problem::invalid("kind", "Recebimento em dinheiro, cartão ou Pix (cash, card, pix)"));
     }
     if !errors.is_empty() {
         return Err(Refusal::Invalid(errors));
     }
     change_with_contact(store, account, code, |sale, contact| {
         if amount > sale.due_amount {
-            return Err(Refusal::invalid(format!("Valor recebido maior que o valor em aberto ({})", sale.due_amount)));
+            let message = format!("Valor recebido maior que o valor em aberto ({})", sale.due_amount);
+            return Err(Refusal::invalid(Problem::too_large("amount", message)));
         }
         let next = sale.changed(|s| {
             s.due_amount = s.due_amount - amount;
@@ -172,7 +181,7 @@ pub async fn give_back(
     to: RefundTo,
 ) -> Result<Sale, Refusal> {
     let mut errors = Vec::new();
-    check_amount("Valor devolvido", amount, &mut errors);
+    check_amount("amount", "Valor devolvido", amount, &mut errors);
     if !errors.is_empty() {
         return Err(Refusal::Invalid(errors));
     }
@@ -181,13 +190,14 @@ pub async fn give_back(
     if refund_as_credit {
         let contact = customer(store, account, sale.contact_id).await?;
         if !rule::allowed(store, account, &contact).await? {
-            return Err(Refusal::invalid(rule::MSG_CREDIT_REFUSED));
+            return Err(Refusal::invalid(Problem::general(Code::NotAllowed, rule::MSG_CREDIT_REFUSED)));
         }
     }
     change_with_contact(store, account, code, |sale, contact| {
         let returnable = sale.total - sale.returned_amount;
         if amount > returnable {
-            return Err(Refusal::invalid(format!("Valor devolvido maior que o que resta da venda ({returnable})")));
+            let message = format!("Valor devolvido maior que o que resta da venda ({returnable})");
+            return Err(Refusal::invalid(Problem::too_large("amount", message)));
         }
         let off_due = amount.min(sale.due_amount);
         let refunded = amount - off_due;

@@ -11,6 +11,7 @@ use super::service;
 use super::view::SettlementView;
 use crate::http::PointOfSale;
 use crate::http::{response, ApiError, ApiResult, Params, Path, RequestBody};
+use crate::refusal::Code;
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -21,7 +22,7 @@ pub fn router() -> Router<AppState> {
 }
 
 async fn preview_settlement(State(state): State<AppState>, pos: PointOfSale, params: Params) -> ApiResult<Response> {
-    let cutoff = parse_cutoff(params.get("cutoff_at"))?;
+    let cutoff = parse_cutoff(params.get("cutoff_at"), Code::Required)?;
     Ok(response::ok(&service::preview(&state.store, pos.account_id(), cutoff).await?))
 }
 

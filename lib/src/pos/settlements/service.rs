@@ -15,7 +15,7 @@ use crate::contention::retry_on_conflict;
 use crate::jobs::{tasks, ReceivableSettlement};
 use crate::pos::credits::reference_reused;
 use crate::pos::sales::OpenEntry;
-use crate::refusal::{Made, Refusal};
+use crate::refusal::{Code, Made, Problem, Refusal};
 use crate::store::item::from_attribute;
 use crate::store::stored;
 use crate::store::{keys, records, Condition, KeyRange, Store, StoreResult, Update};
@@ -108,12 +108,12 @@ pub async fn request(
     let open = open_up_to(store, account, cutoff, None).await?;
     let total: Money = open.iter().map(|e| e.due_amount).sum();
     if !total.is_positive() {
-        return Err(Refusal::invalid(format!("Nada a acertar: nenhuma venda a prazo em aberto até {cutoff}")));
+        let message = format!("Nada a acertar: nenhuma venda a prazo em aberto até {cutoff}");
+        return Err(Refusal::invalid(Problem::general(Code::TooSmall, message)));
     }
     if total.get() < crate::billings::input::minimum_amount() {
-        return Err(Refusal::invalid(format!(
-            "O total a acertar ({total}) é menor que o valor mínimo de uma cobrança (5.00)"
-        )));
+        let message = format!("O total a acertar ({total}) é menor que o valor mínimo de uma cobrança (5.00)");
+        return Err(Refusal::invalid(Problem::general(Code::TooSmall, message)));
     }
     let now = Timestamp::now();
     let settlement = Settlement {

@@ -14,7 +14,7 @@ use crate::contacts::Contact;
 use crate::contention::{move_cursor, retry_in_turn, retry_on_conflict};
 use crate::jobs::{tasks, ReceivableSettlement};
 use crate::pos::sales::{self, Sale};
-use crate::refusal::Refusal;
+use crate::refusal::{messages, Code, Problem, Refusal};
 use crate::store::stored;
 use crate::store::{keys, records, Condition, Store, StoreError, StoreResult, Update};
 use crate::values::calendar::next_business_day;
@@ -70,7 +70,7 @@ pub async fn run(store: &Store, message: &ReceivableSettlement, chunk_size: usiz
         Some(id) => Some(id),
         None => match bill(store, &settlement).await {
             Ok(id) => id,
-            Err(Refusal::Invalid(reasons)) => return fail(store, &settlement, reasons.join("; ")).await,
+            Err(Refusal::Invalid(reasons)) => return fail(store, &settlement, messages(&reasons).join("; ")).await,
             Err(other) => return Err(anyhow::anyhow!("settlement billing: {other}")),
         },
     };
@@ -214,7 +214,8 @@ async fn bill(store: &Store, settlement: &Settlement) -> Result<Option<BillingId
     }
     let rules = records::entries::<BankRule>(store, account, None).await?;
     let Some(rule) = rules.first().and_then(|e| e.id::<crate::values::BankRuleId>()) else {
-        return Err(Refusal::invalid("A conta não tem regra bancária para emitir a cobrança do acerto"));
+        let message = "A conta não tem regra bancária para emitir a cobrança do acerto";
+        return Err(Refusal::invalid(Problem::general(Code::NotFound, message)));
     };
     let due = next_business_day(today() + chrono::Days::new(DUE_IN_DAYS));
     // The billing the settlement makes, written as a create's draft (its items within the limits of
