@@ -59,6 +59,19 @@ ensure_validators() {
   fi
 }
 
+# Installs Debian packages (none given: nothing), as root or through sudo. A fresh machine's package
+# lists may be empty or stale: they are updated only when the install fails.
+apt_install() {
+  [ $# -eq 0 ] && return 0
+  need apt-get "Debian's package manager, or install $* by hand"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  say "==> installing $* (apt-get, once)"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "$@" >/dev/null ||
+    { $sudo apt-get update -q >/dev/null &&
+      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "$@" >/dev/null; }
+}
+
 # The independent readers of the printable billet (tests/tests/api/printable_billets.rs), from
 # Debian's packages: pdftoppm and pdftotext (poppler-utils) render and read the PDF, zbarimg
 # (zbar-tools) decodes its barcode and QR code, rsvg-convert (librsvg2-bin) renders the QR's SVG.
@@ -67,15 +80,7 @@ ensure_debs() {
   command -v pdftoppm >/dev/null 2>&1 && command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
   command -v zbarimg >/dev/null 2>&1 || missing+=(zbar-tools)
   command -v rsvg-convert >/dev/null 2>&1 || missing+=(librsvg2-bin)
-  [ ${#missing[@]} -eq 0 ] && return 0
-  need apt-get "Debian's package manager, or install ${missing[*]} by hand"
-  local sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  say "==> installing ${missing[*]} (apt-get, once)"
-  # A fresh machine's package lists may be empty or stale: update them only when the install fails.
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
-    { $sudo apt-get update -q >/dev/null &&
-      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null; }
+  apt_install "${missing[@]}"
 }
 
 # The browser of the payer page's check (infra/check-payer-page): Debian's Chromium and its driver
@@ -84,14 +89,7 @@ ensure_browser() {
   local missing=()
   command -v chromium >/dev/null 2>&1 || missing+=(chromium)
   [ -d /usr/share/fonts/truetype/liberation ] || missing+=(fonts-liberation)
-  [ ${#missing[@]} -eq 0 ] && return 0
-  need apt-get "Debian's package manager, or install ${missing[*]} by hand"
-  local sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  say "==> installing ${missing[*]} (apt-get, once)"
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
-    { $sudo apt-get update -q >/dev/null &&
-      DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null; }
+  apt_install "${missing[@]}"
 }
 
 # Playwright for Python (pinned) in .venv-browser, driving Debian's Chromium: no browser download.

@@ -173,8 +173,9 @@ async fn run_sqs(store: &billing_api::store::Store, account: AccountId) -> SqsBa
     billing_api::billings::billets::registrar::handle_batch(store, event).await
 }
 
-#[tokio::test]
-async fn the_sqs_event_registers_the_billet_once() {
+/// A fresh account with bank rule 1, category 1, contact 1 and billing 1 made through the fixtures
+/// (its billet not yet registered).
+async fn billing_one() -> (billing_api::store::Store, AppState, AccountId) {
     let (_, store) = local_stack().await;
     let state = AppState::new(store.clone());
     let (account, _) = active_account(&store).await;
@@ -184,6 +185,12 @@ async fn the_sqs_event_registers_the_billet_once() {
     assert_eq!(run(&contacts, "contacts-create.json", account).await.0, 201);
     let billings = functions::http_app(billing_api::billings::router(), state.clone());
     assert_eq!(run(&billings, "billings-create.json", account).await.0, 201);
+    (store, state, account)
+}
+
+#[tokio::test]
+async fn the_sqs_event_registers_the_billet_once() {
+    let (store, state, account) = billing_one().await;
     // Delivered twice, as SQS may: one billet.
     for _ in 0..2 {
         let response = run_sqs(&store, account).await;
@@ -206,15 +213,7 @@ fn payer_event(name: &str, token: &str) -> lambda_http::Request {
 #[tokio::test]
 async fn the_payer_page_events_run_through_their_function() {
     std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true");
-    let (_, store) = local_stack().await;
-    let state = AppState::new(store.clone());
-    let (account, _) = active_account(&store).await;
-    infra::ops::create_bank_rule(&store, account, "Banco simulado", "simulated", None).await.unwrap();
-    infra::ops::create_category(&store, account, "Mensalidades", "receivable").await.unwrap();
-    let contacts = functions::http_app(billing_api::contacts::router(), state.clone());
-    assert_eq!(run(&contacts, "contacts-create.json", account).await.0, 201);
-    let billings = functions::http_app(billing_api::billings::router(), state.clone());
-    assert_eq!(run(&billings, "billings-create.json", account).await.0, 201);
+    let (store, state, account) = billing_one().await;
     assert!(run_sqs(&store, account).await.batch_item_failures.is_empty());
     let billets = functions::http_app(billing_api::billings::billets::router(), state.clone());
     let (_, body) = run(&billets, "bank-billets-show.json", account).await;
