@@ -314,6 +314,7 @@ mod tests {
             previous_secret: previous.map(|(old, _)| old.seal(account, id, &SigningSecret::generate())),
             previous_secret_expires_at: previous.map(|(_, left)| Timestamp(now.0 + left)),
             enabled: true,
+            event_types: None,
             disabled_reason: None,
             disabled_at: None,
             failing_since: None,

@@ -35,6 +35,21 @@ impl Params {
         }
     }
 
+    /// The path and query of the next page of a list read from a cursor: these parameters but
+    /// `page` and `cursor`, then `cursor` (sorted by name, so the same request gives the same
+    /// link).
+    pub fn next_page(&self, path: &str, cursor: &str) -> super::response::NextPage {
+        let mut kept: Vec<(&String, &String)> =
+            self.0.iter().filter(|(name, _)| name.as_str() != "page" && name.as_str() != "cursor").collect();
+        kept.sort();
+        let mut query = form_urlencoded::Serializer::new(String::new());
+        for (name, value) in kept {
+            query.append_pair(name, value);
+        }
+        query.append_pair("cursor", cursor);
+        super::response::NextPage { cursor: cursor.to_owned(), url: format!("{path}?{}", query.finish()) }
+    }
+
     pub fn pagination(&self) -> Pagination {
         Pagination::from_params(self.0.get("page").map(String::as_str), self.0.get("per_page").map(String::as_str))
     }
