@@ -20,4 +20,5 @@ mod printable_billets;
 mod rate_limits;
 mod support;
 mod tags;
+mod webhook_routes;
 mod webhooks;
