@@ -484,7 +484,7 @@ async fn a_rare_type_gives_a_short_page_and_a_cursor_rather_than_a_long_read() {
     let newer: Vec<Event> = (0..events::LIST_READ_LIMIT + 10)
         .map(|n| Event::new(api.account_id, events::BILLING_UPDATED, json!({"n": n})))
         .collect();
-    record(&api, &[sale.clone()]).await;
+    record(&api, std::slice::from_ref(&sale)).await;
     record(&api, &newer).await;
     let first = api.get("/v1/events?type=sale.updated").await.expect(200);
     assert_eq!(first.body, json!({"events": []}), "no sale among the newest {} events", events::LIST_READ_LIMIT);
