@@ -12,9 +12,10 @@ use super::deliveries::{self, Listing as DeliveryListing};
 use super::dispatcher;
 use super::input::{moment, WebhookInput};
 use super::receivers;
-use super::secrets::SecretBox;
+use super::secrets::{SecretBox, SigningSecret};
 use super::view::{WebhookDeliveryView, WebhookView};
 use crate::events::{self, Event, Listing as EventListing};
+use crate::http::idempotency::KeptInstead;
 use crate::http::{response, ApiError, ApiResult, Params, Path, RequestBody, Tenant};
 use crate::refusal::Refusal;
 use crate::state::AppState;
@@ -54,7 +55,17 @@ async fn create(State(state): State<AppState>, tenant: Tenant, body: RequestBody
         receivers::register(&state.store, &vault, tenant.account_id(), &registration, state.webhooks.policy)
             .await
             .map_err(Refusal::from)?;
-    Ok(response::created(&WebhookView::revealed(&receiver, &secret)))
+    Ok(revealing(StatusCode::CREATED, &receiver, &secret))
+}
+
+/// The answer that shows a secret in full: never cached, and kept for an idempotent replay with
+/// the secret masked (no secret rests in plain in the table; a client that lost it rotates it).
+fn revealing(status: StatusCode, receiver: &receivers::Receiver, secret: &SigningSecret) -> Response {
+    let mut answer = response::json_response(status, &WebhookView::revealed(receiver, secret));
+    let masked = serde_json::to_vec(&WebhookView::masking(receiver, secret)).expect("a view serializes");
+    answer.extensions_mut().insert(KeptInstead(masked.into()));
+    answer.headers_mut().insert(axum::http::header::CACHE_CONTROL, axum::http::HeaderValue::from_static("no-store"));
+    answer
 }
 
 async fn show(State(state): State<AppState>, tenant: Tenant, Path(id): Path<WebhookId>) -> ApiResult<Response> {
@@ -89,7 +100,7 @@ async fn rotate_secret(
     let vault = vault(&state).await?;
     let (receiver, secret) =
         receivers::rotate_secret(&state.store, &vault, tenant.account_id(), id).await.map_err(Refusal::from)?;
-    Ok(response::ok(&WebhookView::revealed(&receiver, &secret)))
+    Ok(revealing(StatusCode::OK, &receiver, &secret))
 }
 
 async fn test(State(state): State<AppState>, tenant: Tenant, Path(id): Path<WebhookId>) -> ApiResult<Response> {

@@ -148,6 +148,11 @@ impl<'a> WebhookView<'a> {
         WebhookView::with_secret(receiver, secret.expose().to_owned())
     }
 
+    /// With this secret masked (what an idempotent replay of a create or rotation shows).
+    pub fn masking(receiver: &'a Receiver, secret: &SigningSecret) -> Self {
+        WebhookView::with_secret(receiver, secret.masked())
+    }
+
     fn with_secret(receiver: &'a Receiver, secret: String) -> Self {
         WebhookView {
             id: receiver.id,

@@ -492,3 +492,29 @@ async fn a_rare_type_gives_a_short_page_and_a_cursor_rather_than_a_long_read() {
     let second = api.get(&format!("/v1/events?type=sale.updated&cursor={cursor}")).await.expect(200);
     assert_eq!(second.body["events"][0]["id"], sale.event_id.as_str());
 }
+
+#[tokio::test]
+async fn an_idempotent_create_makes_one_webhook_and_its_replay_keeps_no_secret() {
+    let api = Api::start().await;
+    let keyed = api.with_header("Idempotency-Key", "erp-webhook-1");
+    let body = json!({"webhook": {"url": "https://hooks.example.com/once"}});
+    let first = keyed.post("/v1/webhooks", &body).await.expect(201);
+    assert_eq!(first.header("cache-control"), Some("no-store"));
+    let secret = first.body["secret"].as_str().unwrap().to_owned();
+    let again = keyed.post("/v1/webhooks", &body).await.expect(201);
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
+    assert_eq!(again.body["id"], first.body["id"]);
+    assert_eq!(again.body["secret"], format!("whsec_…{}", &secret[secret.len() - 4..]).as_str());
+    assert_eq!(api.get("/v1/webhooks").await.expect(200).body["webhooks"].as_array().unwrap().len(), 1);
+    // The kept answer holds no secret in plain.
+    let stored = api.server.store.items_with_prefix(
+        billing_api::store::keys::idempotency(api.account_id, "erp-webhook-1"),
+        billing_api::store::keys::IDEMPOTENCY_SK.to_owned(),
+        true,
+    );
+    // The answer is kept as bytes, which the item shows in hex.
+    let stored = format!("{:?}", stored.await.unwrap());
+    let hex = |text: &str| text.bytes().map(|b| format!("{b:02x}")).collect::<String>();
+    assert!(stored.contains(&hex("\"secret\":\"whsec_")), "the claim and its answer: {stored}");
+    assert!(!stored.contains(&hex(&secret[6..])), "the kept answer shows the secret");
+}
