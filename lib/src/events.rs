@@ -251,9 +251,10 @@ pub async fn list(
     loop {
         // What each empty shard should read next: its share of what is still wanted (of the
         // examining budget, when a type filter may pass over many), and a little more.
+        let budget = LIST_READ_LIMIT - examined;
         let wanted = match listing.event_type {
-            Some(_) => LIST_READ_LIMIT - examined,
-            None => (skip - skipped).saturating_add(take - listed.events.len()),
+            Some(_) => budget,
+            None => (skip - skipped).saturating_add(take - listed.events.len()).min(budget),
         };
         let chunk = (wanted / shard_count + 2).min(100);
         let empty = shards.iter_mut().filter(|shard| shard.buffered.is_empty() && !shard.done);

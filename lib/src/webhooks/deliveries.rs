@@ -460,7 +460,8 @@ pub async fn page(
     let now = Timestamp::now().0.timestamp();
     let (mut shown, mut examined, mut skipped, mut start) = (Vec::new(), 0usize, 0usize, None);
     loop {
-        let chunk = (skip - skipped).saturating_add(take - shown.len()).clamp(10, 200);
+        let wanted = (skip - skipped).saturating_add(take - shown.len()).min(PAGE_READ_LIMIT - examined);
+        let chunk = wanted.clamp(10, 200);
         let read = store.page(&range, chunk, start).await?;
         let more_stored = read.next.is_some();
         let found: Vec<Delivery> = stored::read_all(read.items)?;
