@@ -80,6 +80,20 @@ mod tests {
     }
 
     #[test]
+    fn the_next_page_keeps_the_filters_and_replaces_page_and_cursor() {
+        let p = Params::parse(Some(
+            "type=sale.updated&page=3&per_page=2&cursor=evt_old&start_created_at=2026-11-20T09:00:00%2B00:00",
+        ))
+        .unwrap();
+        let next = p.next_page("/v1/events", "evt_01");
+        assert_eq!(next.cursor, "evt_01");
+        assert_eq!(
+            next.url,
+            "/v1/events?per_page=2&start_created_at=2026-11-20T09%3A00%3A00%2B00%3A00&type=sale.updated&cursor=evt_01"
+        );
+    }
+
+    #[test]
     fn reads_an_id_or_says_why_not() {
         let errors = |result: ApiResult<Option<u32>>| match result {
             Err(ApiError::Validation(errors)) => errors,

@@ -108,10 +108,11 @@ mod tests {
 
     #[test]
     fn a_cursor_list_says_where_the_next_page_starts_and_no_total() {
-        let params = crate::http::Params::parse(Some("type=sale.updated&page=3&per_page=2&cursor=evt_old")).unwrap();
-        let next = params.next_page("/v1/events", "evt_01");
-        assert_eq!(next.url, "/v1/events?per_page=2&type=sale.updated&cursor=evt_01");
-        let pagination = params.pagination();
+        let next = NextPage {
+            cursor: "evt_01".to_owned(),
+            url: "/v1/events?per_page=2&type=sale.updated&cursor=evt_01".to_owned(),
+        };
+        let pagination = Pagination { page: 3, per_page: 2 };
         let answer = cursor_list("events", &[1, 2], pagination, Some(next));
         let headers = answer.headers();
         assert_eq!(headers["x-next-cursor"], "evt_01");

@@ -41,6 +41,13 @@ pub async fn dispatch(store: &Store, queues: &Queues, event: &Event, receivers: 
         queues.send(&WebhookDelivery::new(event.account_id, &delivery.delivery_id)).await?;
         count += 1;
     }
+    // A ping's delivery was written with it: queued even when its receiver was removed since, so
+    // that the sender settles it (failed, "receiver removed") rather than it staying pending.
+    if let Some(only) = event.receiver_id.filter(|only| receivers.iter().all(|r| r.id != *only)) {
+        let delivery_id = deliveries::delivery_id(&event.event_id, only);
+        queues.send(&WebhookDelivery::new(event.account_id, &delivery_id)).await?;
+        count += 1;
+    }
     store.write(vec![events::dispatched(event)]).await.context("mark the event dispatched")?;
     Ok(count)
 }

@@ -228,12 +228,12 @@ pub async fn change(
     changes: &Changes,
     policy: Policy,
 ) -> Result<Receiver, Refused> {
+    let current = found(store, account, id).await?;
     let url = changes.url.as_deref().map(|url| check_url(url.trim(), policy).map_err(Refused::Url)).transpose()?;
     let types = match &changes.event_types {
         Some(Some(asked)) => Some(Some(event_types(asked)?)),
         other => other.clone(),
     };
-    let current = found(store, account, id).await?;
     let now = Timestamp::now();
     let mut update = Update::new();
     let mut changed = false;

@@ -202,7 +202,8 @@ async fn list_events(State(state): State<AppState>, tenant: Tenant, params: Para
 async fn show_event(State(state): State<AppState>, tenant: Tenant, Path(id): Path<String>) -> ApiResult<Response> {
     let event = events::find(&state.store, tenant.account_id(), &id).await?.ok_or(ApiError::NotFound)?;
     // Kept 30 days: the table's TTL may take a while to remove one.
-    if event.expires_at <= crate::values::Timestamp::now().0.timestamp() {
+    let kept_since = crate::values::Timestamp::now().0.timestamp() - events::KEPT_SECONDS;
+    if event.created_at.0.timestamp() < kept_since {
         return Err(ApiError::NotFound);
     }
     Ok(response::ok(&event_view(&event)?))

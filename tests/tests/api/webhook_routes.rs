@@ -518,3 +518,20 @@ async fn an_idempotent_create_makes_one_webhook_and_its_replay_keeps_no_secret()
     assert!(stored.contains(&hex("\"secret\":\"whsec_")), "the claim and its answer: {stored}");
     assert!(!stored.contains(&hex(&secret[6..])), "the kept answer shows the secret");
 }
+
+#[tokio::test]
+async fn a_ping_to_a_receiver_removed_before_its_dispatch_is_settled_not_left_pending() {
+    let api = alone().await;
+    let receiver = Receiver::start(&[], 200).await;
+    let id = id_of(&create(&api, json!({"url": receiver.url})).await);
+    let ping = api.post(&format!("/v1/webhooks/{id}/test"), &json!({})).await.expect(202).body;
+    let delivery = ping["id"].as_str().unwrap().to_owned();
+    api.delete(&format!("/v1/webhooks/{id}")).await.expect(204);
+    api.server.start_webhooks(seconds(&[1]));
+    let failed = delivery_when(&api, &delivery, |d| d["status"] == "failed").await;
+    assert_eq!(failed["last_error"], "receiver removed");
+    assert!(receiver.received().is_empty());
+    // Its replay is refused: the receiver is gone.
+    let refused = api.post(&format!("/v1/webhook_deliveries/{delivery}/replay"), &json!({})).await.expect(422);
+    assert_eq!(refused.body["code"], "webhook_removed");
+}
