@@ -158,19 +158,6 @@ pub struct Registration {
     pub disabled: bool,
 }
 
-/// Registers `url` for the account with a new secret (returned once more in plain), receiving
-/// every type of event.
-pub async fn add(
-    store: &Store,
-    vault: &SecretBox,
-    account: AccountId,
-    url: &str,
-    policy: Policy,
-) -> Result<(Receiver, SigningSecret), Refused> {
-    let registration = Registration { url: url.to_owned(), ..Registration::default() };
-    register(store, vault, account, &registration, policy).await
-}
-
 /// Registers a receiver with a new secret (returned once more in plain). At most
 /// [`MAX_RECEIVERS`] per account.
 pub async fn register(

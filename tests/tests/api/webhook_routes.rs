@@ -535,3 +535,21 @@ async fn a_ping_to_a_receiver_removed_before_its_dispatch_is_settled_not_left_pe
     let refused = api.post(&format!("/v1/webhook_deliveries/{delivery}/replay"), &json!({})).await.expect(422);
     assert_eq!(refused.body["code"], "webhook_removed");
 }
+
+#[tokio::test]
+async fn the_ops_cli_and_the_api_see_the_same_receivers_and_event_types() {
+    let api = Api::start().await;
+    let ops = api.server.webhook_ops();
+    let added =
+        ops.register(api.account_id, "https://hooks.example.com/ops", Some(vec!["sale.updated".into()])).await.unwrap();
+    let id = added["webhook"]["id"].as_i64().unwrap();
+    assert_eq!(added["webhook"]["event_types"], json!(["sale.updated"]));
+    let shown = api.get(&format!("/v1/webhooks/{id}")).await.expect(200).body;
+    assert_eq!(shown["event_types"], json!(["sale.updated"]));
+    let refused =
+        ops.register(api.account_id, "https://hooks.example.com/x", Some(vec!["nope".into()])).await.unwrap_err();
+    assert!(format!("{refused:#}").contains("unknown event types: nope"), "{refused:#}");
+    api.patch(&format!("/v1/webhooks/{id}"), &json!({"webhook": {"event_types": null}})).await.expect(200);
+    let listed = ops.list(api.account_id).await.unwrap();
+    assert_eq!(listed["webhooks"][0]["event_types"], json!(events::TYPES));
+}
