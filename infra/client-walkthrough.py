@@ -4,7 +4,7 @@ Generates a Python client with openapi-python-client (the version infra/check-cl
 it as an integrator would, unchanged, and runs the README's steps through it against a running dev
 server with a fresh demo account: tags, a group, contacts, billings and their billets, an update, a
 bank payment (through the ops CLI, as the README does), a pay-off, list filters, a bulk billing, and
-the point of sale. Then the PATCH cases the generated client once got wrong (a PATCH must send only
+the point of sale, webhooks and events over the API (a local receiver). Then the PATCH cases the generated client once got wrong (a PATCH must send only
 what the caller set). Every answer is checked: its status, and that the client parsed it into the
 documented model (an undocumented status raises).
 
@@ -279,8 +279,91 @@ def main():
     assert (changed.penalty_type, changed.penalty, changed.amount) == ("fixed_amount", "2.00", "13.32"), changed
     assert changed.billing_items[0].description == "Mensalidade", changed.billing_items
 
+    webhooks_and_events(client, m, imp)
     optional_features(client, m, imp)
     print(f"the generated client ran {STEPS} steps")
+
+
+class Hook:
+    """A webhook receiver on 127.0.0.1 (the dev server allows it with WEBHOOKS_ALLOW_INSECURE_LOCAL=1):
+    it keeps every request (headers and raw body) and answers 204."""
+
+    def __init__(self):
+        import http.server
+        import threading
+        got = self.got = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("content-length", 0)))
+                got.append(({k.lower(): v for k, v in self.headers.items()}, body))
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks/billing"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+def verified(secret, headers, body):
+    """Standard Webhooks: v1,base64(HMAC-SHA256(base64-decoded secret, "<id>.<timestamp>.<body>"))."""
+    import base64
+    import hashlib
+    import hmac
+    key = base64.b64decode(secret.removeprefix("whsec_"))
+    signed = f"{headers['webhook-id']}.{headers['webhook-timestamp']}.".encode() + body
+    expected = base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest()).decode()
+    return any(part.split(",", 1)[1] == expected for part in headers["webhook-signature"].split(" "))
+
+
+def webhooks_and_events(client, m, imp):
+    """Webhooks over the API: a receiver, a signed ping, the delivery log, the events, a replay."""
+    print("Webhooks and events:")
+    hooks = lambda name: imp("webhook_receivers", name)  # noqa: E731
+    hook = Hook()
+    step("POST /v1/webhooks {webhook: {url, event_types: [billing.updated]}}: the secret in full, this once")
+    made = expect(hooks("create_webhook").sync_detailed(client=client, body=m.WebhookCreateBody(
+        webhook=m.WebhookCreateInput(url=hook.url, event_types=[m.EventType.BILLING_UPDATED]))), 201, m.Webhook)
+    assert made.secret.startswith("whsec_") and made.enabled and made.event_types == ["billing.updated"], made
+    shown = expect(hooks("get_webhook").sync_detailed(made.id, client=client), 200, m.Webhook)
+    assert shown.secret == "whsec_…" + made.secret[-4:], shown.secret
+
+    step(f"POST /v1/webhooks/{made.id}/test: a signed ping, 202 with its delivery")
+    ping = expect(hooks("test_webhook").sync_detailed(made.id, client=client), 202, m.WebhookDelivery)
+    assert ping.event_type == "ping" and ping.webhook_id == made.id, ping
+    # Billings changing meanwhile (a billet registered) may reach the receiver too: it takes billing.updated.
+    of_ping = lambda: [(h, b) for h, b in hook.got if h["webhook-id"] == ping.id]  # noqa: E731
+    headers, body = wait_for("the ping", lambda: next(iter(of_ping()), None))
+    assert json.loads(body)["type"] == "ping", body
+    assert verified(made.secret, headers, body), "the ping's signature verifies with the secret"
+
+    step("GET /v1/webhook_deliveries?webhook_id=… until delivered, then the delivery with its attempts")
+    list_deliveries = hooks("list_webhook_deliveries")
+    delivered = wait_for("the ping delivered", lambda: [d for d in expect(list_deliveries.sync_detailed(
+        client=client, webhook_id=made.id, status=m.ListWebhookDeliveriesStatus.DELIVERED), 200,
+        m.WebhookDeliveryList).webhook_deliveries if d.id == ping.id])
+    assert delivered[0].last_response_status == 204, delivered
+    detail = expect(hooks("get_webhook_delivery").sync_detailed(ping.id, client=client), 200, m.WebhookDelivery)
+    assert [a.response_status for a in detail.attempts] == [204], detail.attempts
+
+    step("GET /v1/events?type=ping&per_page=10 (a cursor page: X-Per-Page, no total)")
+    answer = hooks("list_events").sync_detailed(client=client, type_=m.ListEventsType.PING, per_page=10)
+    events = expect(answer, 200, m.EventList).events
+    assert [e.id for e in events] == [ping.event_id] and answer.headers["x-per-page"] == "10", answer.content
+    assert expect(hooks("get_event").sync_detailed(ping.event_id, client=client), 200, m.Event).type_ == "ping"
+
+    step(f"POST /v1/webhook_deliveries/{ping.id}/replay: 202, sent again with its original id")
+    replayed = expect(hooks("replay_webhook_delivery").sync_detailed(ping.id, client=client), 202, m.WebhookDelivery)
+    assert replayed.id == ping.id and replayed.status.value == "pending", replayed
+    wait_for("the replay, with the ping's delivery id", lambda: len(of_ping()) >= 2)
+
+    step(f"DELETE /v1/webhooks/{made.id}: 204, then 404")
+    expect(hooks("delete_webhook").sync_detailed(made.id, client=client), 204)
+    expect(hooks("get_webhook").sync_detailed(made.id, client=client), 404)
+    hook.server.shutdown()
 
 
 def optional_features(client, m, imp):

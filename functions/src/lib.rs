@@ -12,6 +12,7 @@ use billing_api::http::idempotency::idempotency;
 use billing_api::http::rate_limit::{rate_limit, RateLimits};
 use billing_api::http::routing::finish;
 use billing_api::store::Store;
+use billing_api::webhooks::secrets::MasterKey;
 use billing_api::webhooks::{Policy, Schedule, SecretBox, Sender};
 use lambda_runtime::{service_fn, Diagnostic, LambdaEvent};
 use std::sync::Arc;
@@ -32,7 +33,9 @@ pub async fn run_http(routes: fn() -> Router<AppState>) -> Result<(), lambda_htt
     billing_api::telemetry::init();
     let config = billing_api::config::aws().await;
     let store = Store::from_config(&config);
-    let state = AppState::new(store).with_rate_limits(RateLimits::from_env()?);
+    // The webhook master key is read only by a request that needs it (the webhooks routes).
+    let webhooks = billing_api::state::Webhooks { key: MasterKey::lazy(&config), policy: Policy::from_env() };
+    let state = AppState::new(store).with_rate_limits(RateLimits::from_env()?).with_webhooks(webhooks);
     lambda_http::run(http_app(routes(), state)).await
 }
 
@@ -171,7 +174,7 @@ pub const SWEEP_LIMIT: usize = 500;
 pub async fn run_webhook_sender() -> Result<(), lambda_runtime::Error> {
     billing_api::telemetry::init();
     let config = billing_api::config::aws().await;
-    let key = MasterKey::new(&config);
+    let key = MasterKey::lazy(&config);
     let sender = webhook_sender(&config)?;
     let (key, sender) = (&key, &sender);
     lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| async move {
@@ -195,25 +198,6 @@ fn webhook_sender(config: &aws_config::SdkConfig) -> Result<impl Fn(Arc<SecretBo
         client: client.clone(),
         schedule: schedule.clone(),
     })
-}
-
-/// The webhook master key (`WEBHOOK_KEY_SECRET_ID`), read from Secrets Manager once, with a
-/// client made for that one read; a failed read is tried again by the next batch.
-struct MasterKey {
-    config: aws_config::SdkConfig,
-    key: tokio::sync::OnceCell<Arc<SecretBox>>,
-}
-
-impl MasterKey {
-    fn new(config: &aws_config::SdkConfig) -> Self {
-        MasterKey { config: config.clone(), key: tokio::sync::OnceCell::new() }
-    }
-
-    async fn get(&self) -> Result<Arc<SecretBox>, lambda_runtime::Error> {
-        // Boxed: the SDK call's future is deep enough to overflow the compiler's layout limit inline.
-        let read = || async { Box::pin(SecretBox::from_env(&self.config)).await.map(Arc::new) };
-        Ok(self.key.get_or_try_init(read).await?.clone())
-    }
 }
 
 /// Runs the REQUEST authorizer.

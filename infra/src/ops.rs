@@ -707,6 +707,10 @@ pub mod cli {
             /// Where deliveries are POSTed (https:// on a public address).
             #[arg(long)]
             url: String,
+            /// The event types it receives, separated by commas (default: every type, also those
+            /// added later).
+            #[arg(long, value_delimiter = ',')]
+            event_types: Option<Vec<String>>,
         },
         /// Lists the account's receivers (secrets masked; disabled ones say why).
         List {

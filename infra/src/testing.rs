@@ -177,7 +177,12 @@ impl DevServer {
             .with_settlements(settlements_queue_url.clone())
             .with_cascades(cascades_queue_url.clone());
         let vault = Arc::new(webhook_vault(&config).await);
-        let state = AppState::new(store.clone()).with_rate_limits(limits);
+        // Receivers on http://127.0.0.1 (the local switch), as the tests' senders deliver to them.
+        let webhooks = billing_api::state::Webhooks {
+            key: billing_api::webhooks::secrets::MasterKey::ready(vault.clone()),
+            policy: Policy::LOCAL,
+        };
+        let state = AppState::new(store.clone()).with_rate_limits(limits).with_webhooks(webhooks);
         let router = crate::dev_server::router(state, cache.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a free port");
         let base_url = format!("http://{}", listener.local_addr().expect("local address"));

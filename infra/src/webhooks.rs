@@ -108,10 +108,22 @@ impl WebhookOps {
         Ok(())
     }
 
-    /// Registers a receiver; its secret is printed (and can be shown again with `show`).
+    /// Registers a receiver of every event type; its secret is printed (and can be shown again
+    /// with `show`).
     pub async fn add(&self, account: AccountId, url: &str) -> anyhow::Result<Value> {
+        self.register(account, url, None).await
+    }
+
+    /// Registers a receiver of these event types (none: every type).
+    pub async fn register(
+        &self,
+        account: AccountId,
+        url: &str,
+        event_types: Option<Vec<String>>,
+    ) -> anyhow::Result<Value> {
         self.require_account(account).await?;
-        let (receiver, _) = receivers::add(&self.store, &self.vault, account, url, self.policy).await?;
+        let registration = receivers::Registration { url: url.to_owned(), event_types, disabled: false };
+        let (receiver, _) = receivers::register(&self.store, &self.vault, account, &registration, self.policy).await?;
         Ok(json!({
             "webhook": ReceiverView::of(&receiver, &self.vault, true),
             "notice": "Verify each delivery's signature with this secret (Standard Webhooks); `webhook show` prints it again."
@@ -314,6 +326,7 @@ mod tests {
             previous_secret: previous.map(|(old, _)| old.seal(account, id, &SigningSecret::generate())),
             previous_secret_expires_at: previous.map(|(_, left)| Timestamp(now.0 + left)),
             enabled: true,
+            event_types: None,
             disabled_reason: None,
             disabled_at: None,
             failing_since: None,

@@ -14,4 +14,5 @@ pub fn all_routes() -> Router<AppState> {
         .merge(crate::billings::router())
         .merge(crate::billings::billets::router())
         .merge(crate::pos::router())
+        .merge(crate::webhooks::router())
 }

@@ -19,18 +19,26 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::store::stored::{self, Key, Stored};
-use crate::store::{keys, Condition, Store, StoreError, StoreResult, Update, Write};
-use crate::values::{AccountId, OutboxStatus, Timestamp};
+use crate::store::{keys, Condition, KeyRange, Sort, Store, StoreError, StoreResult, Update, Write};
+use crate::values::{AccountId, OutboxStatus, Timestamp, WebhookId};
 
 pub const BILLING_UPDATED: &str = "billing.updated";
 pub const SALE_UPDATED: &str = "sale.updated";
 pub const STORE_CREDIT_CREATED: &str = "store_credit.created";
+/// A test delivery an account asks for (`POST /v1/webhooks/{id}/test`): sent to that receiver only.
+pub const PING: &str = "ping";
 
 /// How long events, deliveries and attempts are kept: 30 days.
 pub const KEPT_SECONDS: i64 = 30 * 24 * 3600;
 
-/// Every event type the service sends, for the documentation and the tests.
+/// Every event type the service sends about changes: what a receiver may choose among
+/// (`event_types`), for the documentation and the tests. A `ping` goes only where it is asked to.
 pub const TYPES: [&str; 3] = [BILLING_UPDATED, SALE_UPDATED, STORE_CREDIT_CREATED];
+
+/// Whether `kind` is a type of event the service records (the types of [`TYPES`] and `ping`).
+pub fn is_type(kind: &str) -> bool {
+    kind == PING || TYPES.contains(&kind)
+}
 
 /// An event as the outbox keeps it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -46,6 +54,10 @@ pub struct Event {
     /// When the table's TTL removes it (epoch seconds).
     #[serde(default)]
     pub expires_at: i64,
+    /// The one receiver it goes to (a `ping`); none: every receiver of the account that takes
+    /// its type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receiver_id: Option<WebhookId>,
 }
 
 impl Stored for Event {
@@ -100,7 +112,14 @@ impl Event {
             delivery_status: OutboxStatus::Pending,
             body: body.to_string(),
             expires_at: now.0.timestamp() + KEPT_SECONDS,
+            receiver_id: None,
         }
+    }
+
+    /// A `ping` for one receiver: `data` names it (`{"webhook": {"id", "url"}}`).
+    pub fn ping(account: AccountId, receiver: WebhookId, url: &str) -> Event {
+        let data = json!({"webhook": {"id": receiver, "url": url}});
+        Event { receiver_id: Some(receiver), ..Event::new(account, PING, data) }
     }
 
     /// The millisecond it was created at: its place in its keys.
@@ -134,6 +153,138 @@ pub async fn recorded(store: &Store, account: AccountId) -> StoreResult<Vec<Valu
     }
     events.sort_by_cached_key(|event| event.key(()).1);
     events.iter().map(Event::body).collect()
+}
+
+/// Which of the account's events a listing shows (`GET /v1/events`).
+#[derive(Clone, Debug, Default)]
+pub struct Listing {
+    /// Only this type ([`is_type`]).
+    pub event_type: Option<String>,
+    /// Created at or after this moment.
+    pub since: Option<Timestamp>,
+    /// Created at or before this moment.
+    pub until: Option<Timestamp>,
+    /// Only events older than this one (the cursor: the last event the previous page examined).
+    pub after: Option<String>,
+}
+
+/// The most events one listing examines: what bounds a page whose filter matches rarely, or a
+/// page number far down the list.
+pub const LIST_READ_LIMIT: usize = 500;
+
+/// A page of events, newest first, and the cursor of the next one while more may follow.
+#[derive(Clone, Debug, Default)]
+pub struct Listed {
+    pub events: Vec<Event>,
+    /// The id of the last event examined: the next page starts after it.
+    pub next: Option<String>,
+}
+
+/// One shard of the account's events in a listing: what was read of it and not yet merged.
+struct ShardReader {
+    range: KeyRange,
+    buffered: std::collections::VecDeque<(String, Event)>,
+    start: Option<crate::store::Item>,
+    done: bool,
+}
+
+impl ShardReader {
+    /// Reads up to `limit` more events of the shard (newest first), keeping those below `below`.
+    async fn fill(&mut self, store: &Store, limit: usize, below: Option<&str>) -> StoreResult<()> {
+        let page = store.page(&self.range, limit, self.start.take()).await?;
+        self.done = page.next.is_none();
+        self.start = page.next;
+        for event in stored::read_all::<Event>(page.items)? {
+            let sk = event.key(()).1;
+            if below.is_none_or(|below| sk.as_str() < below) {
+                self.buffered.push_back((sk, event));
+            }
+        }
+        Ok(())
+    }
+
+    fn may_have_more(&self) -> bool {
+        !self.buffered.is_empty() || !self.done
+    }
+}
+
+/// The account's events of the last 30 days matching `listing`, newest first: `take` of them
+/// after skipping `skip` (a page number's offset). The events are spread over
+/// [`keys::EVENT_SHARDS`] partitions; each is read newest first in its key range (the filter's
+/// dates, never older than 30 days, below the cursor) a few events at a time, and the shards are
+/// merged by sort key (creation millisecond, then id), so a page reads about what it shows plus
+/// a couple of events a shard. At most [`LIST_READ_LIMIT`] events are examined: a type that
+/// matches rarely, or an offset that deep, gives a short page (or an empty one) with a cursor to
+/// go on from, rather than a read of 30 days.
+pub async fn list(
+    store: &Store,
+    account: AccountId,
+    listing: &Listing,
+    skip: usize,
+    take: usize,
+) -> StoreResult<Listed> {
+    let kept_since = Timestamp::now().0.timestamp_millis() - KEPT_SECONDS * 1000;
+    let low = keys::events_from(listing.since.map_or(kept_since, |t| t.0.timestamp_millis().max(kept_since)));
+    let cursor = listing.after.as_deref().and_then(|id| Some(keys::event(created_millis(id)?, id)));
+    let through = listing.until.map(|t| keys::events_through(t.0.timestamp_millis()));
+    let high = match (through, &cursor) {
+        (Some(through), Some(cursor)) => Some(through.min(cursor.clone())),
+        (one, other) => one.or(other.clone()),
+    };
+    let sort = match high {
+        Some(high) if high < low => return Ok(Listed::default()),
+        Some(high) => Sort::Between(low, high),
+        None => Sort::From(low),
+    };
+    let mut shards: Vec<ShardReader> = keys::event_partitions(account)
+        .into_iter()
+        .map(|partition| ShardReader {
+            range: KeyRange::listing(partition, sort.clone(), false),
+            buffered: Default::default(),
+            start: None,
+            done: false,
+        })
+        .collect();
+    let shard_count = shards.len();
+    let (mut listed, mut examined, mut skipped) = (Listed::default(), 0usize, 0usize);
+    let matches = |event: &Event| listing.event_type.as_deref().is_none_or(|kind| event.event_type == kind);
+    loop {
+        // What each empty shard should read next: its share of what is still wanted (of the
+        // examining budget, when a type filter may pass over many), and a little more.
+        let budget = LIST_READ_LIMIT - examined;
+        let wanted = match listing.event_type {
+            Some(_) => budget,
+            None => (skip - skipped).saturating_add(take - listed.events.len()).min(budget),
+        };
+        let chunk = (wanted / shard_count + 2).min(100);
+        let empty = shards.iter_mut().filter(|shard| shard.buffered.is_empty() && !shard.done);
+        futures::future::try_join_all(empty.map(|shard| shard.fill(store, chunk, cursor.as_deref()))).await?;
+        if shards.iter().any(|shard| shard.buffered.is_empty() && !shard.done) {
+            continue;
+        }
+        let newest = shards
+            .iter()
+            .enumerate()
+            .filter_map(|(n, shard)| shard.buffered.front().map(|(sk, _)| (n, sk)))
+            .max_by(|a, b| a.1.cmp(b.1))
+            .map(|(n, _)| n);
+        let Some(newest) = newest else { return Ok(listed) };
+        let (_, event) = shards[newest].buffered.pop_front().expect("a buffered event");
+        examined += 1;
+        let last = event.event_id.clone();
+        if matches(&event) {
+            if skipped < skip {
+                skipped += 1;
+            } else {
+                listed.events.push(event);
+            }
+        }
+        let more = || shards.iter().any(ShardReader::may_have_more);
+        if listed.events.len() == take || examined == LIST_READ_LIMIT {
+            listed.next = more().then_some(last);
+            return Ok(listed);
+        }
+    }
 }
 
 /// The write that marks an event dispatched: out of the pending index.

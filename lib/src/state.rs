@@ -4,17 +4,37 @@
 
 use crate::http::rate_limit::{RateLimiter, RateLimits};
 use crate::store::Store;
+use crate::webhooks::secrets::MasterKey;
+use crate::webhooks::Policy;
 
 #[derive(Clone, Debug)]
 pub struct AppState {
     pub store: Store,
     /// §8 request-rate limits applied to every route (the spec's by default).
     pub rate_limits: RateLimits,
+    /// What the webhooks routes need besides the table.
+    pub webhooks: Webhooks,
+}
+
+/// What the webhooks routes need: the master key that seals and opens signing secrets (read at
+/// its first use), and where receivers may point (the same policy as the ops CLI's and the
+/// sender's: HTTPS to public addresses; the local switch lets tests use `http://127.0.0.1`).
+#[derive(Clone, Debug)]
+pub struct Webhooks {
+    pub key: MasterKey,
+    pub policy: Policy,
 }
 
 impl AppState {
+    /// A state without a webhook master key: the webhooks routes answer 500 until one is given
+    /// ([`AppState::with_webhooks`]).
     pub fn new(store: Store) -> Self {
-        AppState { store, rate_limits: RateLimits::SPEC }
+        let webhooks = Webhooks { key: MasterKey::missing(), policy: Policy::STRICT };
+        AppState { store, rate_limits: RateLimits::SPEC, webhooks }
+    }
+
+    pub fn with_webhooks(self, webhooks: Webhooks) -> Self {
+        AppState { webhooks, ..self }
     }
 
     pub fn with_rate_limits(self, rate_limits: RateLimits) -> Self {

@@ -8,6 +8,7 @@ use billing_api::app::AppState;
 use billing_api::auth::AuthCache;
 use billing_api::http::rate_limit::RateLimits;
 use billing_api::store::Store;
+use billing_api::webhooks::secrets::MasterKey;
 use billing_api::webhooks::{Policy, Schedule, SecretBox, Sender};
 use clap::Parser;
 use infra::dev_server::Worker;
@@ -81,10 +82,11 @@ async fn main() -> anyhow::Result<()> {
         .with_webhook_deliveries(webhook_queue.clone())
         .with_settlements(settlements_queue.clone())
         .with_cascades(cascades_queue.clone());
+    let vault = Arc::new(SecretBox::from_env(&config).await.context("the webhook master key")?);
     let sender = Sender {
         store: store.clone(),
         queues: queues.clone(),
-        vault: Arc::new(SecretBox::from_env(&config).await.context("the webhook master key")?),
+        vault: vault.clone(),
         client: billing_api::webhooks::client::Client::new(policy)?,
         schedule: Schedule::from_env(),
     };
@@ -98,7 +100,8 @@ async fn main() -> anyhow::Result<()> {
     tokio::spawn(infra::dev_server::run_worker(sqs.clone(), billet_queue, registrar));
     let expander = Worker::BulkExpander { store: store.clone() };
     tokio::spawn(infra::dev_server::run_worker(sqs, bulk_queue, expander));
-    let state = AppState::new(store).with_rate_limits(limits);
+    let webhooks = billing_api::state::Webhooks { key: MasterKey::ready(vault), policy };
+    let state = AppState::new(store).with_rate_limits(limits).with_webhooks(webhooks);
     let router = infra::dev_server::router(state, AuthCache::default());
     infra::dev_server::serve(listener, router, async {
         let _ = tokio::signal::ctrl_c().await;

@@ -248,7 +248,7 @@ async fn webhook(
     let vault = std::sync::Arc::new(vault.context("the webhook master key (WEBHOOK_KEY_SECRET_ID)")?);
     let ops = WebhookOps { store, vault, policy: Policy::from_env() };
     match command {
-        WebhookCommand::Add { account, url } => ops.add(account, &url).await,
+        WebhookCommand::Add { account, url, event_types } => ops.register(account, &url, event_types).await,
         WebhookCommand::List { account } => ops.list(account).await,
         WebhookCommand::Show { account, id } => ops.show(account, id).await,
         WebhookCommand::Remove { account, id } => ops.remove(account, id).await,

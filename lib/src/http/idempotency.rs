@@ -22,6 +22,10 @@
 //!   commit and the storing of its answer, can run twice — the window is the one write after the
 //!   commit.
 //!
+//! - An answer that shows a secret (a webhook's signing secret, on create and `rotate_secret`)
+//!   carries the body to keep instead ([`KeptInstead`]: the same answer with the secret masked),
+//!   so no secret rests in plain in the table; a replay shows the masked one.
+//!
 //! Cost: two writes per keyed `POST` (the claim, its answer) and one consistent read per retry.
 
 use axum::body::{to_bytes, Body, Bytes};
@@ -58,6 +62,11 @@ pub const MAX_KEPT_ANSWER: usize = 300 * 1024;
 pub const MSG_BAD_KEY: &str = "Idempotency-Key inválida: use de 1 a 255 caracteres ASCII visíveis";
 pub const CODE_REUSED: &str = "idempotency_key_reused";
 pub const CODE_IN_USE: &str = "idempotency_key_in_use";
+
+/// The body a replay answers instead of the one sent (a response extension): the same answer
+/// without what must not be stored, such as a signing secret in plain.
+#[derive(Clone, Debug)]
+pub struct KeptInstead(pub Bytes);
 
 /// Middleware of every route: runs a keyed `POST` at most once per account and key.
 pub async fn idempotency(State(store): State<Store>, request: Request, next: Next) -> Response {
@@ -188,7 +197,8 @@ impl Claim<'_> {
                 return ApiError::from(anyhow::anyhow!("answer over {MAX_KEPT_ANSWER} bytes")).into_response();
             }
         };
-        if let Err(error) = self.keep(status, &parts.headers, &bytes).await {
+        let kept = parts.extensions.get::<KeptInstead>().map_or_else(|| bytes.clone(), |instead| instead.0.clone());
+        if let Err(error) = self.keep(status, &parts.headers, &kept).await {
             // The request is done; a retry with the key will find it running until the lease ends.
             tracing::warn!(error = ?error, "could not keep the answer of an idempotent request");
         }

@@ -42,6 +42,21 @@ impl Params {
         }
     }
 
+    /// The path and query of the next page of a list read from a cursor: these parameters but
+    /// `page` and `cursor`, then `cursor` (sorted by name, so the same request gives the same
+    /// link).
+    pub fn next_page(&self, path: &str, cursor: &str) -> super::response::NextPage {
+        let mut kept: Vec<(&String, &String)> =
+            self.0.iter().filter(|(name, _)| name.as_str() != "page" && name.as_str() != "cursor").collect();
+        kept.sort();
+        let mut query = form_urlencoded::Serializer::new(String::new());
+        for (name, value) in kept {
+            query.append_pair(name, value);
+        }
+        query.append_pair("cursor", cursor);
+        super::response::NextPage { cursor: cursor.to_owned(), url: format!("{path}?{}", query.finish()) }
+    }
+
     pub fn pagination(&self) -> Pagination {
         Pagination::from_params(self.0.get("page").map(String::as_str), self.0.get("per_page").map(String::as_str))
     }
@@ -69,6 +84,20 @@ mod tests {
         assert_eq!(p.pagination(), Pagination { page: 2, per_page: 100 });
         assert_eq!(Params::parse(None).unwrap().pagination(), Pagination::default());
         assert!(Params::parse(Some("s=%G1%")).is_err());
+    }
+
+    #[test]
+    fn the_next_page_keeps_the_filters_and_replaces_page_and_cursor() {
+        let p = Params::parse(Some(
+            "type=sale.updated&page=3&per_page=2&cursor=evt_old&start_created_at=2026-11-20T09:00:00%2B00:00",
+        ))
+        .unwrap();
+        let next = p.next_page("/v1/events", "evt_01");
+        assert_eq!(next.cursor, "evt_01");
+        assert_eq!(
+            next.url,
+            "/v1/events?per_page=2&start_created_at=2026-11-20T09%3A00%3A00%2B00%3A00&type=sale.updated&cursor=evt_01"
+        );
     }
 
     #[test]

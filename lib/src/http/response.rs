@@ -61,6 +61,36 @@ pub fn list<T: Serialize>(key: &str, items: &[T], pagination: Pagination, total:
     response
 }
 
+/// The next page of a list read from a cursor ([`cursor_list`]): the cursor, and the request's
+/// path and query with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NextPage {
+    pub cursor: String,
+    pub url: String,
+}
+
+/// `{<key>: [...]}` of a list read from a cursor (the events, the deliveries): `X-Page` and
+/// `X-Per-Page` as every list, and while more may follow `X-Next-Cursor` and
+/// `Link: <…>; rel="next"`. Such a list has no `X-Total-Count` nor `X-Total-Pages`: counting it
+/// would read what the page does not show.
+pub fn cursor_list<T: Serialize>(key: &str, items: &[T], pagination: Pagination, next: Option<NextPage>) -> Response {
+    let mut body = serde_json::Map::new();
+    body.insert(key.to_owned(), serde_json::to_value(items).expect("list items serialize"));
+    let mut response = ok(&body);
+    let headers = response.headers_mut();
+    headers.insert("x-page", HeaderValue::from(pagination.page as u64));
+    headers.insert("x-per-page", HeaderValue::from(pagination.per_page as u64));
+    if let Some(next) = next {
+        if let Ok(cursor) = HeaderValue::try_from(next.cursor) {
+            headers.insert("x-next-cursor", cursor);
+        }
+        if let Ok(link) = HeaderValue::try_from(format!("<{}>; rel=\"next\"", next.url)) {
+            headers.insert(header::LINK, link);
+        }
+    }
+    response
+}
+
 /// What a workflow [`Made`], as §4.7 answers it: `201` made now, `200` made before with the same
 /// reference, `202` taken up again.
 pub fn outcome<T, V: Serialize>(outcome: &Made<T>, view: impl FnOnce(&T) -> V) -> Response {
@@ -70,4 +100,26 @@ pub fn outcome<T, V: Serialize>(outcome: &Made<T>, view: impl FnOnce(&T) -> V) -
         Made::Resumed(_) => StatusCode::ACCEPTED,
     };
     json_response(status, &view(outcome.value()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cursor_list_says_where_the_next_page_starts_and_no_total() {
+        let next = NextPage {
+            cursor: "evt_01".to_owned(),
+            url: "/v1/events?per_page=2&type=sale.updated&cursor=evt_01".to_owned(),
+        };
+        let pagination = Pagination { page: 3, per_page: 2 };
+        let answer = cursor_list("events", &[1, 2], pagination, Some(next));
+        let headers = answer.headers();
+        assert_eq!(headers["x-next-cursor"], "evt_01");
+        assert_eq!(headers["link"], "</v1/events?per_page=2&type=sale.updated&cursor=evt_01>; rel=\"next\"");
+        assert_eq!((headers["x-page"].to_str().unwrap(), headers["x-per-page"].to_str().unwrap()), ("3", "2"));
+        assert!(headers.get("x-total-count").is_none());
+        let last = cursor_list::<u8>("events", &[], pagination, None);
+        assert!(last.headers().get("x-next-cursor").is_none() && last.headers().get("link").is_none());
+    }
 }

@@ -448,6 +448,18 @@ pub fn event(created_at_millis: i64, event_id: &str) -> String {
     format!("{EVENT_PREFIX}{created_at_millis:013}#{event_id}")
 }
 
+/// Where an account shard's events created at or after a millisecond start (a bound of
+/// [`event`]'s range).
+pub fn events_from(created_at_millis: i64) -> String {
+    format!("{EVENT_PREFIX}{created_at_millis:013}#")
+}
+
+/// Where an account shard's events created at or before a millisecond end (a bound of [`event`]'s
+/// range: every id sorts below `~`).
+pub fn events_through(created_at_millis: i64) -> String {
+    format!("{EVENT_PREFIX}{created_at_millis:013}#~")
+}
+
 /// Prefix of the sort keys of a billing's bank billets (in the billing's partition).
 pub const BILLET_PREFIX: &str = "BILLET#";
 

@@ -51,29 +51,73 @@ impl Policy {
     }
 }
 
-/// Whether `text` may be a receiver URL under `policy` (the message says why not). Names are
-/// resolved, and checked, on each delivery.
-pub fn check_url(text: &str, policy: Policy) -> Result<Url, String> {
-    if text.chars().count() > URL_MAX_CHARS {
-        return Err(format!("the URL is longer than {URL_MAX_CHARS} characters"));
+/// Why a text may not be a receiver URL. Its `Display` is the operators' English; the API says it
+/// in Portuguese ([`UrlProblem::portuguese`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UrlProblem {
+    TooLong,
+    NotAUrl(String),
+    Scheme(String),
+    Credentials,
+    NoHost,
+    /// An IP literal that is no public unicast address: the address and why.
+    Address(IpAddr, &'static str),
+}
+
+impl std::fmt::Display for UrlProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            UrlProblem::TooLong => write!(f, "the URL is longer than {URL_MAX_CHARS} characters"),
+            UrlProblem::NotAUrl(why) => write!(f, "not a URL ({why})"),
+            UrlProblem::Scheme(scheme) => write!(f, "the URL must be https:// (not {scheme}://)"),
+            UrlProblem::Credentials => f.write_str("the URL must not carry credentials"),
+            UrlProblem::NoHost => f.write_str("the URL has no host"),
+            UrlProblem::Address(ip, why) => write!(f, "{ip} is a {why} address, not a public one"),
+        }
     }
-    let url = Url::parse(text).map_err(|e| format!("not a URL ({e})"))?;
+}
+
+impl UrlProblem {
+    /// The reason in the API's words (§7: Portuguese).
+    pub fn portuguese(&self) -> String {
+        match self {
+            UrlProblem::TooLong => format!("url é muito longa (máximo: {URL_MAX_CHARS} caracteres)"),
+            UrlProblem::NotAUrl(_) => "url não é um endereço válido".to_owned(),
+            UrlProblem::Scheme(_) => "url deve começar com https://".to_owned(),
+            UrlProblem::Credentials => "url não pode conter usuário ou senha".to_owned(),
+            UrlProblem::NoHost => "url não tem servidor".to_owned(),
+            UrlProblem::Address(ip, _) => {
+                format!("url aponta para um endereço que não é público ({ip}); use um endereço da internet")
+            }
+        }
+    }
+}
+
+/// Whether `text` may be a receiver URL under `policy` (the problem says why not). Names are
+/// resolved, and checked, on each delivery.
+pub fn check_url(text: &str, policy: Policy) -> Result<Url, UrlProblem> {
+    if text.chars().count() > URL_MAX_CHARS {
+        return Err(UrlProblem::TooLong);
+    }
+    let url = Url::parse(text).map_err(|e| UrlProblem::NotAUrl(e.to_string()))?;
     match url.scheme() {
         "https" => {}
         "http" if policy.allow_insecure_local => {}
-        other => return Err(format!("the URL must be https:// (not {other}://)")),
+        other => return Err(UrlProblem::Scheme(other.to_owned())),
     }
     if !url.username().is_empty() || url.password().is_some() {
-        return Err("the URL must not carry credentials".to_owned());
+        return Err(UrlProblem::Credentials);
     }
     let ip = match url.host() {
-        None => return Err("the URL has no host".to_owned()),
+        None => return Err(UrlProblem::NoHost),
         Some(url::Host::Domain(_)) => None,
         Some(url::Host::Ipv4(v4)) => Some(IpAddr::V4(v4)),
         Some(url::Host::Ipv6(v6)) => Some(IpAddr::V6(v6)),
     };
-    if let Some(why) = ip.and_then(|ip| refusal(ip, policy.allow_insecure_local)) {
-        return Err(format!("{} is a {why} address, not a public one", ip.expect("checked")));
+    if let Some(ip) = ip {
+        if let Some(why) = refusal(ip, policy.allow_insecure_local) {
+            return Err(UrlProblem::Address(ip, why));
+        }
     }
     Ok(url)
 }
@@ -235,12 +279,16 @@ mod tests {
             ("https://[fd12::1]/", "unique local"),
             ("https://[::ffff:192.168.1.1]/", "private"),
         ] {
-            let refused = check_url(url, Policy::STRICT).expect_err(url);
+            let refused = check_url(url, Policy::STRICT).expect_err(url).to_string();
             assert!(refused.contains(why), "{url}: {refused}");
         }
         let long = format!("https://example.com/{}", "a".repeat(URL_MAX_CHARS));
         assert!(check_url(&long, Policy::STRICT).is_err());
         assert!(check_url("http://127.0.0.1:9000/hook", Policy::LOCAL).is_ok());
         assert!(check_url("http://10.0.0.1:9000/hook", Policy::LOCAL).is_err());
+        let said = check_url("http://hooks.example.com/", Policy::STRICT).unwrap_err().portuguese();
+        assert_eq!(said, "url deve começar com https://");
+        let said = check_url("https://10.0.0.8/", Policy::STRICT).unwrap_err().portuguese();
+        assert!(said.contains("não é público (10.0.0.8)"), "{said}");
     }
 }

@@ -94,6 +94,12 @@ pub struct Delivery {
     pub last_response_status: Option<u16>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
+    /// When the last attempt was made, and how long it took (deliveries attempted before these
+    /// were kept have neither).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_attempt_at: Option<Timestamp>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_latency_ms: Option<u64>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -187,6 +193,8 @@ impl Delivery {
             leased_until: None,
             last_response_status: None,
             last_error: None,
+            last_attempt_at: None,
+            last_latency_ms: None,
             created_at: now,
             updated_at: now,
             delivered_at: None,
@@ -279,6 +287,8 @@ pub async fn settle(store: &Store, claimed: &Delivery, answer: &Answer, schedule
     next.leased_until = None;
     next.last_response_status = answer.status;
     next.last_error = answer.error.clone();
+    next.last_attempt_at = Some(answer.at);
+    next.last_latency_ms = Some(attempt.latency_ms);
     match (&answer.error, schedule.wait_after(claimed.round_attempts)) {
         (None, _) => {
             next.status = DeliveryStatus::Delivered;
@@ -398,6 +408,89 @@ pub async fn list(
         match page.next {
             Some(next) if read < SCAN_LIMIT => start = Some(next),
             rest => return Ok((found, rest.is_some())),
+        }
+    }
+}
+
+/// Which deliveries a page of the API's listing shows (`GET /v1/webhook_deliveries`).
+#[derive(Clone, Debug, Default)]
+pub struct Listing {
+    pub status: Option<DeliveryStatus>,
+    pub event_id: Option<String>,
+    pub receiver: Option<WebhookId>,
+    /// Only deliveries after this one in the listing's order (the cursor: the last delivery the
+    /// previous page examined).
+    pub after: Option<String>,
+}
+
+/// The most deliveries one page examines: what bounds a page whose filter matches rarely.
+pub const PAGE_READ_LIMIT: usize = 1_000;
+
+/// A page of the account's deliveries matching `listing`, newest event first: `take` of them
+/// after skipping `skip`, and the cursor of the next page while more may follow. One key range
+/// of the account's webhook log (an event's deliveries when `event_id` is given), read in order
+/// and filtered as it is read; at most [`PAGE_READ_LIMIT`] deliveries are examined, so a filter
+/// that matches rarely gives a short page with a cursor rather than a read of the whole log.
+pub async fn page(
+    store: &Store,
+    account: AccountId,
+    listing: &Listing,
+    skip: usize,
+    take: usize,
+) -> StoreResult<(Vec<Delivery>, Option<String>)> {
+    let log = keys::webhook_log(account);
+    let cursor = match listing.after.as_deref().map(parse_id) {
+        Some(Some((event_id, millis, receiver))) => Some(keys::delivery(millis, &event_id, receiver)),
+        Some(None) => return Ok((Vec::new(), None)),
+        None => None,
+    };
+    let prefix = match &listing.event_id {
+        Some(event_id) => match events::created_millis(event_id) {
+            Some(millis) => keys::deliveries_of(millis, event_id),
+            None => return Ok((Vec::new(), None)),
+        },
+        None => keys::DELIVERY_PREFIX.to_owned(),
+    };
+    // An event's deliveries are a few (one per receiver): the cursor is applied as they are read.
+    let sort = match &cursor {
+        Some(cursor) if listing.event_id.is_none() => Sort::Between(prefix, cursor.clone()),
+        _ => Sort::Prefix(prefix),
+    };
+    let range = KeyRange::listing(log, sort, false);
+    let now = Timestamp::now().0.timestamp();
+    let (mut shown, mut examined, mut skipped, mut start) = (Vec::new(), 0usize, 0usize, None);
+    loop {
+        let wanted = (skip - skipped).saturating_add(take - shown.len()).min(PAGE_READ_LIMIT - examined);
+        let chunk = wanted.clamp(10, 200);
+        let read = store.page(&range, chunk, start).await?;
+        let more_stored = read.next.is_some();
+        let found: Vec<Delivery> = stored::read_all(read.items)?;
+        let mut found = found.into_iter().peekable();
+        while let Some(delivery) = found.next() {
+            let sk = delivery.key(()).1;
+            if cursor.as_deref().is_some_and(|cursor| sk.as_str() >= cursor) {
+                continue;
+            }
+            examined += 1;
+            let last = delivery.delivery_id.clone();
+            let wanted = listing.status.is_none_or(|s| delivery.status == s)
+                && listing.receiver.is_none_or(|r| delivery.receiver_id == r)
+                && delivery.expires_at > now;
+            if wanted {
+                if skipped < skip {
+                    skipped += 1;
+                } else {
+                    shown.push(delivery);
+                }
+            }
+            if shown.len() == take || examined == PAGE_READ_LIMIT {
+                let more = found.peek().is_some() || more_stored;
+                return Ok((shown, more.then_some(last)));
+            }
+        }
+        match read.next {
+            Some(next) => start = Some(next),
+            None => return Ok((shown, None)),
         }
     }
 }

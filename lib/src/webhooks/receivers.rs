@@ -13,8 +13,10 @@
 use chrono::Duration;
 use serde::{Deserialize, Serialize};
 
-use super::client::{check_url, Policy};
+use super::client::{check_url, Policy, UrlProblem};
 use super::secrets::{SecretBox, SigningSecret};
+use crate::events::{self, Event};
+use crate::refusal::Refusal;
 use crate::store::stored::{self, Key, Stored};
 use crate::store::{keys, Condition, Store, StoreError, StoreResult, Update, Write};
 use crate::values::{AccountId, Timestamp, WebhookId};
@@ -39,6 +41,10 @@ pub struct Receiver {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub previous_secret_expires_at: Option<Timestamp>,
     pub enabled: bool,
+    /// The types of event it receives (of [`events::TYPES`]); none stored: every type, also
+    /// those added later (receivers stored before it existed receive everything).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_types: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disabled_reason: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -63,7 +69,9 @@ impl Stored for Receiver {
 #[derive(Debug, thiserror::Error)]
 pub enum Refused {
     #[error("invalid receiver URL: {0}")]
-    Url(String),
+    Url(UrlProblem),
+    #[error("unknown event types: {}", .0.join(", "))]
+    EventTypes(Vec<String>),
     #[error("the account already has {MAX_RECEIVERS} webhook receivers (the most allowed); remove one first")]
     TooMany,
     #[error("the account has no webhook receiver {0}")]
@@ -72,7 +80,59 @@ pub enum Refused {
     Store(#[from] StoreError),
 }
 
+/// The API's words for a refusal (§7): a bad URL or event type is a 422 naming it, the fourth
+/// receiver a 422 with the code `webhook_limit_reached`, a missing one a 404.
+impl From<Refused> for Refusal {
+    fn from(refused: Refused) -> Self {
+        match refused {
+            Refused::Url(problem) => Refusal::invalid(problem.portuguese()),
+            Refused::EventTypes(unknown) => Refusal::invalid(format!(
+                "event_types contém tipos desconhecidos: {} (aceitos: {})",
+                unknown.join(", "),
+                events::TYPES.join(", ")
+            )),
+            Refused::TooMany => Refusal::Rule {
+                code: "webhook_limit_reached",
+                message: format!(
+                    "A conta já tem {MAX_RECEIVERS} webhooks, o máximo permitido; remova um antes de cadastrar outro"
+                ),
+            },
+            Refused::NotFound(_) => Refusal::NotFound,
+            Refused::Store(error) => error.into(),
+        }
+    }
+}
+
+/// The event types a receiver is to receive: each one of [`events::TYPES`] (repeats dropped, in
+/// the order of `TYPES`), at least one; the unknown ones refuse the list.
+pub fn event_types(asked: &[String]) -> Result<Vec<String>, Refused> {
+    let unknown: Vec<String> = asked.iter().filter(|kind| !events::TYPES.contains(&kind.as_str())).cloned().collect();
+    if !unknown.is_empty() || asked.is_empty() {
+        return Err(Refused::EventTypes(unknown));
+    }
+    Ok(events::TYPES.iter().filter(|kind| asked.iter().any(|a| a == *kind)).map(|kind| (*kind).to_owned()).collect())
+}
+
 impl Receiver {
+    /// Whether `event` goes to this receiver: a `ping` only to the receiver it names; any other
+    /// event to an enabled receiver that existed when it happened and takes its type.
+    pub fn takes(&self, event: &Event) -> bool {
+        if let Some(only) = event.receiver_id {
+            return only == self.id;
+        }
+        self.enabled
+            && self.created_at.0 <= event.created_at.0
+            && self.event_types.as_ref().is_none_or(|types| types.contains(&event.event_type))
+    }
+
+    /// The types it receives: those chosen, or every one.
+    pub fn event_types(&self) -> Vec<String> {
+        match &self.event_types {
+            Some(types) => types.clone(),
+            None => events::TYPES.iter().map(|kind| (*kind).to_owned()).collect(),
+        }
+    }
+
     fn keys(account: AccountId, id: WebhookId) -> (String, String) {
         (keys::account(account), keys::webhook(id))
     }
@@ -90,15 +150,25 @@ impl Receiver {
     }
 }
 
-/// Registers `url` for the account with a new secret (returned once more in plain).
-pub async fn add(
+/// What a new receiver is: where, which types of event (none: all), enabled or not.
+#[derive(Clone, Debug, Default)]
+pub struct Registration {
+    pub url: String,
+    pub event_types: Option<Vec<String>>,
+    pub disabled: bool,
+}
+
+/// Registers a receiver with a new secret (returned once more in plain). At most
+/// [`MAX_RECEIVERS`] per account.
+pub async fn register(
     store: &Store,
     vault: &SecretBox,
     account: AccountId,
-    url: &str,
+    registration: &Registration,
     policy: Policy,
 ) -> Result<(Receiver, SigningSecret), Refused> {
-    let url = check_url(url.trim(), policy).map_err(Refused::Url)?;
+    let url = check_url(registration.url.trim(), policy).map_err(Refused::Url)?;
+    let event_types = registration.event_types.as_deref().map(event_types).transpose()?;
     let id = WebhookId::new(store.next_id(keys::account(account), keys::sequence("WEBHOOK")).await?);
     let secret = SigningSecret::generate();
     let now = Timestamp::now();
@@ -109,9 +179,10 @@ pub async fn add(
         secret: vault.seal(account, id, &secret),
         previous_secret: None,
         previous_secret_expires_at: None,
-        enabled: true,
+        enabled: !registration.disabled,
+        event_types,
         disabled_reason: None,
-        disabled_at: None,
+        disabled_at: registration.disabled.then_some(now),
         failing_since: None,
         created_at: now,
         updated_at: now,
@@ -122,6 +193,66 @@ pub async fn add(
         Err(error) if error.failed_at(1) => Err(Refused::TooMany),
         Err(error) => Err(error.into()),
     }
+}
+
+/// What an account changes of a receiver (`PATCH`); `None` keeps the current value.
+#[derive(Clone, Debug, Default)]
+pub struct Changes {
+    pub url: Option<String>,
+    pub enabled: Option<bool>,
+    /// `Some(None)`: every type again.
+    pub event_types: Option<Option<Vec<String>>>,
+}
+
+/// Changes the URL, the event types and whether it is enabled, in one update of those fields.
+/// Enabling clears what a disable left (its reason, the failure streak); disabling through the
+/// API leaves no reason (the reason says why the service disabled one). Nothing to change
+/// writes nothing.
+pub async fn change(
+    store: &Store,
+    account: AccountId,
+    id: WebhookId,
+    changes: &Changes,
+    policy: Policy,
+) -> Result<Receiver, Refused> {
+    let current = found(store, account, id).await?;
+    let url = changes.url.as_deref().map(|url| check_url(url.trim(), policy).map_err(Refused::Url)).transpose()?;
+    let types = match &changes.event_types {
+        Some(Some(asked)) => Some(Some(event_types(asked)?)),
+        other => other.clone(),
+    };
+    let now = Timestamp::now();
+    let mut update = Update::new();
+    let mut changed = false;
+    if let Some(url) = url.map(|u| u.to_string()).filter(|u| *u != current.url) {
+        update = update.set("url", &url);
+        changed = true;
+    }
+    if let Some(types) = types.filter(|t| *t != current.event_types) {
+        update = match types {
+            Some(types) => update.set("event_types", &types),
+            None => update.remove("event_types"),
+        };
+        changed = true;
+    }
+    match changes.enabled {
+        Some(true) if !current.enabled => {
+            update =
+                update.set("enabled", &true).remove("disabled_reason").remove("disabled_at").remove("failing_since");
+            changed = true;
+        }
+        Some(false) if current.enabled => {
+            update = update.set("enabled", &false).set("disabled_at", &now).remove("disabled_reason");
+            changed = true;
+        }
+        _ => {}
+    }
+    if !changed {
+        return Ok(current);
+    }
+    update = update.set("updated_at", &now);
+    self::update(store, account, id, update, None).await?;
+    found(store, account, id).await
 }
 
 /// The account's receivers, by id (at most three: one short query).
@@ -251,5 +382,76 @@ pub async fn record_success(store: &Store, receiver: &Receiver) -> Result<(), Re
     match update(store, receiver.account_id, receiver.id, change, None).await {
         Err(Refused::NotFound(_)) => Ok(()),
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn receiver(types: Option<&[&str]>) -> Receiver {
+        let now = Timestamp(Timestamp::now().0 - Duration::seconds(5));
+        Receiver {
+            id: WebhookId::new(2),
+            account_id: AccountId::new(9),
+            url: "https://hooks.example.com/h".into(),
+            secret: "sealed".into(),
+            previous_secret: None,
+            previous_secret_expires_at: None,
+            enabled: true,
+            event_types: types.map(|t| t.iter().map(|s| (*s).to_owned()).collect()),
+            disabled_reason: None,
+            disabled_at: None,
+            failing_since: None,
+            created_at: now,
+            updated_at: now,
+        }
+    }
+
+    #[test]
+    fn a_receiver_takes_the_types_it_chose_and_pings_meant_for_it() {
+        let account = AccountId::new(9);
+        let billing = Event::new(account, events::BILLING_UPDATED, json!({}));
+        let sale = Event::new(account, events::SALE_UPDATED, json!({}));
+        let all = receiver(None);
+        assert!(all.takes(&billing) && all.takes(&sale), "no choice stored: every type");
+        let sales_only = receiver(Some(&[events::SALE_UPDATED]));
+        assert!(!sales_only.takes(&billing) && sales_only.takes(&sale));
+        // A ping goes to the receiver it names only, whatever its types.
+        let ping = Event::ping(account, WebhookId::new(2), "https://hooks.example.com/h");
+        assert!(sales_only.takes(&ping));
+        assert!(!Receiver { id: WebhookId::new(3), ..receiver(None) }.takes(&ping));
+        // Disabled, or made after the event: nothing.
+        assert!(!Receiver { enabled: false, ..receiver(None) }.takes(&billing));
+        let later = Receiver { created_at: Timestamp(billing.created_at.0 + Duration::seconds(1)), ..receiver(None) };
+        assert!(!later.takes(&billing));
+        assert_eq!(all.event_types(), events::TYPES.to_vec());
+    }
+
+    #[test]
+    fn event_types_are_known_types_in_a_fixed_order() {
+        let asked = |types: &[&str]| event_types(&types.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>());
+        assert_eq!(
+            asked(&["store_credit.created", "billing.updated", "billing.updated"]).unwrap(),
+            ["billing.updated", "store_credit.created"]
+        );
+        match asked(&["billing.updated", "billing.deleted", "ping"]) {
+            Err(Refused::EventTypes(unknown)) => assert_eq!(unknown, ["billing.deleted", "ping"]),
+            other => panic!("{other:?}"),
+        }
+        assert!(asked(&[]).is_err());
+        let said = Refusal::from(Refused::EventTypes(vec!["x".into()]));
+        assert!(matches!(&said, Refusal::Invalid(m) if m[0].contains("desconhecidos: x")), "{said:?}");
+        assert!(matches!(Refusal::from(Refused::TooMany), Refusal::Rule { code: "webhook_limit_reached", .. }));
+    }
+
+    #[test]
+    fn receivers_stored_before_event_types_receive_everything() {
+        let mut item = crate::store::stored::item_of(&receiver(Some(&[events::SALE_UPDATED])), ()).unwrap();
+        item.remove("event_types");
+        let read: Receiver = crate::store::stored::read(item).unwrap();
+        assert_eq!(read.event_types, None);
+        assert!(read.takes(&Event::new(AccountId::new(9), events::BILLING_UPDATED, json!({}))));
     }
 }

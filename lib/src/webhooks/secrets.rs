@@ -18,6 +18,7 @@ use aws_lc_rs::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM, NONCE_LE
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
+use std::sync::Arc;
 
 use crate::values::{AccountId, WebhookId};
 
@@ -104,6 +105,53 @@ fn key_texts(master: &str) -> Vec<&str> {
     let mut seen = std::collections::HashSet::new();
     texts.retain(|text| seen.insert(*text));
     texts
+}
+
+/// The master key as a process holds it: read from Secrets Manager at its first use (not at
+/// start: docs/cold-start.md) and kept; a failed read is tried again at the next use. Cheap to
+/// clone (one per process).
+#[derive(Clone, Debug)]
+pub struct MasterKey(Arc<MasterKeySource>);
+
+#[derive(Debug)]
+enum MasterKeySource {
+    Read(Arc<SecretBox>),
+    Lazy { config: Box<aws_config::SdkConfig>, key: tokio::sync::OnceCell<Arc<SecretBox>> },
+    Missing,
+}
+
+impl MasterKey {
+    /// The master key of this environment (`WEBHOOK_KEY_SECRET_ID`), read at its first use.
+    pub fn lazy(config: &aws_config::SdkConfig) -> Self {
+        MasterKey(Arc::new(MasterKeySource::Lazy {
+            config: Box::new(config.clone()),
+            key: tokio::sync::OnceCell::new(),
+        }))
+    }
+
+    /// A key already read (the dev server, the tests).
+    pub fn ready(vault: Arc<SecretBox>) -> Self {
+        MasterKey(Arc::new(MasterKeySource::Read(vault)))
+    }
+
+    /// No key: what needs one fails (a process that never seals nor opens a secret).
+    pub fn missing() -> Self {
+        MasterKey(Arc::new(MasterKeySource::Missing))
+    }
+
+    /// The key, read now if it was not yet.
+    pub async fn get(&self) -> anyhow::Result<Arc<SecretBox>> {
+        match &*self.0 {
+            MasterKeySource::Read(vault) => Ok(vault.clone()),
+            MasterKeySource::Lazy { config, key } => {
+                // Boxed: the SDK call's future is deep enough to overflow the compiler's layout
+                // limit inline.
+                let read = || async { Box::pin(SecretBox::from_env(config)).await.map(Arc::new) };
+                Ok(key.get_or_try_init(read).await?.clone())
+            }
+            MasterKeySource::Missing => anyhow::bail!("no webhook master key in this process"),
+        }
+    }
 }
 
 /// A sealed secret opened: the secret, and whether the current key sealed it.

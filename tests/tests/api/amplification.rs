@@ -72,6 +72,16 @@ async fn the_worst_parameters_of_every_list_cost_a_bounded_number_of_storage_req
         (format!("/v1/sales?contact_id={c}&start_date=2000-01-01&end_date=2100-01-01&page=99999"), 8),
         (format!("/v1/store_credits?contact_id={c}&page=99999"), 8),
         (format!("/v1/receivable_settlements/preview?cutoff_at={yesterday}"), 12),
+        // Each of the 32 event partitions once in the range (a few events: no second read).
+        (
+            "/v1/events?type=store_credit.created&start_created_at=2000-01-01&end_created_at=2100-01-01&page=99999&per_page=100"
+                .to_owned(),
+            34,
+        ),
+        ("/v1/events?page=99999&per_page=100".to_owned(), 34),
+        // The log in chunks of up to 200, at most 1,000 examined; a receiver's: its lookup first.
+        ("/v1/webhook_deliveries?status=failed&page=99999&per_page=100".to_owned(), 6),
+        ("/v1/webhook_deliveries?webhook_id=1&status=delivered&page=99999".to_owned(), 7),
     ];
     let mut over = Vec::new();
     for (path, bound) in &worst {

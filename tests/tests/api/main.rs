@@ -22,4 +22,5 @@ mod rate_limits;
 mod support;
 mod tags;
 mod validation_details;
+mod webhook_routes;
 mod webhooks;
