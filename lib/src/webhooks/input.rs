@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::receivers::{Changes, Registration};
 use crate::http::Fields;
+use crate::refusal::Problem;
 
 pub const MSG_URL_BLANK: &str = "url não pode ficar em branco";
 pub const MSG_EVENT_TYPES_INVALID: &str = "event_types deve ser uma lista de tipos de evento";
@@ -25,13 +26,15 @@ pub struct WebhookInput {
 
 impl WebhookInput {
     /// Reads and validates the `webhook` envelope. On create the URL is required.
-    pub fn parse(fields: Fields<'_>, creating: bool) -> Result<Self, Vec<String>> {
+    pub fn parse(fields: Fields<'_>, creating: bool) -> Result<Self, Vec<Problem>> {
         let mut errors = Vec::new();
         let mut input = WebhookInput::default();
         match fields.text("url", "url", &mut errors) {
             Some(Some(url)) if !url.trim().is_empty() => input.url = Some(url.trim().to_owned()),
-            Some(_) => errors.push(MSG_URL_BLANK.to_owned()),
-            None if creating && !fields.contains("url") => errors.push(MSG_URL_BLANK.to_owned()),
+            Some(_) => errors.push(Problem::blank(fields.path("url"), MSG_URL_BLANK)),
+            None if creating && !fields.contains("url") => {
+                errors.push(Problem::blank(fields.path("url"), MSG_URL_BLANK))
+            }
             None => {}
         }
         if let Some(enabled) = fields.boolean("enabled", "enabled", &mut errors) {
@@ -44,16 +47,18 @@ impl WebhookInput {
                 let texts: Option<Vec<String>> =
                     items.iter().map(|item| item.as_str().map(str::trim).map(str::to_owned)).collect();
                 match texts {
-                    Some(texts) if texts.is_empty() => errors.push(MSG_EVENT_TYPES_EMPTY.to_owned()),
+                    Some(texts) if texts.is_empty() => {
+                        errors.push(Problem::blank(fields.path("event_types"), MSG_EVENT_TYPES_EMPTY))
+                    }
                     Some(texts) => input.event_types = Some(Some(texts)),
-                    None => errors.push(MSG_EVENT_TYPES_INVALID.to_owned()),
+                    None => errors.push(Problem::invalid(fields.path("event_types"), MSG_EVENT_TYPES_INVALID)),
                 }
             }
             // One type as text (a form's `webhook[event_types]=billing.updated`).
             Some(Value::String(one)) if !one.trim().is_empty() => {
                 input.event_types = Some(Some(vec![one.trim().to_owned()]))
             }
-            Some(_) => errors.push(MSG_EVENT_TYPES_INVALID.to_owned()),
+            Some(_) => errors.push(Problem::invalid(fields.path("event_types"), MSG_EVENT_TYPES_INVALID)),
         }
         if errors.is_empty() {
             Ok(input)
@@ -81,8 +86,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// The input, or the messages of its problems.
     fn parse(body: Value, creating: bool) -> Result<WebhookInput, Vec<String>> {
         WebhookInput::parse(Fields::new(body.as_object().unwrap()), creating)
+            .map_err(|problems| problems.into_iter().map(|p| p.message).collect())
     }
 
     #[test]

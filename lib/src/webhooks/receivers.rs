@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::client::{check_url, Policy, UrlProblem};
 use super::secrets::{SecretBox, SigningSecret};
 use crate::events::{self, Event};
-use crate::refusal::Refusal;
+use crate::refusal::{Problem, Refusal};
 use crate::store::stored::{self, Key, Stored};
 use crate::store::{keys, Condition, Store, StoreError, StoreResult, Update, Write};
 use crate::values::{AccountId, Timestamp, WebhookId};
@@ -85,11 +85,14 @@ pub enum Refused {
 impl From<Refused> for Refusal {
     fn from(refused: Refused) -> Self {
         match refused {
-            Refused::Url(problem) => Refusal::invalid(problem.portuguese()),
-            Refused::EventTypes(unknown) => Refusal::invalid(format!(
-                "event_types contém tipos desconhecidos: {} (aceitos: {})",
-                unknown.join(", "),
-                events::TYPES.join(", ")
+            Refused::Url(problem) => Refusal::invalid(Problem::invalid("url", problem.portuguese())),
+            Refused::EventTypes(unknown) => Refusal::invalid(Problem::invalid(
+                "event_types",
+                format!(
+                    "event_types contém tipos desconhecidos: {} (aceitos: {})",
+                    unknown.join(", "),
+                    events::TYPES.join(", ")
+                ),
             )),
             Refused::TooMany => Refusal::Rule {
                 code: "webhook_limit_reached",
@@ -442,7 +445,10 @@ mod tests {
         }
         assert!(asked(&[]).is_err());
         let said = Refusal::from(Refused::EventTypes(vec!["x".into()]));
-        assert!(matches!(&said, Refusal::Invalid(m) if m[0].contains("desconhecidos: x")), "{said:?}");
+        assert!(
+            matches!(&said, Refusal::Invalid(m) if m[0].message.contains("desconhecidos: x") && m[0].field.as_deref() == Some("event_types")),
+            "{said:?}"
+        );
         assert!(matches!(Refusal::from(Refused::TooMany), Refusal::Rule { code: "webhook_limit_reached", .. }));
     }
 

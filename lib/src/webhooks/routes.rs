@@ -17,7 +17,7 @@ use super::view::{WebhookDeliveryView, WebhookView};
 use crate::events::{self, Event, Listing as EventListing};
 use crate::http::idempotency::KeptInstead;
 use crate::http::{response, ApiError, ApiResult, Params, Path, RequestBody, Tenant};
-use crate::refusal::Refusal;
+use crate::refusal::{Problem, Refusal};
 use crate::state::AppState;
 use crate::values::{DeliveryStatus, WebhookId};
 
@@ -108,9 +108,11 @@ async fn test(State(state): State<AppState>, tenant: Tenant, Path(id): Path<Webh
     Ok(response::json_response(StatusCode::ACCEPTED, &WebhookDeliveryView::of(&delivery)))
 }
 
+const MSG_BAD_CURSOR: &str = "cursor inválido (use o X-Next-Cursor da página anterior)";
+
 /// A query parameter that must be one of a few values, or a 422 naming it.
 fn invalid(name: &str, accepted: &str) -> ApiError {
-    ApiError::validation(format!("{name} inválido (aceitos: {accepted})"))
+    ApiError::validation(Problem::invalid(name, format!("{name} inválido (aceitos: {accepted})")))
 }
 
 async fn list_deliveries(
@@ -128,12 +130,12 @@ async fn list_deliveries(
     };
     let event_id = params.get("event_id").map(|id| id.trim().to_owned());
     if event_id.as_deref().is_some_and(|id| events::created_millis(id).is_none()) {
-        return Err(ApiError::validation("event_id inválido (um id de evento, evt_…)"));
+        return Err(ApiError::validation(Problem::invalid("event_id", "event_id inválido (um id de evento, evt_…)")));
     }
     let receiver = params.id::<WebhookId>("webhook_id", false)?;
     let after = params.get("cursor").map(|cursor| cursor.trim().to_owned());
     if after.as_deref().is_some_and(|cursor| deliveries::parse_id(cursor).is_none()) {
-        return Err(ApiError::validation("cursor inválido (use o X-Next-Cursor da página anterior)"));
+        return Err(ApiError::validation(Problem::invalid("cursor", MSG_BAD_CURSOR)));
     }
     let listing = DeliveryListing { status, event_id, receiver, after };
     let account = tenant.account_id();
@@ -171,14 +173,15 @@ async fn list_events(State(state): State<AppState>, tenant: Tenant, params: Para
     let mut errors = Vec::new();
     let event_type = params.get("type").map(|kind| kind.trim().to_owned());
     if event_type.as_deref().is_some_and(|kind| !events::is_type(kind)) {
-        errors.push(format!("type inválido (aceitos: {}, {})", events::TYPES.join(", "), events::PING));
+        let accepted = format!("type inválido (aceitos: {}, {})", events::TYPES.join(", "), events::PING);
+        errors.push(Problem::invalid("type", accepted));
     }
     let mut bound = |name: &str, end: bool| match params.get(name) {
         None => None,
         Some(text) => moment(text, end).or_else(|| {
-            errors.push(format!(
-                "{name} inválido (use AAAA-MM-DD ou data e hora ISO 8601, como 2026-11-20T09:30:00-03:00)"
-            ));
+            let message =
+                format!("{name} inválido (use AAAA-MM-DD ou data e hora ISO 8601, como 2026-11-20T09:30:00-03:00)");
+            errors.push(Problem::invalid(name, message));
             None
         }),
     };
@@ -186,7 +189,7 @@ async fn list_events(State(state): State<AppState>, tenant: Tenant, params: Para
     let until = bound("end_created_at", true);
     let after = params.get("cursor").map(|cursor| cursor.trim().to_owned());
     if after.as_deref().is_some_and(|cursor| events::created_millis(cursor).is_none()) {
-        errors.push("cursor inválido (use o X-Next-Cursor da página anterior)".to_owned());
+        errors.push(Problem::invalid("cursor", MSG_BAD_CURSOR));
     }
     if !errors.is_empty() {
         return Err(ApiError::Validation(errors));
