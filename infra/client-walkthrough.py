@@ -22,6 +22,7 @@ import pkgutil
 import subprocess
 import sys
 import time
+import urllib.request
 import uuid
 from pathlib import Path
 
@@ -158,6 +159,12 @@ def main():
     billet = wait_for("billet 1 opened", lambda: next(
         (b for b in billets_of(1) if b.status == m.BankBilletStatus.OPENED), None))
     assert len(billet.barcode) == 44 and len(billet.digitable_line) == 54 and billet.pix_qr_code, billet
+
+    step("GET the billet's url, the payer's page, with no token: its digitable line in the page")
+    page = urllib.request.urlopen(billet.url, timeout=10)
+    html = page.read().decode()
+    assert page.status == 200 and page.headers["content-type"].startswith("text/html"), page.headers
+    assert billet.digitable_line in html and "Copiar código Pix" in html, html[:400]
 
     step("PATCH /v1/billings/1 {billing: {due_date: 2030-04-10}}: the billet is re-issued")
     updated = expect(imp("billings", "update_billing").sync_detailed(1, client=client, body=m.UpdateBillingBody(
