@@ -4,6 +4,8 @@
 //! re-issue, register at the bank, show under `/v1/billings/{id}/bank_billets`) lives in
 //! `crate::billings::billets` (lifecycle, registrar, routes), which calls down here.
 
+pub mod cnab240;
+pub mod itau;
 pub mod link;
 pub mod model;
 pub mod payment_codes;

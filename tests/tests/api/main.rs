@@ -9,6 +9,7 @@ mod bill_categories;
 mod billing_updates;
 mod billings;
 mod bulk_billings;
+mod cnab_remittance;
 mod contacts;
 mod engine;
 mod errors;
