@@ -8,6 +8,7 @@ lies is not known to this script: it is found by building febraban's segment twi
 different values of that field and taking the positions that changed.
 
 Usage: cnab240_itau.py REMITTANCE_FILE TITLES_JSON      (prints a table; exit 1 on any mismatch)
+       cnab240_itau.py --return RETURN_FILE             (febraban's reading of a return file, JSON)
 JSON: {"agency", "account", "account_dac", "carteira", "titles": [{"our_number", "due_date"
 (YYYY-MM-DD), "amount_cents", "payer": {"document", "name", "street", "district", "postal_code",
 "city", "state"}}]}
@@ -90,7 +91,21 @@ def segment(slip, name):
     return {"P": slip.segmentP, "Q": slip.segmentQ, "R": slip.segmentR}[name].content
 
 
+def read_return(path):
+    """A return file as febraban's result parser reads it: per title its movement, amount, our
+    reference, interest and penalty, discount (cents) and the status febraban gives it."""
+    from febraban.cnab240.itau.charge.result.parser import SlipParser
+    text = open(path, "rb").read().decode("ascii")
+    titles = SlipParser.parseText(text)
+    print(json.dumps([{"movement": t.occurrence, "amount_cents": t.amountInCents, "reference": t.identifier,
+                       "interest_cents": t.fine, "discount_cents": t.discount, "status": t.status()}
+                      for t in titles]))
+    return 0
+
+
 def main():
+    if sys.argv[1] == "--return":
+        return read_return(sys.argv[2])
     remittance, described = sys.argv[1], sys.argv[2]
     lines = open(remittance, "rb").read().decode("ascii").split("\r\n")
     spec = json.load(open(described))

@@ -5,6 +5,7 @@
 //! `crate::billings::billets` (lifecycle, registrar, routes), which calls down here.
 
 pub mod cnab240;
+pub mod cnab240_return;
 pub mod itau;
 pub mod link;
 pub mod model;

@@ -1,6 +1,7 @@
 //! Issue 26 (in progress): the Itaú CNAB 240 remittance file read back field by field through an
 //! independent implementation of the bank's layout (`febraban` from PyPI, in the test venv:
-//! tests/validators/cnab240_itau.py). No storage: the file is built from titles directly.
+//! tests/validators/cnab240_itau.py), and the return file fixture (tests/fixtures/cnab240) read by
+//! both. No storage yet: files are built from titles directly.
 
 use std::process::Command;
 
@@ -22,6 +23,39 @@ fn title(our_number: &str, amount: &str, payer: Payer) -> Title {
         payer,
         reference: "b7c1d1a45f0e4c3a9b1e2d9f1".into(),
     }
+}
+
+/// `tests/validators/cnab240_itau.py` with these arguments: its standard output, once it succeeded.
+fn checker(args: &[&std::path::Path]) -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let python = root.join(".venv/bin/python");
+    let output = Command::new(&python)
+        .arg(root.join("tests/validators/cnab240_itau.py"))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{} did not run ({e}); infra/test installs it", python.display()));
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(output.status.success(), "{text}{}", String::from_utf8_lossy(&output.stderr));
+    text
+}
+
+#[test]
+fn the_return_fixture_reads_the_same_through_both_parsers() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let path = root.join("tests/fixtures/cnab240/itau-return-paid.ret");
+    let ours = billing_api::billets::cnab240_return::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let theirs: serde_json::Value = serde_json::from_str(&checker(&[std::path::Path::new("--return"), &path])).unwrap();
+    let theirs = theirs.as_array().unwrap();
+    assert_eq!(ours.len(), theirs.len());
+    let cents = |m: Money| m.to_string().replace('.', "").parse::<i64>().unwrap();
+    for (ours, theirs) in ours.iter().zip(theirs) {
+        assert_eq!(theirs["movement"], ours.movement.as_str());
+        assert_eq!(theirs["amount_cents"], cents(ours.amount));
+        assert_eq!(theirs["reference"], ours.reference.as_str());
+        assert_eq!(theirs["interest_cents"], cents(ours.interest));
+        assert_eq!(theirs["discount_cents"], cents(ours.discount));
+    }
+    assert_eq!((theirs[0]["status"].as_str(), theirs[1]["status"].as_str()), (Some("registered"), Some("paid")));
 }
 
 #[test]
@@ -65,16 +99,8 @@ fn an_itau_remittance_reads_back_through_an_independent_implementation() {
     let (remittance_path, json_path) = (dir.join("remessa.rem"), dir.join("titles.json"));
     std::fs::write(&remittance_path, &file).unwrap();
     std::fs::write(&json_path, described.to_string()).unwrap();
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let python = root.join(".venv/bin/python");
-    let output = Command::new(&python)
-        .arg(root.join("tests/validators/cnab240_itau.py"))
-        .args([&remittance_path, &json_path])
-        .output()
-        .unwrap_or_else(|e| panic!("{} did not run ({e}); infra/test installs it", python.display()));
+    let text = checker(&[&remittance_path, &json_path]);
     let _ = std::fs::remove_dir_all(&dir);
-    let text = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "{text}{}", String::from_utf8_lossy(&output.stderr));
     assert!(text.contains("2 titles, 0 mismatches"), "{text}");
     println!("{text}");
 }
