@@ -182,7 +182,11 @@ impl DevServer {
             key: billing_api::webhooks::secrets::MasterKey::ready(vault.clone()),
             policy: Policy::LOCAL,
         };
-        let state = AppState::new(store.clone()).with_rate_limits(limits).with_webhooks(webhooks);
+        // The payer pages count per IP only on servers that count the API's requests (the tests of
+        // limits): the others share 127.0.0.1 with every test of the run.
+        let pages = limits.per_ip.map(|_| RateLimits::PAYER_PAGES_PER_IP);
+        let state =
+            AppState::new(store.clone()).with_rate_limits(limits).with_webhooks(webhooks).with_payer_page_limit(pages);
         let router = crate::dev_server::router(state, cache.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a free port");
         let base_url = format!("http://{}", listener.local_addr().expect("local address"));

@@ -14,6 +14,8 @@ pub struct AppState {
     pub rate_limits: RateLimits,
     /// What the webhooks routes need besides the table.
     pub webhooks: Webhooks,
+    /// Payer pages a minute per origin IP (`payer_page`); `None` counts nothing.
+    pub payer_pages_per_ip: Option<u32>,
 }
 
 /// What the webhooks routes need: the master key that seals and opens signing secrets (read at
@@ -30,7 +32,17 @@ impl AppState {
     /// ([`AppState::with_webhooks`]).
     pub fn new(store: Store) -> Self {
         let webhooks = Webhooks { key: MasterKey::missing(), policy: Policy::STRICT };
-        AppState { store, rate_limits: RateLimits::SPEC, webhooks }
+        AppState {
+            store,
+            rate_limits: RateLimits::SPEC,
+            webhooks,
+            payer_pages_per_ip: RateLimits::payer_pages_from_env(),
+        }
+    }
+
+    /// The payer pages' own per-IP limit (`None`: off), whatever the API's limits are.
+    pub fn with_payer_page_limit(self, payer_pages_per_ip: Option<u32>) -> Self {
+        AppState { payer_pages_per_ip, ..self }
     }
 
     pub fn with_webhooks(self, webhooks: Webhooks) -> Self {

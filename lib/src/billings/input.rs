@@ -169,12 +169,15 @@ fn items(value: Option<&Value>, places: &[usize], errors: &mut Vec<Problem>) -> 
             }
             sent => sent.given(),
         };
+        let before = item_errors.len();
         let description = f
             .text("description", "descrição", &mut item_errors)
             .flatten()
             .map(|d| crate::values::text::collapse_whitespace(&d))
             .unwrap_or_default();
-        if description.is_empty() {
+        // A value the reader already refused (not text, a control character) is not also blank.
+        let refused = item_errors.len() > before;
+        if !refused && description.is_empty() {
             let message = format!("Item {n}: descrição não pode ficar em branco");
             item_errors.push(Problem::blank(f.path("description"), message));
         } else if description.chars().count() > ITEM_DESCRIPTION_MAX_CHARS {
@@ -348,7 +351,10 @@ impl Draft {
         if competence.as_deref().is_some_and(|c| !is_competence(c)) {
             errors.push(Problem::invalid("competence", "Competência deve estar no formato MM/AAAA"));
         }
+        let before = errors.len();
         let due_date = match text("due_date", &mut errors) {
+            // Refused by the reader already (not text): one problem, not a second "blank".
+            None if errors.len() > before => None,
             None => {
                 errors.push(due_date_blank());
                 None
@@ -470,7 +476,8 @@ pub fn cancellation_reason(fields: Fields<'_>) -> Result<String, Vec<Problem>> {
     let reason = fields.text("cancellation_reason", "Motivo do cancelamento", &mut errors).flatten();
     let reason = reason.map(|r| r.trim().to_owned()).unwrap_or_default();
     let length = reason.chars().count();
-    if !(3..=1000).contains(&length) {
+    // A value the reader refused already (not text, a control character) is one problem.
+    if errors.is_empty() && !(3..=1000).contains(&length) {
         let code = match length {
             0 => Code::Blank,
             1..=2 => Code::TooShort,
@@ -575,6 +582,20 @@ pub(crate) mod tests {
 
     fn fields_and_codes(problems: &[Problem]) -> Vec<(&str, Code)> {
         problems.iter().map(|p| (p.field.as_deref().unwrap_or("-"), p.code)).collect()
+    }
+
+    #[test]
+    fn a_value_the_reader_refused_is_one_problem_not_also_blank() {
+        let mut body = valid();
+        body["due_date"] = json!(["2030-01-01"]);
+        body["billing_items"] = json!([{"description": ["x"], "quantity": 1, "amount": "10.00"}]);
+        let problems = parse(body).unwrap_err();
+        let codes = fields_and_codes(&problems);
+        assert_eq!(codes.iter().filter(|(field, _)| *field == "due_date").count(), 1, "{codes:?}");
+        assert_eq!(codes.iter().filter(|(f, _)| *f == "billing_items[0].description").count(), 1, "{codes:?}");
+        assert!(codes.iter().all(|(_, code)| *code != Code::Blank), "{codes:?}");
+        let reason = cancellation_reason(Fields::new(json!({"cancellation_reason": ["abc"]}).as_object().unwrap()));
+        assert_eq!(reason.unwrap_err().len(), 1);
     }
 
     #[test]

@@ -45,7 +45,10 @@ impl Params {
     /// The path and query of the next page of a list read from a cursor: these parameters but
     /// `page` and `cursor`, then `cursor` (sorted by name, so the same request gives the same
     /// link).
-    pub fn next_page(&self, path: &str, cursor: &str) -> super::response::NextPage {
+    /// The next page of a cursor list: the same parameters with `cursor`, as a reference made of
+    /// the query alone (`?…`), which a client resolves against the URL it asked: the stage of the
+    /// API's address (`…/live/v1/events`) is kept, which the path the function sees has lost.
+    pub fn next_page(&self, cursor: &str) -> super::response::NextPage {
         let mut kept: Vec<(&String, &String)> =
             self.0.iter().filter(|(name, _)| name.as_str() != "page" && name.as_str() != "cursor").collect();
         kept.sort();
@@ -54,7 +57,7 @@ impl Params {
             query.append_pair(name, value);
         }
         query.append_pair("cursor", cursor);
-        super::response::NextPage { cursor: cursor.to_owned(), url: format!("{path}?{}", query.finish()) }
+        super::response::NextPage { cursor: cursor.to_owned(), url: format!("?{}", query.finish()) }
     }
 
     pub fn pagination(&self) -> Pagination {
@@ -92,11 +95,11 @@ mod tests {
             "type=sale.updated&page=3&per_page=2&cursor=evt_old&start_created_at=2026-11-20T09:00:00%2B00:00",
         ))
         .unwrap();
-        let next = p.next_page("/v1/events", "evt_01");
+        let next = p.next_page("evt_01");
         assert_eq!(next.cursor, "evt_01");
         assert_eq!(
             next.url,
-            "/v1/events?per_page=2&start_created_at=2026-11-20T09%3A00%3A00%2B00%3A00&type=sale.updated&cursor=evt_01"
+            "?per_page=2&start_created_at=2026-11-20T09%3A00%3A00%2B00%3A00&type=sale.updated&cursor=evt_01"
         );
     }
 

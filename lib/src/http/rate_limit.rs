@@ -54,6 +54,19 @@ impl RateLimits {
     /// Nothing counted (tests that are not about limits, benchmarks).
     pub const OFF: RateLimits = RateLimits { per_ip: None, per_token: None };
 
+    /// Payer pages a minute per origin IP (issue 25) when unset.
+    pub const PAYER_PAGES_PER_IP: u32 = 60;
+
+    /// `PAYER_RATE_LIMIT_PER_IP` (a whole number; `0` turns it off; unreadable or unset: 60): the
+    /// payer pages' limit, counted apart from the API's.
+    pub fn payer_pages_from_env() -> Option<u32> {
+        let limit = std::env::var("PAYER_RATE_LIMIT_PER_IP")
+            .ok()
+            .and_then(|text| text.trim().parse::<u32>().ok())
+            .unwrap_or(Self::PAYER_PAGES_PER_IP);
+        (limit > 0).then_some(limit)
+    }
+
     /// `RATE_LIMIT_PER_IP` and `RATE_LIMIT_PER_TOKEN` (a whole number; `0` turns that limit off),
     /// the spec's values where unset.
     pub fn from_env() -> anyhow::Result<Self> {

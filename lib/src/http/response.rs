@@ -108,15 +108,13 @@ mod tests {
 
     #[test]
     fn a_cursor_list_says_where_the_next_page_starts_and_no_total() {
-        let next = NextPage {
-            cursor: "evt_01".to_owned(),
-            url: "/v1/events?per_page=2&type=sale.updated&cursor=evt_01".to_owned(),
-        };
+        let next =
+            NextPage { cursor: "evt_01".to_owned(), url: "?per_page=2&type=sale.updated&cursor=evt_01".to_owned() };
         let pagination = Pagination { page: 3, per_page: 2 };
         let answer = cursor_list("events", &[1, 2], pagination, Some(next));
         let headers = answer.headers();
         assert_eq!(headers["x-next-cursor"], "evt_01");
-        assert_eq!(headers["link"], "</v1/events?per_page=2&type=sale.updated&cursor=evt_01>; rel=\"next\"");
+        assert_eq!(headers["link"], "<?per_page=2&type=sale.updated&cursor=evt_01>; rel=\"next\"");
         assert_eq!((headers["x-page"].to_str().unwrap(), headers["x-per-page"].to_str().unwrap()), ("3", "2"));
         assert!(headers.get("x-total-count").is_none());
         let last = cursor_list::<u8>("events", &[], pagination, None);

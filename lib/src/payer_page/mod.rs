@@ -5,8 +5,9 @@
 //! A request reads the link (`billets::link`: one read by the token's digest), then the billet and
 //! its billing at once, and nothing else: the page shows that billet and no other data of the
 //! account. An unknown or malformed token, and a billet whose billing was deleted, are the same
-//! 404. Every origin IP has its own window of requests a minute (`PAYER_RATE_LIMIT_PER_IP`, 60 by
-//! default; the counters of `http::rate_limit`, apart from the API's), then 429 with
+//! 404. Every origin IP has its own window of requests a minute (`AppState::payer_pages_per_ip`:
+//! `PAYER_RATE_LIMIT_PER_IP`, 60 by default; the counters of `http::rate_limit`, apart from the
+//! API's, whatever the API's own limits are), then 429 with
 //! `Retry-After`. Answers carry a strict Content-Security-Policy (`page`), are not framed, not
 //! indexed and send no referrer; a page is cached by the payer's browser for a minute and
 //! revalidated by its `ETag`, so a paid billet shows paid within a minute.
@@ -34,23 +35,10 @@ use crate::store::{records, StoreError};
 use crate::values::today;
 use page::Standing;
 
-/// Requests a minute from one origin IP, by default.
-pub const DEFAULT_LIMIT_PER_IP: u32 = 60;
-
-/// The limit of page requests per origin IP: `PAYER_RATE_LIMIT_PER_IP` (`0` turns it off), the
-/// default where unset; off wherever the API's per-IP limit is off (the tests that are not about
-/// limits).
-pub fn limits(api: RateLimits) -> RateLimits {
-    let per_ip = std::env::var("PAYER_RATE_LIMIT_PER_IP")
-        .ok()
-        .and_then(|text| text.trim().parse::<u32>().ok())
-        .unwrap_or(DEFAULT_LIMIT_PER_IP);
-    RateLimits { per_ip: (per_ip > 0 && api.per_ip.is_some()).then_some(per_ip), per_token: None }
-}
-
 /// The page's routes with their rate limit and headers, on `state`.
 pub fn app(state: AppState) -> Router {
-    let limiter = RateLimiter::new(state.store.clone(), limits(state.rate_limits));
+    let limits = RateLimits { per_ip: state.payer_pages_per_ip, per_token: None };
+    let limiter = RateLimiter::new(state.store.clone(), limits);
     Router::new()
         .route("/pay/{token}", get(show))
         .route("/pay/{token}/boleto.pdf", get(pdf))

@@ -242,7 +242,13 @@ impl Resolve for GuardedResolver {
                 .collect();
             if allowed.is_empty() {
                 let message = match refused {
-                    Some((ip, why)) => format!("refused: {host} resolves to {ip}, a {why} address"),
+                    // The address itself only in the log: the delivery log is the account's to
+                    // read (`/v1/webhook_deliveries`), and must not tell what names resolve to
+                    // inside the service's network.
+                    Some((ip, why)) => {
+                        tracing::warn!(%host, %ip, why, "webhook receiver refused: not a public address");
+                        format!("refused: {host} resolves to a {why} address")
+                    }
                     None => format!("{host} does not resolve"),
                 };
                 return Err(message.into());

@@ -246,8 +246,11 @@ pub async fn find(store: &Store, account: AccountId, delivery_id: &str) -> Store
 }
 
 /// Claims a due delivery for one attempt; `None` when another copy of its message got there first.
-pub async fn claim(store: &Store, delivery: &Delivery, now: Timestamp) -> StoreResult<Option<Delivery>> {
+/// The attempt goes to `url`, the receiver's address now (an account may have changed it since the
+/// delivery was made): the delivery and its attempt record where it went.
+pub async fn claim(store: &Store, delivery: &Delivery, url: &str, now: Timestamp) -> StoreResult<Option<Delivery>> {
     let mut claimed = delivery.next_version(now);
+    claimed.url = url.to_owned();
     claimed.attempts += 1;
     claimed.round_attempts += 1;
     claimed.leased_until = Some(Timestamp(now.0 + LEASE));
@@ -495,11 +498,19 @@ pub async fn page(
     }
 }
 
-/// The attempts of a delivery, in order.
+/// The most attempts a delivery shows: the latest ones (a delivery replayed again and again keeps
+/// every attempt for 30 days; one read stays one page).
+pub const ATTEMPTS_SHOWN: usize = 100;
+
+/// The latest [`ATTEMPTS_SHOWN`] attempts of a delivery, in order.
 pub async fn attempts(store: &Store, delivery: &Delivery) -> StoreResult<Vec<Attempt>> {
     let millis = events::created_millis(&delivery.event_id).unwrap_or_default();
     let prefix = keys::attempts_of(millis, &delivery.event_id, delivery.receiver_id);
-    stored::with_prefix(store, keys::webhook_log(delivery.account_id), prefix, true).await
+    let range = KeyRange::prefix(keys::webhook_log(delivery.account_id), prefix, false);
+    let page = store.page(&range, ATTEMPTS_SHOWN, None).await?;
+    let mut found: Vec<Attempt> = stored::read_all(page.items)?;
+    found.reverse();
+    Ok(found)
 }
 
 #[cfg(test)]

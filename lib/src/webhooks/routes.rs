@@ -3,7 +3,7 @@
 //! Each handler reads like the spec's paragraph: parse → the workflow → represent.
 
 use axum::extract::State;
-use axum::http::{StatusCode, Uri};
+use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::Router;
@@ -115,12 +115,7 @@ fn invalid(name: &str, accepted: &str) -> ApiError {
     ApiError::validation(Problem::invalid(name, format!("{name} inválido (aceitos: {accepted})")))
 }
 
-async fn list_deliveries(
-    State(state): State<AppState>,
-    tenant: Tenant,
-    params: Params,
-    uri: Uri,
-) -> ApiResult<Response> {
+async fn list_deliveries(State(state): State<AppState>, tenant: Tenant, params: Params) -> ApiResult<Response> {
     let pagination = params.pagination();
     let status = match params.get("status") {
         None => None,
@@ -148,7 +143,7 @@ async fn list_deliveries(
     let (found, next) =
         deliveries::page(&state.store, account, &listing, pagination.offset(), pagination.per_page).await?;
     let views: Vec<WebhookDeliveryView> = found.iter().map(WebhookDeliveryView::of).collect();
-    let next = next.map(|cursor| params.next_page(uri.path(), &cursor));
+    let next = next.map(|cursor| params.next_page(&cursor));
     Ok(response::cursor_list("webhook_deliveries", &views, pagination, next))
 }
 
@@ -168,7 +163,7 @@ fn event_view(event: &Event) -> ApiResult<serde_json::Value> {
     Ok(event.body()?)
 }
 
-async fn list_events(State(state): State<AppState>, tenant: Tenant, params: Params, uri: Uri) -> ApiResult<Response> {
+async fn list_events(State(state): State<AppState>, tenant: Tenant, params: Params) -> ApiResult<Response> {
     let pagination = params.pagination();
     let mut errors = Vec::new();
     let event_type = params.get("type").map(|kind| kind.trim().to_owned());
@@ -198,7 +193,7 @@ async fn list_events(State(state): State<AppState>, tenant: Tenant, params: Para
     let listed =
         events::list(&state.store, tenant.account_id(), &listing, pagination.offset(), pagination.per_page).await?;
     let views = listed.events.iter().map(event_view).collect::<ApiResult<Vec<_>>>()?;
-    let next = listed.next.map(|cursor| params.next_page(uri.path(), &cursor));
+    let next = listed.next.map(|cursor| params.next_page(&cursor));
     Ok(response::cursor_list("events", &views, pagination, next))
 }
 

@@ -150,7 +150,7 @@ impl Sender {
         let Some(event) = events::read(&self.store, pk, sk).await? else {
             return self.give_up(&delivery, "event expired".to_owned()).await;
         };
-        let Some(claimed) = deliveries::claim(&self.store, &delivery, now).await? else {
+        let Some(claimed) = deliveries::claim(&self.store, &delivery, &receiver.url, now).await? else {
             // Another copy of the message claimed it: look again once its lease is over.
             let until = deliveries::find(&self.store, account, delivery_id).await?.and_then(|d| d.due_at());
             return Ok(match until {
