@@ -9,3 +9,16 @@ pub mod registrar;
 mod routes;
 
 pub use routes::router;
+
+use crate::billets::printing::instructions::AfterDue;
+use crate::billets::printing::Document;
+use crate::billings::Billing;
+
+/// What a billet's slip prints of its billing: the billing's code as the document number, and its
+/// terms, from which the instructions are written (the API's PDF and the payer page's).
+pub fn printed(billing: &Billing) -> Document {
+    Document {
+        number: billing.code.clone(),
+        terms: Some((billing.terms(), AfterDue { kind: billing.instruction_type, days: billing.instruction_days })),
+    }
+}

@@ -8,7 +8,6 @@ use axum::routing::get;
 use axum::Router;
 
 use crate::billets::model::{self, BankBillet};
-use crate::billets::printing::instructions::AfterDue;
 use crate::billets::printing::{pix_qr, Document, NotPrintable, Slip};
 use crate::billets::view::BilletView;
 use crate::billings::Billing;
@@ -88,10 +87,7 @@ async fn pdf(
     );
     let (billet, billing) = (billet?, billing?);
     let document = match &billing {
-        Some(b) => Document {
-            number: b.code.clone(),
-            terms: Some((b.terms(), AfterDue { kind: b.instruction_type, days: b.instruction_days })),
-        },
+        Some(b) => super::printed(b),
         None => Document::bare(&billet),
     };
     let slip = Slip::new(&billet, document)

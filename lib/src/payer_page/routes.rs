@@ -1,0 +1,160 @@
+//! The payer page's routes: reads, rate limit, headers and answers (the HTML is `page`).
+
+use axum::body::Body;
+use axum::extract::{Path, Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use http::header::{self, HeaderValue};
+use http::{HeaderMap, StatusCode};
+use sha2::{Digest, Sha256};
+
+use super::page::{self, Standing};
+use crate::billets::link;
+use crate::billets::model::{self as billets, BankBillet};
+use crate::billets::printing::Slip;
+use crate::billings::Billing;
+use crate::http::rate_limit::{client_ip, unix_now, RateLimiter, RateLimits};
+use crate::state::AppState;
+use crate::store::{records, StoreError};
+use crate::values::today;
+
+/// The page's routes with their rate limit and headers, on `state`.
+pub fn app(state: AppState) -> Router {
+    let limits = RateLimits { per_ip: state.payer_pages_per_ip, per_token: None };
+    let limiter = RateLimiter::new(state.store.clone(), limits);
+    Router::new()
+        .route("/pay/{token}", get(show))
+        .route("/pay/{token}/boleto.pdf", get(pdf))
+        .route_layer(axum::middleware::from_fn_with_state(limiter, per_ip))
+        .layer(axum::middleware::from_fn(protect))
+        .with_state(state)
+}
+
+/// Counts the request on its IP's window of page requests; over the limit, a 429 page.
+async fn per_ip(State(limiter): State<RateLimiter>, request: Request, next: Next) -> Response {
+    let ip = client_ip(&request).map(|ip| crate::store::keys::page_rate_client(&ip));
+    let usage = limiter.admit(ip.as_deref(), None, unix_now()).await;
+    match usage.refusal() {
+        None => next.run(request).await,
+        Some(refusal) => {
+            let mut response = message(
+                StatusCode::TOO_MANY_REQUESTS,
+                "Muitas requisições",
+                &format!("Muitos acessos em pouco tempo. Tente novamente em {} segundos.", refusal.retry_after),
+            );
+            response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(refusal.retry_after));
+            response
+        }
+    }
+}
+
+/// The headers of every answer: the policy, no framing, no sniffing, no referrer, no indexing.
+async fn protect(request: Request, next: Next) -> Response {
+    let mut response = next.run(request).await;
+    let headers = response.headers_mut();
+    let mut set = |name: &'static str, value: &'static str| {
+        headers.insert(name, HeaderValue::from_static(value));
+    };
+    set("content-security-policy", page::content_security_policy());
+    set("x-content-type-options", "nosniff");
+    set("x-frame-options", "DENY");
+    set("referrer-policy", "no-referrer");
+    set("x-robots-tag", "noindex, nofollow");
+    set("cross-origin-opener-policy", "same-origin");
+    set("permissions-policy", "camera=(), microphone=(), geolocation=(), payment=()");
+    response.headers_mut().entry(header::CACHE_CONTROL).or_insert(HeaderValue::from_static("no-store"));
+    response
+}
+
+/// A small page with a title and one sentence (404, 429, 503), never cached.
+fn message(status: StatusCode, title: &str, text: &str) -> Response {
+    let html = format!(
+        "<!doctype html><html lang=\"pt-BR\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><link rel=\"icon\" href=\"data:,\">\
+         <title>{title}</title></head><body><main><h1>{title}</h1><p>{}</p></main></body></html>",
+        page::escape(text)
+    );
+    let mut response = (status, html_headers(), html).into_response();
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+fn html_headers() -> [(header::HeaderName, HeaderValue); 1] {
+    [(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"))]
+}
+
+fn not_found() -> Response {
+    message(
+        StatusCode::NOT_FOUND,
+        "Boleto não encontrado",
+        "Este link de boleto não existe ou não está mais disponível. Confira o link ou fale com quem o enviou.",
+    )
+}
+
+/// Storage weather or a fault: a page that says to try again (503, with `Retry-After`); the cause
+/// is logged.
+fn unavailable(error: StoreError) -> Response {
+    tracing::error!(error = ?error, "payer page: storage failed");
+    let mut response = message(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "Página indisponível",
+        "Não foi possível mostrar o boleto agora. Tente novamente em instantes.",
+    );
+    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+    response
+}
+
+/// The billet a token leads to and its billing; `None` when either is gone.
+async fn found(state: &AppState, token: &str) -> Result<Option<(BankBillet, Billing)>, StoreError> {
+    let Some(link) = link::find(&state.store, token).await? else { return Ok(None) };
+    let account = link.account_id;
+    let (billet, billing) = tokio::try_join!(
+        billets::find(&state.store, account, link.billing_id, link.billet_id),
+        records::find::<Billing>(&state.store, account, link.billing_id),
+    )?;
+    Ok(billet.zip(billing).filter(|(billet, _)| billet.payer_token.as_deref() == Some(token)))
+}
+
+async fn show(State(state): State<AppState>, Path(token): Path<String>, headers: HeaderMap) -> Response {
+    let (billet, billing) = match found(&state, &token).await {
+        Ok(Some(found)) => found,
+        Ok(None) => return not_found(),
+        Err(error) => return unavailable(error),
+    };
+    let standing = Standing::of(&billet, &billing, today());
+    let html = page::render(&billet, &standing, &format!("{token}/boleto.pdf"));
+    let etag = format!("\"{}\"", &hex::encode(Sha256::digest(html.as_bytes()))[..32]);
+    let fresh = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()).is_some_and(|v| v == etag);
+    let (status, body) =
+        if fresh { (StatusCode::NOT_MODIFIED, Body::empty()) } else { (StatusCode::OK, Body::from(html)) };
+    let mut response = (status, html_headers(), body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, max-age=60"));
+    if let Ok(etag) = HeaderValue::from_str(&etag) {
+        headers.insert(header::ETAG, etag);
+    }
+    response
+}
+
+/// The printable billet, while it can be paid (otherwise the page says why, and this is a 404).
+async fn pdf(State(state): State<AppState>, Path(token): Path<String>) -> Response {
+    let (billet, billing) = match found(&state, &token).await {
+        Ok(Some(found)) => found,
+        Ok(None) => return not_found(),
+        Err(error) => return unavailable(error),
+    };
+    if !matches!(Standing::of(&billet, &billing, today()), Standing::Payable(_)) {
+        return not_found();
+    }
+    let Ok(slip) = Slip::new(&billet, crate::billings::billets::printed(&billing)) else { return not_found() };
+    let mut response =
+        crate::http::response::file("application/pdf", &format!("boleto-{}.pdf", billing.code), slip.pdf());
+    let headers = response.headers_mut();
+    if let Ok(disposition) = HeaderValue::try_from(format!("attachment; filename=\"boleto-{}.pdf\"", billing.code)) {
+        headers.insert(header::CONTENT_DISPOSITION, disposition);
+    }
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, max-age=60"));
+    response
+}
