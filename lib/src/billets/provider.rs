@@ -53,6 +53,14 @@ pub enum Answer {
         message: String,
         provider_status: String,
     },
+    /// The documents are ours to compute and the bank learns of the billet from a remittance file
+    /// (CNAB 240): the billet waits as `pending_remittance` with its codes (issue 26).
+    AwaitingRemittance {
+        our_number: String,
+        barcode: String,
+        digitable_line: String,
+        provider_status: String,
+    },
 }
 
 #[async_trait]
@@ -61,8 +69,9 @@ pub trait BankProvider: Send + Sync {
     /// sequence per account and agreement).
     fn agreement(&self, account: AccountId, agreement_code: Option<&str>) -> String;
 
-    /// The beneficiary's account at this bank.
-    fn beneficiary_account(&self, account: AccountId) -> BankAccountRef;
+    /// The beneficiary's account at this bank, under `agreement` (what [`BankProvider::agreement`]
+    /// answered).
+    fn beneficiary_account(&self, account: AccountId, agreement: &str) -> BankAccountRef;
 
     /// Registers an issued billet. `Err` is a failure to retry (network, bank unavailable); a
     /// refusal is `Ok(Answer::Rejected)`.
@@ -73,6 +82,7 @@ pub trait BankProvider: Send + Sync {
 pub fn provider_for(bank_symbol: &str) -> Option<&'static dyn BankProvider> {
     match bank_symbol {
         SIMULATED => Some(&SimulatedBank),
+        super::itau::BANK_SYMBOL => Some(&ItauBank),
         _ => None,
     }
 }
@@ -164,7 +174,7 @@ impl BankProvider for SimulatedBank {
         }
     }
 
-    fn beneficiary_account(&self, account: AccountId) -> BankAccountRef {
+    fn beneficiary_account(&self, account: AccountId, _agreement: &str) -> BankAccountRef {
         let number = format!("{:08}", account.get().rem_euclid(100_000_000));
         BankAccountRef {
             agency_number: "0001".into(),
@@ -176,6 +186,62 @@ impl BankProvider for SimulatedBank {
 
     async fn register(&self, owner: &Account, billet: &BankBillet) -> anyhow::Result<Answer> {
         Ok(SimulatedBank::answer(owner, billet))
+    }
+}
+
+/// Itaú (341), through CNAB 240 remittance files (issue 26, in progress): the rule's agreement is
+/// `agency/account-DAC/carteira` (`billets::itau::Agreement`); registering computes the documents
+/// and leaves the billet waiting for its remittance. No Pix: Itaú's CNAB flow has none.
+pub struct ItauBank;
+
+impl ItauBank {
+    fn answer(billet: &BankBillet) -> Answer {
+        let rejected =
+            |message: &str| Answer::Rejected { message: message.to_owned(), provider_status: "RECUSADO".into() };
+        let Some(agreement) = billet.agreement_code.as_deref().and_then(super::itau::Agreement::parse) else {
+            return rejected("Convênio Itaú inválido: use agência/conta-DAC/carteira, como 0057/12345-7/109");
+        };
+        if billet.payer.payer_document.is_empty() {
+            return rejected("Pagador sem CPF/CNPJ: o banco exige o documento do pagador");
+        }
+        let Some(our_number) = agreement.our_number(billet.our_sequential_number) else {
+            return rejected("Nosso número esgotado para este convênio (8 dígitos)");
+        };
+        let barcode = match agreement.barcode(&our_number, billet.due_date, billet.amount.get()) {
+            Ok(code) => code,
+            Err(payment_codes::DocumentError::DueDate) => return rejected("Vencimento inválido para boleto"),
+            Err(_) => return rejected("Valor inválido para boleto: acima de 99.999.999,99"),
+        };
+        let digitable_line = payment_codes::digitable_line(&barcode).expect("a barcode just built is valid");
+        Answer::AwaitingRemittance {
+            our_number: agreement.printed_our_number(&our_number).unwrap_or(our_number),
+            barcode,
+            digitable_line,
+            provider_status: "AGUARDANDO REMESSA".into(),
+        }
+    }
+}
+
+#[async_trait]
+impl BankProvider for ItauBank {
+    fn agreement(&self, _account: AccountId, agreement_code: Option<&str>) -> String {
+        agreement_code.map(str::trim).unwrap_or_default().to_owned()
+    }
+
+    fn beneficiary_account(&self, _account: AccountId, agreement: &str) -> BankAccountRef {
+        match super::itau::Agreement::parse(agreement) {
+            Some(a) => BankAccountRef {
+                agency_number: a.agency.clone(),
+                agency_digit: String::new(),
+                account_number: a.account.clone(),
+                account_digit: a.account_dac.to_string(),
+            },
+            None => BankAccountRef::default(),
+        }
+    }
+
+    async fn register(&self, _owner: &Account, billet: &BankBillet) -> anyhow::Result<Answer> {
+        Ok(ItauBank::answer(billet))
     }
 }
 
@@ -273,12 +339,36 @@ mod tests {
         let account_42 = AccountId::new(42);
         assert_eq!(bank.agreement(account_42, None), "0000042");
         assert_eq!(bank.agreement(account_42, Some(" 1234 ")), "1234");
-        let account = bank.beneficiary_account(account_42);
+        let account = bank.beneficiary_account(account_42, "");
         assert_eq!(account.account_number, "00000042");
         assert_eq!(account.agency_number, "0001");
         assert_eq!(simulated_pix_key(account_42), simulated_pix_key(account_42));
         assert_eq!(simulated_pix_key(account_42).len(), 36);
         assert_eq!(simulated_pix_key(account_42).as_bytes()[14], b'4', "a version-4 layout");
-        assert!(provider_for("simulated").is_some() && provider_for("itau").is_none());
+        assert!(provider_for("simulated").is_some() && provider_for("bradesco").is_none());
+    }
+
+    #[test]
+    fn itau_computes_the_documents_and_waits_for_the_remittance() {
+        let mut b = billet();
+        b.bank_symbol = "itau".into();
+        b.agreement_code = Some("0057/12345-7/109".into());
+        match ItauBank::answer(&b) {
+            Answer::AwaitingRemittance { our_number, barcode, digitable_line, provider_status } => {
+                assert!(barcode.starts_with("3419") && payment_codes::barcode_is_valid(&barcode), "{barcode}");
+                assert_eq!(digitable_line, payment_codes::digitable_line(&barcode).unwrap());
+                assert!(our_number.starts_with("109/00000042-"), "{our_number}");
+                assert_eq!(provider_status, "AGUARDANDO REMESSA");
+            }
+            other => panic!("{other:?}"),
+        }
+        let account = ItauBank.beneficiary_account(AccountId::new(1), "0057/12345-7/109");
+        assert_eq!((account.agency_number.as_str(), account.account_number.as_str()), ("0057", "12345"));
+        b.agreement_code = Some("0057/12345-6/109".into());
+        assert!(matches!(ItauBank::answer(&b), Answer::Rejected { .. }));
+        b.agreement_code = Some("0057/12345-7/109".into());
+        b.payer.payer_document.clear();
+        assert!(matches!(ItauBank::answer(&b), Answer::Rejected { .. }));
+        assert!(provider_for("itau").is_some());
     }
 }

@@ -146,6 +146,8 @@ async fn issue(store: &Store, owner: &Account, billing: &Billing) -> Result<Bank
     )?;
     let id = BilletId::new(id);
     let now = Timestamp::now();
+    let bank_account =
+        provider.map(|p| p.beneficiary_account(account, agreement.as_deref().unwrap_or_default())).unwrap_or_default();
     let mut billet = BankBillet {
         id,
         billing_id: billing.id,
@@ -158,7 +160,7 @@ async fn issue(store: &Store, owner: &Account, billing: &Billing) -> Result<Bank
         uuid: uuid::Uuid::new_v4().to_string(),
         agreement_code: agreement,
         bank_billet_account: None,
-        bank_account: provider.map(|p| p.beneficiary_account(account)).unwrap_or_default(),
+        bank_account,
         recipient: Recipient {
             recipient_full_name: owner.name.clone(),
             recipient_document: owner.document.clone().unwrap_or_default(),
@@ -199,8 +201,12 @@ async fn transmit(store: &Store, owner: &Account, billet: BankBillet) -> anyhow:
     let mut done = match &answer {
         Answer::Registered { .. } => remitting.moved_to(BilletStatus::Opened),
         Answer::Rejected { .. } => remitting.moved_to(BilletStatus::Rejected),
+        Answer::AwaitingRemittance { .. } => remitting.moved_to(BilletStatus::PendingRemittance),
     };
-    done.registered.remittanced_at = Some(today());
+    // Remitted now, except to a bank that learns of billets from a remittance file (later).
+    if !matches!(answer, Answer::AwaitingRemittance { .. }) {
+        done.registered.remittanced_at = Some(today());
+    }
     match answer {
         Answer::Registered { our_number, barcode, digitable_line, pix_qr_code, provider_id, provider_status } => {
             done.registered.our_number = Some(our_number);
@@ -208,6 +214,12 @@ async fn transmit(store: &Store, owner: &Account, billet: BankBillet) -> anyhow:
             done.registered.digitable_line = Some(digitable_line);
             done.registered.pix_qr_code = pix_qr_code;
             done.registered.provider_id = Some(provider_id);
+            done.registered.provider_status = Some(provider_status);
+        }
+        Answer::AwaitingRemittance { our_number, barcode, digitable_line, provider_status } => {
+            done.registered.our_number = Some(our_number);
+            done.registered.barcode = Some(barcode);
+            done.registered.digitable_line = Some(digitable_line);
             done.registered.provider_status = Some(provider_status);
         }
         Answer::Rejected { message, provider_status } => {
