@@ -225,3 +225,51 @@ pub fn diagnostic(error: AuthorizerError) -> Diagnostic {
     };
     Diagnostic { error_type: error_type.to_owned(), error_message: error.to_string() }
 }
+
+/// Runs the remittance job on its schedule: every agreement with billets waiting gets its files
+/// (`billings::billets::remittance`), for at most [`REMITTANCE_BUDGET`]; then one Embedded Metric
+/// Format line with the age of the oldest instruction still waiting (the template's backlog alarm).
+pub async fn run_remittance_job() -> Result<(), lambda_runtime::Error> {
+    billing_api::telemetry::init();
+    let config = billing_api::config::aws().await;
+    let (store, files) = (Store::from_config(&config), billing_api::files::Files::from_config(&config));
+    let (store, files) = (&store, &files);
+    lambda_runtime::run(service_fn(move |_: LambdaEvent<serde_json::Value>| async move {
+        remittance_run(store, files).await
+    }))
+    .await
+}
+
+/// How long one run of the remittance job takes new work (its timeout is 300 s).
+pub const REMITTANCE_BUDGET: std::time::Duration = std::time::Duration::from_secs(240);
+
+/// One run of the remittance job, as its Lambda answers it.
+pub async fn remittance_run(
+    store: &Store,
+    files: &billing_api::files::Files,
+) -> Result<serde_json::Value, lambda_runtime::Error> {
+    let deadline = std::time::Instant::now() + REMITTANCE_BUDGET;
+    let report = billing_api::billings::billets::remittance::run_due(store, files, deadline).await?;
+    println!(
+        "{}",
+        billing_api::telemetry::metric(
+            "BillingService/Remittance",
+            "OldestPendingMinutes",
+            report.oldest_pending_minutes
+        )
+    );
+    Ok(serde_json::to_value(&report)?)
+}
+
+/// Runs the return-file trigger (S3 `ObjectCreated` under `returns/`).
+pub async fn run_return_files() -> Result<(), lambda_runtime::Error> {
+    billing_api::telemetry::init();
+    let config = billing_api::config::aws().await;
+    let (store, files) = (Store::from_config(&config), billing_api::files::Files::from_config(&config));
+    let (store, files) = (&store, &files);
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<aws_lambda_events::s3::S3Event>| async move {
+        let received = billing_api::billings::billets::returns::on_uploads(store, files, event.payload).await?;
+        Ok::<_, lambda_runtime::Error>(serde_json::to_value(&received)?)
+    }))
+    .await
+}

@@ -153,6 +153,7 @@ async fn every_http_event_runs_through_its_function() {
     covered.extend(POINT_OF_SALE_EVENTS.iter().map(|(name, _)| *name));
     covered.extend(["settlement-sqs.json", "cascade-sqs.json"]);
     covered.extend(["payer-page-show.json", "payer-page-pdf.json"]);
+    covered.extend(["remittance-schedule.json", "return-file-s3.json"]);
     covered.extend(WEBHOOKS_EVENTS.iter().map(|(name, _)| *name));
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../events");
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -227,10 +228,15 @@ async fn run_sqs(store: &billing_api::store::Store, account: AccountId) -> SqsBa
 /// A fresh account with bank rule 1, category 1, contact 1 and billing 1 made through the fixtures
 /// (its billet not yet registered).
 async fn billing_one() -> (billing_api::store::Store, AppState, AccountId) {
+    billing_one_at("simulated", None).await
+}
+
+/// [`billing_one`] with bank rule 1 at this bank.
+async fn billing_one_at(bank: &str, agreement: Option<&str>) -> (billing_api::store::Store, AppState, AccountId) {
     let (_, store) = local_stack().await;
     let state = AppState::new(store.clone());
     let (account, _) = active_account(&store).await;
-    infra::ops::create_bank_rule(&store, account, "Banco simulado", "simulated", None).await.unwrap();
+    infra::ops::create_bank_rule(&store, account, "Banco", bank, agreement.map(str::to_owned)).await.unwrap();
     infra::ops::create_category(&store, account, "Mensalidades", "receivable").await.unwrap();
     let contacts = functions::http_app(billing_api::contacts::router(), state.clone());
     assert_eq!(run(&contacts, "contacts-create.json", account).await.0, 201);
@@ -641,4 +647,54 @@ async fn the_point_of_sale_events_run_through_their_functions() {
     let done = billing_api::pos::settlements::find(store, account, "acerto-2026-11").await.unwrap().unwrap();
     assert_eq!(done.state, billing_api::values::SettlementState::Completed);
     assert!(done.billing_id.is_some());
+}
+
+#[tokio::test]
+async fn the_bank_file_events_run_through_their_functions() {
+    use billing_api::billets::BilletStatus;
+    use billing_api::values::{BilletId, BillingId};
+    let (store, _, account) = billing_one_at("itau", Some("0057/12345-7/109")).await;
+    assert!(run_sqs(&store, account).await.batch_item_failures.is_empty());
+    let files = infra::testing::local_files(&billing_api::config::aws().await).await;
+    let status = || async {
+        let billet = billing_api::billets::model::find(&store, account, BillingId::new(1), BilletId::new(1)).await;
+        billet.unwrap().expect("billet 1 of billing 1")
+    };
+    assert_eq!(status().await.status, BilletStatus::PendingRemittance);
+
+    // The schedule's event: the job makes the file (this account's among any others due).
+    let schedule: aws_lambda_events::eventbridge::EventBridgeEvent<Value> =
+        serde_json::from_value(fixture("remittance-schedule.json")).expect("an EventBridge scheduled event");
+    assert_eq!(schedule.detail_type, "Scheduled Event");
+    let report = functions::remittance_run(&store, &files).await.expect("the job's report");
+    assert!(report["failures"].as_array().is_some(), "{report}");
+    let billet = status().await;
+    assert_eq!(billet.status, BilletStatus::Remittanced);
+
+    // The bank's return of it, put where the fixture's key says (under this account).
+    let our_number = format!("{:08}", billet.our_sequential_number);
+    let agreement = billing_api::billets::itau::Agreement::parse("0057/12345-7/109").unwrap();
+    let title = serde_json::json!([{
+        "movement": "02", "our_number": our_number, "dac": agreement.our_number_dac(&our_number).unwrap(),
+        "amount": 0, "reference": billing_api::billings::billets::remittance::reference(BillingId::new(1), BilletId::new(1)),
+    }]);
+    let path = std::env::temp_dir().join(format!("return-event-{account}.ret"));
+    let writer = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/cnab240/write_returns.py");
+    let written = std::process::Command::new("python3")
+        .arg(writer)
+        .args(["--out", path.to_str().unwrap(), "--titles", &title.to_string()])
+        .status()
+        .expect("python3 runs the return writer");
+    assert!(written.success());
+    let key = format!("returns/{account}/RETORNO 0503.RET");
+    files.put(&key, &std::fs::read(&path).unwrap()).await.unwrap();
+    let _ = std::fs::remove_file(&path);
+    let text = fixture("return-file-s3.json").to_string().replace("returns/1/", &format!("returns/{account}/"));
+    let event: aws_lambda_events::s3::S3Event = serde_json::from_str(&text).expect("an S3 event");
+    // Delivered twice: applied once.
+    let first = billing_api::billings::billets::returns::on_uploads(&store, &files, event.clone()).await.unwrap();
+    assert_eq!((first[0].result, first[0].applied_now), ("applied", 1), "{first:?}");
+    let second = billing_api::billings::billets::returns::on_uploads(&store, &files, event).await.unwrap();
+    assert_eq!((second[0].applied_now, second[0].already), (0, 1), "{second:?}");
+    assert_eq!(status().await.status, BilletStatus::Opened);
 }

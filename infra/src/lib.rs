@@ -2,6 +2,7 @@
 //! the moto server), the dev server that serves every router on 127.0.0.1, and the operations the
 //! spec says happen "elsewhere" (accounts, tokens), used by the ops CLI.
 
+pub mod bank_files;
 pub mod cache_flush;
 pub mod demo;
 pub mod dev_server;

@@ -55,7 +55,7 @@ pub async fn categories(store: &Store, account: AccountId, after: i64, limit: u1
 /// The account's records of kind `R` with ids above `after`, at most `limit` of them, from one
 /// query of the account's partition (`<KIND>#<id>` keys in id order); and the `--after` of the
 /// next page when one more record was there. An unknown account is an error, not an empty list.
-async fn page<R: Record>(
+pub(crate) async fn page<R: Record>(
     store: &Store,
     account: AccountId,
     after: i64,

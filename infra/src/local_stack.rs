@@ -43,13 +43,31 @@ pub struct LocalResources {
     pub table: String,
     pub queues: BTreeMap<String, String>,
     pub webhook_key_secret: String,
+    pub files_bucket: String,
 }
 
 pub async fn ensure(config: &SdkConfig, table: &str) -> anyhow::Result<LocalResources> {
     ensure_table(&aws_sdk_dynamodb::Client::new(config), table).await?;
     let queues = ensure_queues(&aws_sdk_sqs::Client::new(config)).await?;
     let webhook_key_secret = ensure_secret(&aws_sdk_secretsmanager::Client::new(config)).await?;
-    Ok(LocalResources { table: table.to_owned(), queues, webhook_key_secret })
+    let files_bucket = ensure_bucket(&billing_api::files::Files::from_config(config)).await?;
+    Ok(LocalResources { table: table.to_owned(), queues, webhook_key_secret, files_bucket })
+}
+
+/// The bucket of bank files (`FILES_BUCKET`, else `billing-files`).
+pub async fn ensure_bucket(files: &billing_api::files::Files) -> anyhow::Result<String> {
+    let client = files.client();
+    if client.head_bucket().bucket(files.bucket()).send().await.is_err() {
+        let created = client.create_bucket().bucket(files.bucket()).send().await;
+        if let Err(error) = created {
+            // Another process made it meanwhile.
+            let service = error.as_service_error();
+            if !service.is_some_and(|e| e.is_bucket_already_owned_by_you() || e.is_bucket_already_exists()) {
+                return Err(anyhow::Error::new(error).context("create the files bucket"));
+            }
+        }
+    }
+    Ok(files.bucket().to_owned())
 }
 
 pub async fn ensure_table(db: &aws_sdk_dynamodb::Client, table: &str) -> anyhow::Result<()> {

@@ -304,8 +304,63 @@ pub mod cli {
         /// Point of sale: sales made at the store's counter, their receipts and returns.
         #[command(subcommand)]
         Sale(SaleCommand),
-        /// Creates the table, queues and secret when missing (local stack only).
+        /// Remittance files to the bank (Itaú CNAB 240): made now, listed.
+        #[command(subcommand)]
+        Remittance(RemittanceCommand),
+        /// The bank's return files: uploaded and applied, shown.
+        #[command(subcommand)]
+        Return(ReturnCommand),
+        /// Creates the table, queues, secret and bucket when missing (local stack only).
         Setup,
+    }
+
+    #[derive(Subcommand, Debug)]
+    pub enum RemittanceCommand {
+        /// Makes the account's remittance files due now (every agreement whose bank takes files,
+        /// or one rule's), finishing first any left open; prints where they are in the bucket.
+        Create {
+            /// The account whose files these are.
+            #[arg(long)]
+            account: AccountId,
+            /// Only this bank rule's agreement.
+            #[arg(long)]
+            bank_rule: Option<BankRuleId>,
+        },
+        /// The account's latest remittance files.
+        List {
+            /// The account whose files these are.
+            #[arg(long)]
+            account: AccountId,
+            /// How many (newest first).
+            #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=100))]
+            limit: u16,
+        },
+    }
+
+    #[derive(Subcommand, Debug)]
+    pub enum ReturnCommand {
+        /// Puts a return file of the bank in the bucket (returns/<account>/<name>) and applies it.
+        /// The same file again changes nothing; a malformed one is refused naming line and field.
+        Upload {
+            /// The return file (CNAB 240).
+            file: std::path::PathBuf,
+            /// The account whose files these are.
+            #[arg(long)]
+            account: AccountId,
+        },
+        /// The account's return files (with counts of lines applied, unchanged, not applied), or
+        /// with --file the lines of one that were not applied (--all: every line).
+        Show {
+            /// The account whose files these are.
+            #[arg(long)]
+            account: AccountId,
+            /// The file's SHA-256, as the list shows it.
+            #[arg(long)]
+            file: Option<String>,
+            /// With --file: every line, applied ones too.
+            #[arg(long, requires = "file")]
+            all: bool,
+        },
     }
 
     #[derive(Subcommand, Debug)]
@@ -844,6 +899,14 @@ pub mod cli {
                         false => on(*id, format!("change account {id}: {}", restrictions.join(", "))),
                     }
                 }
+                Command::Return(ReturnCommand::Upload { account, file }) => on(
+                    *account,
+                    format!(
+                        "apply the bank's return file {} to account {account} (its billets and billings change: \
+                         registered, refused, paid)",
+                        file.display()
+                    ),
+                ),
                 Command::Webhook(WebhookCommand::Remove { account, id }) => on(
                     *account,
                     format!("remove webhook receiver {id} of account {account} (its pending deliveries fail)"),

@@ -211,6 +211,8 @@ pub struct StackOutputs {
     pub webhook_key_secret_arn: Option<String>,
     /// The base of the payer links in what the CLI shows and records.
     pub payer_base_url: Option<String>,
+    /// The bucket of bank files (remittance and return files).
+    pub files_bucket: Option<String>,
 }
 
 impl StackOutputs {
@@ -232,6 +234,7 @@ impl StackOutputs {
             stage_name: required("StageName")?,
             webhook_key_secret_arn: value("WebhookKeySecretArn"),
             payer_base_url: value("PayerBaseUrl"),
+            files_bucket: value("FilesBucket"),
         })
     }
 

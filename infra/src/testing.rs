@@ -38,6 +38,20 @@ pub async fn billet_queue(config: &SdkConfig) -> billing_api::jobs::Queues {
         .with_cascades(cascades.clone())
 }
 
+static BUCKET_READY: OnceCell<()> = OnceCell::const_new();
+
+/// The local stack's bucket of bank files (`FILES_BUCKET`, else `billing-files`), created once per
+/// process.
+pub async fn local_files(config: &SdkConfig) -> billing_api::files::Files {
+    let files = billing_api::files::Files::from_config(config);
+    BUCKET_READY
+        .get_or_init(|| async {
+            crate::local_stack::ensure_bucket(&files).await.expect("create the files bucket");
+        })
+        .await;
+    files
+}
+
 /// The SDK configuration and table of the local stack. The table is created once per process.
 pub async fn local_stack() -> (SdkConfig, Store) {
     assert!(

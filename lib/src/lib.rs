@@ -24,6 +24,7 @@ pub mod contacts;
 pub mod contention;
 pub mod editing;
 pub mod events;
+pub mod files;
 pub mod groups;
 pub mod http;
 pub mod jobs;

@@ -62,6 +62,26 @@ pub fn init() {
     let _ = result;
 }
 
+/// One metric as a CloudWatch Embedded Metric Format line (printed to stdout, CloudWatch Logs
+/// turns it into the metric `namespace/name`), with the function's name as its one dimension
+/// (`FunctionName`: stacks in one AWS account and region keep theirs apart).
+pub fn metric(namespace: &str, name: &str, value: i64) -> String {
+    let function = std::env::var("AWS_LAMBDA_FUNCTION_NAME").unwrap_or_else(|_| "local".into());
+    let mut line = serde_json::json!({
+        "_aws": {
+            "Timestamp": chrono::Utc::now().timestamp_millis(),
+            "CloudWatchMetrics": [{
+                "Namespace": namespace,
+                "Dimensions": [["FunctionName"]],
+                "Metrics": [{ "Name": name, "Unit": "None" }],
+            }],
+        },
+        "FunctionName": function,
+    });
+    line[name] = serde_json::Value::from(value);
+    line.to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,5 +104,14 @@ mod tests {
         assert_eq!(with(&[("AWS_LAMBDA_LOG_LEVEL", "WARN"), ("RUST_LOG", "trace")]), (Level::TRACE, Format::Local));
         // A RUST_LOG that is not a level (a filter directive) does not hide Lambda's level.
         assert_eq!(with(&[("AWS_LAMBDA_LOG_LEVEL", "WARN"), ("RUST_LOG", "billing_api=debug")]).0, Level::WARN);
+    }
+
+    #[test]
+    fn a_metric_line_is_embedded_metric_format() {
+        let line: serde_json::Value = serde_json::from_str(&metric("Ns/Sub", "OldestPendingMinutes", 42)).unwrap();
+        assert_eq!(line["OldestPendingMinutes"], 42);
+        assert_eq!(line["_aws"]["CloudWatchMetrics"][0]["Namespace"], "Ns/Sub");
+        assert_eq!(line["_aws"]["CloudWatchMetrics"][0]["Dimensions"], serde_json::json!([["FunctionName"]]));
+        assert!(line["FunctionName"].is_string() && line["_aws"]["Timestamp"].is_i64());
     }
 }

@@ -19,7 +19,7 @@ use infra::cache_flush::CacheFlusher;
 use infra::ops;
 use infra::ops::cli::{
     AccountCommand, BankAccountCommand, BankRuleCommand, BillingCommand, CategoryCommand, Cli, Command, ContactCommand,
-    Destructive, SaleCommand, TokenCommand, WebhookCommand,
+    Destructive, RemittanceCommand, ReturnCommand, SaleCommand, TokenCommand, WebhookCommand,
 };
 use infra::target::{self, Consent, LocalOnly, NotConfirmed, StackOutputs, Target};
 use infra::webhooks::WebhookOps;
@@ -67,6 +67,8 @@ struct Names {
     table: String,
     flusher: CacheFlusher,
     webhook_key_secret: Option<String>,
+    /// The bucket of bank files (`FILES_BUCKET`, or the stack's `FilesBucket`).
+    files_bucket: String,
     /// Where the run works, for the confirmation question.
     place: String,
 }
@@ -84,6 +86,7 @@ impl Names {
                 table,
                 flusher: CacheFlusher::from_env(config),
                 webhook_key_secret: None,
+                files_bucket: billing_api::files::bucket_name(),
             });
         };
         let outputs = StackOutputs::describe(config, stack).await?;
@@ -100,6 +103,7 @@ impl Names {
             table: outputs.table_name,
             flusher,
             webhook_key_secret: outputs.webhook_key_secret_arn,
+            files_bucket: outputs.files_bucket.unwrap_or_else(billing_api::files::bucket_name),
         })
     }
 }
@@ -221,6 +225,18 @@ async fn run(cli: Cli) -> anyhow::Result<serde_json::Value> {
         Command::Contact(ContactCommand::Limit { account, contact, limit, clear: _ }) => {
             ops::set_on_account_limit(&store, account, contact, limit).await
         }
+        Command::Remittance(RemittanceCommand::Create { account, bank_rule }) => {
+            infra::bank_files::create_remittances(&store, &files(&config, &names), account, bank_rule).await
+        }
+        Command::Remittance(RemittanceCommand::List { account, limit }) => {
+            infra::bank_files::list_remittances(&store, account, usize::from(limit)).await
+        }
+        Command::Return(ReturnCommand::Upload { file, account }) => {
+            infra::bank_files::upload_return(&store, &files(&config, &names), account, &file).await
+        }
+        Command::Return(ReturnCommand::Show { account, file, all }) => {
+            infra::bank_files::show_returns(&store, account, file.as_deref(), all).await
+        }
         Command::Setup => Ok(serde_json::to_value(infra::local_stack::ensure(&config, &table).await?)?),
         Command::Account(AccountCommand::Create { name, settings }) => {
             ops::create_account(&store, &name, settings.changes(None)).await
@@ -233,6 +249,12 @@ async fn run(cli: Cli) -> anyhow::Result<serde_json::Value> {
         Command::Token(TokenCommand::List { account }) => ops::list_tokens(&store, account).await,
         Command::Token(TokenCommand::Revoke { account, id }) => ops::revoke_token(&store, &flusher, account, id).await,
     }
+}
+
+/// The bucket of bank files of this run.
+fn files(config: &aws_config::SdkConfig, names: &Names) -> billing_api::files::Files {
+    let client = billing_api::files::Files::from_config(config).client().clone();
+    billing_api::files::Files::new(client, names.files_bucket.clone())
 }
 
 async fn webhook(

@@ -111,6 +111,10 @@ pub struct BankBillet {
     /// The token of the payer's link ([`super::link`]); none on billets issued before links.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payer_token: Option<String>,
+    /// The remittance file that told the bank of it (banks that learn of billets from files:
+    /// `crate::billings::billets::remittance`); none before, and for banks registered at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remittance_id: Option<i64>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub version: i64,
@@ -183,6 +187,7 @@ pub(crate) mod tests {
             registered: Registered { our_number: Some("12345670000000001".into()), ..Default::default() },
             settlement: Settlement::default(),
             payer_token: Some("k3Qh0v1Yw9r6ZpXc2LmN8bTa5sUe4dFg".into()),
+            remittance_id: None,
             created_at: now,
             updated_at: now,
             version: 2,

@@ -201,6 +201,9 @@ impl ItauBank {
         let Some(agreement) = billet.agreement_code.as_deref().and_then(super::itau::Agreement::parse) else {
             return rejected("Convênio Itaú inválido: use agência/conta-DAC/carteira, como 0057/12345-7/109");
         };
+        if billet.recipient.recipient_document.trim().is_empty() {
+            return rejected("Conta sem CNPJ/CPF: o banco exige o documento do beneficiário");
+        }
         if billet.payer.payer_document.is_empty() {
             return rejected("Pagador sem CPF/CNPJ: o banco exige o documento do pagador");
         }
@@ -353,6 +356,7 @@ mod tests {
         let mut b = billet();
         b.bank_symbol = "itau".into();
         b.agreement_code = Some("0057/12345-7/109".into());
+        b.recipient.recipient_document = "11222333000181".into();
         match ItauBank::answer(&b) {
             Answer::AwaitingRemittance { our_number, barcode, digitable_line, provider_status } => {
                 assert!(barcode.starts_with("3419") && payment_codes::barcode_is_valid(&barcode), "{barcode}");
@@ -369,6 +373,9 @@ mod tests {
         b.agreement_code = Some("0057/12345-7/109".into());
         b.payer.payer_document.clear();
         assert!(matches!(ItauBank::answer(&b), Answer::Rejected { .. }));
+        b.payer.payer_document = "52998224725".into();
+        b.recipient.recipient_document.clear();
+        assert!(matches!(ItauBank::answer(&b), Answer::Rejected { message, .. } if message.starts_with("Conta sem")));
         assert!(provider_for("itau").is_some());
     }
 }

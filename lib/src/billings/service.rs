@@ -90,6 +90,8 @@ where
                 let next = Billing { version: current.version + 1, ..next };
                 if let Some(billet) = &billet {
                     also.push(billet.write(account)?);
+                    // A billet the bank knows from a file and that closes: its write-off goes out.
+                    also.extend(super::billets::remittance::follow(account, billet)?);
                 }
                 if announce {
                     let written = billet.as_ref().map(BilletWrite::after);
@@ -639,29 +641,7 @@ pub async fn record_bank_payment(
         let Some(billet) = billet.filter(|b| b.status.collectable()) else {
             return Err(anyhow::anyhow!("billing {id} has no registered (opened) bank billet yet").into());
         };
-        let difference = payment.amount - billet.amount;
-        let (discount, extra) =
-            if difference < Money::ZERO { (-difference, Money::ZERO) } else { (Money::ZERO, difference) };
-        let mut paid = billet.moved_to(BilletStatus::Paid);
-        paid.settlement.paid_amount = payment.amount;
-        paid.settlement.paid_at = Some(payment.paid_on);
-        paid.settlement.net_amount = payment.amount - payment.fee;
-        paid.settlement.bank_rate = payment.fee;
-        paid.settlement.discount = discount;
-        paid.settlement.interest = extra;
-        paid.settlement.credit_at = Some(crate::billets::provider::credit_date(payment.paid_on));
-        paid.registered.provider_status = Some("LIQUIDADO".into());
-        let next = Billing {
-            status: BillingStatus::Paid,
-            gw_received_with: Some("bank_billet".into()),
-            gw_payment_date: Some(payment.paid_on),
-            gw_gross_amount: billet.amount,
-            gw_fee_amount: payment.fee,
-            gw_discount_amount: discount,
-            gw_extra_amount: extra,
-            updated_at: Timestamp::now(),
-            ..billing
-        };
+        let (next, paid) = settled(billing, &billet, payment);
         let billet = Some(BilletWrite::Moved { from: billet, to: paid });
         Ok(Ruled::Changed { next, billet, also: Vec::new(), announce: true, then: () })
     })
@@ -671,4 +651,33 @@ pub async fn record_bank_payment(
         Err(Refusal::NotFound) => anyhow::bail!("no billing {id}"),
         Err(other) => Err(anyhow::anyhow!("bank payment: {other}")),
     }
+}
+
+/// A billing and its billet as a bank payment leaves them (see [`record_bank_payment`]): the
+/// billet `paid` with what the bank reported, the billing `paid` with the frozen amounts.
+pub fn settled(billing: Billing, billet: &BankBillet, payment: &Payment) -> (Billing, BankBillet) {
+    let difference = payment.amount - billet.amount;
+    let (discount, extra) =
+        if difference < Money::ZERO { (-difference, Money::ZERO) } else { (Money::ZERO, difference) };
+    let mut paid = billet.moved_to(BilletStatus::Paid);
+    paid.settlement.paid_amount = payment.amount;
+    paid.settlement.paid_at = Some(payment.paid_on);
+    paid.settlement.net_amount = payment.amount - payment.fee;
+    paid.settlement.bank_rate = payment.fee;
+    paid.settlement.discount = discount;
+    paid.settlement.interest = extra;
+    paid.settlement.credit_at = Some(crate::billets::provider::credit_date(payment.paid_on));
+    paid.registered.provider_status = Some("LIQUIDADO".into());
+    let next = Billing {
+        status: BillingStatus::Paid,
+        gw_received_with: Some("bank_billet".into()),
+        gw_payment_date: Some(payment.paid_on),
+        gw_gross_amount: billet.amount,
+        gw_fee_amount: payment.fee,
+        gw_discount_amount: discount,
+        gw_extra_amount: extra,
+        updated_at: Timestamp::now(),
+        ..billing
+    };
+    (next, paid)
 }

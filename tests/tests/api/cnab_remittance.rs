@@ -26,7 +26,7 @@ fn title(our_number: &str, amount: &str, payer: Payer) -> Title {
 }
 
 /// `tests/validators/cnab240_itau.py` with these arguments: its standard output, once it succeeded.
-fn checker(args: &[&std::path::Path]) -> String {
+pub(super) fn checker(args: &[&std::path::Path]) -> String {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let python = root.join(".venv/bin/python");
     let output = Command::new(&python)

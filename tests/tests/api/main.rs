@@ -5,6 +5,7 @@
 mod amplification;
 mod auth;
 mod bank_billets;
+mod bank_files;
 mod bill_categories;
 mod billing_updates;
 mod billings;

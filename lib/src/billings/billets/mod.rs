@@ -6,6 +6,8 @@
 
 pub mod lifecycle;
 pub mod registrar;
+pub mod remittance;
+pub mod returns;
 mod routes;
 
 pub use routes::router;

@@ -97,7 +97,11 @@ pub async fn register(
         Err(Refusal::NotFound) => return Ok(Outcome::Skipped("billing not found")),
         Err(error) => return Err(anyhow::anyhow!("billet registration: {error}")),
     };
-    if !billet.status.awaiting_bank() {
+    // Sent to the provider only once: a billet waiting for a remittance file (or in one) is the
+    // remittance job's from there on.
+    let unsent = billet.status == BilletStatus::Issued
+        || (billet.status == BilletStatus::Remitting && billet.remittance_id.is_none());
+    if !unsent {
         return Ok(Outcome::Answered { billet_id: billet.id, status: billet.status });
     }
     transmit(store, &owner, billet).await
@@ -170,6 +174,7 @@ async fn issue(store: &Store, owner: &Account, billing: &Billing) -> Result<Bank
         registered: Registered::default(),
         settlement: Settlement::default(),
         payer_token: None,
+        remittance_id: None,
         created_at: now,
         updated_at: now,
         version: 1,
@@ -230,7 +235,11 @@ async fn transmit(store: &Store, owner: &Account, billet: BankBillet) -> anyhow:
     // The answer and its `billing.updated` event in one transaction.
     let billing = records::find::<Billing>(store, account, done.billing_id).await?.context("the billet's billing")?;
     let event = announcement(store, account, &billing, Some(&done)).await.map_err(|e| anyhow::anyhow!("{e}"))?;
-    if !written(store.write(vec![remitting.replace_with(account, &done)?, event]).await)? {
+    let mut writes = vec![remitting.replace_with(account, &done)?, event];
+    if done.status == BilletStatus::PendingRemittance {
+        writes.extend(super::remittance::queue(account, &done, super::remittance::Instruction::Register)?);
+    }
+    if !written(store.write(writes).await)? {
         return Ok(Outcome::Skipped("the billet changed while the bank answered"));
     }
     Ok(Outcome::Answered { billet_id: done.id, status: done.status })

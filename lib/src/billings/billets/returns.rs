@@ -1,0 +1,513 @@
+//! Return files (issue 26): what the bank says of the billets a remittance told it of, applied to
+//! them and their billings.
+//!
+//! A file is read whole first (`billets::cnab240_return`): a malformed one is refused naming the
+//! line and the field, and nothing of it is applied. Then each title (segments T and U) is one line
+//! of the file's ledger (`keys::return_line`: the file's SHA-256 and the line's number), written in
+//! the transaction that applies it: a line is applied once however often the file comes, and a
+//! file uploaded twice changes nothing. The line finds its billet by the reference the remittance
+//! sent ("uso da empresa": the billing's and the billet's ids), checked against the our number.
+//!
+//! - **Registered** (02): a billet still waiting (`remitting`, `remittanced`) → `opened`.
+//! - **Refused** (03): → `rejected`, `bank_rejection` in words from the bank's reason codes.
+//! - **Paid** (06): → `paid` with what the bank reported (paid amount and day, fee, net amount,
+//!   credit day), the billing `paid`, announced by `billing.updated`.
+//! - **Written off** (09): the write-off this service asked for, confirmed (nothing changes); or
+//!   the bank's own (the billet still open) → `canceled`.
+//! - Anything that cannot be applied (no billet with that reference, an our number that does not
+//!   match, a payment of a cancelled billet, a movement this service does not act on) is kept in the
+//!   ledger as `not_applied` with the reason, and listed (`infra/ops return show`): never dropped.
+//!
+//! Every change is announced by `billing.updated`, in the transaction that makes it.
+
+use anyhow::Context as _;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::lifecycle::BilletWrite;
+use super::remittance::{again, referenced};
+use crate::billets::cnab240_return::{self, Happened, Malformed, Returned};
+use crate::billets::itau::Agreement;
+use crate::billets::model::{BankBillet, BilletStatus};
+use crate::billings::service::{change, settled, Payment, Ruled};
+use crate::refusal::Refusal;
+use crate::store::item::number;
+use crate::store::stored::{self, Key, Stored};
+use crate::store::{keys, KeyRange, Store, StoreError};
+use crate::values::{AccountId, BilletId, BillingId, Money, Timestamp};
+
+/// What became of a line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// It changed its billet (and maybe its billing).
+    Applied,
+    /// It told what was already so (a registration of a billet already paid, a write-off asked for).
+    Unchanged,
+    /// Kept for a person to look at (`note` says why).
+    NotApplied,
+}
+
+/// One title line of a return file, as applied.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Line {
+    pub account_id: AccountId,
+    pub sha256: String,
+    pub line: usize,
+    pub movement: String,
+    pub our_number: String,
+    pub reference: String,
+    #[serde(default)]
+    pub billing_id: Option<BillingId>,
+    #[serde(default)]
+    pub billet_id: Option<BilletId>,
+    #[serde(with = "number")]
+    pub amount: Money,
+    #[serde(with = "number")]
+    pub paid_amount: Money,
+    pub outcome: Outcome,
+    pub note: String,
+    pub applied_at: Timestamp,
+}
+
+impl Stored for Line {
+    const KIND: Option<&'static str> = Some("return_line");
+    type Scope<'a> = ();
+
+    fn key(&self, (): ()) -> Key {
+        keys::return_line(self.account_id, &self.sha256, self.line)
+    }
+}
+
+/// A return file as received.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReturnFile {
+    pub account_id: AccountId,
+    pub sha256: String,
+    pub name: String,
+    pub received_at: Timestamp,
+    /// Title lines in the file.
+    pub titles: usize,
+    pub applied: usize,
+    pub unchanged: usize,
+    pub not_applied: usize,
+    /// How many times it came (the same bytes again change nothing).
+    pub received: i64,
+    /// Why it was refused whole (line and field), when it was.
+    #[serde(default)]
+    pub refused: Option<String>,
+}
+
+impl Stored for ReturnFile {
+    const KIND: Option<&'static str> = Some("return_file");
+    type Scope<'a> = ();
+
+    fn key(&self, (): ()) -> Key {
+        keys::return_file(self.account_id, &self.sha256)
+    }
+}
+
+/// What applying a file did this time.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Applied {
+    pub file: ReturnFile,
+    /// Lines applied now (not those an earlier upload applied).
+    pub applied_now: usize,
+    /// Lines an earlier upload had already taken.
+    pub already: usize,
+}
+
+/// Reads a file's bytes as the parser takes them: one character per byte (a byte outside ASCII, an
+/// accent in a name, becomes `?`, so the positions stay).
+pub fn text_of(bytes: &[u8]) -> String {
+    bytes.iter().map(|&b| if b.is_ascii() { b as char } else { '?' }).collect()
+}
+
+/// Applies a return file of `account` (see the module's text). `Ok(Err(_))`: the file is malformed
+/// and nothing of it was applied.
+pub async fn apply(
+    store: &Store,
+    account: AccountId,
+    name: &str,
+    bytes: &[u8],
+) -> anyhow::Result<Result<Applied, Malformed>> {
+    let sha256 = hex::encode(Sha256::digest(bytes));
+    let titles = match cnab240_return::parse(&text_of(bytes)) {
+        Ok(titles) => titles,
+        Err(malformed) => {
+            // Kept, so that `return show` lists it with the reason.
+            let refused = ReturnFile {
+                account_id: account,
+                sha256: sha256.clone(),
+                name: name.to_owned(),
+                received_at: Timestamp::now(),
+                titles: 0,
+                applied: 0,
+                unchanged: 0,
+                not_applied: 0,
+                received: 1,
+                refused: Some(malformed.to_string()),
+            };
+            again(|| async { Ok(store.write(vec![stored::put(&refused, ())?]).await?) }).await?;
+            return Ok(Err(malformed));
+        }
+    };
+    let (mut applied_now, mut already) = (0, 0);
+    for title in &titles {
+        match again(|| apply_line(store, account, &sha256, title)).await? {
+            None => already += 1,
+            Some(Outcome::Applied) => applied_now += 1,
+            Some(_) => {}
+        }
+    }
+    let file = again(|| record_file(store, account, &sha256, name, titles.len())).await?;
+    Ok(Ok(Applied { file, applied_now, already }))
+}
+
+/// The file's record with the counts of its ledger (one read of its lines).
+async fn record_file(
+    store: &Store,
+    account: AccountId,
+    sha256: &str,
+    name: &str,
+    titles: usize,
+) -> anyhow::Result<ReturnFile> {
+    let lines = lines_of(store, account, sha256).await?;
+    let count = |outcome: Outcome| lines.iter().filter(|l| l.outcome == outcome).count();
+    let before = stored::find::<ReturnFile>(store, keys::return_file(account, sha256)).await?;
+    let file = ReturnFile {
+        account_id: account,
+        sha256: sha256.to_owned(),
+        name: before.as_ref().map_or_else(|| name.to_owned(), |f| f.name.clone()),
+        received_at: before.as_ref().map_or_else(Timestamp::now, |f| f.received_at),
+        titles,
+        applied: count(Outcome::Applied),
+        unchanged: count(Outcome::Unchanged),
+        not_applied: count(Outcome::NotApplied),
+        received: before.map_or(1, |f| f.received + 1),
+        refused: None,
+    };
+    store.write(vec![stored::put(&file, ())?]).await?;
+    Ok(file)
+}
+
+/// Every line of a file's ledger, in order.
+pub async fn lines_of(store: &Store, account: AccountId, sha256: &str) -> anyhow::Result<Vec<Line>> {
+    let range = KeyRange::prefix(keys::return_lines(account, sha256), keys::RETURN_LINE_PREFIX, true);
+    let mut lines = Vec::new();
+    let mut start = None;
+    loop {
+        let page = store.page(&range, 1000, start).await?;
+        lines.extend(stored::read_all::<Line>(page.items)?);
+        start = page.next;
+        if start.is_none() {
+            return Ok(lines);
+        }
+    }
+}
+
+/// An account's return files (at most `limit`, the latest received first).
+pub async fn files_of(store: &Store, account: AccountId, limit: usize) -> anyhow::Result<Vec<ReturnFile>> {
+    let range = KeyRange::prefix(keys::return_files(account), keys::RETURN_FILE_PREFIX, true);
+    let mut files: Vec<ReturnFile> = stored::read_all(store.page(&range, limit, None).await?.items)?;
+    files.sort_by_key(|f| std::cmp::Reverse(f.received_at));
+    Ok(files)
+}
+
+/// Applies one title; `None` when an earlier upload of the file had applied it.
+async fn apply_line(
+    store: &Store,
+    account: AccountId,
+    sha256: &str,
+    title: &Returned,
+) -> anyhow::Result<Option<Outcome>> {
+    let key = keys::return_line(account, sha256, title.line);
+    if store.get(key.0.clone(), key.1.clone()).await?.is_some() {
+        return Ok(None);
+    }
+    let mut line = Line {
+        account_id: account,
+        sha256: sha256.to_owned(),
+        line: title.line,
+        movement: title.movement.clone(),
+        our_number: format!("{}{}", title.our_number, title.our_number_dac),
+        reference: title.reference.clone(),
+        billing_id: None,
+        billet_id: None,
+        amount: title.amount,
+        paid_amount: title.paid_amount,
+        outcome: Outcome::NotApplied,
+        note: String::new(),
+        applied_at: Timestamp::now(),
+    };
+    let Some((billing_id, billet_id)) = referenced(&title.reference) else {
+        line.note = format!("referência {:?} não é de um boleto deste serviço", title.reference);
+        return keep(store, line).await;
+    };
+    line.billing_id = Some(billing_id);
+    line.billet_id = Some(billet_id);
+    let ours = crate::billets::model::find(store, account, billing_id, billet_id).await?;
+    let Some(ours) = ours else {
+        line.note = format!("nenhum boleto {billet_id} na cobrança {billing_id}");
+        return keep(store, line).await;
+    };
+    let expected = ours
+        .agreement_code
+        .as_deref()
+        .and_then(Agreement::parse)
+        .and_then(|a| a.our_number(ours.our_sequential_number));
+    if expected.as_deref() != Some(title.our_number.as_str()) {
+        line.note = format!("nosso número {} não é o do boleto {billet_id}", title.our_number);
+        return keep(store, line).await;
+    }
+    let outcome = change(store, account, billing_id, |billing, current| {
+        let (line, key) = (line.clone(), key.clone());
+        async move {
+            // A concurrent upload of the same file applied it meanwhile.
+            if store.get(key.0.clone(), key.1.clone()).await?.is_some() {
+                return Ok(Ruled::Unchanged(None));
+            }
+            let billet = match current.filter(|b| b.id == billet_id) {
+                Some(billet) => billet,
+                None => {
+                    let older = crate::billets::model::find(store, account, billing_id, billet_id).await?;
+                    let status = older.map_or_else(|| "?".to_owned(), |b| b.status.to_string());
+                    let (outcome, note) = match title.happened {
+                        Happened::Paid => (
+                            Outcome::NotApplied,
+                            format!("pago no banco, mas o boleto foi substituído ({status}): devolver ao pagador ou baixar a cobrança à mão"),
+                        ),
+                        _ => (Outcome::Unchanged, format!("boleto substituído ({status})")),
+                    };
+                    return Ok(Ruled::Unchanged(Some((outcome, note))));
+                }
+            };
+            let status = billet.status;
+            let waiting = matches!(status, BilletStatus::Remitting | BilletStatus::Remittanced);
+            let moved = |to: BankBillet, note: &str| -> Result<Ruled<Option<(Outcome, String)>>, Refusal> {
+                let applied = Line { outcome: Outcome::Applied, note: note.to_owned(), ..line.clone() };
+                let also = vec![stored::insert(&applied, ())?];
+                let billet = Some(BilletWrite::Moved { from: billet.clone(), to });
+                Ok(Ruled::Changed {
+                    next: billing.clone(),
+                    billet,
+                    also,
+                    announce: true,
+                    then: Some((Outcome::Applied, note.to_owned())),
+                })
+            };
+            let keep = |outcome: Outcome, note: String| Ok(Ruled::Unchanged(Some((outcome, note))));
+            match title.happened {
+                Happened::Registered if waiting => {
+                    let mut to = billet.moved_to(BilletStatus::Opened);
+                    to.registered.provider_status = Some("ENTRADA CONFIRMADA".into());
+                    moved(to, "entrada confirmada")
+                }
+                Happened::Registered => keep(Outcome::Unchanged, format!("entrada confirmada; o boleto já está {status}")),
+                Happened::Refused if waiting => {
+                    let mut to = billet.moved_to(BilletStatus::Rejected);
+                    to.registered.bank_rejection = Some(rejection(&title.reasons));
+                    to.registered.provider_status = Some("ENTRADA REJEITADA".into());
+                    moved(to, "entrada rejeitada")
+                }
+                Happened::Refused => keep(Outcome::NotApplied, format!("entrada rejeitada, mas o boleto já está {status}")),
+                Happened::Paid
+                    if billing.status.collectable()
+                        && (waiting || matches!(status, BilletStatus::Opened | BilletStatus::Protested)) =>
+                {
+                    let payment = Payment {
+                        amount: if title.paid_amount.is_positive() { title.paid_amount } else { title.amount },
+                        paid_on: title.occurred_on.unwrap_or_else(crate::values::today),
+                        fee: title.fee,
+                    };
+                    if payment.fee > payment.amount {
+                        return keep(Outcome::NotApplied, format!("tarifa {} maior que o valor pago", title.fee));
+                    }
+                    let (next, mut paid) = settled(billing.clone(), &billet, &payment);
+                    if let Some(credit) = title.credit_on {
+                        paid.settlement.credit_at = Some(credit);
+                    }
+                    if title.net_amount.is_positive() {
+                        paid.settlement.net_amount = title.net_amount;
+                    }
+                    let applied = Line { outcome: Outcome::Applied, note: "liquidação".into(), ..line.clone() };
+                    let also = vec![stored::insert(&applied, ())?];
+                    let billet = Some(BilletWrite::Moved { from: billet.clone(), to: paid });
+                    Ok(Ruled::Changed {
+                        next,
+                        billet,
+                        also,
+                        announce: true,
+                        then: Some((Outcome::Applied, "liquidação".to_owned())),
+                    })
+                }
+                Happened::Paid => keep(
+                    Outcome::NotApplied,
+                    format!(
+                        "pago no banco, mas o boleto está {status} e a cobrança {}: devolver ao pagador ou baixar a cobrança à mão",
+                        billing.status
+                    ),
+                ),
+                Happened::WrittenOff
+                    if matches!(status, BilletStatus::Remittanced | BilletStatus::Opened | BilletStatus::Protested) =>
+                {
+                    let mut to = billet.moved_to(BilletStatus::Canceled);
+                    to.registered.provider_status = Some("BAIXADO PELO BANCO".into());
+                    moved(to, "baixado pelo banco")
+                }
+                Happened::WrittenOff => keep(Outcome::Unchanged, format!("baixa confirmada; o boleto está {status}")),
+                Happened::Other => {
+                    keep(Outcome::NotApplied, format!("movimento {} não é tratado por este serviço", title.movement))
+                }
+            }
+        }
+    })
+    .await;
+    match outcome {
+        Ok((_, None)) => Ok(None),
+        Ok((_, Some((Outcome::Applied, _)))) => Ok(Some(Outcome::Applied)),
+        Ok((_, Some((outcome, note)))) => keep(store, Line { outcome, note, ..line }).await,
+        Err(Refusal::NotFound) => {
+            line.note = format!("nenhuma cobrança {billing_id}");
+            keep(store, line).await
+        }
+        Err(error) => Err(anyhow::Error::new(error).context(format!("return line {}", title.line))),
+    }
+}
+
+/// What the bucket's trigger did with one object.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Received {
+    pub key: String,
+    /// `applied`, `refused` (malformed: `problem` names line and field), `ignored` (not under
+    /// `returns/<account>/`, or an account that does not exist).
+    pub result: &'static str,
+    pub problem: Option<String>,
+    pub applied_now: usize,
+    pub already: usize,
+}
+
+/// The return-file trigger (S3 `ObjectCreated` under `returns/`): each object read and applied. An
+/// `Err` (storage or S3 failing) makes Lambda try the event again, which is harmless: what was
+/// applied stays applied once. A refused (malformed) file is recorded and then also an `Err`, after
+/// the event's other files, so that the function's errors alarm tells a person.
+pub async fn on_uploads(
+    store: &Store,
+    files: &crate::files::Files,
+    event: aws_lambda_events::s3::S3Event,
+) -> anyhow::Result<Vec<Received>> {
+    let mut done = Vec::new();
+    for record in event.records {
+        let Some(raw) = record.s3.object.key else { continue };
+        // Keys in S3 events are URL-encoded (a space is `+`).
+        let key: String = form_urlencoded::parse(format!("k={raw}").as_bytes()).map(|(_, v)| v.into_owned()).collect();
+        let received = |result, problem| Received { key: key.clone(), result, problem, applied_now: 0, already: 0 };
+        let Some(account) = crate::files::account_of_return(&key) else {
+            tracing::warn!(key, "a file outside returns/<account>/ is ignored");
+            done.push(received("ignored", Some("not under returns/<account id>/".into())));
+            continue;
+        };
+        if crate::accounts::find(store, account).await?.is_none() {
+            tracing::error!(key, "a return file of an account that does not exist is ignored");
+            done.push(received("ignored", Some(format!("no account {account}"))));
+            continue;
+        }
+        let bytes = files.get(&key).await?;
+        let name = key.rsplit('/').next().unwrap_or_default().to_owned();
+        match apply(store, account, &name, &bytes).await? {
+            Ok(applied) => {
+                tracing::info!(
+                    key,
+                    applied = applied.applied_now,
+                    already = applied.already,
+                    not_applied = applied.file.not_applied,
+                    "return file applied"
+                );
+                done.push(Received {
+                    applied_now: applied.applied_now,
+                    already: applied.already,
+                    ..received("applied", None)
+                });
+            }
+            Err(malformed) => {
+                tracing::error!(key, "return file refused: {malformed}");
+                done.push(received("refused", Some(malformed.to_string())));
+            }
+        }
+    }
+    if let Some(refused) = done.iter().find(|r| r.result == "refused") {
+        anyhow::bail!("return file {} refused: {}", refused.key, refused.problem.as_deref().unwrap_or_default());
+    }
+    Ok(done)
+}
+
+/// Writes a line that changed nothing into the ledger (`None`: an earlier upload's is there).
+async fn keep(store: &Store, line: Line) -> anyhow::Result<Option<Outcome>> {
+    let outcome = line.outcome;
+    match store.write(vec![stored::insert(&line, ()).context("a ledger line")?]).await {
+        Ok(()) => Ok(Some(outcome)),
+        Err(StoreError::ConditionFailed(_)) => Ok(None),
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// The bank's reasons for refusing a title, in words (FEBRABAN's CNAB 240 table of rejection
+/// reasons, as Itaú's manual uses it; unknown codes are quoted).
+pub fn rejection(codes: &[String]) -> String {
+    let words: Vec<String> = codes
+        .iter()
+        .filter(|code| !code.trim().is_empty() && code.as_str() != "00")
+        .map(|code| match reason(code) {
+            Some(text) => format!("{text} ({code})"),
+            None => format!("motivo {code} do banco"),
+        })
+        .collect();
+    match words.is_empty() {
+        true => "Entrada rejeitada pelo banco (sem motivo informado)".into(),
+        false => format!("Entrada rejeitada pelo banco: {}", words.join("; ")),
+    }
+}
+
+fn reason(code: &str) -> Option<&'static str> {
+    Some(match code {
+        "01" => "código do banco inválido",
+        "02" => "código do registro detalhe inválido",
+        "03" => "código do segmento inválido",
+        "04" => "código de movimento não permitido para a carteira",
+        "05" => "código de movimento inválido",
+        "06" => "tipo ou número de inscrição do beneficiário inválido",
+        "07" => "agência, conta ou dígito inválido",
+        "08" => "nosso número inválido",
+        "09" => "nosso número duplicado",
+        "10" => "carteira inválida",
+        "16" => "data de vencimento inválida",
+        "20" => "valor do título inválido",
+        "45" => "nome do pagador não informado",
+        "46" => "tipo ou número de inscrição do pagador inválido",
+        "47" => "endereço do pagador não informado",
+        "48" => "CEP inválido",
+        "52" => "unidade da federação inválida",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasons_read_in_words() {
+        let codes = |list: &[&str]| list.iter().map(|c| c.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            rejection(&codes(&["48", "00", "99"])),
+            "Entrada rejeitada pelo banco: CEP inválido (48); motivo 99 do banco"
+        );
+        assert!(rejection(&codes(&["00", "  "])).contains("sem motivo"));
+    }
+
+    #[test]
+    fn bytes_outside_ascii_keep_their_position() {
+        assert_eq!(text_of("AÇÃO".as_bytes()).len(), "AÇÃO".len());
+        assert_eq!(text_of(b"ab\r\n"), "ab\r\n");
+    }
+}
