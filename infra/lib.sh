@@ -190,7 +190,8 @@ import json, sys, urllib.request
 s = json.load(urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/_faults", timeout=5))
 c = s.get("counters", s)
 keys = ["forwarded", "throttles", "partition_throttles", "errors_500", "late_errors_500", "conflicts",
-        "single_write_conflicts", "replayed_tokens", "duplicates_immediate", "duplicates_later", "unprocessed_items"]
+        "single_write_conflicts", "replayed_tokens", "duplicates_immediate", "duplicates_later", "unprocessed_items",
+        "s3_errors_500", "late_s3_errors_500"]
 print(", ".join(f"{k} {c.get(k, 0)}" for k in keys))
 PY
 }

@@ -25,7 +25,10 @@ unless it injects one of these faults:
 5. SQS duplicate delivery (`--duplicate-rate`): a received message is delivered a second time,
    in the same answer (with a forged receipt handle the proxy accepts on delete) or a little later
    (the proxy sends its body to the queue again); optional HTTP 500 on SendMessage
-   (`--sqs-error-rate`).
+   (`--sqs-error-rate`);
+6. S3 (any request that is neither DynamoDB nor SQS nor Secrets Manager, nor moto's own API): HTTP
+   500 InternalError (`--s3-error-rate`); on a PUT, one time in two after the object was stored
+   (its answer lost, as a request that timed out after S3 wrote it).
 
 Control: `GET /_faults` (settings and counters), `POST /_faults/reset`, `POST /_faults/config`
 with a JSON object of settings. Every option may also be given as an environment variable
@@ -129,8 +132,9 @@ SETTINGS = {
     "partition_wcu": (int, 1000, "write units a second one partition key takes (0 disables)"),
     "duplicate_rate": (float, 0.05, "probability of delivering a received SQS message twice"),
     "sqs_error_rate": (float, 0.0, "probability of an HTTP 500 on SQS SendMessage/SendMessageBatch"),
+    "s3_error_rate": (float, 0.05, "probability of an HTTP 500 on an S3 request (on a PUT, half after storing)"),
 }
-RATES = frozenset(("throttle_rate", "error_rate", "late_error_fraction", "duplicate_rate", "sqs_error_rate"))
+RATES = frozenset(("throttle_rate", "error_rate", "late_error_fraction", "duplicate_rate", "sqs_error_rate", "s3_error_rate"))
 
 COUNTERS = (
     "forwarded",
@@ -149,6 +153,8 @@ COUNTERS = (
     "duplicates_later_failed",
     "unprocessed_items",
     "sqs_errors_500",
+    "s3_errors_500",
+    "late_s3_errors_500",
     "upstream_errors",
 )
 
@@ -328,6 +334,15 @@ def transaction_cancelled(codes):
             "CancellationReasons": reasons,
         },
     )
+
+
+def s3_internal_error():
+    body = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>InternalError</Code>'
+        "<Message>We encountered an internal error. Please try again.</Message>"
+        f"<RequestId>{request_id()}</RequestId></Error>"
+    ).encode("utf-8")
+    return Reply(500, [("Content-Type", "application/xml"), ("x-amz-request-id", request_id())], body)
 
 
 def control_reply(status, document):
@@ -574,7 +589,19 @@ class Faults:
                 return self.dynamodb(target[len(DDB_TARGET) :], request)
             if target.startswith(SQS_TARGET):
                 return self.sqs(target[len(SQS_TARGET) :], request)
+        if self.is_s3(request) and self.chance(self.settings["s3_error_rate"]):
+            if request.method == "PUT" and self.chance(0.5):
+                self.forward(request)
+                self.count("late_s3_errors_500")
+            self.count("s3_errors_500")
+            return s3_internal_error()
         return self.forward(request)
+
+    @staticmethod
+    def is_s3(request):
+        """S3's REST calls carry no X-Amz-Target (DynamoDB, SQS and Secrets Manager do)."""
+        path = request.path
+        return not request.header("X-Amz-Target") and not path.startswith("/moto-api") and not path.startswith("/_faults")
 
     # -- control --
 

@@ -40,6 +40,7 @@ ALL_OFF = {
     "partition_wcu": 0,
     "duplicate_rate": 0,
     "sqs_error_rate": 0,
+    "s3_error_rate": 0,
 }
 
 
@@ -139,6 +140,7 @@ class Stack(unittest.TestCase):
         cls.ddb = session.client("dynamodb", endpoint_url=cls.url, config=once)
         cls.sqs = session.client("sqs", endpoint_url=cls.url, config=once)
         cls.secrets = session.client("secretsmanager", endpoint_url=cls.url, config=once)
+        cls.s3 = session.client("s3", endpoint_url=cls.url, config=once.merge(Config(s3={"addressing_style": "path"})))
         cls.ddb.create_table(
             TableName=TABLE,
             BillingMode="PAY_PER_REQUEST",
@@ -645,6 +647,23 @@ class FaultsProxyTest(Stack):
         self.configure(sqs_error_rate=0)
         self.assertEqual(self.sqs.receive_message(QueueUrl=self.queue, WaitTimeSeconds=0).get("Messages", []), [])
         self.assertEqual(self.stats()["sqs_errors_500"], 1)
+
+    def test_s3_internal_error(self):
+        bucket = "faults-" + uuid.uuid4().hex[:12]
+        self.s3.create_bucket(Bucket=bucket)
+        self.configure(s3_error_rate=1.0)
+        for _ in range(12):  # some of them stored before the error, as a lost answer
+            with self.assertRaises(ClientError) as caught:
+                self.s3.put_object(Bucket=bucket, Key="remittances/a.rem", Body=b"file")
+            self.assertEqual(status_of(caught.exception), 500)
+            self.assertEqual(code_of(caught.exception), "InternalError")
+        with self.assertRaises(ClientError):
+            self.s3.get_object(Bucket=bucket, Key="remittances/a.rem")
+        stats = self.stats()
+        self.configure(s3_error_rate=0)
+        self.assertEqual(stats["s3_errors_500"], 13)
+        self.assertGreater(stats["late_s3_errors_500"], 0)
+        self.assertEqual(self.s3.get_object(Bucket=bucket, Key="remittances/a.rem")["Body"].read(), b"file")
 
     # -- everything off --
 

@@ -26,6 +26,8 @@ pub enum Happened {
     Paid,
     /// 09: written off (baixa).
     WrittenOff,
+    /// 23: sent to the notary for protest (remessa a cartório): still payable, at the notary.
+    Protested,
     /// Any other code (instructions confirmed, protest steps, …): kept, listed, not applied.
     Other,
 }
@@ -37,6 +39,7 @@ impl Happened {
             "03" => Happened::Refused,
             "06" => Happened::Paid,
             "09" => Happened::WrittenOff,
+            "23" => Happened::Protested,
             _ => Happened::Other,
         }
     }

@@ -554,6 +554,19 @@ pub fn return_file(account: AccountId, sha256: &str) -> (String, String) {
     (return_files(account), format!("{RETURN_FILE_PREFIX}{sha256}"))
 }
 
+/// A return file's place in the list of the account's files, newest last (key-only, written when the
+/// file first comes).
+pub fn return_file_listed(account: AccountId, received_ms: i64, sha256: &str) -> (String, String) {
+    (return_files(account), format!("{RETURN_LISTED_PREFIX}{received_ms:013}#{sha256}"))
+}
+
+pub const RETURN_LISTED_PREFIX: &str = "T#";
+
+/// The SHA-256 a listing key of [`return_file_listed`] names.
+pub fn listed_return_sha256(sk: &str) -> Option<&str> {
+    sk.strip_prefix(RETURN_LISTED_PREFIX)?.split_once('#').map(|(_, sha)| sha)
+}
+
 /// The ledger of one return file: one item per title line (`L#<line:06>`), written in the
 /// transaction that applies the line, so a line is applied once however often the file comes.
 pub fn return_lines(account: AccountId, sha256: &str) -> String {

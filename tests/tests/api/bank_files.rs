@@ -6,7 +6,7 @@
 //! test made. Also: nothing is remitted twice, a crash between the claim and the file loses nothing,
 //! a return file uploaded twice changes nothing, lines that cannot be applied are kept and listed,
 //! a malformed file is refused naming the line, and a cancellation after remittance goes out as a
-//! write-off.
+//! write-off, and a protest.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -242,6 +242,11 @@ async fn lines_that_cannot_be_applied_are_kept_and_listed_and_a_malformed_file_i
     let rejected = billet(&api, id2).await;
     assert_eq!(rejected["status"], "rejected");
     assert!(rejected["bank_rejection"].as_str().unwrap().contains("CEP inválido"), "{rejected}");
+
+    // Sent to the notary for protest: `protested`, still payable.
+    let protest = return_file("protest.ret", &[returned(id, &remitted, "23", json!({}))]);
+    upload(&api, &files, &protest).await.unwrap();
+    assert_eq!(billet(&api, id).await["status"], "protested");
 }
 
 #[tokio::test]

@@ -14,6 +14,7 @@
 //!   credit day), the billing `paid`, announced by `billing.updated`.
 //! - **Written off** (09): the write-off this service asked for, confirmed (nothing changes); or
 //!   the bank's own (the billet still open) → `canceled`.
+//! - **Protested** (23, sent to the notary): → `protested` (still payable; its payment comes as 06).
 //! - Anything that cannot be applied (no billet with that reference, an our number that does not
 //!   match, a payment of a cancelled billet, a movement this service does not act on) is kept in the
 //!   ledger as `not_applied` with the reason, and listed (`infra/ops return show`): never dropped.
@@ -148,7 +149,7 @@ pub async fn apply(
                 received: 1,
                 refused: Some(malformed.to_string()),
             };
-            again(|| async { Ok(store.write(vec![stored::put(&refused, ())?]).await?) }).await?;
+            again(|| async { Ok(store.write(file_writes(&refused, true)?).await?) }).await?;
             return Ok(Err(malformed));
         }
     };
@@ -175,6 +176,7 @@ async fn record_file(
     let lines = lines_of(store, account, sha256).await?;
     let count = |outcome: Outcome| lines.iter().filter(|l| l.outcome == outcome).count();
     let before = stored::find::<ReturnFile>(store, keys::return_file(account, sha256)).await?;
+    let first = before.is_none();
     let file = ReturnFile {
         account_id: account,
         sha256: sha256.to_owned(),
@@ -187,8 +189,19 @@ async fn record_file(
         received: before.map_or(1, |f| f.received + 1),
         refused: None,
     };
-    store.write(vec![stored::put(&file, ())?]).await?;
+    store.write(file_writes(&file, first)?).await?;
     Ok(file)
+}
+
+/// A file's record, and its place in the account's list when it first comes.
+fn file_writes(file: &ReturnFile, first: bool) -> anyhow::Result<Vec<crate::store::Write>> {
+    let mut writes = vec![stored::put(file, ())?];
+    if first {
+        let at = file.received_at.0.timestamp_millis();
+        let (pk, sk) = keys::return_file_listed(file.account_id, at, &file.sha256);
+        writes.push(crate::store::Write::put_keys(pk, sk));
+    }
+    Ok(writes)
 }
 
 /// Every line of a file's ledger, in order.
@@ -206,10 +219,16 @@ pub async fn lines_of(store: &Store, account: AccountId, sha256: &str) -> anyhow
     }
 }
 
-/// An account's return files (at most `limit`, the latest received first).
+/// An account's return files, the latest received first (at most `limit`).
 pub async fn files_of(store: &Store, account: AccountId, limit: usize) -> anyhow::Result<Vec<ReturnFile>> {
-    let range = KeyRange::prefix(keys::return_files(account), keys::RETURN_FILE_PREFIX, true);
-    let mut files: Vec<ReturnFile> = stored::read_all(store.page(&range, limit, None).await?.items)?;
+    let range = KeyRange::prefix(keys::return_files(account), keys::RETURN_LISTED_PREFIX, false);
+    let listed = store.page(&range, limit, None).await?.items;
+    let keys: Vec<Key> = listed
+        .iter()
+        .filter_map(|item| keys::listed_return_sha256(&crate::store::KeyItem::keys_of(item).1).map(str::to_owned))
+        .map(|sha256| keys::return_file(account, &sha256))
+        .collect();
+    let mut files: Vec<ReturnFile> = stored::find_many(store, &keys).await?;
     files.sort_by_key(|f| std::cmp::Reverse(f.received_at));
     Ok(files)
 }
@@ -356,6 +375,14 @@ async fn apply_line(
                     moved(to, "baixado pelo banco")
                 }
                 Happened::WrittenOff => keep(Outcome::Unchanged, format!("baixa confirmada; o boleto está {status}")),
+                Happened::Protested if matches!(status, BilletStatus::Remittanced | BilletStatus::Opened) => {
+                    let mut to = billet.moved_to(BilletStatus::Protested);
+                    to.registered.provider_status = Some("ENVIADO A CARTÓRIO".into());
+                    moved(to, "enviado a cartório para protesto")
+                }
+                Happened::Protested => {
+                    keep(Outcome::Unchanged, format!("enviado a cartório; o boleto está {status}"))
+                }
                 Happened::Other => {
                     keep(Outcome::NotApplied, format!("movimento {} não é tratado por este serviço", title.movement))
                 }
