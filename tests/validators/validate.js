@@ -33,6 +33,8 @@ for (const billet of billets) {
     const due = new Date(read.vencimentoComNovoFator2025).toISOString().slice(0, 10);
     if (due !== billet.due_date) problems.push(`${name}: boleto-utils reads due date ${due}`);
   }
+  // A billet of a flow without Pix (Itaú's CNAB 240 remittances) has no code to check.
+  if (billet.pix_qr_code === null) continue;
   const pix = pixUtils.parsePix(billet.pix_qr_code);
   if (pixUtils.hasError(pix)) { problems.push(`${name}: Pix refused by pix-utils: ${pix.message}`); continue; }
   if (pix.type !== 'STATIC') problems.push(`${name}: Pix type ${pix.type}`);

@@ -294,3 +294,29 @@ async fn a_cancellation_after_remittance_goes_out_as_a_write_off_and_a_crash_los
     let applied = upload(&api, &files, &path).await.unwrap();
     assert_eq!(applied["return_file"]["unchanged"], 1, "{applied}");
 }
+
+#[tokio::test]
+async fn itau_documents_pass_the_independent_validators() {
+    let api = Api::start().await;
+    let (first, rule, s) = itau_billing(&api).await;
+    let mut ids = vec![first];
+    for (amount, due) in
+        [("5.00", "2026-12-01"), ("1234.56", "2030-03-04"), ("99999.99", "2040-07-16"), ("47.10", "2049-01-05")]
+    {
+        let mut sent = body(&s);
+        sent["billing"]["bank_rule_id"] = rule.clone();
+        sent["billing"]["due_date"] = json!(due);
+        sent["billing"]["billing_items"] = json!([{"description": "Item", "quantity": 1, "amount": amount}]);
+        ids.push(api.post("/v1/billings", &sent).await.expect(201).body["id"].as_i64().unwrap());
+    }
+    api.server.register_billets().await;
+    let mut documents = Vec::new();
+    for id in ids {
+        let b = billet(&api, id).await;
+        assert_eq!((b["status"].as_str(), b["pix_qr_code"].as_str()), (Some("pending_remittance"), None), "{b}");
+        documents.push(json!({"barcode": b["barcode"], "digitable_line": b["digitable_line"], "pix_qr_code": null,
+                              "amount": b["amount"], "due_date": b["due_date"]}));
+    }
+    let verdict = infra::testing::independent_check("validate.js", &Value::from(documents));
+    assert_eq!((verdict["ok"].as_bool(), verdict["checked"].as_i64()), (Some(true), Some(5)), "{verdict}");
+}
