@@ -77,7 +77,10 @@ pub async fn list_remittances(store: &Store, account: AccountId, limit: usize) -
         .map(|r| {
             json!({
                 "id": r.id, "agreement": r.agreement, "sequence": r.sequence, "state": r.state,
-                "titles": r.titles, "total": r.total, "key": r.key, "sha256": r.sha256,
+                "titles": r.titles.iter().map(|t| json!({
+                    "billing_id": t.billing_id, "billet_id": t.billet_id, "instruction": t.instruction, "amount": t.amount,
+                })).collect::<Vec<_>>(),
+                "total": r.total, "key": r.key, "sha256": r.sha256,
                 "created_at": r.created_at, "closed_at": r.closed_at,
             })
         })
@@ -129,6 +132,16 @@ pub async fn show_returns(store: &Store, account: AccountId, file: Option<&str>,
         "--file takes a return file's SHA-256 (64 hexadecimal digits, as `return show` lists them)"
     );
     let lines = returns::lines_of(store, account, &sha256).await?;
-    let shown: Vec<_> = lines.into_iter().filter(|l| all || l.outcome != returns::Outcome::Applied).collect();
+    let shown: Vec<Value> = lines
+        .into_iter()
+        .filter(|l| all || l.outcome != returns::Outcome::Applied)
+        .map(|l| {
+            json!({
+                "line": l.line, "movement": l.movement, "our_number": l.our_number, "reference": l.reference,
+                "billing_id": l.billing_id, "billet_id": l.billet_id, "amount": l.amount, "paid_amount": l.paid_amount,
+                "outcome": l.outcome, "note": l.note, "applied_at": l.applied_at,
+            })
+        })
+        .collect();
     Ok(json!({ "sha256": sha256, "lines": shown }))
 }

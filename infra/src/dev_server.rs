@@ -207,6 +207,30 @@ pub async fn run_outbox(stream: LocalStream, store: Store, queues: Queues) {
     }
 }
 
+/// Runs the remittance job every `every`, as the template's schedule does hourly on AWS: the
+/// remittance files of every agreement with billets waiting, into the local bucket.
+pub async fn run_remittances(store: Store, files: billing_api::files::Files, every: std::time::Duration) {
+    loop {
+        tokio::time::sleep(every).await;
+        let deadline = std::time::Instant::now() + every;
+        match billing_api::billings::billets::remittance::run_due(&store, &files, deadline).await {
+            Ok(report) if !report.made.is_empty() => {
+                tracing::info!(files = report.made.len(), "remittance files written")
+            }
+            Ok(_) => {}
+            Err(error) => tracing::warn!(error = ?error, "the remittance job failed; the next run carries on"),
+        }
+    }
+}
+
+/// How often the dev server runs the remittance job (`REMITTANCE_EVERY_SECONDS`; 0: never, run it
+/// with `infra/ops --local remittance create`).
+pub fn remittance_every() -> Option<std::time::Duration> {
+    let seconds =
+        std::env::var("REMITTANCE_EVERY_SECONDS").ok().and_then(|s| s.trim().parse::<u64>().ok()).unwrap_or(60);
+    (seconds > 0).then(|| std::time::Duration::from_secs(seconds))
+}
+
 /// Polls a queue for ever and runs each batch through its worker: handled messages are deleted,
 /// failed ones come back after the queue's visibility timeout, and after five receives land in
 /// the DLQ.

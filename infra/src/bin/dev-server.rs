@@ -1,4 +1,4 @@
-//! The local dev server: creates the table, queues and secret when missing, seeds the demo account,
+//! The local dev server: creates the table, queues, secret and bucket when missing, seeds the demo account,
 //! prints the base URL and token, and serves `/v1` on 127.0.0.1 until Ctrl-C.
 
 use std::path::PathBuf;
@@ -68,6 +68,12 @@ async fn main() -> anyhow::Result<()> {
         "  Payer pages:   {} (each billet's url; public, PAYER_RATE_LIMIT_PER_IP)",
         billing_api::billets::link::url("<token>")
     );
+    let remittances = infra::dev_server::remittance_every();
+    println!(
+        "  Bank files:    bucket {}; remittance job {} (REMITTANCE_EVERY_SECONDS, 0 = off)",
+        resources.files_bucket,
+        remittances.map_or_else(|| "off".to_owned(), |every| format!("every {} s", every.as_secs()))
+    );
     println!("  Try:           curl -H 'Authorization: Bearer {}' {base}/v1/tags", demo.token);
     println!("Press Ctrl-C to stop.");
 
@@ -91,6 +97,19 @@ async fn main() -> anyhow::Result<()> {
         schedule: Schedule::from_env(),
     };
     tokio::spawn(infra::dev_server::run_outbox(stream, store.clone(), queues.clone()));
+    if let Some(every) = remittances {
+        let files = billing_api::files::Files::from_config(&config);
+        let store = store.clone();
+        // Its own thread and single-threaded runtime: the job's future is not `Send` (its steps
+        // retried by a closure borrow the store), and it needs none of the server's threads.
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+            match runtime {
+                Ok(runtime) => runtime.block_on(infra::dev_server::run_remittances(store, files, every)),
+                Err(error) => tracing::warn!(error = ?error, "no runtime for the remittance job"),
+            }
+        });
+    }
     let settler = Worker::Settler { store: store.clone() };
     tokio::spawn(infra::dev_server::run_worker(sqs.clone(), settlements_queue, settler));
     let cascader = Worker::Cascader { store: store.clone() };

@@ -44,17 +44,20 @@ pub async fn list(
         counts = futures::future::try_join_all(sums).await?.into_iter().map(|n| n as usize).collect();
     }
     let reach = window.reach(counts.iter().sum());
-    // Types in order: a type's positions are prefixed so that the merged order is by type first.
-    for contact_type in types {
+    // Every type's postings at once (one round trip); in type order, a type's positions prefixed
+    // so that the merged order is by type first.
+    let reads = types.iter().map(|contact_type| async move {
         let partition = keys::group_postings(account, contact_type.as_str());
         let found: Vec<(i64, String)> = match filter.search {
             None => postings::leading(store, &[partition], reach).await?,
-            Some(term) => {
-                let kept = postings::named(store, partition, term).await?;
-                total += kept.len();
-                kept
-            }
+            Some(term) => postings::named(store, partition, term).await?,
         };
+        Ok::<_, Refusal>((contact_type, found))
+    });
+    for (contact_type, found) in futures::future::try_join_all(reads).await? {
+        if filter.search.is_some() {
+            total += found.len();
+        }
         positions.extend(found.into_iter().map(|(id, order)| (id, format!("{contact_type}#{order}"))));
     }
     if filter.search.is_none() {

@@ -34,7 +34,9 @@ pub mod worker;
 
 pub use input::{parse_cutoff, parse_request};
 pub use model::{ContactPreview, Preview, SalePreview};
-pub use model::{Line, Settlement, CHUNK, CHUNK_RUN, CODE_SETTLEMENT_CONTACT_MISSING, PREVIEW_SALES_SHOWN};
+pub use model::{
+    Line, Settlement, CHUNK, CHUNK_RUN, CODE_SETTLEMENT_CONTACT_MISSING, PREVIEW_CONTACTS_SHOWN, PREVIEW_SALES_SHOWN,
+};
 pub use routes::router;
 pub use service::{find, open_up_to, preview, request};
 pub use view::SettlementView;

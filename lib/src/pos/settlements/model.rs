@@ -17,6 +17,9 @@ pub const CHUNK_RUN: &str = "another message ran this chunk, or it is not due";
 pub const CHUNK: usize = 50;
 /// Sales a preview lists one by one (its totals count them all).
 pub const PREVIEW_SALES_SHOWN: usize = 500;
+/// Customers a preview lists (its counts and total take them all): the answer stays far below
+/// Lambda's 6 MB whatever the account holds.
+pub const PREVIEW_CONTACTS_SHOWN: usize = 1000;
 /// Items of the payer's billing: one per customer, the rest summed in the last one.
 pub(super) const BILLING_ITEMS: usize = 500;
 /// Days from the settlement to its billing's due date (then the next business day).

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
 
-use super::model::{missing_contact, Settlement, PREVIEW_SALES_SHOWN};
+use super::model::{missing_contact, Settlement, PREVIEW_CONTACTS_SHOWN, PREVIEW_SALES_SHOWN};
 use super::model::{ContactPreview, Preview, SalePreview};
 use super::record::{after, settlement_key};
 use crate::accounts;
@@ -67,20 +67,26 @@ pub async fn preview(store: &Store, account: AccountId, cutoff: NaiveDate) -> Re
             });
         }
     }
-    let ids: Vec<ContactId> = by_contact.keys().copied().collect();
-    for contact in records::find_many::<Contact>(store, account, &ids).await? {
-        if let Some(preview) = by_contact.get_mut(&contact.id) {
-            preview.name = contact.description().map(str::to_owned);
-        }
+    let contacts_count = by_contact.len();
+    // The first customers by id are listed, with their names (one bounded batch read).
+    let mut shown: Vec<ContactPreview> = by_contact.into_values().take(PREVIEW_CONTACTS_SHOWN).collect();
+    let ids: Vec<ContactId> = shown.iter().map(|c| c.contact_id).collect();
+    let names: BTreeMap<ContactId, Option<String>> = records::find_many::<Contact>(store, account, &ids)
+        .await?
+        .into_iter()
+        .map(|c| (c.id, c.description().map(str::to_owned)))
+        .collect();
+    for preview in &mut shown {
+        preview.name = names.get(&preview.contact_id).cloned().flatten();
     }
     Ok(Preview {
         cutoff_at: cutoff,
         payer_contact_id: owner.settlement_contact_id,
         total: open.iter().map(|e| e.due_amount).sum(),
         sales_count: open.len(),
-        contacts_count: by_contact.len(),
-        contacts: by_contact.into_values().collect(),
-        truncated: open.len() > PREVIEW_SALES_SHOWN,
+        contacts_count,
+        contacts: shown,
+        truncated: open.len() > PREVIEW_SALES_SHOWN || contacts_count > PREVIEW_CONTACTS_SHOWN,
     })
 }
 
