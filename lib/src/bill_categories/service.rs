@@ -36,7 +36,7 @@ pub async fn list(
     window: Window,
 ) -> Result<Listed<BillCategory>, Refusal> {
     let prefix = match category_type {
-        Some(Err(())) => return Ok(Listed { records: Vec::new(), total: 0 }),
+        Some(Err(())) => return Ok(Listed::empty()),
         Some(Ok(kind)) => Some(format!("{kind}#")),
         None => None,
     };

@@ -206,22 +206,31 @@ async fn searched(
     account: AccountId,
     billing_type: BillingType,
     term: &str,
-) -> Result<BTreeSet<i64>, Refusal> {
+) -> Result<(BTreeSet<i64>, bool), Refusal> {
     let digits: String = term.chars().filter(char::is_ascii_digit).collect();
     let folded = sort_key(term);
     let shards = |facet: &str| keys::billing_posting_shards(account, billing_type.as_str(), Some(facet));
     // The contacts' postings of both types and the evincive postings, read at once.
     let contact_scans = ContactType::ALL.iter().map(|contact_type| {
         let range = KeyRange::listing(keys::contact_postings(account, contact_type.as_str(), "ALL"), Sort::All, true);
-        async move { store.items_in(&range, 0, postings::SEARCH_SCAN).await }
+        async move { store.items_in(&range, 0, postings::SEARCH_SCAN + 1).await }
     });
     let evincive_per_shard = SEARCH_EVINCIVES / keys::POSTING_SHARDS as usize;
-    let (scans, texts) = tokio::try_join!(
-        async { Ok(futures::future::try_join_all(contact_scans).await?) },
-        items_of(store, shards(billing_facet::EVINCIVE), evincive_per_shard)
-    )?;
+    let evincive_reads = shards(billing_facet::EVINCIVE).into_iter().map(|partition| {
+        let range = KeyRange::listing(partition, Sort::All, false);
+        async move { store.items_in(&range, 0, evincive_per_shard + 1).await }
+    });
+    let (scans, evincives) =
+        tokio::try_join!(async { Ok::<_, Refusal>(futures::future::try_join_all(contact_scans).await?) }, async {
+            Ok::<_, Refusal>(futures::future::try_join_all(evincive_reads).await?)
+        },)?;
+    // Each read stopped at its bound when it found one posting more.
+    let mut partial = scans.iter().any(|items| items.len() > postings::SEARCH_SCAN)
+        || evincives.iter().any(|items| items.len() > evincive_per_shard);
+    let texts: Vec<&crate::store::Item> =
+        evincives.iter().flat_map(|items| items.iter().take(evincive_per_shard)).collect();
     let mut matched: Vec<ContactId> = Vec::new();
-    for item in scans.iter().flatten() {
+    for item in scans.iter().flat_map(|items| items.iter().take(postings::SEARCH_SCAN)) {
         let text = |name: &str| item.get(name).and_then(|v| v.as_s().ok()).map(String::as_str).unwrap_or_default();
         let (sk, document) = (text("sk"), text("d"));
         let described = sk.rsplit_once('#').is_some_and(|(description, _)| description.contains(&folded));
@@ -229,6 +238,7 @@ async fn searched(
             matched.extend(postings::id_at_end(sk).map(ContactId::new));
         }
     }
+    partial |= matched.len() > SEARCH_CONTACTS;
     matched.truncate(SEARCH_CONTACTS);
     let mut found = BTreeSet::new();
     // The matched contacts' billings, all at once.
@@ -237,14 +247,14 @@ async fn searched(
         found.extend(ids);
     }
     for item in texts {
-        let text = crate::store::item::text(&item, "e").unwrap_or_default();
+        let text = crate::store::item::text(item, "e").unwrap_or_default();
         if text.contains(&folded) {
             if let Some(id) = item.get("sk").and_then(|v| v.as_s().ok()).and_then(|sk| sk.parse::<i64>().ok()) {
                 found.insert(id);
             }
         }
     }
-    Ok(found)
+    Ok((found, partial))
 }
 
 /// The ids a filtered list shows: for each filter, the billings its postings name (a filter on a
@@ -256,7 +266,7 @@ async fn matching(
     billing_type: BillingType,
     filters: &Filters,
     today: NaiveDate,
-) -> Result<BTreeSet<i64>, Refusal> {
+) -> Result<(BTreeSet<i64>, bool), Refusal> {
     let shards = |facet: &str| keys::billing_posting_shards(account, billing_type.as_str(), Some(facet));
     let mut values: Vec<String> = filters
         .numbers
@@ -333,15 +343,16 @@ async fn matching(
     for ranges in &filters_ranges {
         sets.push(read.by_ref().take(ranges.len()).flatten().collect());
     }
-    sets.extend(searched);
+    let partial = searched.as_ref().is_some_and(|(_, stopped)| *stopped);
+    sets.extend(searched.map(|(found, _)| found));
     // Smallest first: intersecting keeps what every filter admits.
     sets.sort_by_key(BTreeSet::len);
     let mut sets = sets.into_iter();
-    let Some(mut found) = sets.next() else { return Ok(BTreeSet::new()) };
+    let Some(mut found) = sets.next() else { return Ok((BTreeSet::new(), partial)) };
     for other in sets {
         found.retain(|id| other.contains(id));
     }
-    Ok(found)
+    Ok((found, partial))
 }
 
 /// An unfiltered page: the total from the counter's shards, the page's keys from the key
@@ -357,7 +368,7 @@ async fn unfiltered(
     let counter = keys::billing_count_shards(account, billing_type.as_str());
     let total = usize::try_from(crate::store::shards::sum(store, counter).await?).unwrap_or_default();
     if pagination.offset() >= total {
-        return Ok(Listed { records: Vec::new(), total });
+        return Ok(Listed::new(Vec::new(), total));
     }
     let end = pagination.offset().saturating_add(pagination.per_page);
     let reads = keys::billing_posting_shards(account, billing_type.as_str(), None)
@@ -373,7 +384,7 @@ async fn unfiltered(
         .map(|id| records::key_of::<Billing>(account, BillingId::new(id)))
         .collect();
     let records = store.batch_get(&page).await?.into_iter().map(records::read).collect::<Result<Vec<_>, _>>()?;
-    Ok(Listed { records, total })
+    Ok(Listed::new(records, total))
 }
 
 /// The page of billings a query asks for, and the total after its filters.
@@ -388,15 +399,15 @@ pub async fn list(
     let billing_type = BillingType::parse(params.get("billing_type").unwrap_or("billing").trim());
     let Some(billing_type) = billing_type else {
         // Anything but a billing type matches nothing.
-        return Ok(Listed { records: Vec::new(), total: 0 });
+        return Ok(Listed::empty());
     };
     if filters.impossible {
-        return Ok(Listed { records: Vec::new(), total: 0 });
+        return Ok(Listed::empty());
     }
     if filters.is_empty() {
         return unfiltered(store, account, billing_type, pagination).await;
     }
-    let found = matching(store, account, billing_type, &filters, today).await?;
+    let (found, partial) = matching(store, account, billing_type, &filters, today).await?;
     let total = found.len();
     let page: Vec<(String, String)> = found
         .iter()
@@ -408,7 +419,7 @@ pub async fn list(
     let mut records: Vec<Billing> =
         store.batch_get(&page).await?.into_iter().map(records::read).collect::<Result<Vec<_>, _>>()?;
     records.sort_by_key(|b| Reverse(b.id));
-    Ok(Listed { records, total })
+    Ok(Listed::new(records, total).partial_if(partial))
 }
 
 #[cfg(test)]

@@ -132,5 +132,6 @@ async fn list(State(state): State<AppState>, tenant: Tenant, params: Params) -> 
             BillingListView::new(b, &related, today)
         })
         .collect();
-    Ok(response::list("billings", &views, params.pagination(), listed.total))
+    let answer = response::list("billings", &views, params.pagination(), listed.total);
+    Ok(response::partial_search(answer, listed.partial))
 }

@@ -90,5 +90,5 @@ async fn list(State(state): State<AppState>, tenant: Tenant, params: Params) -> 
     let account = tenant.account_id();
     let listed = super::service::list(&state.store, account, &filter_of(&params), pagination.window()).await?;
     let views = represent(&state.store, account, &listed.records).await?;
-    Ok(response::list("contacts", &views, pagination, listed.total))
+    Ok(response::partial_search(response::list("contacts", &views, pagination, listed.total), listed.partial))
 }

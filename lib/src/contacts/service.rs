@@ -147,7 +147,7 @@ pub async fn list(
     filter: &ContactFilter,
     window: Window,
 ) -> Result<Listed<Contact>, Refusal> {
-    let nothing = || Ok(Listed { records: Vec::new(), total: 0 });
+    let nothing = || Ok(Listed::empty());
     if filter.impossible {
         return nothing();
     }
@@ -179,18 +179,24 @@ pub async fn list(
         return Ok(crate::store::records::page_of::<Contact>(store, account, positions, total, window).await?);
     }
     let found = types.iter().map(|contact_type| matching(store, account, *contact_type, filter));
-    let positions: Vec<(i64, String)> = futures::future::try_join_all(found).await?.into_iter().flatten().collect();
+    let mut partial = false;
+    let mut positions: Vec<(i64, String)> = Vec::new();
+    for (matched, stopped) in futures::future::try_join_all(found).await? {
+        partial |= stopped;
+        positions.extend(matched);
+    }
     let total = positions.len();
-    Ok(crate::store::records::page_of::<Contact>(store, account, positions, total, window).await?)
+    Ok(crate::store::records::page_of::<Contact>(store, account, positions, total, window).await?.partial_if(partial))
 }
 
-/// The contacts of one type a filtered list finds (id → position).
+/// The contacts of one type a filtered list finds (id → position), and whether its search stopped at
+/// `postings::SEARCH_SCAN` postings.
 async fn matching(
     store: &Store,
     account: AccountId,
     contact_type: ContactType,
     filter: &ContactFilter,
-) -> Result<BTreeMap<i64, String>, Refusal> {
+) -> Result<(BTreeMap<i64, String>, bool), Refusal> {
     let partition = |facet: &str| keys::contact_postings(account, contact_type.as_str(), facet);
     let every = |facet: &str| KeyRange::listing(partition(facet), Sort::All, true);
     // Each filter's postings, all read at once.
@@ -215,19 +221,23 @@ async fn matching(
     let searched = async {
         Ok::<_, Refusal>(match &filter.search {
             Some(Search::Description(term)) => {
-                Some(postings::named(store, partition("ALL"), term).await?.into_iter().collect())
+                let (found, stopped) = postings::named(store, partition("ALL"), term).await?;
+                Some((found.into_iter().collect(), stopped))
             }
             Some(Search::Document(digits)) => {
                 let mut found = BTreeMap::new();
+                let mut stopped = false;
                 if !digits.is_empty() {
-                    for item in store.items_in(&every("ALL"), 0, postings::SEARCH_SCAN).await? {
-                        let document = crate::store::item::text(&item, "d").unwrap_or_default();
+                    let items = store.items_in(&every("ALL"), 0, postings::SEARCH_SCAN + 1).await?;
+                    stopped = items.len() > postings::SEARCH_SCAN;
+                    for item in items.iter().take(postings::SEARCH_SCAN) {
+                        let document = crate::store::item::text(item, "d").unwrap_or_default();
                         if document.contains(digits.as_str()) {
-                            found.extend(postings::position(&item));
+                            found.extend(postings::position(item));
                         }
                     }
                 }
-                Some(found)
+                Some((found, stopped))
             }
             _ => None,
         })
@@ -235,12 +245,13 @@ async fn matching(
     let (read, searched) =
         tokio::try_join!(async { Ok::<_, Refusal>(futures::future::try_join_all(reads).await?) }, searched)?;
     let mut sets: Vec<BTreeMap<i64, String>> = read;
-    sets.extend(searched);
+    let partial = searched.as_ref().is_some_and(|(_, stopped)| *stopped);
+    sets.extend(searched.map(|(found, _)| found));
     sets.sort_by_key(BTreeMap::len);
     let mut sets = sets.into_iter();
-    let Some(mut found) = sets.next() else { return Ok(BTreeMap::new()) };
+    let Some(mut found) = sets.next() else { return Ok((BTreeMap::new(), partial)) };
     for other in sets {
         found.retain(|id, _| other.contains_key(id));
     }
-    Ok(found)
+    Ok((found, partial))
 }

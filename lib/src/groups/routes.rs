@@ -57,5 +57,5 @@ async fn list(State(state): State<AppState>, tenant: Tenant, params: Params) -> 
     };
     let listed = super::service::list(&state.store, tenant.account_id(), &filter, pagination.window()).await?;
     let views: Vec<GroupView> = listed.records.into_iter().map(GroupView::from).collect();
-    Ok(response::list("groups", &views, pagination, listed.total))
+    Ok(response::partial_search(response::list("groups", &views, pagination, listed.total), listed.partial))
 }

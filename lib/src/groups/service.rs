@@ -28,7 +28,7 @@ pub async fn list(
     window: Window,
 ) -> Result<Listed<Group>, Refusal> {
     if filter.impossible {
-        return Ok(Listed { records: Vec::new(), total: 0 });
+        return Ok(Listed::empty());
     }
     let types: Vec<GroupContactType> = match filter.contact_type {
         Some(contact_type) => vec![contact_type],
@@ -36,6 +36,7 @@ pub async fn list(
     };
     let mut positions = Vec::new();
     let mut total = 0;
+    let mut partial = false;
     let mut counts = Vec::new();
     if filter.search.is_none() {
         let sums = types.iter().map(|contact_type| {
@@ -48,13 +49,14 @@ pub async fn list(
     // so that the merged order is by type first.
     let reads = types.iter().map(|contact_type| async move {
         let partition = keys::group_postings(account, contact_type.as_str());
-        let found: Vec<(i64, String)> = match filter.search {
-            None => postings::leading(store, &[partition], reach).await?,
+        let (found, stopped): (Vec<(i64, String)>, bool) = match filter.search {
+            None => (postings::leading(store, &[partition], reach).await?, false),
             Some(term) => postings::named(store, partition, term).await?,
         };
-        Ok::<_, Refusal>((contact_type, found))
+        Ok::<_, Refusal>((contact_type, found, stopped))
     });
-    for (contact_type, found) in futures::future::try_join_all(reads).await? {
+    for (contact_type, found, stopped) in futures::future::try_join_all(reads).await? {
+        partial |= stopped;
         if filter.search.is_some() {
             total += found.len();
         }
@@ -63,7 +65,7 @@ pub async fn list(
     if filter.search.is_none() {
         total = counts.iter().sum();
     }
-    Ok(crate::store::records::page_of::<Group>(store, account, positions, total, window).await?)
+    Ok(crate::store::records::page_of::<Group>(store, account, positions, total, window).await?.partial_if(partial))
 }
 
 /// Deletes the group (refused while billings depend on it); its contacts get `group_id` null in

@@ -61,6 +61,15 @@ pub fn list<T: Serialize>(key: &str, items: &[T], pagination: Pagination, total:
     response
 }
 
+/// A list whose search stopped at its bound carries `X-Search-Partial: true` (docs/openapi.yaml):
+/// matches beyond what it read are neither counted nor listed; a narrower search finds them.
+pub fn partial_search(mut response: Response, partial: bool) -> Response {
+    if partial {
+        response.headers_mut().insert("x-search-partial", HeaderValue::from_static("true"));
+    }
+    response
+}
+
 /// The next page of a list read from a cursor ([`cursor_list`]): the cursor, and the request's
 /// path and query with it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -119,5 +128,13 @@ mod tests {
         assert!(headers.get("x-total-count").is_none());
         let last = cursor_list::<u8>("events", &[], pagination, None);
         assert!(last.headers().get("x-next-cursor").is_none() && last.headers().get("link").is_none());
+    }
+
+    #[test]
+    fn a_partial_search_says_so_and_a_whole_one_does_not() {
+        let whole = partial_search(ok(&serde_json::json!({})), false);
+        assert!(whole.headers().get("x-search-partial").is_none());
+        let partial = partial_search(ok(&serde_json::json!({})), true);
+        assert_eq!(partial.headers()["x-search-partial"], "true");
     }
 }

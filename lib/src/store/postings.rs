@@ -81,15 +81,30 @@ pub async fn matching(store: &Store, range: &KeyRange, limit: usize) -> StoreRes
 }
 
 /// The postings of `partition` (at most [`SEARCH_SCAN`]) whose order, a folded name then the id,
-/// has `term` (folded the same way) in its name: a name search read from keys alone.
-pub async fn named(store: &Store, partition: String, term: &str) -> StoreResult<Vec<(i64, String)>> {
+/// has `term` (folded the same way) in its name: a name search read from keys alone; and whether
+/// it stopped at the bound (more postings were there, unread).
+pub async fn named(store: &Store, partition: String, term: &str) -> StoreResult<(Vec<(i64, String)>, bool)> {
+    named_within(store, partition, term, SEARCH_SCAN).await
+}
+
+/// [`named`] reading at most `limit` postings.
+pub async fn named_within(
+    store: &Store,
+    partition: String,
+    term: &str,
+    limit: usize,
+) -> StoreResult<(Vec<(i64, String)>, bool)> {
     let term = crate::values::text::sort_key(term);
     let range = KeyRange::listing(partition, Sort::All, true);
-    let found = matching(store, &range, SEARCH_SCAN).await?;
-    Ok(found
-        .into_iter()
+    let items = store.items_in(&range, 0, limit.saturating_add(1)).await?;
+    let partial = items.len() > limit;
+    let found = items
+        .iter()
+        .take(limit)
+        .filter_map(position)
         .filter(|(_, order)| order.rsplit_once('#').is_some_and(|(name, _)| name.contains(&term)))
-        .collect())
+        .collect();
+    Ok((found, partial))
 }
 
 /// The most postings a substring search reads: beyond it a list answers what it found among them.

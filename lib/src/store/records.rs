@@ -70,6 +70,26 @@ pub trait Record: Serialize + DeserializeOwned + Send + Sync + Sized {
 pub struct Listed<R> {
     pub records: Vec<R>,
     pub total: usize,
+    /// A search stopped at its bound (`postings::SEARCH_SCAN` postings read, or another documented
+    /// cap): matches beyond it are neither counted nor listed. Answered as `X-Search-Partial: true`.
+    pub partial: bool,
+}
+
+impl<R> Listed<R> {
+    /// A page and its total, from a read that saw everything it filtered.
+    pub fn new(records: Vec<R>, total: usize) -> Listed<R> {
+        Listed { records, total, partial: false }
+    }
+
+    /// Nothing matched.
+    pub fn empty() -> Listed<R> {
+        Listed::new(Vec::new(), 0)
+    }
+
+    /// The same page, marked partial when `partial`.
+    pub fn partial_if(self, partial: bool) -> Listed<R> {
+        Listed { partial: self.partial || partial, ..self }
+    }
 }
 
 /// Which entries of a filtered, ordered list a page shows.
@@ -310,7 +330,7 @@ where
     let total = entries.len();
     let page: Vec<_> = window.slice(&entries).iter().map(|e| (e.pk.clone(), e.sk.clone())).collect();
     let records = store.batch_get(&page).await?.into_iter().map(read).collect::<StoreResult<Vec<R>>>()?;
-    Ok(Listed { records, total })
+    Ok(Listed::new(records, total))
 }
 
 /// The records of a list in order and their total, found by `positions` (id → position, from
@@ -328,5 +348,5 @@ pub async fn page_of<R: Record>(
     let ids: Vec<R::Id> = page.iter().map(|id| <R::Id as crate::values::RecordId>::new(*id)).collect();
     let mut records = find_many::<R>(store, account, &ids).await?;
     records.sort_by_key(|r| page.iter().position(|id| *id == r.id().into()));
-    Ok(Listed { records, total })
+    Ok(Listed::new(records, total))
 }

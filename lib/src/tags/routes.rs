@@ -44,5 +44,5 @@ async fn list(State(state): State<AppState>, tenant: Tenant, params: Params) -> 
     let pagination = params.pagination();
     let listed = super::service::list(&state.store, tenant.account_id(), params.get("s"), pagination.window()).await?;
     let views: Vec<TagView> = listed.records.into_iter().map(TagView::from).collect();
-    Ok(response::list("tags", &views, pagination, listed.total))
+    Ok(response::partial_search(response::list("tags", &views, pagination, listed.total), listed.partial))
 }

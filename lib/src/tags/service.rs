@@ -19,20 +19,21 @@ pub async fn list(
     window: Window,
 ) -> Result<Listed<Tag>, Refusal> {
     let partition = keys::tag_postings(account);
-    let (positions, total) = match search {
+    let (positions, total, partial) = match search {
         None => {
             let total = shards::sum(store, keys::count_shards(account, Tag::KIND)).await? as usize;
-            (postings::leading(store, &[partition], window.reach(total)).await?, total)
+            (postings::leading(store, &[partition], window.reach(total)).await?, total, false)
         }
         // A term longer than any name matches nothing.
-        Some(term) if crate::values::text::beyond_search(term) => (Vec::new(), 0),
+        Some(term) if crate::values::text::beyond_search(term) => (Vec::new(), 0, false),
         Some(term) => {
-            let kept = postings::named(store, partition, term).await?;
+            let (kept, partial) = postings::named(store, partition, term).await?;
             let total = kept.len();
-            (kept, total)
+            (kept, total, partial)
         }
     };
-    Ok(crate::store::records::page_of::<Tag>(store, account, positions, total, window).await?)
+    let page = crate::store::records::page_of::<Tag>(store, account, positions, total, window).await?;
+    Ok(page.partial_if(partial))
 }
 
 /// Deletes the tag (refused while billings use it); its holders lose it, and its links go, in the

@@ -502,3 +502,23 @@ async fn a_deleted_tags_name_can_be_used_again() {
     assert_ne!(again["id"], tag["id"]);
     assert_eq!(names(&api.get("/v1/tags").await.expect(200)), ["TEMPORÁRIA"]);
 }
+
+#[tokio::test]
+async fn a_search_that_stops_at_its_bound_says_so() {
+    let api = Api::start().await;
+    for n in 1..=5 {
+        create(&api, &format!("Alfa {n}")).await;
+    }
+    // Read whole: no header.
+    let answer = api.get("/v1/tags?s=alfa").await.expect(200);
+    assert_eq!(answer.header("x-total-count"), Some("5"));
+    assert_eq!(answer.header("x-search-partial"), None);
+    // The same search stopped after 3 postings: 3 found, and it says it stopped.
+    let store = &api.server.store;
+    let partition = billing_api::store::keys::tag_postings(api.account_id);
+    let (found, partial) =
+        billing_api::store::postings::named_within(store, partition.clone(), "alfa", 3).await.unwrap();
+    assert_eq!((found.len(), partial), (3, true));
+    let (found, partial) = billing_api::store::postings::named_within(store, partition, "alfa", 5).await.unwrap();
+    assert_eq!((found.len(), partial), (5, false));
+}

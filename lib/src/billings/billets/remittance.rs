@@ -265,12 +265,13 @@ fn stored_dues(items: Vec<crate::store::Item>) -> StoreResult<Vec<Due>> {
     items.into_iter().map(crate::store::item::from_item::<Due>).collect()
 }
 
-/// How long the oldest waiting instruction has waited, in minutes (from the markers left).
+/// How long the oldest waiting instruction has waited, in minutes (from the markers left; the
+/// eight partitions read at once).
 pub async fn oldest_pending_minutes(store: &Store) -> anyhow::Result<i64> {
     let now = Timestamp::now();
-    let mut oldest = 0;
-    for shard in 0..keys::REMITTANCE_DUE_SHARDS {
+    let reads = (0..keys::REMITTANCE_DUE_SHARDS).map(|shard| async move {
         let range = KeyRange::prefix(keys::remittance_due_shard(shard), keys::REMITTANCE_DUE_PREFIX, true);
+        let mut oldest = 0;
         let mut start = None;
         loop {
             let page = store.page(&range, 500, start).await?;
@@ -279,11 +280,11 @@ pub async fn oldest_pending_minutes(store: &Store) -> anyhow::Result<i64> {
             }
             start = page.next;
             if start.is_none() {
-                break;
+                return Ok::<_, anyhow::Error>(oldest);
             }
         }
-    }
-    Ok(oldest)
+    });
+    Ok(futures::future::try_join_all(reads).await?.into_iter().max().unwrap_or(0))
 }
 
 /// Every file due for one agreement of an account (open files first), until `deadline`.
