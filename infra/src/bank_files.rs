@@ -106,18 +106,15 @@ pub async fn upload_return(
         files::MAX_RETURN_BYTES
     );
     let name = path.file_name().and_then(|n| n.to_str()).map(files::slug).unwrap_or_else(|| "return".into());
-    // Refused before it is stored: a malformed file never reaches the bucket's trigger.
-    if let Err(malformed) = billing_api::billets::cnab240_return::parse(&returns::text_of(&bytes)) {
-        anyhow::bail!("return file {} refused: {malformed}", path.display());
-    }
+    // Read before it is stored: a malformed file never reaches the bucket's trigger.
+    let titles = billing_api::billets::cnab240_return::parse(&returns::text_of(&bytes))
+        .map_err(|malformed| anyhow::anyhow!("return file {} refused: {malformed}", path.display()))?;
     let key = format!("{}{account}/{name}", files::RETURNS);
     files.put(&key, &bytes).await?;
-    match returns::apply(store, account, &name, &bytes).await? {
-        Ok(applied) => Ok(
-            json!({ "key": key, "return_file": applied.file, "applied_now": applied.applied_now, "already_applied": applied.already }),
-        ),
-        Err(malformed) => anyhow::bail!("return file {} refused: {malformed}", path.display()),
-    }
+    let applied = returns::apply_titles(store, account, &name, &returns::digest(&bytes), &titles).await?;
+    Ok(
+        json!({ "key": key, "return_file": applied.file, "applied_now": applied.applied_now, "already_applied": applied.already }),
+    )
 }
 
 /// `return show`: the account's return files, or one file's lines (all of them with `--all`, else

@@ -34,6 +34,16 @@ where
     retry_until(Instant::now() + CONFLICT_BUDGET, attempt).await
 }
 
+/// [`retry_on_conflict`] with a budget of its own: background work, which no caller waits for and
+/// which may ride out a longer spell of weather than a request.
+pub async fn retry_for<T, F, Fut>(budget: Duration, attempt: F) -> Result<T, Refusal>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, Refusal>>,
+{
+    retry_until(Instant::now() + budget, attempt).await
+}
+
 /// [`retry_on_conflict`] for a read-modify-write of one existing record (`pk`, `sk`): the writers of
 /// that record in this process take turns, so that each reads what the previous one wrote instead
 /// of all of them racing and retrying. Across processes (each Lambda container serves one request

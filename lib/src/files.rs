@@ -39,6 +39,11 @@ impl Files {
         Files::new(aws_sdk_s3::Client::from_conf(builder.build()), bucket_name())
     }
 
+    /// The same client on another bucket.
+    pub fn with_bucket(self, bucket: impl Into<String>) -> Files {
+        Files { bucket: bucket.into(), ..self }
+    }
+
     pub fn bucket(&self) -> &str {
         &self.bucket
     }

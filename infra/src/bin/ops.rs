@@ -253,8 +253,7 @@ async fn run(cli: Cli) -> anyhow::Result<serde_json::Value> {
 
 /// The bucket of bank files of this run.
 fn files(config: &aws_config::SdkConfig, names: &Names) -> billing_api::files::Files {
-    let client = billing_api::files::Files::from_config(config).client().clone();
-    billing_api::files::Files::new(client, names.files_bucket.clone())
+    billing_api::files::Files::from_config(config).with_bucket(names.files_bucket.clone())
 }
 
 async fn webhook(

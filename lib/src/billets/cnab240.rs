@@ -145,8 +145,8 @@ pub struct Title {
     /// The penalty (multa) in reais (0: none), charged from the day after the due date.
     pub penalty: Money,
     pub payer: Payer,
-    /// Ours, returned as is in the bank's return file (positions 196–220 of P): the billet's uuid
-    /// without hyphens is 32 characters, so its first 25 are used.
+    /// Ours, returned as is in the bank's return file (positions 196–220 of P, 25 characters): the
+    /// service puts the billing's and the billet's ids there (`billings::billets::remittance`).
     pub reference: String,
 }
 

@@ -1,4 +1,4 @@
-//! CNAB 240 return files of Itaú's collection service (issue 26, in progress): what the bank says
+//! CNAB 240 return files of Itaú's collection service (issue 26): what the bank says
 //! of each title, read from the segments T and U of each batch. A file that is not one (a line of
 //! another length, a field that should be digits and is not) is refused whole, naming the line and
 //! the field; lines of other kinds (headers, trailers, other segments) are skipped.

@@ -189,7 +189,7 @@ impl BankProvider for SimulatedBank {
     }
 }
 
-/// Itaú (341), through CNAB 240 remittance files (issue 26, in progress): the rule's agreement is
+/// Itaú (341), through CNAB 240 remittance files (issue 26): the rule's agreement is
 /// `agency/account-DAC/carteira` (`billets::itau::Agreement`); registering computes the documents
 /// and leaves the billet waiting for its remittance. No Pix: Itaú's CNAB flow has none.
 pub struct ItauBank;

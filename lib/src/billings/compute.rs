@@ -58,19 +58,23 @@ pub fn extra_amount(terms: &Terms, today: NaiveDate) -> Decimal {
     if days <= 0 || terms.cancel_penalty {
         return Decimal::ZERO;
     }
-    let penalty = terms.penalty.map(|p| cents(value_of(p.kind, p.value, terms.amount))).unwrap_or_default();
-    let interest = terms
-        .interest
-        .map(|i| {
-            let per_period = value_of(i.kind, i.value, terms.amount);
-            let per_day = match i.period {
-                InterestPeriod::Monthly => per_period / Decimal::from(30),
-                InterestPeriod::Daily => per_period,
-            };
-            cents(per_day * Decimal::from(days))
-        })
-        .unwrap_or_default();
-    penalty + interest
+    let interest = terms.interest.map(|_| cents(interest_per_day(terms) * Decimal::from(days))).unwrap_or_default();
+    penalty(terms) + interest
+}
+
+/// The penalty (multa) charged once when late, in reais (rounded to cents; zero without one).
+pub fn penalty(terms: &Terms) -> Decimal {
+    terms.penalty.map(|p| cents(value_of(p.kind, p.value, terms.amount))).unwrap_or_default()
+}
+
+/// The interest one day late costs, in reais, before rounding (zero without interest).
+pub fn interest_per_day(terms: &Terms) -> Decimal {
+    let Some(i) = terms.interest else { return Decimal::ZERO };
+    let per_period = value_of(i.kind, i.value, terms.amount);
+    match i.period {
+        InterestPeriod::Monthly => per_period / Decimal::from(30),
+        InterestPeriod::Daily => per_period,
+    }
 }
 
 /// Every computed field as of `today`.

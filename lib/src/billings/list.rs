@@ -213,24 +213,21 @@ async fn searched(
     // The contacts' postings of both types and the evincive postings, read at once.
     let contact_scans = ContactType::ALL.iter().map(|contact_type| {
         let range = KeyRange::listing(keys::contact_postings(account, contact_type.as_str(), "ALL"), Sort::All, true);
-        async move { store.items_in(&range, 0, postings::SEARCH_SCAN + 1).await }
+        async move { postings::bounded(store, &range, postings::SEARCH_SCAN).await }
     });
     let evincive_per_shard = SEARCH_EVINCIVES / keys::POSTING_SHARDS as usize;
     let evincive_reads = shards(billing_facet::EVINCIVE).into_iter().map(|partition| {
         let range = KeyRange::listing(partition, Sort::All, false);
-        async move { store.items_in(&range, 0, evincive_per_shard + 1).await }
+        async move { postings::bounded(store, &range, evincive_per_shard).await }
     });
     let (scans, evincives) =
         tokio::try_join!(async { Ok::<_, Refusal>(futures::future::try_join_all(contact_scans).await?) }, async {
             Ok::<_, Refusal>(futures::future::try_join_all(evincive_reads).await?)
         },)?;
-    // Each read stopped at its bound when it found one posting more.
-    let mut partial = scans.iter().any(|items| items.len() > postings::SEARCH_SCAN)
-        || evincives.iter().any(|items| items.len() > evincive_per_shard);
-    let texts: Vec<&crate::store::Item> =
-        evincives.iter().flat_map(|items| items.iter().take(evincive_per_shard)).collect();
+    let mut partial = scans.iter().chain(&evincives).any(|(_, more)| *more);
+    let texts: Vec<&crate::store::Item> = evincives.iter().flat_map(|(items, _)| items).collect();
     let mut matched: Vec<ContactId> = Vec::new();
-    for item in scans.iter().flat_map(|items| items.iter().take(postings::SEARCH_SCAN)) {
+    for item in scans.iter().flat_map(|(items, _)| items) {
         let text = |name: &str| item.get(name).and_then(|v| v.as_s().ok()).map(String::as_str).unwrap_or_default();
         let (sk, document) = (text("sk"), text("d"));
         let described = sk.rsplit_once('#').is_some_and(|(description, _)| description.contains(&folded));

@@ -228,9 +228,9 @@ async fn matching(
                 let mut found = BTreeMap::new();
                 let mut stopped = false;
                 if !digits.is_empty() {
-                    let items = store.items_in(&every("ALL"), 0, postings::SEARCH_SCAN + 1).await?;
-                    stopped = items.len() > postings::SEARCH_SCAN;
-                    for item in items.iter().take(postings::SEARCH_SCAN) {
+                    let items;
+                    (items, stopped) = postings::bounded(store, &every("ALL"), postings::SEARCH_SCAN).await?;
+                    for item in &items {
                         let document = crate::store::item::text(item, "d").unwrap_or_default();
                         if document.contains(digits.as_str()) {
                             found.extend(postings::position(item));

@@ -96,15 +96,22 @@ pub async fn named_within(
 ) -> StoreResult<(Vec<(i64, String)>, bool)> {
     let term = crate::values::text::sort_key(term);
     let range = KeyRange::listing(partition, Sort::All, true);
-    let items = store.items_in(&range, 0, limit.saturating_add(1)).await?;
-    let partial = items.len() > limit;
+    let (items, partial) = bounded(store, &range, limit).await?;
     let found = items
         .iter()
-        .take(limit)
         .filter_map(position)
         .filter(|(_, order)| order.rsplit_once('#').is_some_and(|(name, _)| name.contains(&term)))
         .collect();
     Ok((found, partial))
+}
+
+/// At most `limit` items of `range`, and whether it holds more (one item past the bound is asked
+/// for, and left out): how a search that stops at its bound knows to say so.
+pub async fn bounded(store: &Store, range: &KeyRange, limit: usize) -> StoreResult<(Vec<Item>, bool)> {
+    let mut items = store.items_in(range, 0, limit.saturating_add(1)).await?;
+    let more = items.len() > limit;
+    items.truncate(limit);
+    Ok((items, more))
 }
 
 /// The most postings a substring search reads: beyond it a list answers what it found among them.

@@ -374,14 +374,17 @@ fn independent_validation(billets: &[Value]) -> Value {
     infra::testing::independent_check("validate.js", &json!(input))
 }
 
+/// Amounts and due dates whose documents the independent validators check, for the simulated bank
+/// and for Itaú: amounts of several sizes, due dates decades apart.
+pub(super) const VALIDATED: [(&str, &str); 4] =
+    [("5.00", "2026-12-01"), ("1234.56", "2030-03-04"), ("99999.99", "2040-07-16"), ("47.10", "2049-01-05")];
+
 #[tokio::test]
 async fn documents_pass_independent_validators() {
     let api = Api::start().await;
     let s = setup(&api).await;
     let mut ids = Vec::new();
-    for (amount, due) in
-        [("5.00", "2026-12-01"), ("1234.56", "2030-03-04"), ("99999.99", "2040-07-16"), ("47.10", "2049-01-05")]
-    {
+    for (amount, due) in VALIDATED {
         let mut sent = body(&s);
         sent["billing"]["due_date"] = json!(due);
         sent["billing"]["billing_items"] = json!([{"description": "Item", "quantity": 1, "amount": amount}]);

@@ -257,7 +257,7 @@ async fn a_cancellation_after_remittance_goes_out_as_a_write_off_and_a_crash_los
 
     // The run dies after claiming the billet and before the file is written (here: a bucket that
     // does not exist): the billet stays `remitting` in an open file.
-    let nowhere = Files::new(files.client().clone(), "no-such-bucket-for-cnab-tests");
+    let nowhere = files.clone().with_bucket("no-such-bucket-for-cnab-tests");
     let failed = infra::bank_files::create_remittances(&api.server.store, &nowhere, api.account_id, None).await;
     assert!(failed.is_err());
     assert_eq!(billet(&api, id).await["status"], "remitting");
@@ -300,9 +300,7 @@ async fn itau_documents_pass_the_independent_validators() {
     let api = Api::start().await;
     let (first, rule, s) = itau_billing(&api).await;
     let mut ids = vec![first];
-    for (amount, due) in
-        [("5.00", "2026-12-01"), ("1234.56", "2030-03-04"), ("99999.99", "2040-07-16"), ("47.10", "2049-01-05")]
-    {
+    for (amount, due) in super::bank_billets::VALIDATED {
         let mut sent = body(&s);
         sent["billing"]["bank_rule_id"] = rule.clone();
         sent["billing"]["due_date"] = json!(due);

@@ -26,8 +26,7 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use chrono::NaiveDateTime;
-use futures::StreamExt as _;
-use rust_decimal::Decimal;
+use futures::{FutureExt as _, StreamExt as _};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -36,12 +35,14 @@ use crate::accounts;
 use crate::billets::cnab240::{self, Beneficiary, Movement, Title};
 use crate::billets::itau::{self, Agreement};
 use crate::billets::model::{BankBillet, BilletStatus};
+use crate::billings::compute;
 use crate::billings::model::Billing;
 use crate::files::{self, Files};
+use crate::refusal::Refusal;
 use crate::store::item::number;
 use crate::store::stored::{self, Key, Stored};
 use crate::store::{keys, records, Condition, KeyRange, Store, StoreError, StoreResult, Update, Write};
-use crate::values::{AccountId, BilletId, BillingId, InterestPeriod, Money, Timestamp, ValueKind};
+use crate::values::{AccountId, BilletId, BillingId, Money, Timestamp};
 
 /// Titles in one file: the claim's transaction holds them, the record and its open marker
 /// (DynamoDB's limit is 100 items).
@@ -233,7 +234,10 @@ pub struct Report {
 pub async fn run_due(store: &Store, files: &Files, deadline: Instant) -> anyhow::Result<Report> {
     let mut report = Report::default();
     for shard in 0..keys::REMITTANCE_DUE_SHARDS {
-        let range = KeyRange::prefix(keys::remittance_due_shard(shard), keys::REMITTANCE_DUE_PREFIX, true);
+        if Instant::now() >= deadline {
+            break;
+        }
+        let range = due_range(shard);
         let mut start = None;
         loop {
             let page = store.page(&range, 100, start).await?;
@@ -261,6 +265,11 @@ pub async fn run_due(store: &Store, files: &Files, deadline: Instant) -> anyhow:
     Ok(report)
 }
 
+/// One partition of the due markers.
+fn due_range(shard: i64) -> KeyRange {
+    KeyRange::prefix(keys::remittance_due_shard(shard), keys::REMITTANCE_DUE_PREFIX, true)
+}
+
 fn stored_dues(items: Vec<crate::store::Item>) -> StoreResult<Vec<Due>> {
     items.into_iter().map(crate::store::item::from_item::<Due>).collect()
 }
@@ -270,7 +279,7 @@ fn stored_dues(items: Vec<crate::store::Item>) -> StoreResult<Vec<Due>> {
 pub async fn oldest_pending_minutes(store: &Store) -> anyhow::Result<i64> {
     let now = Timestamp::now();
     let reads = (0..keys::REMITTANCE_DUE_SHARDS).map(|shard| async move {
-        let range = KeyRange::prefix(keys::remittance_due_shard(shard), keys::REMITTANCE_DUE_PREFIX, true);
+        let range = due_range(shard);
         let mut oldest = 0;
         let mut start = None;
         loop {
@@ -350,32 +359,33 @@ async fn tidy(
     }
 }
 
-/// Tries `attempt` again, after a growing pause, while it fails for the weather (a transaction
-/// conflict, a throttle, an outage: [`transient`]); every step it is given can be run again.
+/// How long a step of the bank-file jobs is tried again through the weather.
+const WEATHER_BUDGET: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Tries `attempt` again, with the service's backoff (`contention::retry_for`), while it fails for
+/// the weather (a transaction conflict, a throttle, an outage: [`transient`]); every step it is
+/// given can be run again.
 pub async fn again<T, F, Fut>(mut attempt: F) -> anyhow::Result<T>
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = anyhow::Result<T>>,
 {
-    let mut pause = std::time::Duration::from_millis(50);
-    for _ in 0..8 {
-        match attempt().await {
-            Err(error) if transient(&error) => {
-                let jitter = rand::random_range(0..=pause.as_millis() as u64);
-                tokio::time::sleep(std::time::Duration::from_millis(jitter) + pause / 2).await;
-                pause = (pause * 2).min(std::time::Duration::from_secs(2));
-            }
-            done => return done,
-        }
-    }
-    attempt().await
+    let weather = |error: anyhow::Error| match transient(&error) {
+        true => Refusal::Unavailable(error),
+        false => Refusal::Internal(error),
+    };
+    let tried = crate::contention::retry_for(WEATHER_BUDGET, || attempt().map(|done| done.map_err(weather))).await;
+    tried.map_err(|refusal| match refusal {
+        Refusal::Unavailable(error) | Refusal::Internal(error) => error,
+        other => anyhow::Error::new(other),
+    })
 }
 
 /// Whether an error is the storage's weather rather than an answer.
 pub fn transient(error: &anyhow::Error) -> bool {
     error.chain().any(|cause| {
         cause.downcast_ref::<StoreError>().is_some_and(StoreError::is_transient)
-            || cause.downcast_ref::<crate::refusal::Refusal>().is_some_and(crate::refusal::Refusal::is_transient)
+            || cause.downcast_ref::<Refusal>().is_some_and(Refusal::is_transient)
     })
 }
 
@@ -396,12 +406,8 @@ pub async fn finish_open(store: &Store, files: &Files, account: AccountId) -> an
         match stored::find::<Remittance>(store, (pk, sk)).await? {
             Some(remittance) => made.push(finish(store, files, remittance).await?),
             None => {
-                store
-                    .write(vec![Write::delete(
-                        keys::open_remittance(account, id).0,
-                        keys::open_remittance(account, id).1,
-                    )])
-                    .await?
+                let (pk, sk) = keys::open_remittance(account, id);
+                store.write(vec![Write::delete(pk, sk)]).await?
             }
         }
     }
@@ -525,22 +531,10 @@ fn title(
     let our_number = agreement
         .our_number(billet.our_sequential_number)
         .with_context(|| format!("billet {}: our number out of the agreement's range", billet.id))?;
-    let amount = billet.amount.get();
-    let cents = |value: Decimal| Money::new(value.round_dp(2));
-    let penalty = billing.penalty.map_or(Money::ZERO, |p| match p.kind {
-        ValueKind::Percentage => cents(amount * p.value / Decimal::ONE_HUNDRED),
-        ValueKind::FixedAmount => cents(p.value),
-    });
-    let interest_per_day = billing.interest.map_or(Money::ZERO, |i| {
-        let in_period = match i.kind {
-            ValueKind::Percentage => amount * i.value / Decimal::ONE_HUNDRED,
-            ValueKind::FixedAmount => i.value,
-        };
-        match i.period {
-            InterestPeriod::Daily => cents(in_period),
-            InterestPeriod::Monthly => cents(in_period / Decimal::from(30)),
-        }
-    });
+    // As the service computes them (`billings::compute`), in reais.
+    let terms = billing.terms();
+    let penalty = Money::new(compute::penalty(&terms));
+    let interest_per_day = Money::new(compute::interest_per_day(&terms)).cents();
     let payer = &billet.payer;
     Ok(Title {
         movement: instruction.movement(),

@@ -30,6 +30,7 @@ use super::remittance::{again, referenced};
 use crate::billets::cnab240_return::{self, Happened, Malformed, Returned};
 use crate::billets::itau::Agreement;
 use crate::billets::model::{BankBillet, BilletStatus};
+use crate::billings::model::Billing;
 use crate::billings::service::{change, settled, Payment, Ruled};
 use crate::refusal::Refusal;
 use crate::store::item::number;
@@ -124,6 +125,11 @@ pub fn text_of(bytes: &[u8]) -> String {
     bytes.iter().map(|&b| if b.is_ascii() { b as char } else { '?' }).collect()
 }
 
+/// What names a return file: the SHA-256 of its bytes, in hexadecimal.
+pub fn digest(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
 /// Applies a return file of `account` (see the module's text). `Ok(Err(_))`: the file is malformed
 /// and nothing of it was applied.
 pub async fn apply(
@@ -132,9 +138,9 @@ pub async fn apply(
     name: &str,
     bytes: &[u8],
 ) -> anyhow::Result<Result<Applied, Malformed>> {
-    let sha256 = hex::encode(Sha256::digest(bytes));
-    let titles = match cnab240_return::parse(&text_of(bytes)) {
-        Ok(titles) => titles,
+    let sha256 = digest(bytes);
+    match cnab240_return::parse(&text_of(bytes)) {
+        Ok(titles) => Ok(Ok(apply_titles(store, account, name, &sha256, &titles).await?)),
         Err(malformed) => {
             // Kept, so that `return show` lists it with the reason.
             let refused = ReturnFile {
@@ -150,19 +156,30 @@ pub async fn apply(
                 refused: Some(malformed.to_string()),
             };
             again(|| async { Ok(store.write(file_writes(&refused, true)?).await?) }).await?;
-            return Ok(Err(malformed));
+            Ok(Err(malformed))
         }
-    };
+    }
+}
+
+/// Applies the titles of a return file read already (`cnab240_return::parse`) whose bytes have
+/// the SHA-256 `sha256`.
+pub async fn apply_titles(
+    store: &Store,
+    account: AccountId,
+    name: &str,
+    sha256: &str,
+    titles: &[Returned],
+) -> anyhow::Result<Applied> {
     let (mut applied_now, mut already) = (0, 0);
-    for title in &titles {
-        match again(|| apply_line(store, account, &sha256, title)).await? {
+    for title in titles {
+        match again(|| apply_line(store, account, sha256, title)).await? {
             None => already += 1,
             Some(Outcome::Applied) => applied_now += 1,
             Some(_) => {}
         }
     }
-    let file = again(|| record_file(store, account, &sha256, name, titles.len())).await?;
-    Ok(Ok(Applied { file, applied_now, already }))
+    let file = again(|| record_file(store, account, sha256, name, titles.len())).await?;
+    Ok(Applied { file, applied_now, already })
 }
 
 /// The file's record with the counts of its ledger (one read of its lines).
@@ -279,6 +296,7 @@ async fn apply_line(
         line.note = format!("nosso número {} não é o do boleto {billet_id}", title.our_number);
         return keep(store, line).await;
     }
+    let read_status = ours.status;
     let outcome = change(store, account, billing_id, |billing, current| {
         let (line, key) = (line.clone(), key.clone());
         async move {
@@ -289,8 +307,8 @@ async fn apply_line(
             let billet = match current.filter(|b| b.id == billet_id) {
                 Some(billet) => billet,
                 None => {
-                    let older = crate::billets::model::find(store, account, billing_id, billet_id).await?;
-                    let status = older.map_or_else(|| "?".to_owned(), |b| b.status.to_string());
+                    // Replaced by a re-issue: as it was read above.
+                    let status = read_status;
                     let (outcome, note) = match title.happened {
                         Happened::Paid => (
                             Outcome::NotApplied,
@@ -303,31 +321,26 @@ async fn apply_line(
             };
             let status = billet.status;
             let waiting = matches!(status, BilletStatus::Remitting | BilletStatus::Remittanced);
-            let moved = |to: BankBillet, note: &str| -> Result<Ruled<Option<(Outcome, String)>>, Refusal> {
+            // The billet moved (and the billing as `next`), with the line in the ledger.
+            let moved = |next: Billing, to: BankBillet, note: &str| -> Result<Ruled<Option<(Outcome, String)>>, Refusal> {
                 let applied = Line { outcome: Outcome::Applied, note: note.to_owned(), ..line.clone() };
                 let also = vec![stored::insert(&applied, ())?];
                 let billet = Some(BilletWrite::Moved { from: billet.clone(), to });
-                Ok(Ruled::Changed {
-                    next: billing.clone(),
-                    billet,
-                    also,
-                    announce: true,
-                    then: Some((Outcome::Applied, note.to_owned())),
-                })
+                Ok(Ruled::Changed { next, billet, also, announce: true, then: Some((Outcome::Applied, note.to_owned())) })
             };
             let keep = |outcome: Outcome, note: String| Ok(Ruled::Unchanged(Some((outcome, note))));
             match title.happened {
                 Happened::Registered if waiting => {
                     let mut to = billet.moved_to(BilletStatus::Opened);
                     to.registered.provider_status = Some("ENTRADA CONFIRMADA".into());
-                    moved(to, "entrada confirmada")
+                    moved(billing.clone(), to, "entrada confirmada")
                 }
                 Happened::Registered => keep(Outcome::Unchanged, format!("entrada confirmada; o boleto já está {status}")),
                 Happened::Refused if waiting => {
                     let mut to = billet.moved_to(BilletStatus::Rejected);
                     to.registered.bank_rejection = Some(rejection(&title.reasons));
                     to.registered.provider_status = Some("ENTRADA REJEITADA".into());
-                    moved(to, "entrada rejeitada")
+                    moved(billing.clone(), to, "entrada rejeitada")
                 }
                 Happened::Refused => keep(Outcome::NotApplied, format!("entrada rejeitada, mas o boleto já está {status}")),
                 Happened::Paid
@@ -349,16 +362,7 @@ async fn apply_line(
                     if title.net_amount.is_positive() {
                         paid.settlement.net_amount = title.net_amount;
                     }
-                    let applied = Line { outcome: Outcome::Applied, note: "liquidação".into(), ..line.clone() };
-                    let also = vec![stored::insert(&applied, ())?];
-                    let billet = Some(BilletWrite::Moved { from: billet.clone(), to: paid });
-                    Ok(Ruled::Changed {
-                        next,
-                        billet,
-                        also,
-                        announce: true,
-                        then: Some((Outcome::Applied, "liquidação".to_owned())),
-                    })
+                    moved(next, paid, "liquidação")
                 }
                 Happened::Paid => keep(
                     Outcome::NotApplied,
@@ -372,13 +376,13 @@ async fn apply_line(
                 {
                     let mut to = billet.moved_to(BilletStatus::Canceled);
                     to.registered.provider_status = Some("BAIXADO PELO BANCO".into());
-                    moved(to, "baixado pelo banco")
+                    moved(billing.clone(), to, "baixado pelo banco")
                 }
                 Happened::WrittenOff => keep(Outcome::Unchanged, format!("baixa confirmada; o boleto está {status}")),
                 Happened::Protested if matches!(status, BilletStatus::Remittanced | BilletStatus::Opened) => {
                     let mut to = billet.moved_to(BilletStatus::Protested);
                     to.registered.provider_status = Some("ENVIADO A CARTÓRIO".into());
-                    moved(to, "enviado a cartório para protesto")
+                    moved(billing.clone(), to, "enviado a cartório para protesto")
                 }
                 Happened::Protested => {
                     keep(Outcome::Unchanged, format!("enviado a cartório; o boleto está {status}"))
