@@ -176,10 +176,33 @@ impl DevServer {
         Self::serve(config, store, limits).await
     }
 
+    /// A server with these rate limits on a table of its own, whose DynamoDB and SQS clients
+    /// report every call to `meter` (the tests of the calls a request makes one after another).
+    pub async fn start_measured(limits: RateLimits, meter: crate::meter::Meter) -> Self {
+        let (config, store) = own_table().await;
+        let store = Store::new(meter.client(&config), store.table().to_owned());
+        Self::serve_with(config, store, limits, Some(meter)).await
+    }
+
     async fn serve(config: SdkConfig, store: Store, limits: RateLimits) -> Self {
+        Self::serve_with(config, store, limits, None).await
+    }
+
+    /// The server; with a `meter`, its queue client's calls are reported to it too.
+    async fn serve_with(
+        config: SdkConfig,
+        store: Store,
+        limits: RateLimits,
+        meter: Option<crate::meter::Meter>,
+    ) -> Self {
         let (store, stream) = crate::dev_server::streamed_store(store);
         let cache = AuthCache::default();
-        let sqs = aws_sdk_sqs::Client::new(&config);
+        let sqs = match meter {
+            Some(meter) => {
+                aws_sdk_sqs::Client::from_conf(aws_sdk_sqs::config::Builder::from(&config).interceptor(meter).build())
+            }
+            None => aws_sdk_sqs::Client::new(&config),
+        };
         let billet_queue_url = test_queue(&sqs, "billet-registration").await;
         let bulk_queue_url = test_queue(&sqs, "bulk-expansion").await;
         let webhook_queue_url = test_queue(&sqs, "webhook-deliveries").await;

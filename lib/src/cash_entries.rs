@@ -28,9 +28,10 @@ pub struct CashEntry {
 }
 
 impl CashEntry {
-    /// A fresh id from the account's sequence of cash entries.
+    /// A fresh id from this process's block of the account's sequence of cash entries
+    /// (`Store::ids_from_block`: no write on most pay-offs).
     pub async fn next_id(store: &Store, account: AccountId) -> StoreResult<CashEntryId> {
-        Ok(CashEntryId::new(store.next_id(keys::account(account), keys::sequence(KIND)).await?))
+        Ok(CashEntryId::new(store.ids_from_block(keys::account(account), keys::sequence(KIND), 1).await?))
     }
 
     /// The write that stores it (`A#<account>`, `CASHENTRY#<id>`; the key must be free).

@@ -10,9 +10,8 @@ use axum::Router;
 use super::input::{cancellation_reason, Draft, PayOff};
 use super::model::Billing;
 use super::service;
-use super::view::{BillingListView, BillingView, BulkAccepted, Related};
+use super::view::{BillingListView, BillingView, BulkAccepted, Embedded, Related};
 use crate::contacts::Contact;
-use crate::editing::find_or_404;
 use crate::http::Tenant;
 use crate::http::{response, ApiError, ApiResult, Params, Path, RequestBody};
 use crate::state::AppState;
@@ -28,20 +27,13 @@ pub fn router() -> Router<AppState> {
         .route("/v1/billings/{id}/pay_off", post(pay_off))
 }
 
-/// `200` with the single representation of `billing`, what it embeds read.
-async fn single(
-    store: &crate::store::Store,
-    account: crate::values::AccountId,
-    billing: &Billing,
-) -> ApiResult<Response> {
-    let embedded = service::embedded(store, account, billing).await?;
-    Ok(response::ok(&BillingView::new(billing, &embedded.related(), today())))
+/// `200` with the single representation of `billing`.
+fn single((billing, embedded): (Billing, Embedded)) -> ApiResult<Response> {
+    Ok(response::ok(&BillingView::new(&billing, &embedded.related(), today())))
 }
 
 async fn show(State(state): State<AppState>, tenant: Tenant, Path(id): Path<BillingId>) -> ApiResult<Response> {
-    let account = tenant.account_id();
-    let billing: Billing = find_or_404(&state.store, account, id).await?;
-    single(&state.store, account, &billing).await
+    single(service::shown(&state.store, tenant.account_id(), id).await?)
 }
 
 /// `201` with the billing, or for a bulk billing `202` once its expansion is recorded.
@@ -67,8 +59,7 @@ async fn update(
 ) -> ApiResult<Response> {
     let account = tenant.account_id();
     let sent = body.envelope("billing")?;
-    let billing = service::update(&state.store, account, tenant.0.health_module, id, sent).await?;
-    single(&state.store, account, &billing).await
+    single(service::update(&state.store, account, tenant.0.health_module, id, sent).await?)
 }
 
 async fn cancel(
@@ -79,8 +70,7 @@ async fn cancel(
 ) -> ApiResult<Response> {
     let account = tenant.account_id();
     let reason = cancellation_reason(body.envelope("billing")?);
-    let billing = service::cancel(&state.store, account, id, reason).await?;
-    single(&state.store, account, &billing).await
+    single(service::cancel(&state.store, account, id, reason).await?)
 }
 
 async fn pay_off(
@@ -91,8 +81,7 @@ async fn pay_off(
 ) -> ApiResult<Response> {
     let account = tenant.account_id();
     let request = PayOff::parse(body.envelope("billing")?);
-    let billing = service::pay_off(&state.store, account, id, request).await?;
-    single(&state.store, account, &billing).await
+    single(service::pay_off(&state.store, account, id, request).await?)
 }
 
 async fn destroy(State(state): State<AppState>, tenant: Tenant, Path(id): Path<BillingId>) -> ApiResult<Response> {

@@ -79,13 +79,61 @@ where
     F: Fn(Billing, Option<BankBillet>) -> Fut,
     Fut: Future<Output = Result<Ruled<T>, Refusal>>,
 {
+    let (billing, then, _) = Box::pin(changed(store, account, id, false, rule)).await?;
+    Ok((billing, then))
+}
+
+/// [`change`] for a route that answers the billing's single representation: what it embeds is
+/// read beside the rule (the contact and tag of the billing as read) and kept from the write (the
+/// billets), so that the answer costs no read after the transaction.
+pub async fn change_shown<T, F, Fut>(
+    store: &Store,
+    account: AccountId,
+    id: BillingId,
+    rule: F,
+) -> Result<(Billing, T, Embedded), Refusal>
+where
+    F: Fn(Billing, Option<BankBillet>) -> Fut,
+    Fut: Future<Output = Result<Ruled<T>, Refusal>>,
+{
+    let (billing, then, embedded) = Box::pin(changed(store, account, id, true, rule)).await?;
+    let embedded = embedded.ok_or_else(|| Refusal::Internal(anyhow::anyhow!("a shown change without its embeds")))?;
+    Ok((billing, then, embedded))
+}
+
+/// [`change`], with what the billing's representation embeds when `shown` (calls one after
+/// another: the billing with its billets, then the rule's reads beside the embeds', then the
+/// transaction; a rule that moves the contact or tag reads the new one before the transaction).
+async fn changed<T, F, Fut>(
+    store: &Store,
+    account: AccountId,
+    id: BillingId,
+    shown: bool,
+    rule: F,
+) -> Result<(Billing, T, Option<Embedded>), Refusal>
+where
+    F: Fn(Billing, Option<BankBillet>) -> Fut,
+    Fut: Future<Output = Result<Ruled<T>, Refusal>>,
+{
     retry_in_turn(records::key_of::<Billing>(account, id), || async {
-        let current: Billing = find_or_404(store, account, id).await?;
-        // Every billet of the billing (one query): the rule gets the current one, the event all.
-        let billets = stored_billets(store, account, &current).await?;
+        // The billing and every billet of it (one query): the rule gets the current one, the
+        // event all.
+        let (current, billets) = whole_or_404(store, account, id).await?;
         let billet = current.billet_id.and_then(|id| billets.iter().find(|b| b.id == id).cloned());
-        match rule(current.clone(), billet).await? {
-            Ruled::Unchanged(then) => Ok((current, then)),
+        // Boxed: rules' futures are large, and a worker's stack is not.
+        let ruled = Box::pin(rule(current.clone(), billet));
+        let (ruled, related) = match shown {
+            true => {
+                let (ruled, related) = tokio::try_join!(ruled, related(store, account, &current))?;
+                (ruled, Some(related))
+            }
+            false => (ruled.await?, None),
+        };
+        match ruled {
+            Ruled::Unchanged(then) => {
+                let embedded = related.map(|(contact, tag)| Embedded { contact, tag, billets });
+                Ok((current, then, embedded))
+            }
             Ruled::Changed { next, billet, mut also, announce, then } => {
                 let next = Billing { version: current.version + 1, ..next };
                 if let Some(billet) = &billet {
@@ -93,28 +141,74 @@ where
                     // A billet the bank knows from a file and that closes: its write-off goes out.
                     also.extend(super::billets::remittance::follow(account, billet)?);
                 }
-                if announce {
-                    let written = billet.as_ref().map(BilletWrite::after);
-                    also.push(announcement_with(store, account, &next, billets, written).await?);
+                let embedded = match (announce || shown, related) {
+                    (false, _) => None,
+                    (true, related) => {
+                        let same = next.contact_id == current.contact_id && next.tag_id == current.tag_id;
+                        let (contact, tag) = match related {
+                            Some(related) if same => related,
+                            _ => self::related(store, account, &next).await?,
+                        };
+                        let billets = with_written(billets, billet.as_ref().map(BilletWrite::after));
+                        Some(Embedded { contact, tag, billets })
+                    }
+                };
+                if let (true, Some(embedded)) = (announce, &embedded) {
+                    also.push(announcement_of(account, &next, embedded)?);
                 }
                 also.extend(links::reference_writes(account, Some(&current), Some(&next)));
                 records::replace(store, account, &current, &next, also).await?;
-                Ok((next, then))
+                Ok((next, then, embedded.filter(|_| shown)))
             }
         }
     })
     .await
 }
 
+/// The account's billing `id` with its billets, newest first (one query of its partition), or
+/// 404.
+pub async fn whole_or_404(
+    store: &Store,
+    account: AccountId,
+    id: BillingId,
+) -> Result<(Billing, Vec<BankBillet>), Refusal> {
+    let (pk, prefix) = keys::billing_whole(account, id);
+    // Descending: `BILLING` sorts after every `BILLET#…`, and the billets newest first.
+    let mut items = store.items_with_prefix(pk, prefix, false).await?.into_iter();
+    let billing = match items.next() {
+        Some(item) if crate::store::KeyItem::keys_of(&item).1 == keys::BILLING_SK => records::read::<Billing>(item)?,
+        _ => return Err(Refusal::NotFound),
+    };
+    let billets = crate::store::stored::read_all(items.collect())?;
+    Ok((billing, billets))
+}
+
+/// The contact and tag a billing's representation embeds (read together: one round trip).
+async fn related(
+    store: &Store,
+    account: AccountId,
+    billing: &Billing,
+) -> Result<(Option<Contact>, Option<Tag>), Refusal> {
+    Ok(tokio::try_join!(
+        records::find_referenced::<Contact>(store, account, billing.contact_id),
+        records::find_referenced::<Tag>(store, account, billing.tag_id),
+    )?)
+}
+
 /// What the billing's single representation embeds: its contact, tag and billets (read together:
 /// one round trip).
 pub async fn embedded(store: &Store, account: AccountId, billing: &Billing) -> Result<Embedded, Refusal> {
-    let (billets, contact, tag) = tokio::try_join!(
-        stored_billets(store, account, billing),
-        async { Ok(records::find_referenced::<Contact>(store, account, billing.contact_id).await?) },
-        async { Ok::<_, Refusal>(records::find_referenced::<Tag>(store, account, billing.tag_id).await?) },
-    )?;
+    let (billets, (contact, tag)) =
+        tokio::try_join!(stored_billets(store, account, billing), related(store, account, billing))?;
     Ok(Embedded { contact, tag, billets })
+}
+
+/// The account's billing `id` with what its single representation embeds (two calls one after
+/// the other: the billing with its billets, then its contact and tag), or 404.
+pub async fn shown(store: &Store, account: AccountId, id: BillingId) -> Result<(Billing, Embedded), Refusal> {
+    let (billing, billets) = whole_or_404(store, account, id).await?;
+    let (contact, tag) = related(store, account, &billing).await?;
+    Ok((billing, Embedded { contact, tag, billets }))
 }
 
 /// The billing's billets, newest first (none to read when no registration was ever asked for:
@@ -147,20 +241,27 @@ async fn announcement_with(
     store: &Store,
     account: AccountId,
     billing: &Billing,
-    mut billets: Vec<BankBillet>,
+    billets: Vec<BankBillet>,
     billet: Option<&BankBillet>,
 ) -> Result<Write, Refusal> {
-    if let Some(written) = billet {
+    let (contact, tag) = related(store, account, billing).await?;
+    let embedded = Embedded { contact, tag, billets: with_written(billets, billet) };
+    announcement_of(account, billing, &embedded)
+}
+
+/// The billets as a transaction leaves them: `written` in place of its stored self, or first.
+fn with_written(mut billets: Vec<BankBillet>, written: Option<&BankBillet>) -> Vec<BankBillet> {
+    if let Some(written) = written {
         match billets.iter_mut().find(|b| b.id == written.id) {
             Some(stored) => *stored = written.clone(),
             None => billets.insert(0, written.clone()),
         }
     }
-    let (contact, tag) = tokio::try_join!(
-        records::find_referenced::<Contact>(store, account, billing.contact_id),
-        records::find_referenced::<Tag>(store, account, billing.tag_id),
-    )?;
-    let embedded = Embedded { contact, tag, billets };
+    billets
+}
+
+/// The `billing.updated` event of `billing` with what its representation embeds.
+fn announcement_of(account: AccountId, billing: &Billing, embedded: &Embedded) -> Result<Write, Refusal> {
     // The event's data is the single representation (§6), cut to fit an item.
     let view = BillingView::new(billing, &embedded.related(), today());
     let mut shown = serde_json::to_value(view).map_err(anyhow::Error::new)?;
@@ -471,9 +572,9 @@ pub async fn update(
     health_module: bool,
     id: BillingId,
     sent: Fields<'_>,
-) -> Result<Billing, Refusal> {
+) -> Result<(Billing, Embedded), Refusal> {
     let once = Once::default();
-    let (billing, ()) = change(store, account, id, |current, billet| {
+    let (billing, (), embedded) = change_shown(store, account, id, |current, billet| {
         let once = &once;
         async move {
             let (next, also) = match update::editability(&current, lifecycle::billet_editable(billet.as_ref())) {
@@ -498,7 +599,7 @@ pub async fn update(
         }
     })
     .await?;
-    Ok(billing)
+    Ok((billing, embedded))
 }
 
 fn refused(billing: &Billing, action: &str) -> Refusal {
@@ -513,8 +614,8 @@ pub async fn cancel(
     account: AccountId,
     id: BillingId,
     reason: Result<String, Vec<Problem>>,
-) -> Result<Billing, Refusal> {
-    let (billing, ()) = change(store, account, id, |current, billet| {
+) -> Result<(Billing, Embedded), Refusal> {
+    let (billing, (), embedded) = change_shown(store, account, id, |current, billet| {
         let reason = reason.clone();
         async move {
             let reason = reason.map_err(Refusal::Invalid)?;
@@ -532,7 +633,7 @@ pub async fn cancel(
         }
     })
     .await?;
-    Ok(billing)
+    Ok((billing, embedded))
 }
 
 /// `POST /v1/billings/{id}/pay_off` (§3.1): a collectable billing is settled manually, recording a
@@ -544,8 +645,8 @@ pub async fn pay_off(
     account: AccountId,
     id: BillingId,
     request: Result<PayOff, Vec<Problem>>,
-) -> Result<Billing, Refusal> {
-    let (billing, ()) = change(store, account, id, |current, billet| {
+) -> Result<(Billing, Embedded), Refusal> {
+    let (billing, (), embedded) = change_shown(store, account, id, |current, billet| {
         let request = request.clone();
         async move {
             let request = request.map_err(Refusal::Invalid)?;
@@ -590,7 +691,7 @@ pub async fn pay_off(
         }
     })
     .await?;
-    Ok(billing)
+    Ok((billing, embedded))
 }
 
 /// `DELETE /v1/billings/{id}`: only legacy `schedule` records; a billing from the API can only be

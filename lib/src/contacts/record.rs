@@ -33,6 +33,8 @@ impl Record for Contact {
     const KIND: &'static str = "CONTACT";
     const ITEM_KIND: &'static str = "contact";
     const UNIQUE: Option<&'static str> = Some("DOC");
+    /// Contacts come by the hundred thousand (imports): a create writes its transaction only.
+    const IDS_FROM_BLOCKS: bool = true;
     type Id = ContactId;
     type ListFields = ContactListFields;
 

@@ -325,11 +325,11 @@ impl IntoResponse for Refusal {
 }
 
 /// Middleware of every route: counts the request, refuses it over a limit, and tells the client
-/// its standing (`RateLimit-Policy`, `RateLimit`) on every answer. A read (`GET`, `HEAD`) of a
-/// client far from its limits is counted while its handler runs, so the count costs it no time,
-/// and the handler is dropped if the count refuses it (a read changes nothing, so nothing is
-/// lost). A write, and any request of a client this process saw near or over a limit this minute,
-/// is counted first, and not run when over the limit.
+/// its standing (`RateLimit-Policy`, `RateLimit`) on every answer. The request of a client far
+/// from its limits is counted while its handler runs, so the count costs it no time: its writes
+/// wait behind the count's gate (`store::gate`) and the handler is dropped where it stands if the
+/// count refuses it, before anything was written. A request of a client this process saw near or
+/// over a limit this minute is counted first, and not run when over the limit.
 pub async fn rate_limit(State(limiter): State<RateLimiter>, request: Request, next: Next) -> Response {
     let ip = client_ip(&request);
     let digest = request
@@ -339,17 +339,26 @@ pub async fn rate_limit(State(limiter): State<RateLimiter>, request: Request, ne
         .and_then(ApiToken::from_authorization_header)
         .map(|token| token.digest());
     let windows = limiter.windows(ip.as_deref(), digest.as_deref(), unix_now());
-    // A read of a client seen near a limit is counted first, so that a refused read runs nothing.
+    // A client seen near a limit is counted first, so that a refused request runs nothing.
     let near_a_limit = limiter.seen_at(&windows, near) != (false, false);
-    let read = matches!(*request.method(), http::Method::GET | http::Method::HEAD) && !near_a_limit;
     let admitted = limiter.count_on(windows);
-    let (usage, response) = if read {
-        // The count and the route at once; a refusal drops the route where it stands.
-        let route = next.run(request);
+    let (usage, response) = if near_a_limit {
+        let usage = admitted.await;
+        let response = match usage.refusal() {
+            None => Some(next.run(request).await),
+            Some(_) => None,
+        };
+        (usage, response)
+    } else {
+        // The count and the route at once, the route's writes behind the count; a refusal drops
+        // the route where it stands (at the gate, if it got to a write).
+        let gate = crate::store::gate::Keeper::new();
+        let route = gate.behind(next.run(request));
         tokio::pin!(admitted, route);
         tokio::select! {
             biased;
             usage = &mut admitted => {
+                gate.decide(usage.refusal().is_none());
                 let response = match usage.refusal() {
                     None => Some(route.await),
                     Some(_) => None,
@@ -358,13 +367,6 @@ pub async fn rate_limit(State(limiter): State<RateLimiter>, request: Request, ne
             }
             response = &mut route => (admitted.await, Some(response)),
         }
-    } else {
-        let usage = admitted.await;
-        let response = match usage.refusal() {
-            None => Some(next.run(request).await),
-            Some(_) => None,
-        };
-        (usage, response)
     };
     let mut response = match (usage.refusal(), response) {
         (None, Some(response)) => response,

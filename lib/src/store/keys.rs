@@ -483,6 +483,12 @@ pub fn page_rate_client(ip: &str) -> String {
     format!("PAGE#{ip}")
 }
 
+/// The partition of a billing and the sort-key prefix its record (`BILLING`) and its billets
+/// (`BILLET#…`) share: both in one query.
+pub fn billing_whole(account: AccountId, id: BillingId) -> (String, String) {
+    (billing_partition(account, id), "BILL".to_owned())
+}
+
 /// The partition and sort-key prefix of a billing's billets.
 pub fn billets_of(account: AccountId, billing_id: BillingId) -> (String, String) {
     (billing_partition(account, billing_id), BILLET_PREFIX.to_owned())

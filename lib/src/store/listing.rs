@@ -371,6 +371,7 @@ impl Store {
 
     /// One `BatchWriteItem` of at most 25 requests, until DynamoDB has processed them all.
     async fn batch_write(&self, requests: Vec<aws_sdk_dynamodb::types::WriteRequest>) -> StoreResult<()> {
+        super::gate::passed().await?;
         let mut pending = Some(HashMap::from([(self.table().to_owned(), requests)]));
         let mut round = 0u64;
         while let Some(items) = pending.take() {

@@ -7,6 +7,7 @@
 
 mod expressions;
 mod failures;
+pub mod gate;
 pub mod item;
 pub mod keys;
 mod listing;
@@ -52,6 +53,10 @@ pub enum StoreError {
     /// An item that does not map to its record type (or a record that does not map to an item).
     #[error("item mapping: {0}")]
     Mapping(String),
+    /// The request these writes belong to was refused before them (its rate limit, counted
+    /// beside it: [`gate`]); nothing was written.
+    #[error("the request was refused before its writes")]
+    Refused,
     #[error(transparent)]
     Other(#[from] anyhow::Error),
 }
@@ -235,6 +240,7 @@ impl Store {
             .expression_attribute_names("#value", "value")
             .expression_attribute_values(":by", AttributeValue::N(by.to_string()))
             .return_values(aws_sdk_dynamodb::types::ReturnValue::UpdatedNew);
+        gate::passed().await?;
         update = match expires_at {
             None => update.update_expression("ADD #value :by"),
             Some(at) => update

@@ -61,6 +61,10 @@ pub trait Record: Serialize + DeserializeOwned + Send + Sync + Sized {
     fn counted_in(&self, _account: AccountId) -> Option<String> {
         None
     }
+    /// Whether new ids come from this process's block of the sequence ([`Store::ids_from_block`]:
+    /// no write on most creates, ids unique but in creation order only within a process) rather
+    /// than one `ADD` on the sequence per record.
+    const IDS_FROM_BLOCKS: bool = false;
     /// Brings an item written by an earlier version of the service to today's attributes before it
     /// is read (default: nothing to do).
     fn upgrade(_item: &mut Item) {}
@@ -172,9 +176,14 @@ fn guard_item<R: Record>(account: AccountId, unique_kind: &str, value: &str, rec
     stored::item_of(&Guard { owner: keys::record(R::KIND, record.id()) }, (account, unique_kind, value))
 }
 
-/// A fresh id from the account's sequence of `R`.
+/// A fresh id from the account's sequence of `R` (from this process's block of it when
+/// [`Record::IDS_FROM_BLOCKS`]).
 pub async fn next_id<R: Record>(store: &Store, account: AccountId) -> StoreResult<R::Id> {
-    Ok(R::Id::new(store.next_id(keys::account(account), keys::sequence(R::KIND)).await?))
+    let (pk, sk) = (keys::account(account), keys::sequence(R::KIND));
+    Ok(R::Id::new(match R::IDS_FROM_BLOCKS {
+        true => store.ids_from_block(pk, sk, 1).await?,
+        false => store.next_id(pk, sk).await?,
+    }))
 }
 
 pub async fn find<R: Record>(store: &Store, account: AccountId, id: R::Id) -> StoreResult<Option<R>> {

@@ -209,6 +209,7 @@ impl Store {
     }
 
     async fn write_all(&self, writes: Vec<Write>, token: &str) -> StoreResult<()> {
+        super::gate::passed().await?;
         match writes.len() {
             0 => Ok(()),
             1 if !matches!(writes[0], Write::Check { .. }) => {

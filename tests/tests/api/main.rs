@@ -21,6 +21,7 @@ mod payer_page;
 mod point_of_sale;
 mod printable_billets;
 mod rate_limits;
+mod round_trips;
 mod support;
 mod tags;
 mod validation_details;

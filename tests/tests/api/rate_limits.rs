@@ -212,3 +212,37 @@ async fn every_answer_tells_the_quota_and_what_is_left_of_the_tighter_window() {
         answers[3].header("ratelimit").and_then(|f| f.rsplit_once(";t=")).map(|(_, t)| t)
     );
 }
+
+/// A write of a client this process saw far from its limit is counted beside its route (no round
+/// trip of its own): when the count refuses it, its writes stopped at the gate, and nothing of it
+/// is written.
+#[tokio::test]
+async fn a_write_counted_beside_its_route_writes_nothing_when_refused() {
+    let meter = std::sync::Arc::new(billing_api::store::meter::ReadMeter::default());
+    let limits = RateLimits { per_ip: None, per_token: Some(100) };
+    let api = Api::on(DevServer::start_limited_metered(limits, meter.clone()).await).await;
+    let s = super::billings::setup(&api).await;
+    let body = super::billings::body(&s);
+    let writes = std::sync::Mutex::new(0);
+    let answers = within_one_minute(|| async {
+        let client = new_token(&api, "ERP").await;
+        let header = client.auth.clone().expect("a token");
+        let digest =
+            billing_api::auth::api_token::ApiToken::from_authorization_header(&header).expect("token").digest();
+        // Another process counted the token up to its limit: this server never saw it near.
+        let other = RateLimiter::new(api.server.store.clone(), limits);
+        for _ in 0..100 {
+            other.admit(None, Some(&digest), unix_now()).await;
+        }
+        meter.take();
+        let refused = client.post("/v1/billings", &body).await;
+        *writes.lock().unwrap() = meter.take().writes;
+        let listed = new_token(&api, "leitura").await.get("/v1/billings").await;
+        vec![refused, listed]
+    })
+    .await;
+    assert_limited(&answers[0], "Limite de requisições excedido: 100 por minuto por token");
+    assert_eq!(*writes.lock().unwrap(), 1, "the token's counter, and nothing of the billing");
+    assert_eq!(answers[1].status.as_u16(), 200, "{}", answers[1].text);
+    assert_eq!(answers[1].body["billings"], serde_json::json!([]), "no billing was written");
+}

@@ -1,0 +1,68 @@
+//! Calls one after another on the caller's path (issue 27): the meter on the server's DynamoDB and
+//! SQS clients (`infra::meter`, the benchmarks' interceptor) counts the longest chain of calls each
+//! started after the one before it answered (`Cost::sequential`), on a server that counts its rate
+//! limits as on AWS (the count runs beside the route, its writes behind the count's gate). The routes' chains (docs/data-model.md, "Calls one after another"):
+//! - show: the billing with its billets (one query), then its contact and tag. The issue asks for
+//!   one call; that needs the contact's summary kept in the billing (not done: 2).
+//! - create: the references (one batch), then the transaction (ids from the process's block).
+//! - update, cancel, pay off: the billing with its billets; the rule's reads (references; the bank
+//!   account and the cash entry's id) beside the contact and tag; the transaction. The answer is
+//!   built from what was read and written.
+//! - contact create: the id from the process's block, the transaction, then the on-account
+//!   counter.
+
+use billing_api::http::rate_limit::RateLimits;
+use infra::meter::{Cost, Meter};
+use infra::testing::DevServer;
+use serde_json::{json, Value};
+
+use super::billings::{create_with, setup};
+use super::support::{Answer, Api};
+
+/// What one request cost, and its answer.
+async fn measured<F: std::future::Future<Output = Answer>>(meter: &Meter, request: F) -> (Answer, Cost) {
+    meter.take();
+    let answer = request.await;
+    (answer, meter.take())
+}
+
+#[tokio::test]
+async fn the_common_routes_make_few_calls_one_after_another() {
+    let meter = Meter::default();
+    let limits = RateLimits { per_ip: Some(100_000), per_token: Some(100_000) };
+    let api = Api::on(DevServer::start_measured(limits, meter.clone()).await).await;
+    let s = setup(&api).await;
+    let checking = infra::ops::create_bank_account(&api.server.store, api.account_id, "Conta corrente", "checking")
+        .await
+        .unwrap()["bank_account"]["id"]
+        .as_i64()
+        .unwrap();
+    let id = create_with(&api, &s, json!({})).await;
+    let other = create_with(&api, &s, json!({})).await;
+    // Ids come from the process's blocks (one call to refill a block, once in 20 creates): the
+    // setup's creates and this pay-off took the first block of each kind.
+    let pay_off = json!({"billing": {"bank_account_id": checking, "discharge_reason": "bank_deposit"}});
+    let warm = create_with(&api, &s, json!({})).await;
+    api.post(&format!("/v1/billings/{warm}/pay_off"), &pay_off).await.expect(200);
+    let mut seen: Vec<(&str, usize, usize)> = Vec::new();
+    let mut check = |route: &'static str, (answer, cost): (Answer, Cost), status: u16, most: usize| {
+        assert_eq!(answer.status.as_u16(), status, "{route}: {}", answer.text);
+        seen.push((route, cost.sequential, most));
+    };
+
+    check("show", measured(&meter, api.get(&format!("/v1/billings/{id}"))).await, 200, 2);
+    let body = super::billings::body(&s);
+    check("create", measured(&meter, api.post("/v1/billings", &body)).await, 201, 2);
+    let patch = json!({"billing": {"due_date": "2031-01-06", "your_code": "ERP-78"}});
+    check("update", measured(&meter, api.patch(&format!("/v1/billings/{id}"), &patch)).await, 200, 3);
+    let cancel = json!({"billing": {"cancellation_reason": "Cliente desistiu"}});
+    check("cancel", measured(&meter, api.post(&format!("/v1/billings/{id}/cancel"), &cancel)).await, 200, 3);
+    check("pay_off", measured(&meter, api.post(&format!("/v1/billings/{other}/pay_off"), &pay_off)).await, 200, 3);
+    let contact: Value = json!({"contact": {
+        "full_name": "João Souza", "cpf": "111.444.777-35", "address_postal_code": "01310-100",
+        "address_street": "Avenida Paulista", "address_number": "1000", "address_district": "Bela Vista",
+        "address_city": "São Paulo", "address_state": "SP"}});
+    check("contact create", measured(&meter, api.post("/v1/contacts", &contact)).await, 201, 3);
+    let over: Vec<_> = seen.iter().filter(|(_, calls, most)| calls > most).collect();
+    assert!(over.is_empty(), "calls one after another over their bound (route, calls, bound): {over:?}");
+}
