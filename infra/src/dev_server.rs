@@ -243,6 +243,67 @@ pub async fn run_worker(sqs: aws_sdk_sqs::Client, queue_url: String, worker: Wor
     }
 }
 
+/// [`run_worker`] over a queue and its tenants' lanes (`jobs::Queues::with_tenant_lanes`), the
+/// local stack's stand-in for SQS fair queues: one receive (up to 10 messages) from each lane in
+/// turn, the lanes listed again every quarter of a second, so that a tenant's message waits for
+/// one turn of the others' at most, whatever backlog one of them has. Idle, it pauses a tenth of
+/// a second between turns.
+pub async fn run_fair_worker(sqs: aws_sdk_sqs::Client, queue_url: String, worker: Worker) {
+    let mut lanes = Vec::new();
+    let mut listed: Option<std::time::Instant> = None;
+    loop {
+        if listed.is_none_or(|at| at.elapsed() >= std::time::Duration::from_millis(250)) {
+            match lanes_of(&sqs, &queue_url).await {
+                Ok(found) => lanes = found,
+                Err(error) => tracing::warn!(error = ?error, queue = worker.name(), "could not list the lanes"),
+            }
+            listed = Some(std::time::Instant::now());
+        }
+        match fair_turn(&sqs, &lanes, &worker).await {
+            Ok(round) if !round.bodies.is_empty() => {}
+            Ok(_) => tokio::time::sleep(std::time::Duration::from_millis(100)).await,
+            Err(error) => {
+                tracing::warn!(error = ?error, queue = worker.name(), "could not receive from a lane");
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+            }
+        }
+    }
+}
+
+/// The queue at `queue_url` and its tenants' lanes (`<name>-t<account>`), the queue first.
+pub async fn lanes_of(sqs: &aws_sdk_sqs::Client, queue_url: &str) -> anyhow::Result<Vec<String>> {
+    let prefix = format!("{}{}", billing_api::jobs::queue_name_of(queue_url), billing_api::jobs::LANE_INFIX);
+    let mut lanes = vec![queue_url.to_owned()];
+    let mut next: Option<String> = None;
+    loop {
+        let listed = sqs
+            .list_queues()
+            .queue_name_prefix(&prefix)
+            .max_results(1000)
+            .set_next_token(next.take())
+            .send()
+            .await
+            .context("ListQueues")?;
+        lanes.extend(listed.queue_urls.unwrap_or_default());
+        match listed.next_token {
+            Some(token) if !token.is_empty() => next = Some(token),
+            _ => break,
+        }
+    }
+    Ok(lanes)
+}
+
+/// One turn of the lanes: a receive and its batch from each, in order; what they came to together.
+pub async fn fair_turn(sqs: &aws_sdk_sqs::Client, lanes: &[String], worker: &Worker) -> anyhow::Result<Round> {
+    let mut turn = Round::default();
+    for lane in lanes {
+        let round = worker_round(sqs, lane, worker, 0).await?;
+        turn.bodies.extend(round.bodies);
+        turn.failed += round.failed;
+    }
+    Ok(turn)
+}
+
 /// What one receive and its batch came to.
 #[derive(Clone, Debug, Default)]
 pub struct Round {

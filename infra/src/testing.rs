@@ -120,6 +120,8 @@ pub struct DevServer {
     pub stream: LocalStream,
     /// Whether the outbox is handed on in the background already.
     handing_on: Arc<std::sync::atomic::AtomicBool>,
+    /// Whether its queues keep a lane per tenant ([`DevServer::start_fair`]).
+    fair: bool,
     /// Messages a drain's worker failed (each would go back to its queue, and after its receive
     /// limit to the queue's DLQ).
     failed: Arc<std::sync::atomic::AtomicUsize>,
@@ -181,19 +183,28 @@ impl DevServer {
     pub async fn start_measured(limits: RateLimits, meter: crate::meter::Meter) -> Self {
         let (config, store) = own_table().await;
         let store = Store::new(meter.client(&config), store.table().to_owned());
-        Self::serve_with(config, store, limits, Some(meter)).await
+        Self::serve_with(config, store, limits, Some(meter), false).await
+    }
+
+    /// A server whose queues keep a lane per tenant, as the dev server's do (the local stand-in for
+    /// SQS fair queues: `jobs::Queues::with_tenant_lanes`); its drains take the lanes in turn.
+    pub async fn start_fair() -> Self {
+        let (config, store) = local_stack().await;
+        Self::serve_with(config, store, RateLimits::OFF, None, true).await
     }
 
     async fn serve(config: SdkConfig, store: Store, limits: RateLimits) -> Self {
-        Self::serve_with(config, store, limits, None).await
+        Self::serve_with(config, store, limits, None, false).await
     }
 
-    /// The server; with a `meter`, its queue client's calls are reported to it too.
+    /// The server; with a `meter`, its queue client's calls are reported to it too; with `lanes`,
+    /// its queues keep a lane per tenant.
     async fn serve_with(
         config: SdkConfig,
         store: Store,
         limits: RateLimits,
         meter: Option<crate::meter::Meter>,
+        lanes: bool,
     ) -> Self {
         let (store, stream) = crate::dev_server::streamed_store(store);
         let cache = AuthCache::default();
@@ -213,6 +224,7 @@ impl DevServer {
             .with_webhook_deliveries(webhook_queue_url.clone())
             .with_settlements(settlements_queue_url.clone())
             .with_cascades(cascades_queue_url.clone());
+        let queues = if lanes { queues.with_tenant_lanes() } else { queues };
         let vault = Arc::new(webhook_vault(&config).await);
         // Receivers on http://127.0.0.1 (the local switch), as the tests' senders deliver to them.
         let webhooks = billing_api::state::Webhooks {
@@ -244,8 +256,28 @@ impl DevServer {
             vault,
             stream,
             handing_on: Arc::default(),
+            fair: lanes,
             failed: Arc::default(),
         }
+    }
+
+    /// One receive and its batch from the queue at `queue_url`, or, on a server with lanes, one
+    /// from each of its lanes in turn (`dev_server::fair_turn`).
+    async fn turn(&self, sqs: &aws_sdk_sqs::Client, queue_url: &str, worker: &Worker) -> crate::dev_server::Round {
+        let lanes = match self.fair {
+            true => crate::dev_server::lanes_of(sqs, queue_url).await.expect("the queue's lanes"),
+            false => vec![queue_url.to_owned()],
+        };
+        crate::dev_server::fair_turn(sqs, &lanes, worker).await.expect("a worker round")
+    }
+
+    /// One turn of the billet registrar over this server's lanes (a receive from each, as the dev
+    /// server's worker takes them), what the server wrote handed on first.
+    pub async fn registration_turn(&self) -> crate::dev_server::Round {
+        self.hand_on().await;
+        let sqs = aws_sdk_sqs::Client::new(&self.config);
+        let worker = Worker::BilletRegistrar { store: self.store.clone() };
+        self.turn(&sqs, &self.billet_queue_url, &worker).await
     }
 
     /// How many messages the drains' workers failed so far.
@@ -341,7 +373,7 @@ impl DevServer {
         loop {
             // What the requests and the last round wrote (their messages, the next chunks).
             self.hand_on().await;
-            let round = crate::dev_server::worker_round(&sqs, queue_url, worker, 0).await.expect("a worker round");
+            let round = self.turn(&sqs, queue_url, worker).await;
             if round.bodies.is_empty() {
                 return;
             }
@@ -356,9 +388,23 @@ impl DevServer {
         self.hand_on_in_background();
         let sqs = aws_sdk_sqs::Client::new(&self.config);
         let registrar = Worker::BilletRegistrar { store: self.store.clone() };
-        tokio::spawn(crate::dev_server::run_worker(sqs.clone(), self.billet_queue_url.clone(), registrar));
+        tokio::spawn(self.run_worker(sqs.clone(), self.billet_queue_url.clone(), registrar));
         let expander = Worker::BulkExpander { store: self.store.clone() };
-        tokio::spawn(crate::dev_server::run_worker(sqs, self.bulk_queue_url.clone(), expander));
+        tokio::spawn(self.run_worker(sqs, self.bulk_queue_url.clone(), expander));
+    }
+
+    /// A worker polling one of this server's queues for ever (its lanes in turn on a server with
+    /// lanes), as the dev server runs it.
+    fn run_worker(
+        &self,
+        sqs: aws_sdk_sqs::Client,
+        queue_url: String,
+        worker: Worker,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
+        match self.fair {
+            true => Box::pin(crate::dev_server::run_fair_worker(sqs, queue_url, worker)),
+            false => Box::pin(crate::dev_server::run_worker(sqs, queue_url, worker)),
+        }
     }
 
     /// The webhook path as the dev server runs it: the outbox handed on as it is written and the
@@ -369,7 +415,7 @@ impl DevServer {
         self.hand_on_in_background();
         let sqs = aws_sdk_sqs::Client::new(&self.config);
         let worker = Worker::WebhookSender(Box::new(sender));
-        tokio::spawn(crate::dev_server::run_worker(sqs, self.webhook_queue_url.clone(), worker));
+        tokio::spawn(self.run_worker(sqs, self.webhook_queue_url.clone(), worker));
     }
 
     /// A sender of this server's deliveries.

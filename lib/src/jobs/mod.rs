@@ -44,6 +44,9 @@ pub mod tasks;
 pub trait Message: Serialize + DeserializeOwned + Debug {
     /// The `kind` every body of this queue carries (which names the queue: `Queues`).
     const KIND: &'static str;
+
+    /// The tenant the message works for: its message group (`Queues`).
+    fn account(&self) -> AccountId;
 }
 
 /// A billet registration request (see the module text).
@@ -69,6 +72,10 @@ impl BilletRegistration {
 
 impl Message for BilletRegistration {
     const KIND: &'static str = "billet_registration";
+
+    fn account(&self) -> AccountId {
+        self.account_id
+    }
 }
 
 /// One chunk of a bulk billing's expansion (see the module text).
@@ -89,6 +96,10 @@ pub struct BulkExpansion {
 
 impl Message for BulkExpansion {
     const KIND: &'static str = "bulk_expansion";
+
+    fn account(&self) -> AccountId {
+        self.account_id
+    }
 }
 
 /// A webhook delivery to attempt (see the module text).
@@ -106,6 +117,10 @@ impl WebhookDelivery {
 
 impl Message for WebhookDelivery {
     const KIND: &'static str = "webhook_delivery";
+
+    fn account(&self) -> AccountId {
+        self.account_id
+    }
 }
 
 /// A chunk of a settlement by transfer (see the module text).
@@ -128,6 +143,10 @@ impl ReceivableSettlement {
 
 impl Message for ReceivableSettlement {
     const KIND: &'static str = "receivable_settlement";
+
+    fn account(&self) -> AccountId {
+        self.account_id
+    }
 }
 
 /// What a deleted tag or group leaves in its contacts, to clear (`contacts::cascade`):
@@ -147,6 +166,10 @@ pub struct Cascade {
 
 impl Message for Cascade {
     const KIND: &'static str = "cascade";
+
+    fn account(&self) -> AccountId {
+        self.account_id
+    }
 }
 
 /// The body of a message: its fields and its `kind`.
@@ -173,6 +196,14 @@ type Sqs = Arc<LazyLock<aws_sdk_sqs::Client, Box<dyn FnOnce() -> aws_sdk_sqs::Cl
 
 /// The SQS client and queue URLs (`BILLET_REGISTRATION_QUEUE_URL`, `BULK_EXPANSION_QUEUE_URL`,
 /// `WEBHOOK_DELIVERIES_QUEUE_URL`, `SETTLEMENTS_QUEUE_URL`, `CASCADES_QUEUE_URL`).
+///
+/// Tenants share each queue fairly. Every message is sent with its account as its message group
+/// (`MessageGroupId`): on AWS the standard queues are then SQS fair queues, which keep the dwell
+/// time of a quiet tenant's messages low while another tenant has a backlog (one tenant's bulk of
+/// 100,000 billings does not delay another's billet or webhook by its length). moto ignores
+/// message groups on standard queues, so the local stack keeps a lane per tenant instead
+/// ([`Queues::with_tenant_lanes`]: a queue of its own beside each queue, `<name>-t<account>`) and
+/// its workers take one receive from each lane in turn (`infra::dev_server::run_fair_worker`).
 #[derive(Clone, Debug)]
 pub struct Queues {
     sqs: Sqs,
@@ -181,6 +212,27 @@ pub struct Queues {
     webhook_deliveries: Option<String>,
     settlements: Option<String>,
     cascades: Option<String>,
+    /// The local stack's lanes per tenant, made at their first message; `None` on AWS.
+    lanes: Option<Arc<Lanes>>,
+}
+
+/// The lanes made so far: (queue URL, account) → the lane's URL.
+#[derive(Debug, Default)]
+struct Lanes(tokio::sync::Mutex<std::collections::HashMap<(String, AccountId), String>>);
+
+/// What a lane's name adds to its queue's name, before the account: `billet-registration-t7`.
+pub const LANE_INFIX: &str = "-t";
+
+/// The attributes a lane takes from its queue: its visibility timeout, DLQ and retention.
+const LANE_ATTRIBUTES: [aws_sdk_sqs::types::QueueAttributeName; 3] = [
+    aws_sdk_sqs::types::QueueAttributeName::VisibilityTimeout,
+    aws_sdk_sqs::types::QueueAttributeName::RedrivePolicy,
+    aws_sdk_sqs::types::QueueAttributeName::MessageRetentionPeriod,
+];
+
+/// The name of a queue from its URL (its last path segment).
+pub fn queue_name_of(url: &str) -> &str {
+    url.rsplit('/').next().unwrap_or(url)
 }
 
 impl Queues {
@@ -192,6 +244,7 @@ impl Queues {
             webhook_deliveries: None,
             settlements: None,
             cascades: None,
+            lanes: None,
         }
     }
 
@@ -209,6 +262,13 @@ impl Queues {
 
     pub fn with_cascades(self, url: String) -> Self {
         Queues { cascades: Some(url), ..self }
+    }
+
+    /// The local stack's stand-in for fair queues: each tenant's messages go to a lane of their
+    /// own beside their queue (made at the first, with the queue's visibility timeout, DLQ and
+    /// retention), for a worker that takes the lanes in turn.
+    pub fn with_tenant_lanes(self) -> Self {
+        Queues { lanes: Some(Arc::default()), ..self }
     }
 
     /// The queues the environment names; the billet-registration queue is required for the API
@@ -235,6 +295,7 @@ impl Queues {
             webhook_deliveries,
             settlements,
             cascades,
+            lanes: None,
         })
     }
 
@@ -244,24 +305,35 @@ impl Queues {
     }
 
     pub async fn send<M: Message>(&self, message: &M) -> anyhow::Result<()> {
-        let url = self.url_of::<M>()?;
-        self.sqs.send_message().queue_url(url).message_body(body(message)?).send().await.context("SendMessage")?;
+        let url = self.lane(self.url_of::<M>()?, message.account()).await?;
+        let sent = self.sqs.send_message().queue_url(url).message_body(body(message)?);
+        sent.message_group_id(message.account().to_string()).send().await.context("SendMessage")?;
         Ok(())
     }
 
-    /// Sends these messages, ten per `SendMessageBatch`, every batch at once; fails when any
-    /// message was refused.
-    pub async fn send_all<M: Message>(&self, messages: &[M]) -> anyhow::Result<()> {
+    /// Sends these messages of one account, ten per `SendMessageBatch`, every batch at once; fails
+    /// when any message was refused.
+    pub async fn send_all<M: Message>(&self, account: AccountId, messages: &[M]) -> anyhow::Result<()> {
+        anyhow::ensure!(messages.iter().all(|m| m.account() == account), "messages of another account");
         let bodies = messages.iter().map(body).collect::<anyhow::Result<Vec<_>>>()?;
-        self.send_bodies(M::KIND, &bodies, 0).await
+        self.send_bodies(M::KIND, account, &bodies, 0).await
     }
 
-    /// Sends these bodies to the queue of the messages of `kind` (a task's), invisible for
-    /// `delay_seconds`, ten per `SendMessageBatch`, every batch at once; fails when any message
-    /// was refused.
-    pub async fn send_bodies(&self, kind: &str, bodies: &[String], delay_seconds: u32) -> anyhow::Result<()> {
+    /// Sends these bodies of `account`'s messages to the queue of the messages of `kind` (a
+    /// task's), invisible for `delay_seconds`, ten per `SendMessageBatch`, every batch at once;
+    /// fails when any message was refused.
+    pub async fn send_bodies(
+        &self,
+        kind: &str,
+        account: AccountId,
+        bodies: &[String],
+        delay_seconds: u32,
+    ) -> anyhow::Result<()> {
         use aws_sdk_sqs::types::SendMessageBatchRequestEntry;
         let url = self.url_of_kind(kind).with_context(|| format!("no queue for {kind} messages"))?;
+        let url = self.lane(url, account).await?;
+        let url = url.as_str();
+        let group = account.to_string();
         let mut batches = Vec::new();
         for chunk in bodies.chunks(10) {
             let mut entries = Vec::new();
@@ -270,6 +342,7 @@ impl Queues {
                 let entry = SendMessageBatchRequestEntry::builder()
                     .id(n.to_string())
                     .message_body(body)
+                    .message_group_id(&group)
                     .set_delay_seconds(delay)
                     .build();
                 entries.push(entry.context("a batch entry")?);
@@ -283,6 +356,26 @@ impl Queues {
         }
         futures::future::try_join_all(batches).await?;
         Ok(())
+    }
+
+    /// Where `account`'s messages for the queue at `url` go: the queue itself, or locally the
+    /// tenant's lane beside it (made at its first message).
+    async fn lane(&self, url: &str, account: AccountId) -> anyhow::Result<String> {
+        let Some(lanes) = &self.lanes else { return Ok(url.to_owned()) };
+        let mut made = lanes.0.lock().await;
+        if let Some(lane) = made.get(&(url.to_owned(), account)) {
+            return Ok(lane.clone());
+        }
+        let mut asked = self.sqs.get_queue_attributes().queue_url(url);
+        for name in LANE_ATTRIBUTES {
+            asked = asked.attribute_names(name);
+        }
+        let attributes = asked.send().await.context("GetQueueAttributes")?.attributes.unwrap_or_default();
+        let name = format!("{}{LANE_INFIX}{account}", queue_name_of(url));
+        let created = self.sqs.create_queue().queue_name(name).set_attributes(Some(attributes)).send().await;
+        let lane = created.context("CreateQueue (a tenant's lane)")?.queue_url.context("the lane's URL")?;
+        made.insert((url.to_owned(), account), lane.clone());
+        Ok(lane)
     }
 
     /// The URL of the queue of the messages of `kind`, when configured.
@@ -302,11 +395,12 @@ impl Queues {
         self.url_of_kind(M::KIND).with_context(|| format!("no queue for {} messages", M::KIND))
     }
 
-    /// Keeps a received message of `M`'s queue invisible for `seconds` more (0 to 43,200).
-    pub async fn hold<M: Message>(&self, receipt_handle: &str, seconds: i32) -> anyhow::Result<()> {
+    /// Keeps a received message of `account` on `M`'s queue invisible for `seconds` more (0 to
+    /// 43,200).
+    pub async fn hold<M: Message>(&self, account: AccountId, receipt_handle: &str, seconds: i32) -> anyhow::Result<()> {
         self.sqs
             .change_message_visibility()
-            .queue_url(self.url_of::<M>()?)
+            .queue_url(self.lane(self.url_of::<M>()?, account).await?)
             .receipt_handle(receipt_handle)
             .visibility_timeout(seconds.clamp(0, 43_200))
             .send()

@@ -112,7 +112,7 @@ pub fn one<M: Message>(account: AccountId, message: M) -> StoreResult<Write> {
 /// their queue, then it is deleted. Returns how many messages went out.
 pub async fn dispatch(store: &Store, queues: &Queues, pk: String, sk: String) -> anyhow::Result<usize> {
     let Some(task) = stored::find::<Task>(store, (pk.clone(), sk.clone())).await? else { return Ok(0) };
-    queues.send_bodies(&task.queue, &task.messages, task.delay_seconds).await?;
+    queues.send_bodies(&task.queue, task.account_id, &task.messages, task.delay_seconds).await?;
     // Deleted whatever else happened to it: a task is written once and never changed.
     store.write(vec![Write::delete(pk, sk)]).await?;
     Ok(task.messages.len())

@@ -116,8 +116,9 @@ impl Sender {
     async fn hold(&self, message: &SqsMessage, until: Timestamp) {
         let left = (until.0 - Timestamp::now().0).to_std().unwrap_or_default();
         let seconds = left.min(MAX_HOLD).as_secs_f64().ceil().max(1.0) as i32;
-        if let Some(handle) = &message.receipt_handle {
-            if let Err(error) = self.queues.hold::<WebhookDelivery>(handle, seconds).await {
+        let parsed = jobs::parse::<WebhookDelivery>(message.body.as_deref().unwrap_or_default());
+        if let (Some(handle), Ok(parsed)) = (&message.receipt_handle, parsed) {
+            if let Err(error) = self.queues.hold::<WebhookDelivery>(parsed.account_id, handle, seconds).await {
                 tracing::warn!(error = ?error, "could not hold the message; it returns after the queue's visibility timeout");
             }
         }

@@ -14,6 +14,7 @@ mod cnab_remittance;
 mod contacts;
 mod engine;
 mod errors;
+mod fairness;
 mod groups;
 mod hardening;
 mod idempotency;

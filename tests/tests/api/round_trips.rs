@@ -37,32 +37,41 @@ async fn the_common_routes_make_few_calls_one_after_another() {
         .unwrap()["bank_account"]["id"]
         .as_i64()
         .unwrap();
-    let id = create_with(&api, &s, json!({})).await;
-    let other = create_with(&api, &s, json!({})).await;
     // Ids come from the process's blocks (one call to refill a block, once in 20 creates): the
     // setup's creates and this pay-off took the first block of each kind.
     let pay_off = json!({"billing": {"bank_account_id": checking, "discharge_reason": "bank_deposit"}});
     let warm = create_with(&api, &s, json!({})).await;
     api.post(&format!("/v1/billings/{warm}/pay_off"), &pay_off).await.expect(200);
-    let mut seen: Vec<(&str, usize, usize)> = Vec::new();
-    let mut check = |route: &'static str, (answer, cost): (Answer, Cost), status: u16, most: usize| {
-        assert_eq!(answer.status.as_u16(), status, "{route}: {}", answer.text);
-        seen.push((route, cost.sequential, most));
-    };
-
-    check("show", measured(&meter, api.get(&format!("/v1/billings/{id}"))).await, 200, 2);
-    let body = super::billings::body(&s);
-    check("create", measured(&meter, api.post("/v1/billings", &body)).await, 201, 2);
-    let patch = json!({"billing": {"due_date": "2031-01-06", "your_code": "ERP-78"}});
-    check("update", measured(&meter, api.patch(&format!("/v1/billings/{id}"), &patch)).await, 200, 3);
-    let cancel = json!({"billing": {"cancellation_reason": "Cliente desistiu"}});
-    check("cancel", measured(&meter, api.post(&format!("/v1/billings/{id}/cancel"), &cancel)).await, 200, 3);
-    check("pay_off", measured(&meter, api.post(&format!("/v1/billings/{other}/pay_off"), &pay_off)).await, 200, 3);
-    let contact: Value = json!({"contact": {
-        "full_name": "João Souza", "cpf": "111.444.777-35", "address_postal_code": "01310-100",
-        "address_street": "Avenida Paulista", "address_number": "1000", "address_district": "Bela Vista",
-        "address_city": "São Paulo", "address_state": "SP"}});
-    check("contact create", measured(&meter, api.post("/v1/contacts", &contact)).await, 201, 3);
-    let over: Vec<_> = seen.iter().filter(|(_, calls, most)| calls > most).collect();
+    // The fewest of three tries of each route: in CI the suite runs again through the fault
+    // proxy, whose conflicts and 500s make a route run its transaction again.
+    let mut fewest: Vec<(&str, usize, usize)> = Vec::new();
+    for n in 0..3u64 {
+        let id = create_with(&api, &s, json!({})).await;
+        let other = create_with(&api, &s, json!({})).await;
+        let mut seen: Vec<(&'static str, usize, usize)> = Vec::new();
+        let mut check = |route: &'static str, (answer, cost): (Answer, Cost), status: u16, most: usize| {
+            assert_eq!(answer.status.as_u16(), status, "{route}: {}", answer.text);
+            seen.push((route, cost.sequential, most));
+        };
+        check("show", measured(&meter, api.get(&format!("/v1/billings/{id}"))).await, 200, 2);
+        let body = super::billings::body(&s);
+        check("create", measured(&meter, api.post("/v1/billings", &body)).await, 201, 2);
+        let patch = json!({"billing": {"due_date": "2031-01-06", "your_code": "ERP-78"}});
+        check("update", measured(&meter, api.patch(&format!("/v1/billings/{id}"), &patch)).await, 200, 3);
+        let cancel = json!({"billing": {"cancellation_reason": "Cliente desistiu"}});
+        check("cancel", measured(&meter, api.post(&format!("/v1/billings/{id}/cancel"), &cancel)).await, 200, 3);
+        let path = format!("/v1/billings/{other}/pay_off");
+        check("pay_off", measured(&meter, api.post(&path, &pay_off)).await, 200, 3);
+        let contact: Value = json!({"contact": {
+            "full_name": "João Souza", "cpf": infra::testing::cpf(300_000_000 + n), "address_postal_code": "01310-100",
+            "address_street": "Avenida Paulista", "address_number": "1000", "address_district": "Bela Vista",
+            "address_city": "São Paulo", "address_state": "SP"}});
+        check("contact create", measured(&meter, api.post("/v1/contacts", &contact)).await, 201, 3);
+        fewest = match fewest.is_empty() {
+            true => seen,
+            false => fewest.into_iter().zip(seen).map(|(a, b)| (a.0, a.1.min(b.1), a.2)).collect(),
+        };
+    }
+    let over: Vec<_> = fewest.iter().filter(|(_, calls, most)| calls > most).collect();
     assert!(over.is_empty(), "calls one after another over their bound (route, calls, bound): {over:?}");
 }
