@@ -186,7 +186,7 @@ impl DevServer {
         Self::serve_with(config, store, limits, Some(meter), false).await
     }
 
-    /// A server whose queues keep a lane per tenant, as the dev server's do (the local stand-in for
+    /// A server whose queues keep a lane per tenant (the local stand-in for
     /// SQS fair queues: `jobs::Queues::with_tenant_lanes`); its drains take the lanes in turn.
     pub async fn start_fair() -> Self {
         let (config, store) = local_stack().await;

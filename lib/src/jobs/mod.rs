@@ -201,9 +201,10 @@ type Sqs = Arc<LazyLock<aws_sdk_sqs::Client, Box<dyn FnOnce() -> aws_sdk_sqs::Cl
 /// (`MessageGroupId`): on AWS the standard queues are then SQS fair queues, which keep the dwell
 /// time of a quiet tenant's messages low while another tenant has a backlog (one tenant's bulk of
 /// 100,000 billings does not delay another's billet or webhook by its length). moto ignores
-/// message groups on standard queues, so the local stack keeps a lane per tenant instead
-/// ([`Queues::with_tenant_lanes`]: a queue of its own beside each queue, `<name>-t<account>`) and
-/// its workers take one receive from each lane in turn (`infra::dev_server::run_fair_worker`).
+/// message groups on standard queues, so locally a lane per tenant can stand in for them
+/// ([`Queues::with_tenant_lanes`]: a queue of its own beside each queue, `<name>-t<account>`,
+/// whose worker takes one receive from each lane in turn: `infra::dev_server::run_fair_worker`;
+/// the fairness test's servers and `infra/bench fairness` use it).
 #[derive(Clone, Debug)]
 pub struct Queues {
     sqs: Sqs,

@@ -207,6 +207,8 @@ impl Store {
         // the first one's refill and take from it, instead of each reserving a block of its own
         // (which wrote the sequence once per request, and left each request the first id of a
         // block: the same shard of every posting).
+        // Past the request's gate before taking the refill's turn (`store::gate`).
+        gate::passed().await?;
         let _refilling = turns::turn_of((format!("{}#{pk}", self.table), sk.clone())).lock_owned().await;
         if let Some(first) = take_from_block(&key, count) {
             return Ok(first);

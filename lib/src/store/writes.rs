@@ -174,6 +174,8 @@ impl Store {
     /// applied instead of applying it twice. Anything still failing is the caller's: a lost race
     /// to read again, a throttle or outage to answer `503`.
     pub async fn write(&self, writes: Vec<Write>) -> StoreResult<()> {
+        // Past the request's gate before taking turns on shared items (`store::gate`).
+        super::gate::passed().await?;
         let streamed = self.stream_attached().then(|| writes.clone());
         let token = uuid::Uuid::new_v4().to_string();
         let deadline = tokio::time::Instant::now() + WRITE_BUDGET;
@@ -209,7 +211,6 @@ impl Store {
     }
 
     async fn write_all(&self, writes: Vec<Write>, token: &str) -> StoreResult<()> {
-        super::gate::passed().await?;
         match writes.len() {
             0 => Ok(()),
             1 if !matches!(writes[0], Write::Check { .. }) => {
