@@ -186,7 +186,7 @@ impl DevServer {
         Self::serve_with(config, store, limits, Some(meter), false).await
     }
 
-    /// A server whose queues keep a lane per tenant (the local stand-in for
+    /// A server whose queues keep a lane per tenant, as the dev server's do (the local stand-in for
     /// SQS fair queues: `jobs::Queues::with_tenant_lanes`); its drains take the lanes in turn.
     pub async fn start_fair() -> Self {
         let (config, store) = local_stack().await;
@@ -527,7 +527,8 @@ impl DevServerProcess {
 
 /// `count` active customers of `account` holding `tag` (each with a CPF and an address, so that the
 /// bank registers their billets), written straight to the table in batches: the records and the
-/// tag's links, which is what a bulk expansion reads (not their postings: lists do not show them).
+/// tag's links, which is what a bulk expansion reads, and the tag's reach counter, which its 202
+/// reads (not their postings: lists do not show them).
 /// Their ids, ascending.
 pub async fn tagged_customers(
     store: &Store,
@@ -562,6 +563,9 @@ pub async fn tagged_customers(
         ids.push(id);
     }
     store.put_all(items).await.expect("write the contacts");
+    // The tag's reach counter, which a bulk billing's 202 reads.
+    let reach = billing_api::contacts::service::reach_added(account, tag, ids[0], count as i64);
+    store.write(vec![reach]).await.expect("count the tag's reach");
     ids
 }
 

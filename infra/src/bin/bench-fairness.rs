@@ -5,7 +5,7 @@
 //! the webhook sender, as the dev server runs them), timed from the quiet create to its billet
 //! registered (the billing's `GET` shows it `opened`) and to its `billing.updated` at the quiet
 //! tenant's receiver. The argument says how the queues are shared: `lanes` (a lane per tenant,
-//! taken in turn: the local stand-in for SQS fair queues) or `shared` (one queue for
+//! taken in turn: the dev server's stand-in for SQS fair queues) or `shared` (one queue for
 //! everyone, first in first out). One run per process, so that no earlier run's backlog competes
 //! for the machine.
 

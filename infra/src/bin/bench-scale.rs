@@ -360,6 +360,7 @@ async fn main() -> anyhow::Result<()> {
     let first_contact = store.reserve_ids(keys::account(account), keys::sequence(Contact::KIND), CONTACTS).await?;
     let mut items = Vec::new();
     let mut per_type = std::collections::BTreeMap::new();
+    let mut reach = std::collections::BTreeMap::new();
     for n in 1..=CONTACTS {
         let id = ContactId::new(first_contact + n - 1);
         let made = contact(id, n, &world, now);
@@ -373,11 +374,19 @@ async fn main() -> anyhow::Result<()> {
             items.push(link);
         }
         *per_type.entry(made.counted_in(account).context("contacts are counted")?).or_insert(0) += 1;
+        if billing_api::contacts::service::reaches(&made) {
+            for tag in &made.tag_ids {
+                reach.entry(*tag).or_insert((id, 0)).1 += 1;
+            }
+        }
         world.others.push(id);
     }
     store.put_all(items).await?;
     for (pk, n) in per_type {
         count(&store, pk, n).await?;
+    }
+    for (tag, (holder, n)) in reach {
+        store.write(vec![billing_api::contacts::service::reach_added(account, tag, holder, n)]).await?;
     }
 
     fill(&store, account, &world, 1..=FIRST_SIZE, now).await?;

@@ -87,7 +87,8 @@ async fn main() -> anyhow::Result<()> {
         .with_bulk_expansion(bulk_queue.clone())
         .with_webhook_deliveries(webhook_queue.clone())
         .with_settlements(settlements_queue.clone())
-        .with_cascades(cascades_queue.clone());
+        .with_cascades(cascades_queue.clone())
+        .with_tenant_lanes();
     let vault = Arc::new(SecretBox::from_env(&config).await.context("the webhook master key")?);
     let sender = Sender {
         store: store.clone(),
@@ -111,14 +112,18 @@ async fn main() -> anyhow::Result<()> {
         });
     }
     let settler = Worker::Settler { store: store.clone() };
-    tokio::spawn(infra::dev_server::run_worker(sqs.clone(), settlements_queue, settler));
+    tokio::spawn(infra::dev_server::run_fair_worker(sqs.clone(), settlements_queue, settler));
     let cascader = Worker::Cascader { store: store.clone() };
-    tokio::spawn(infra::dev_server::run_worker(sqs.clone(), cascades_queue, cascader));
-    tokio::spawn(infra::dev_server::run_worker(sqs.clone(), webhook_queue, Worker::WebhookSender(Box::new(sender))));
+    tokio::spawn(infra::dev_server::run_fair_worker(sqs.clone(), cascades_queue, cascader));
+    tokio::spawn(infra::dev_server::run_fair_worker(
+        sqs.clone(),
+        webhook_queue,
+        Worker::WebhookSender(Box::new(sender)),
+    ));
     let registrar = Worker::BilletRegistrar { store: store.clone() };
-    tokio::spawn(infra::dev_server::run_worker(sqs.clone(), billet_queue, registrar));
+    tokio::spawn(infra::dev_server::run_fair_worker(sqs.clone(), billet_queue, registrar));
     let expander = Worker::BulkExpander { store: store.clone() };
-    tokio::spawn(infra::dev_server::run_worker(sqs, bulk_queue, expander));
+    tokio::spawn(infra::dev_server::run_fair_worker(sqs, bulk_queue, expander));
     let webhooks = billing_api::state::Webhooks { key: MasterKey::ready(vault), policy };
     let state = AppState::new(store).with_rate_limits(limits).with_webhooks(webhooks);
     let router = infra::dev_server::router(state, AuthCache::default());

@@ -2,7 +2,10 @@
 //! background.
 //!
 //! The create route checks the body and its references as for any billing, counts the eligible
-//! contacts and answers `202 {status, enqueued, contacts_count}`; no billing exists yet. In one
+//! contacts and answers `202 {status, enqueued, contacts_count}`; no billing exists yet. Without
+//! excluded tags the count is the tag's reach counter, which every contact write keeps in its own
+//! transaction (`contacts::service::reached_by`: constant cost, whatever the tag's size); with
+//! excluded tags the route reads the tag's holders. In one
 //! transaction it writes the *expansion* (`A#<account>`, `EXPANSION#<id>`: the body, the tags it
 //! holds and its cursor, the contact after which the next chunk starts), a reference on its tag
 //! and excluded tags (so a tag in use by a bulk request still expanding cannot be deleted, §4.5),
@@ -144,9 +147,19 @@ pub async fn accept(store: &Store, account: AccountId, draft: &Draft, billing: V
     let expansion_id = uuid::Uuid::new_v4().to_string();
     let tags = tags_of(draft);
     retry_on_conflict(|| async {
-        check_references(store, account, draft).await?;
-        let ids = tagged_contact_ids(store, account, tag).await?;
-        let count = eligible(store, account, &ids, &draft.excluded_tag_ids).await?.len();
+        let count = match draft.excluded_tag_ids.is_empty() {
+            // The count the tag's holders keep, read beside the references: one round trip.
+            true => {
+                let reached = crate::contacts::service::reached_by(store, account, tag);
+                tokio::try_join!(check_references(store, account, draft), reached)?.1
+            }
+            // Who an excluded tag leaves out is known only from the holders themselves.
+            false => {
+                check_references(store, account, draft).await?;
+                let ids = tagged_contact_ids(store, account, tag).await?;
+                eligible(store, account, &ids, &draft.excluded_tag_ids).await?.len()
+            }
+        };
         if count == 0 {
             return Err(Refusal::invalid(Problem::invalid("tag_id", MSG_NO_CONTACTS)));
         }

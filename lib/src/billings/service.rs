@@ -232,20 +232,8 @@ pub async fn announcement(
     billing: &Billing,
     billet: Option<&BankBillet>,
 ) -> Result<Write, Refusal> {
-    let billets = stored_billets(store, account, billing).await?;
-    announcement_with(store, account, billing, billets, billet).await
-}
-
-/// [`announcement`] with the billets already read.
-async fn announcement_with(
-    store: &Store,
-    account: AccountId,
-    billing: &Billing,
-    billets: Vec<BankBillet>,
-    billet: Option<&BankBillet>,
-) -> Result<Write, Refusal> {
-    let (contact, tag) = related(store, account, billing).await?;
-    let embedded = Embedded { contact, tag, billets: with_written(billets, billet) };
+    let mut embedded = embedded(store, account, billing).await?;
+    embedded.billets = with_written(std::mem::take(&mut embedded.billets), billet);
     announcement_of(account, billing, &embedded)
 }
 

@@ -2,7 +2,7 @@
 //! group and tag references checked and the tag links kept), the list, and the detaching of
 //! contacts from a deleted tag or group.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::future::Future;
 
 use super::input::{ContactChanges, MSG_GROUP_NOT_FOUND, MSG_TAGS_NOT_FOUND};
@@ -20,6 +20,61 @@ use crate::values::{AccountId, ContactId, ContactType, GroupId, TagId, Timestamp
 /// The link from a tag to a holder, which bulk expansion and tag deletion query.
 fn link(account: AccountId, tag: TagId, contact: ContactId) -> (String, String) {
     (keys::tag_links(account, tag), keys::record(Contact::KIND, contact))
+}
+
+/// Tags per item of the reach counter: a contact's write moves one item per bucket of the tags
+/// whose count moves (usually one: an account's tag ids are close together).
+const REACH_BUCKET: i64 = 100;
+
+/// The counter of how many active customers carry each tag of a bucket
+/// (`A#<acct>#COUNT#REACH#<bucket>`, a count `t<tag>` per tag, sharded by contact id).
+fn reach_counter(account: AccountId, bucket: i64) -> String {
+    keys::count_shards(account, &format!("REACH#{bucket}"))
+}
+
+/// The tags whose reach `contact` counts in: all of its tags when it is an active customer.
+fn reaching(contact: Option<&Contact>) -> BTreeSet<TagId> {
+    match contact {
+        Some(c) if c.active && c.contact_type == ContactType::Customer => c.tag_ids.iter().copied().collect(),
+        _ => BTreeSet::new(),
+    }
+}
+
+/// The reach counts a contact's write moves, from `before` to `after` (create: no `before`;
+/// delete: no `after`), in the transaction that writes it: one write per bucket.
+fn reach_moves(account: AccountId, before: Option<&Contact>, after: Option<&Contact>) -> Vec<Write> {
+    let (old, new) = (reaching(before), reaching(after));
+    let Some(holder) = after.or(before).map(|c| c.id.get()) else { return Vec::new() };
+    let mut buckets: BTreeMap<i64, Vec<(String, i64)>> = BTreeMap::new();
+    let moved = old.difference(&new).map(|t| (t, -1)).chain(new.difference(&old).map(|t| (t, 1)));
+    for (tag, delta) in moved {
+        buckets.entry(tag.get().div_euclid(REACH_BUCKET)).or_default().push((format!("t{}", tag.get()), delta));
+    }
+    buckets
+        .into_iter()
+        .map(|(bucket, deltas)| shards::add_each(reach_counter(account, bucket), holder, &deltas))
+        .collect()
+}
+
+/// `count` more active customers carrying `tag`, counted in `holder`'s shard: for tools that write
+/// contacts straight to the table (benchmarks, test fixtures) instead of through [`Editable`].
+pub fn reach_added(account: AccountId, tag: TagId, holder: ContactId, count: i64) -> Write {
+    let counter = reach_counter(account, tag.get().div_euclid(REACH_BUCKET));
+    shards::add_each(counter, holder.get(), &[(format!("t{}", tag.get()), count)])
+}
+
+/// Whether a contact counts in its tags' reach (an active customer).
+pub fn reaches(contact: &Contact) -> bool {
+    !reaching(Some(contact)).is_empty()
+}
+
+/// How many active customers carry `tag`: the contacts a bulk billing on it reaches when it
+/// excludes no tag (§2.1), from the counter its holders' writes keep (one query of each of the
+/// counter's partitions, at once, whatever the tag's size).
+pub async fn reached_by(store: &Store, account: AccountId, tag: TagId) -> Result<usize, Refusal> {
+    let counter = reach_counter(account, tag.get().div_euclid(REACH_BUCKET));
+    let count = shards::sum_of(store, counter, &format!("t{}", tag.get())).await?;
+    Ok(usize::try_from(count).unwrap_or_default())
 }
 
 impl Editable for Contact {
@@ -73,6 +128,7 @@ impl Editable for Contact {
         let removed: Vec<TagId> = old_tags.iter().copied().filter(|t| !self.tag_ids.contains(t)).collect();
         let new_group = self.group_id.filter(|g| before.is_none_or(|b| b.group_id != Some(*g)));
         let id = self.id;
+        let reach = reach_moves(account, before, Some(self));
         async move {
             let mut errors = Vec::new();
             if let Some(group) = new_group {
@@ -99,18 +155,17 @@ impl Editable for Contact {
                 let (pk, sk) = link(account, tag, id);
                 writes.push(Write::delete(pk, sk));
             }
+            writes.extend(reach);
             Ok(writes)
         }
     }
 
     fn delete_writes(&self, account: AccountId) -> Vec<Write> {
-        self.tag_ids
-            .iter()
-            .map(|tag| {
-                let (pk, sk) = link(account, *tag, self.id);
-                Write::delete(pk, sk)
-            })
-            .collect()
+        let links = self.tag_ids.iter().map(|tag| {
+            let (pk, sk) = link(account, *tag, self.id);
+            Write::delete(pk, sk)
+        });
+        links.chain(reach_moves(account, Some(self), None)).collect()
     }
 }
 

@@ -52,11 +52,17 @@ pub trait Editable: Record + Clone {
     }
 }
 
+/// A change that moves more index entries than one transaction holds (a contact's 40 tags all
+/// replaced by 40 others: every tag's link, posting and count move).
+pub const MSG_TOO_MANY_CHANGES: &str =
+    "Alterações demais de uma só vez (cada etiqueta trocada move os índices do contato): faça a mudança em partes";
+
 /// A refused write of `record`: its unique value taken is a 422 with its message; any other
 /// refused condition is a lost race.
 fn refusal<R: Editable>(record: &R, error: StoreError) -> Refusal {
     match error {
         StoreError::Duplicate => Refusal::invalid(record.duplicate()),
+        StoreError::TooManyWrites(_) => Refusal::invalid(Problem::general(Code::TooLong, MSG_TOO_MANY_CHANGES)),
         other => other.into(),
     }
 }

@@ -201,10 +201,9 @@ type Sqs = Arc<LazyLock<aws_sdk_sqs::Client, Box<dyn FnOnce() -> aws_sdk_sqs::Cl
 /// (`MessageGroupId`): on AWS the standard queues are then SQS fair queues, which keep the dwell
 /// time of a quiet tenant's messages low while another tenant has a backlog (one tenant's bulk of
 /// 100,000 billings does not delay another's billet or webhook by its length). moto ignores
-/// message groups on standard queues, so locally a lane per tenant can stand in for them
-/// ([`Queues::with_tenant_lanes`]: a queue of its own beside each queue, `<name>-t<account>`,
-/// whose worker takes one receive from each lane in turn: `infra::dev_server::run_fair_worker`;
-/// the fairness test's servers and `infra/bench fairness` use it).
+/// message groups on standard queues, so the local stack keeps a lane per tenant instead
+/// ([`Queues::with_tenant_lanes`]: a queue of its own beside each queue, `<name>-t<account>`) and
+/// its workers take one receive from each lane in turn (`infra::dev_server::run_fair_worker`).
 #[derive(Clone, Debug)]
 pub struct Queues {
     sqs: Sqs,
@@ -220,6 +219,22 @@ pub struct Queues {
 /// The lanes made so far: (queue URL, account) → the lane's URL.
 #[derive(Debug, Default)]
 struct Lanes(tokio::sync::Mutex<std::collections::HashMap<(String, AccountId), String>>);
+
+/// A queue's redrive policy as JSON, to give a lane. moto answers `GetQueueAttributes` with the
+/// policy as a Python dict (`{'deadLetterTargetArn': '…', 'maxReceiveCount': 5}`) and fails
+/// (500) a `CreateQueue` given that text back; AWS answers JSON. A policy neither can read is
+/// left off: the lane then keeps its messages without a dead-letter queue.
+fn redrive_policy(text: &str) -> Option<String> {
+    let parsed = serde_json::from_str::<serde_json::Value>(text)
+        .or_else(|_| serde_json::from_str::<serde_json::Value>(&text.replace('\'', "\"")));
+    match parsed {
+        Ok(policy) if policy.get("deadLetterTargetArn").is_some() => Some(policy.to_string()),
+        _ => {
+            tracing::warn!(policy = text, "a queue's redrive policy that is not JSON: its lanes have none");
+            None
+        }
+    }
+}
 
 /// What a lane's name adds to its queue's name, before the account: `billet-registration-t7`.
 pub const LANE_INFIX: &str = "-t";
@@ -312,14 +327,6 @@ impl Queues {
         Ok(())
     }
 
-    /// Sends these messages of one account, ten per `SendMessageBatch`, every batch at once; fails
-    /// when any message was refused.
-    pub async fn send_all<M: Message>(&self, account: AccountId, messages: &[M]) -> anyhow::Result<()> {
-        anyhow::ensure!(messages.iter().all(|m| m.account() == account), "messages of another account");
-        let bodies = messages.iter().map(body).collect::<anyhow::Result<Vec<_>>>()?;
-        self.send_bodies(M::KIND, account, &bodies, 0).await
-    }
-
     /// Sends these bodies of `account`'s messages to the queue of the messages of `kind` (a
     /// task's), invisible for `delay_seconds`, ten per `SendMessageBatch`, every batch at once;
     /// fails when any message was refused.
@@ -371,7 +378,11 @@ impl Queues {
         for name in LANE_ATTRIBUTES {
             asked = asked.attribute_names(name);
         }
-        let attributes = asked.send().await.context("GetQueueAttributes")?.attributes.unwrap_or_default();
+        let mut attributes = asked.send().await.context("GetQueueAttributes")?.attributes.unwrap_or_default();
+        let policy = aws_sdk_sqs::types::QueueAttributeName::RedrivePolicy;
+        if let Some(text) = attributes.remove(&policy) {
+            attributes.extend(redrive_policy(&text).map(|json| (policy, json)));
+        }
         let name = format!("{}{LANE_INFIX}{account}", queue_name_of(url));
         let created = self.sqs.create_queue().queue_name(name).set_attributes(Some(attributes)).send().await;
         let lane = created.context("CreateQueue (a tenant's lane)")?.queue_url.context("the lane's URL")?;
@@ -481,6 +492,16 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lane_takes_its_queues_redrive_policy_as_json() {
+        let json = r#"{"deadLetterTargetArn":"arn:aws:sqs:us-east-1:1:d","maxReceiveCount":5}"#;
+        assert_eq!(redrive_policy(json).as_deref(), Some(json));
+        // moto's answer: a Python dict.
+        let moto = "{'deadLetterTargetArn': 'arn:aws:sqs:us-east-1:1:d', 'maxReceiveCount': 5}";
+        assert_eq!(redrive_policy(moto).as_deref(), Some(json));
+        assert_eq!(redrive_policy("nonsense"), None);
+    }
 
     #[test]
     fn the_message_format() {

@@ -57,6 +57,9 @@ pub enum StoreError {
     /// beside it: [`gate`]); nothing was written.
     #[error("the request was refused before its writes")]
     Refused,
+    /// More writes than one transaction takes ([`MAX_TRANSACTION_ITEMS`]); none was sent.
+    #[error("{0} writes exceed one transaction")]
+    TooManyWrites(usize),
     #[error(transparent)]
     Other(#[from] anyhow::Error),
 }

@@ -25,17 +25,37 @@ pub fn add(counter: String, holder: i64, delta: i64) -> Write {
     Write::add(partition(&counter, shard), keys::count_shard(u32::try_from(shard).unwrap_or_default()), "value", delta)
 }
 
+/// Several counts kept together (one attribute each, named by the caller), each moved by its
+/// delta, in the shard of `holder`: one item, however many counts move.
+pub fn add_each(counter: String, holder: i64, deltas: &[(String, i64)]) -> Write {
+    let shard = holder.rem_euclid(SHARDS);
+    let update = deltas.iter().fold(super::Update::new(), |update, (attribute, delta)| update.add(attribute, *delta));
+    let sk = keys::count_shard(u32::try_from(shard).unwrap_or_default());
+    Write::update(partition(&counter, shard), sk, update, None)
+}
+
 /// The counter's total (a query of each partition, at once).
 pub async fn sum(store: &Store, counter: String) -> StoreResult<i64> {
-    let reads = (0..PARTITIONS).map(|n| {
-        let range = KeyRange::listing(partition(&counter, n), Sort::Prefix(keys::SHARD_PREFIX.to_owned()), true);
-        async move { store.page(&range, (SHARDS / PARTITIONS) as usize, None).await }
-    });
     let mut total = 0;
-    for page in futures::future::try_join_all(reads).await? {
-        for shard in page.items {
-            total += from_item::<CounterValue>(shard)?.value;
-        }
+    for shard in shards_of(store, &counter).await? {
+        total += from_item::<CounterValue>(shard)?.value;
     }
     Ok(total.max(0))
+}
+
+/// The total of one of the counts [`add_each`] keeps in `counter`.
+pub async fn sum_of(store: &Store, counter: String, attribute: &str) -> StoreResult<i64> {
+    let shards = shards_of(store, &counter).await?;
+    let value =
+        |shard: &super::Item| shard.get(attribute).and_then(|v| v.as_n().ok()).and_then(|n| n.parse::<i64>().ok());
+    Ok(shards.iter().filter_map(value).sum::<i64>().max(0))
+}
+
+/// Every shard item of a counter (a query of each partition, at once).
+async fn shards_of(store: &Store, counter: &str) -> StoreResult<Vec<super::Item>> {
+    let reads = (0..PARTITIONS).map(|n| {
+        let range = KeyRange::listing(partition(counter, n), Sort::Prefix(keys::SHARD_PREFIX.to_owned()), true);
+        async move { store.page(&range, (SHARDS / PARTITIONS) as usize, None).await }
+    });
+    Ok(futures::future::try_join_all(reads).await?.into_iter().flat_map(|page| page.items).collect())
 }

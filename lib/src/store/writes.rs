@@ -216,9 +216,7 @@ impl Store {
             1 if !matches!(writes[0], Write::Check { .. }) => {
                 self.write_one(writes.into_iter().next().expect("one write")).await
             }
-            n if n > MAX_TRANSACTION_ITEMS => {
-                Err(StoreError::Other(anyhow::anyhow!("{n} writes exceed one transaction")))
-            }
+            n if n > MAX_TRANSACTION_ITEMS => Err(StoreError::TooManyWrites(n)),
             _ => self.transact(writes, token).await,
         }
     }

@@ -47,6 +47,79 @@ fn contacts_of(billings: &[Value]) -> BTreeSet<i64> {
     billings.iter().map(|b| b["contact_id"].as_i64().unwrap()).collect()
 }
 
+/// The `contacts_count` of a bulk billing on `tag` (without excluded tags: the tag's reach counter;
+/// with `excluded`: read from the holders).
+async fn counted(api: &Api, s: &Setup, tag: i64, excluded: &[i64]) -> i64 {
+    let answer = api.post("/v1/billings", &bulk_body(s, tag, excluded)).await;
+    match answer.status.as_u16() {
+        422 => 0,
+        _ => answer.expect(202).body["contacts_count"].as_i64().unwrap(),
+    }
+}
+
+#[tokio::test]
+async fn the_count_without_excluded_tags_follows_every_write_of_the_tags_holders() {
+    let api = Api::start().await;
+    let s = setup(&api).await;
+    let (target, nobodys) = (tag(&api, "Mensalistas").await, tag(&api, "Ninguém").await);
+    let other = tag(&api, "Outra").await;
+    let first = contact(&api, 11, "customer", true, &[target]).await;
+    let inactive = contact(&api, 12, "customer", false, &[target]).await;
+    contact(&api, 13, "supplier", true, &[target]).await;
+    let untagged = contact(&api, 14, "customer", true, &[]).await;
+    // Both ways of counting agree after every change: the counter (no excluded tag) and the
+    // holders read one by one (a tag nobody holds excluded).
+    let both = |expected: i64| {
+        let api = &api;
+        let s = &s;
+        async move {
+            assert_eq!(counted(api, s, target, &[]).await, expected, "the tag's reach counter");
+            assert_eq!(counted(api, s, target, &[nobodys]).await, expected, "the holders read");
+        }
+    };
+    both(1).await;
+    api.patch(&format!("/v1/contacts/{inactive}"), &json!({"contact": {"active": true}})).await.expect(200);
+    both(2).await;
+    api.patch(&format!("/v1/contacts/{untagged}"), &json!({"contact": {"tag_ids": [target, other]}})).await.expect(200);
+    both(3).await;
+    // A change that moves nothing of the count (another tag added), then one that does.
+    api.patch(&format!("/v1/contacts/{first}"), &json!({"contact": {"tag_ids": [target, other]}})).await.expect(200);
+    both(3).await;
+    api.patch(&format!("/v1/contacts/{first}"), &json!({"contact": {"tag_ids": []}})).await.expect(200);
+    both(2).await;
+    api.patch(&format!("/v1/contacts/{inactive}"), &json!({"contact": {"active": false}})).await.expect(200);
+    both(1).await;
+    api.delete(&format!("/v1/contacts/{untagged}")).await.expect(204);
+    both(0).await;
+    // Nobody reached: refused, as before (422).
+    let refused = api.post("/v1/billings", &bulk_body(&s, target, &[])).await.expect(422);
+    assert!(refused.text.contains(MSG_NO_CONTACTS), "{}", refused.text);
+}
+
+#[tokio::test]
+async fn a_contacts_tags_all_replaced_at_once_are_refused_whole_not_half_written() {
+    let api = Api::start().await;
+    let mut tags = Vec::new();
+    for n in 0..2 * billing_api::contacts::input::MAX_TAGS {
+        tags.push(tag(&api, &format!("Etiqueta {n}")).await);
+    }
+    let (old, new) = tags.split_at(billing_api::contacts::input::MAX_TAGS);
+    let id = contact(&api, 21, "customer", true, old).await;
+    let path = format!("/v1/contacts/{id}");
+    // Every tag's link, posting and count move: more than one transaction holds.
+    let refused = api.patch(&path, &json!({"contact": {"tag_ids": new}})).await.expect(422);
+    assert!(refused.text.contains(billing_api::editing::MSG_TOO_MANY_CHANGES), "{}", refused.text);
+    let shown = api.get(&path).await.expect(200).body;
+    let kept: Vec<i64> = shown["tags"].as_array().unwrap().iter().map(|t| t["id"].as_i64().unwrap()).collect();
+    assert_eq!(kept, old, "nothing written");
+    // In parts it goes through.
+    let half = [&old[..20], &new[..20]].concat();
+    api.patch(&path, &json!({"contact": {"tag_ids": half}})).await.expect(200);
+    api.patch(&path, &json!({"contact": {"tag_ids": new}})).await.expect(200);
+    let listed = api.get(&format!("/v1/contacts?tag_id={}", new[39])).await.expect(200).body;
+    assert_eq!(listed["contacts"][0]["id"].as_i64(), Some(id));
+}
+
 #[tokio::test]
 async fn a_bulk_billing_reaches_the_active_customers_of_its_tag() {
     let api = Api::start().await;

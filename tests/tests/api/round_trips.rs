@@ -5,6 +5,8 @@
 //! - show: the billing with its billets (one query), then its contact and tag. The issue asks for
 //!   one call; that needs the contact's summary kept in the billing (not done: 2).
 //! - create: the references (one batch), then the transaction (ids from the process's block).
+//! - bulk create without excluded tags: the references beside the tag's reach counter, then the
+//!   transaction that records the expansion (whatever the tag's size).
 //! - update, cancel, pay off: the billing with its billets; the rule's reads (references; the bank
 //!   account and the cash entry's id) beside the contact and tag; the transaction. The answer is
 //!   built from what was read and written.
@@ -40,6 +42,16 @@ async fn the_common_routes_make_few_calls_one_after_another() {
     // Ids come from the process's blocks (one call to refill a block, once in 20 creates): the
     // setup's creates and this pay-off took the first block of each kind.
     let pay_off = json!({"billing": {"bank_account_id": checking, "discharge_reason": "bank_deposit"}});
+    // A bulk billing's tag, held by one active customer.
+    let tag = api.post("/v1/tags", &json!({"tag": {"name": "Mensalistas"}})).await.expect(201).body["id"].clone();
+    let holder = json!({"contact": {
+        "full_name": "Maria Lote", "cpf": infra::testing::cpf(310_000_000), "tag_ids": [tag.clone()],
+        "address_postal_code": "01310-100", "address_street": "Avenida Paulista", "address_number": "1000",
+        "address_district": "Bela Vista", "address_city": "São Paulo", "address_state": "SP"}});
+    api.post("/v1/contacts", &holder).await.expect(201);
+    let mut bulk = super::billings::body(&s);
+    bulk["billing"]["billing_issue_type"] = json!("bulk");
+    bulk["billing"]["tag_id"] = tag;
     let warm = create_with(&api, &s, json!({})).await;
     api.post(&format!("/v1/billings/{warm}/pay_off"), &pay_off).await.expect(200);
     // The fewest of three tries of each route: in CI the suite runs again through the fault
@@ -56,6 +68,7 @@ async fn the_common_routes_make_few_calls_one_after_another() {
         check("show", measured(&meter, api.get(&format!("/v1/billings/{id}"))).await, 200, 2);
         let body = super::billings::body(&s);
         check("create", measured(&meter, api.post("/v1/billings", &body)).await, 201, 2);
+        check("bulk create", measured(&meter, api.post("/v1/billings", &bulk)).await, 202, 2);
         let patch = json!({"billing": {"due_date": "2031-01-06", "your_code": "ERP-78"}});
         check("update", measured(&meter, api.patch(&format!("/v1/billings/{id}"), &patch)).await, 200, 3);
         let cancel = json!({"billing": {"cancellation_reason": "Cliente desistiu"}});

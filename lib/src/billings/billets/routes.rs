@@ -11,7 +11,6 @@ use crate::billets::model::{self, BankBillet};
 use crate::billets::printing::{pix_qr, Document, NotPrintable, Slip};
 use crate::billets::view::BilletView;
 use crate::billings::Billing;
-use crate::editing::find_or_404;
 use crate::http::Tenant;
 use crate::http::{response, ApiError, ApiResult, Params, Path};
 use crate::state::AppState;
@@ -35,9 +34,9 @@ async fn list(
     params: Params,
 ) -> ApiResult<Response> {
     let account = tenant.account_id();
-    let billing: Billing = find_or_404(&state.store, account, billing_id).await?;
+    // The billing and its billets in one query (`begins_with(sk, "BILL")`).
+    let (_, billets) = crate::billings::service::whole_or_404(&state.store, account, billing_id).await?;
     let pagination = params.pagination();
-    let billets = model::of_billing(&state.store, account, billing.id).await?;
     let today = today();
     let page: Vec<BilletView> = pagination.slice(&billets).iter().map(|b| BilletView::new(b, today)).collect();
     Ok(response::list("bank_billets", &page, pagination, billets.len()))
