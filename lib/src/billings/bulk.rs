@@ -5,7 +5,9 @@
 //! contacts and answers `202 {status, enqueued, contacts_count}`; no billing exists yet. Without
 //! excluded tags the count is the tag's reach counter, which every contact write keeps in its own
 //! transaction (`contacts::service::reached_by`: constant cost, whatever the tag's size); with
-//! excluded tags the route reads the tag's holders. In one
+//! excluded tags it takes off that count the tag's reached holders among the excluded tags'
+//! holders, read when the excluded tags reach fewer contacts than the tag (else it reads the tag's
+//! holders): the cost of the smaller side. In one
 //! transaction it writes the *expansion* (`A#<account>`, `EXPANSION#<id>`: the body, the tags it
 //! holds and its cursor, the contact after which the next chunk starts), a reference on its tag
 //! and excluded tags (so a tag in use by a bulk request still expanding cannot be deleted, §4.5),
@@ -147,17 +149,26 @@ pub async fn accept(store: &Store, account: AccountId, draft: &Draft, billing: V
     let expansion_id = uuid::Uuid::new_v4().to_string();
     let tags = tags_of(draft);
     retry_on_conflict(|| async {
-        let count = match draft.excluded_tag_ids.is_empty() {
-            // The count the tag's holders keep, read beside the references: one round trip.
-            true => {
-                let reached = crate::contacts::service::reached_by(store, account, tag);
-                tokio::try_join!(check_references(store, account, draft), reached)?.1
+        // The reach counters of the tag and of the excluded tags, read beside the references: one
+        // round trip, and the whole count when no tag is excluded.
+        let excluded = &draft.excluded_tag_ids;
+        let reach = excluded.iter().map(|e| crate::contacts::service::reached_by(store, account, *e));
+        let (_, reached, excluded_reach) = tokio::try_join!(
+            check_references(store, account, draft),
+            crate::contacts::service::reached_by(store, account, tag),
+            futures::future::try_join_all(reach),
+        )?;
+        let count = match excluded_reach.iter().sum::<usize>() {
+            _ if excluded.is_empty() => reached,
+            // Fewer reached holders of the excluded tags: read those, and take the ones the tag
+            // reaches off its count.
+            holding_excluded if holding_excluded < reached => {
+                reached.saturating_sub(left_out(store, account, tag, excluded).await?)
             }
-            // Who an excluded tag leaves out is known only from the holders themselves.
-            false => {
-                check_references(store, account, draft).await?;
+            // Otherwise the tag's own holders, one by one.
+            _ => {
                 let ids = tagged_contact_ids(store, account, tag).await?;
-                eligible(store, account, &ids, &draft.excluded_tag_ids).await?.len()
+                eligible(store, account, &ids, excluded).await?.len()
             }
         };
         if count == 0 {
@@ -516,6 +527,17 @@ async fn tagged_contact_ids(store: &Store, account: AccountId, tag: TagId) -> Re
     let mut ids: Vec<ContactId> = links.iter().filter_map(|(_, sk)| keys::id_of(sk)).map(ContactId::new).collect();
     ids.sort_unstable();
     Ok(ids)
+}
+
+/// How many of the active customers holding `tag` hold one of `excluded` too: read from the
+/// holders of the excluded tags (each read at once), whatever the size of `tag`.
+async fn left_out(store: &Store, account: AccountId, tag: TagId, excluded: &[TagId]) -> Result<usize, Refusal> {
+    let reads = excluded.iter().map(|e| tagged_contact_ids(store, account, *e));
+    let holders: std::collections::BTreeSet<ContactId> =
+        futures::future::try_join_all(reads).await?.into_iter().flatten().collect();
+    let holders: Vec<ContactId> = holders.into_iter().collect();
+    let contacts = records::find_many::<Contact>(store, account, &holders).await?;
+    Ok(contacts.iter().filter(|c| reached(c, &HashSet::new()) && c.tag_ids.contains(&tag)).count())
 }
 
 /// Those of `ids` a bulk billing reaches (ascending): active customers without an excluded tag.

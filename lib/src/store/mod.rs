@@ -97,10 +97,14 @@ fn take_from_block(key: &(String, String, String), count: i64) -> Option<i64> {
     Some(first)
 }
 
+/// The DynamoDB client, made at its first call: a function's init does not wait for it (about
+/// a quarter of a millisecond, docs/cold-start.md).
+type Db = Arc<std::sync::LazyLock<Client, Box<dyn FnOnce() -> Client + Send>>>;
+
 /// The table and its client. Cheap to clone; built once per process.
 #[derive(Clone, Debug)]
 pub struct Store {
-    db: Client,
+    db: Db,
     table: Arc<str>,
     /// Counts reads when attached (benchmarks).
     meter: Option<Arc<meter::ReadMeter>>,
@@ -112,7 +116,14 @@ pub struct Store {
 impl Store {
     /// A store on `table` through `db`, whose calls give up after [`crate::config::timeouts`].
     pub fn new(db: Client, table: impl Into<Arc<str>>) -> Self {
-        let db = Client::from_conf(db.config().to_builder().timeout_config(crate::config::timeouts()).build());
+        Store::lazily(db.config().to_builder(), table)
+    }
+
+    /// A store whose client is made from `config` (with [`crate::config::timeouts`]) at its first
+    /// call.
+    fn lazily(config: aws_sdk_dynamodb::config::Builder, table: impl Into<Arc<str>>) -> Self {
+        let config = config.timeout_config(crate::config::timeouts());
+        let db: Db = Arc::new(std::sync::LazyLock::new(Box::new(move || Client::from_conf(config.build()))));
         Store { db, table: table.into(), meter: None, stream: None }
     }
 
@@ -156,7 +167,7 @@ impl Store {
     /// The table `TABLE_NAME` names, through a client of `config` (a process that also builds
     /// other clients from it).
     pub fn from_config(config: &aws_config::SdkConfig) -> Self {
-        Store::new(Client::new(config), crate::config::table_name())
+        Store::lazily(config.into(), crate::config::table_name())
     }
 
     pub fn client(&self) -> &Client {

@@ -67,14 +67,21 @@ async fn the_count_without_excluded_tags_follows_every_write_of_the_tags_holders
     let inactive = contact(&api, 12, "customer", false, &[target]).await;
     contact(&api, 13, "supplier", true, &[target]).await;
     let untagged = contact(&api, 14, "customer", true, &[]).await;
-    // Both ways of counting agree after every change: the counter (no excluded tag) and the
-    // holders read one by one (a tag nobody holds excluded).
+    // A tag that reaches more contacts than the target ever does, none of them the target's.
+    let elsewhere = tag(&api, "Outros clientes").await;
+    for n in 15..18 {
+        contact(&api, n, "customer", true, &[elsewhere]).await;
+    }
+    // The three ways of counting agree after every change: the counter (no excluded tag), the
+    // counter less the reached holders of an excluded tag that reaches fewer (nobody), and the
+    // tag's holders read one by one (an excluded tag that reaches more).
     let both = |expected: i64| {
         let api = &api;
         let s = &s;
         async move {
             assert_eq!(counted(api, s, target, &[]).await, expected, "the tag's reach counter");
-            assert_eq!(counted(api, s, target, &[nobodys]).await, expected, "the holders read");
+            assert_eq!(counted(api, s, target, &[nobodys]).await, expected, "the counter less the excluded");
+            assert_eq!(counted(api, s, target, &[elsewhere]).await, expected, "the holders read");
         }
     };
     both(1).await;
