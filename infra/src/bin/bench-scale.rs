@@ -2,7 +2,8 @@
 //! Fills one account on a private moto server with 10,000 billings and 10,000 contacts, measures
 //! every billing list filter (page 1 and the last page), the contact lists, create, show, update
 //! and bulk expansion per billing; then adds 90,000 billings of other contacts, codes, bank rules
-//! and categories and measures the same again. Each row: DynamoDB calls, the sequential round
+//! and categories and measures the same again; last, the `202` of a bulk billing on a tag of
+//! BENCH_BULK_TAG holders (default 100,000), without and with an excluded tag. Each row: DynamoDB calls, the sequential round
 //! trips among them, read and write units (computed by `infra::meter` from the items, as moto
 //! reports fixed figures) and milliseconds against moto (which scans where DynamoDB seeks: the
 //! times grow with the table, the units are what DynamoDB would charge).
@@ -402,6 +403,46 @@ async fn main() -> anyhow::Result<()> {
     fill(&store, account, &world, FIRST_SIZE + 1..=size, now).await?;
     eprintln!("grown to {size} billings in {:.0} s", started.elapsed().as_secs_f64());
     measure(&bench, &size.to_string(), &world, &queues).await?;
+    big_bulk(&bench, &store, account, &world).await
+}
+
+/// The `202` of a bulk billing on a tag of BENCH_BULK_TAG holders (default 100,000, written
+/// straight to the table), without and with a small excluded tag: its calls do not grow with the
+/// tag. Last, so that nothing expands it (its chunks' tasks stay undispatched).
+async fn big_bulk(
+    bench: &Bench,
+    store: &Store,
+    account: billing_api::values::AccountId,
+    world: &World,
+) -> anyhow::Result<()> {
+    let holders: usize = std::env::var("BENCH_BULK_TAG").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000);
+    let tag = |name: &str| {
+        let body = json!({"tag": {"name": name}});
+        async move {
+            let made = bench.call(reqwest::Method::POST, "/v1/tags", Some(body)).await?;
+            anyhow::Ok(TagId::new(made.body["id"].as_i64().context("tag id")?))
+        }
+    };
+    let (big, few) = (tag("Todos").await?, tag("Bolsistas").await?);
+    let started = Instant::now();
+    let ids = infra::testing::tagged_customers(store, account, big, holders).await;
+    eprintln!("{holders} holders of one tag written in {:.0} s", started.elapsed().as_secs_f64());
+    // A hundred of them hold the excluded tag too.
+    for id in ids.iter().take(100) {
+        let body = json!({"contact": {"tag_ids": [big, few]}});
+        let changed = bench.call(reqwest::Method::PATCH, &format!("/v1/contacts/{id}"), Some(body)).await?;
+        anyhow::ensure!(changed.status == 200, "tagging: {} {}", changed.status, changed.body);
+    }
+    for (name, excluded) in [("", vec![]), (", 100 excluded", vec![few])] {
+        let body = json!({"billing": {"billing_issue_type": "bulk", "tag_id": big, "excluded_tag_ids": excluded,
+            "bank_rule_id": world.rules[0], "due_date": "2030-03-04",
+            "billing_items": [{"description": "Mensalidade", "quantity": 1, "amount": "150.00"}]}});
+        let accepted = bench.call(reqwest::Method::POST, "/v1/billings", Some(body)).await?;
+        anyhow::ensure!(accepted.status == 202, "bulk: {} {}", accepted.status, accepted.body);
+        let reached = accepted.body["contacts_count"].as_u64().context("contacts_count")?;
+        let request = format!("bulk create (202), a {holders}-contact tag{name}");
+        row("–", &request, 0, &reached.to_string(), &accepted.cost, accepted.ms);
+    }
     Ok(())
 }
 

@@ -131,13 +131,15 @@ impl Editable for Contact {
         let reach = reach_moves(account, before, Some(self));
         async move {
             let mut errors = Vec::new();
-            if let Some(group) = new_group {
-                if records::find::<Group>(store, account, group).await?.is_none() {
-                    errors.push(Problem::not_found("group_id", MSG_GROUP_NOT_FOUND));
-                }
+            // The group and the added tags read at once: one round trip.
+            let (group, tags) = tokio::try_join!(
+                records::find_referenced::<Group>(store, account, new_group),
+                records::find_many::<Tag>(store, account, &added),
+            )?;
+            if new_group.is_some() && group.is_none() {
+                errors.push(Problem::not_found("group_id", MSG_GROUP_NOT_FOUND));
             }
-            let found: Vec<TagId> =
-                records::find_many::<Tag>(store, account, &added).await?.iter().map(|t| t.id).collect();
+            let found: Vec<TagId> = tags.iter().map(|t| t.id).collect();
             let missing: Vec<String> = added.iter().filter(|id| !found.contains(id)).map(|id| id.to_string()).collect();
             if !missing.is_empty() {
                 errors.push(Problem::not_found("tag_ids", format!("{MSG_TAGS_NOT_FOUND}: {}", missing.join(", "))));

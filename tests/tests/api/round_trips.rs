@@ -10,8 +10,8 @@
 //! - update, cancel, pay off: the billing with its billets; the rule's reads (references; the bank
 //!   account and the cash entry's id) beside the contact and tag; the transaction. The answer is
 //!   built from what was read and written.
-//! - contact create: the id from the process's block, the transaction, then the on-account
-//!   counter.
+//! - contact create (with a group and a tag): the id from the process's block, the group and tag
+//!   read at once, the transaction, then the view's reads (tags and the on-account counter).
 
 use billing_api::http::rate_limit::RateLimits;
 use infra::meter::{Cost, Meter};
@@ -49,9 +49,11 @@ async fn the_common_routes_make_few_calls_one_after_another() {
         "address_postal_code": "01310-100", "address_street": "Avenida Paulista", "address_number": "1000",
         "address_district": "Bela Vista", "address_city": "São Paulo", "address_state": "SP"}});
     api.post("/v1/contacts", &holder).await.expect(201);
+    let group = json!({"group": {"contact_type": "customers", "description": "Mensalistas"}});
+    let group = api.post("/v1/groups", &group).await.expect(201).body["id"].clone();
     let mut bulk = super::billings::body(&s);
     bulk["billing"]["billing_issue_type"] = json!("bulk");
-    bulk["billing"]["tag_id"] = tag;
+    bulk["billing"]["tag_id"] = tag.clone();
     let warm = create_with(&api, &s, json!({})).await;
     api.post(&format!("/v1/billings/{warm}/pay_off"), &pay_off).await.expect(200);
     // The fewest of three tries of each route: in CI the suite runs again through the fault
@@ -78,7 +80,7 @@ async fn the_common_routes_make_few_calls_one_after_another() {
         let contact: Value = json!({"contact": {
             "full_name": "João Souza", "cpf": infra::testing::cpf(300_000_000 + n), "address_postal_code": "01310-100",
             "address_street": "Avenida Paulista", "address_number": "1000", "address_district": "Bela Vista",
-            "address_city": "São Paulo", "address_state": "SP"}});
+            "address_city": "São Paulo", "address_state": "SP", "group_id": group, "tag_ids": [tag]}});
         check("contact create", measured(&meter, api.post("/v1/contacts", &contact)).await, 201, 3);
         fewest = match fewest.is_empty() {
             true => seen,
