@@ -2,8 +2,8 @@
 //! Fills one account on a private moto server with 10,000 billings and 10,000 contacts, measures
 //! every billing list filter (page 1 and the last page), the contact lists, create, show, update
 //! and bulk expansion per billing; then adds 90,000 billings of other contacts, codes, bank rules
-//! and categories and measures the same again; last, the `202` of a bulk billing on a tag of
-//! BENCH_BULK_TAG holders (default 100,000), without and with an excluded tag. Each row: DynamoDB calls, the sequential round
+//! and categories and measures the same again; between the two, the `202` of a bulk billing on a
+//! tag of BENCH_BULK_TAG holders (default 100,000), without and with an excluded tag. Each row: DynamoDB calls, the sequential round
 //! trips among them, read and write units (computed by `infra::meter` from the items, as moto
 //! reports fixed figures) and milliseconds against moto (which scans where DynamoDB seeks: the
 //! times grow with the table, the units are what DynamoDB would charge).
@@ -170,6 +170,12 @@ fn row(size: &str, name: &str, rows: usize, total: &str, cost: &infra::meter::Co
 async fn list(bench: &Bench, size: &str, name: &str, path: &str, key: &str) -> anyhow::Result<()> {
     let sep = if path.contains('?') { '&' } else { '?' };
     let first = bench.call(reqwest::Method::GET, &format!("{path}{sep}per_page={PER_PAGE}"), None).await?;
+    if first.status == 503 {
+        // moto walks a partition from its start for every page: past the store's 8 s a call
+        // (`config::timeouts`) the API answers 503, which DynamoDB's seeks would not reach.
+        println!("| {size} | {name}, page 1 | 503: moto past the 8 s call timeout | | | | | | {:.0} |", first.ms);
+        return Ok(());
+    }
     anyhow::ensure!(first.status == 200, "{path}: {} {}", first.status, first.body);
     let total = first.total.unwrap_or(0);
     let rows = |m: &Measured| m.body[key].as_array().map_or(0, Vec::len);
@@ -398,17 +404,17 @@ async fn main() -> anyhow::Result<()> {
     // The first request pays the authorizer's reads; it is not counted.
     bench.call(reqwest::Method::GET, "/v1/billings?per_page=1", None).await?;
     measure(&bench, &FIRST_SIZE.to_string(), &world, &queues).await?;
+    big_bulk(&bench, &store, account, &world).await?;
 
     let started = Instant::now();
     fill(&store, account, &world, FIRST_SIZE + 1..=size, now).await?;
     eprintln!("grown to {size} billings in {:.0} s", started.elapsed().as_secs_f64());
-    measure(&bench, &size.to_string(), &world, &queues).await?;
-    big_bulk(&bench, &store, account, &world).await
+    measure(&bench, &size.to_string(), &world, &queues).await
 }
 
 /// The `202` of a bulk billing on a tag of BENCH_BULK_TAG holders (default 100,000, written
 /// straight to the table), without and with a small excluded tag: its calls do not grow with the
-/// tag. Last, so that nothing expands it (its chunks' tasks stay undispatched).
+/// tag. Its expansions are deleted at once, so that their chunks' messages find nothing to do.
 async fn big_bulk(
     bench: &Bench,
     store: &Store,
@@ -428,8 +434,9 @@ async fn big_bulk(
     let ids = infra::testing::tagged_customers(store, account, big, holders).await;
     eprintln!("{holders} holders of one tag written in {:.0} s", started.elapsed().as_secs_f64());
     // A hundred of them hold the excluded tag too.
-    for id in ids.iter().take(100) {
-        let body = json!({"contact": {"tag_ids": [big, few]}});
+    for (n, id) in ids.iter().take(100).enumerate() {
+        // The whole contact is checked again: a name of letters only.
+        let body = json!({"contact": {"full_name": format!("Bolsista {}", letters(n as i64 + 1)), "tag_ids": [big, few]}});
         let changed = bench.call(reqwest::Method::PATCH, &format!("/v1/contacts/{id}"), Some(body)).await?;
         anyhow::ensure!(changed.status == 200, "tagging: {} {}", changed.status, changed.body);
     }
@@ -442,6 +449,11 @@ async fn big_bulk(
         let reached = accepted.body["contacts_count"].as_u64().context("contacts_count")?;
         let request = format!("bulk create (202), a {holders}-contact tag{name}");
         row("–", &request, 0, &reached.to_string(), &accepted.cost, accepted.ms);
+    }
+    let running = store.items_with_prefix(keys::account(account), "EXPANSION#".to_owned(), true).await?;
+    for item in running {
+        let (pk, sk) = billing_api::store::KeyItem::keys_of(&item);
+        store.write(vec![billing_api::store::Write::delete(pk, sk)]).await?;
     }
     Ok(())
 }
