@@ -15,7 +15,9 @@ use billing_api::contention::retry_in_turn;
 use billing_api::editing::find_or_404;
 use billing_api::store::records;
 use billing_api::store::Store;
-use billing_api::values::{today, AccountId, BankAccountType, BillingId, CategoryType, ContactId, Money, TokenId};
+use billing_api::values::{
+    today, AccountId, BankAccountType, BillingId, CategoryType, ContactId, Money, TagId, TokenId,
+};
 use billing_api::{bank_accounts, bank_rules, bill_categories};
 use serde_json::{json, Value};
 
@@ -179,6 +181,14 @@ pub async fn set_financial_guardian(
     })
     .await?;
     Ok(json!({ "contact_id": patient, "financial_guardian_id": guardian }))
+}
+
+/// The tag's reach counter set to the active customers holding it, counted again
+/// (`contacts::service::recount_reach`).
+pub async fn recount_reach(store: &Store, account: AccountId, tag: TagId) -> anyhow::Result<Value> {
+    require_account(store, account).await?;
+    let (was, counted) = billing_api::contacts::service::recount_reach(store, account, tag).await?;
+    Ok(json!({ "tag_id": tag, "reach_was": was, "reach": counted }))
 }
 
 /// Point of sale: the most a contact may owe on account (`None`: no limit).
@@ -733,6 +743,17 @@ pub mod cli {
             /// Remove the limit instead.
             #[arg(long, conflicts_with = "limit")]
             clear: bool,
+        },
+        /// Counts again the active customers holding a tag (the count a bulk billing's 202 answers
+        /// from) and sets the tag's reach counter to it: the repair for contacts written around
+        /// the service. Reads every holder of the tag.
+        RecountReach {
+            /// The account the tag belongs to.
+            #[arg(long)]
+            account: AccountId,
+            /// The tag's id.
+            #[arg(long)]
+            tag: TagId,
         },
         /// Sets (or with --clear removes; asks first on AWS) the financial guardian who pays a
         /// patient's billings.

@@ -436,7 +436,8 @@ async fn big_bulk(
     // A hundred of them hold the excluded tag too.
     for (n, id) in ids.iter().take(100).enumerate() {
         // The whole contact is checked again: a name of letters only.
-        let body = json!({"contact": {"full_name": format!("Bolsista {}", letters(n as i64 + 1)), "tag_ids": [big, few]}});
+        let body =
+            json!({"contact": {"full_name": format!("Bolsista {}", letters(n as i64 + 1)), "tag_ids": [big, few]}});
         let changed = bench.call(reqwest::Method::PATCH, &format!("/v1/contacts/{id}"), Some(body)).await?;
         anyhow::ensure!(changed.status == 200, "tagging: {} {}", changed.status, changed.body);
     }

@@ -222,6 +222,9 @@ async fn run(cli: Cli) -> anyhow::Result<serde_json::Value> {
             infra::sales_ops::give_back(&store, of.account, &of.sale, of.amount, to).await
         }
         Command::Sale(SaleCommand::Show { account, sale }) => infra::sales_ops::show(&store, account, &sale).await,
+        Command::Contact(ContactCommand::RecountReach { account, tag }) => {
+            ops::recount_reach(&store, account, tag).await
+        }
         Command::Contact(ContactCommand::Limit { account, contact, limit, clear: _ }) => {
             ops::set_on_account_limit(&store, account, contact, limit).await
         }

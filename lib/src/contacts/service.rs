@@ -77,6 +77,24 @@ pub async fn reached_by(store: &Store, account: AccountId, tag: TagId) -> Result
     Ok(usize::try_from(count).unwrap_or_default())
 }
 
+/// Counts again how many active customers hold `tag`, from its holders (its link partition, then
+/// the contacts a hundred to a batch read), and moves the reach counter to that count: the repair
+/// for a counter that contacts written around the service left behind (`ops contact
+/// recount-reach`). Returns the counter's total before and the count. Reads every holder of the
+/// tag; a holder written while it runs may leave the counter one off: run it again if in doubt.
+pub async fn recount_reach(store: &Store, account: AccountId, tag: TagId) -> Result<(i64, i64), Refusal> {
+    let links = store.partition_keys(keys::tag_links(account, tag)).await?;
+    let ids: Vec<ContactId> = links.iter().filter_map(|(_, sk)| keys::id_of(sk)).map(ContactId::new).collect();
+    let holders = records::find_many::<Contact>(store, account, &ids).await?;
+    let counted = holders.iter().filter(|c| reaches(c) && c.tag_ids.contains(&tag)).count() as i64;
+    let counter = reach_counter(account, tag.get().div_euclid(REACH_BUCKET));
+    let was = shards::sum_of(store, counter, &format!("t{}", tag.get())).await?;
+    if counted != was {
+        store.write(vec![reach_added(account, tag, ContactId::new(0), counted - was)]).await?;
+    }
+    Ok((was, counted))
+}
+
 impl Editable for Contact {
     type Changes = ContactChanges;
     const IN_USE: &'static str = MSG_IN_USE;

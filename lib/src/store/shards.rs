@@ -43,12 +43,13 @@ pub async fn sum(store: &Store, counter: String) -> StoreResult<i64> {
     Ok(total.max(0))
 }
 
-/// The total of one of the counts [`add_each`] keeps in `counter`.
+/// The total of one of the counts [`add_each`] keeps in `counter`, as its shards add up (below
+/// zero when a count was taken off that was never added).
 pub async fn sum_of(store: &Store, counter: String, attribute: &str) -> StoreResult<i64> {
     let shards = shards_of(store, &counter).await?;
     let value =
         |shard: &super::Item| shard.get(attribute).and_then(|v| v.as_n().ok()).and_then(|n| n.parse::<i64>().ok());
-    Ok(shards.iter().filter_map(value).sum::<i64>().max(0))
+    Ok(shards.iter().filter_map(value).sum::<i64>())
 }
 
 /// Every shard item of a counter (a query of each partition, at once).

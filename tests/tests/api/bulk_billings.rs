@@ -104,6 +104,33 @@ async fn the_count_without_excluded_tags_follows_every_write_of_the_tags_holders
 }
 
 #[tokio::test]
+async fn a_reach_counter_left_behind_is_counted_again_by_the_ops_command() {
+    use billing_api::contacts::service::reach_added;
+    use billing_api::values::TagId;
+    let api = Api::start().await;
+    let s = setup(&api).await;
+    let target = tag(&api, "Mensalistas").await;
+    contact(&api, 31, "customer", true, &[target]).await;
+    contact(&api, 32, "customer", true, &[target]).await;
+    contact(&api, 33, "customer", false, &[target]).await;
+    let (store, account, tag_id) = (&api.server.store, api.account_id, TagId::new(target));
+    // Contacts written around the service left the counter 5 too high.
+    store.write(vec![reach_added(account, tag_id, ContactId::new(1), 5)]).await.unwrap();
+    assert_eq!(counted(&api, &s, target, &[]).await, 7);
+    let fixed = infra::ops::recount_reach(store, account, tag_id).await.unwrap();
+    assert_eq!(fixed, json!({"tag_id": target, "reach_was": 7, "reach": 2}));
+    assert_eq!(counted(&api, &s, target, &[]).await, 2);
+    // Below zero too (a 422 meanwhile: nobody reached); a second run finds nothing to move.
+    store.write(vec![reach_added(account, tag_id, ContactId::new(2), -9)]).await.unwrap();
+    assert_eq!(counted(&api, &s, target, &[]).await, 0);
+    let fixed = infra::ops::recount_reach(store, account, tag_id).await.unwrap();
+    assert_eq!(fixed, json!({"tag_id": target, "reach_was": -7, "reach": 2}));
+    let again = infra::ops::recount_reach(store, account, tag_id).await.unwrap();
+    assert_eq!(again, json!({"tag_id": target, "reach_was": 2, "reach": 2}));
+    assert_eq!(counted(&api, &s, target, &[]).await, 2);
+}
+
+#[tokio::test]
 async fn a_contacts_tags_all_replaced_at_once_are_refused_whole_not_half_written() {
     let api = Api::start().await;
     let mut tags = Vec::new();
