@@ -3,10 +3,11 @@
 //! every billing list filter (page 1 and the last page), the contact lists, create, show, update
 //! and bulk expansion per billing; then adds 90,000 billings of other contacts, codes, bank rules
 //! and categories and measures the same again; between the two, the `202` of a bulk billing on a
-//! tag of BENCH_BULK_TAG holders (default 100,000), without and with an excluded tag. Each row: DynamoDB calls, the sequential round
-//! trips among them, read and write units (computed by `infra::meter` from the items, as moto
-//! reports fixed figures) and milliseconds against moto (which scans where DynamoDB seeks: the
-//! times grow with the table, the units are what DynamoDB would charge).
+//! tag of BENCH_BULK_TAG holders (default 100,000), without and with an excluded tag. Each row:
+//! DynamoDB calls, the sequential round trips among them, read and write units (computed by
+//! `infra::meter` from the items, as moto reports fixed figures) and milliseconds against moto
+//! (which scans where DynamoDB seeks: the times grow with the table, the units are what DynamoDB
+//! would charge).
 //!
 //! Run with `infra/bench scale` (`BENCH_BILLINGS` = the second size, default 100,000).
 

@@ -56,7 +56,7 @@ use crate::store::records::{self, Record};
 use crate::store::stored::{self, Key, Stored};
 use crate::store::{keys, postings, refs, shards, Condition, KeyRange, Sort, Store, StoreError, Update, Write};
 use crate::tags::Tag;
-use crate::values::{AccountId, BillingId, ContactId, ContactType, IssueType, TagId, Timestamp};
+use crate::values::{AccountId, BillingId, ContactId, IssueType, TagId, Timestamp};
 
 /// Contacts expanded by one message: a few seconds of work, well inside the function's timeout.
 pub const CHUNK: usize = 50;
@@ -163,11 +163,12 @@ pub async fn accept(store: &Store, account: AccountId, draft: &Draft, billing: V
             // Fewer reached holders of the excluded tags: read those, and take the ones the tag
             // reaches off its count.
             holding_excluded if holding_excluded < reached => {
-                reached.saturating_sub(left_out(store, account, tag, excluded).await?)
+                let left_out = crate::contacts::service::reached_among(store, account, excluded, tag).await?;
+                reached.saturating_sub(left_out)
             }
             // Otherwise the tag's own holders, one by one.
             _ => {
-                let ids = tagged_contact_ids(store, account, tag).await?;
+                let ids = crate::contacts::service::holders(store, account, tag).await?;
                 eligible(store, account, &ids, excluded).await?.len()
             }
         };
@@ -521,25 +522,6 @@ fn transactions(account: AccountId, billings: &[&Billing], draft: &Draft) -> any
     Ok(shards)
 }
 
-/// Ids of the contacts linked to `tag`, ascending.
-async fn tagged_contact_ids(store: &Store, account: AccountId, tag: TagId) -> Result<Vec<ContactId>, Refusal> {
-    let links = store.partition_keys(keys::tag_links(account, tag)).await?;
-    let mut ids: Vec<ContactId> = links.iter().filter_map(|(_, sk)| keys::id_of(sk)).map(ContactId::new).collect();
-    ids.sort_unstable();
-    Ok(ids)
-}
-
-/// How many of the active customers holding `tag` hold one of `excluded` too: read from the
-/// holders of the excluded tags (each read at once), whatever the size of `tag`.
-async fn left_out(store: &Store, account: AccountId, tag: TagId, excluded: &[TagId]) -> Result<usize, Refusal> {
-    let reads = excluded.iter().map(|e| tagged_contact_ids(store, account, *e));
-    let holders: std::collections::BTreeSet<ContactId> =
-        futures::future::try_join_all(reads).await?.into_iter().flatten().collect();
-    let holders: Vec<ContactId> = holders.into_iter().collect();
-    let contacts = records::find_many::<Contact>(store, account, &holders).await?;
-    Ok(contacts.iter().filter(|c| reached(c, &HashSet::new()) && c.tag_ids.contains(&tag)).count())
-}
-
 /// Those of `ids` a bulk billing reaches (ascending): active customers without an excluded tag.
 async fn eligible(
     store: &Store,
@@ -559,14 +541,13 @@ async fn eligible(
 
 /// §2.1: inactive contacts and suppliers are skipped; holders of an excluded tag are left out.
 fn reached(contact: &Contact, excluded: &HashSet<TagId>) -> bool {
-    contact.active
-        && contact.contact_type == ContactType::Customer
-        && !contact.tag_ids.iter().any(|t| excluded.contains(t))
+    crate::contacts::service::reaches(contact) && !contact.tag_ids.iter().any(|t| excluded.contains(t))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::values::ContactType;
 
     fn contact(active: bool, contact_type: ContactType, tag_ids: Vec<i64>) -> Contact {
         Contact {

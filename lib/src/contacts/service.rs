@@ -26,16 +26,24 @@ fn link(account: AccountId, tag: TagId, contact: ContactId) -> (String, String) 
 /// whose count moves (usually one: an account's tag ids are close together).
 const REACH_BUCKET: i64 = 100;
 
-/// The counter of how many active customers carry each tag of a bucket
-/// (`A#<acct>#COUNT#REACH#<bucket>`, a count `t<tag>` per tag, sharded by contact id).
-fn reach_counter(account: AccountId, bucket: i64) -> String {
-    keys::count_shards(account, &format!("REACH#{bucket}"))
+/// Where a tag's reach is counted: the counter of its bucket of tags
+/// (`A#<acct>#COUNT#REACH#<bucket>`, sharded by contact id) and the tag's attribute in it
+/// (`t<tag>`).
+fn reach_count(account: AccountId, tag: TagId) -> (String, String) {
+    let bucket = tag.get().div_euclid(REACH_BUCKET);
+    (keys::count_shards(account, &format!("REACH#{bucket}")), format!("t{}", tag.get()))
 }
 
-/// The tags whose reach `contact` counts in: all of its tags when it is an active customer.
+/// Whether a contact counts in the reach of the tags it holds: an active customer, whom a bulk
+/// billing on its tags reaches unless it holds an excluded one (§2.1).
+pub fn reaches(contact: &Contact) -> bool {
+    contact.active && contact.contact_type == ContactType::Customer
+}
+
+/// The tags whose reach `contact` counts in: all of its tags when it [`reaches`].
 fn reaching(contact: Option<&Contact>) -> BTreeSet<TagId> {
     match contact {
-        Some(c) if c.active && c.contact_type == ContactType::Customer => c.tag_ids.iter().copied().collect(),
+        Some(c) if reaches(c) => c.tag_ids.iter().copied().collect(),
         _ => BTreeSet::new(),
     }
 }
@@ -45,50 +53,63 @@ fn reaching(contact: Option<&Contact>) -> BTreeSet<TagId> {
 fn reach_moves(account: AccountId, before: Option<&Contact>, after: Option<&Contact>) -> Vec<Write> {
     let (old, new) = (reaching(before), reaching(after));
     let Some(holder) = after.or(before).map(|c| c.id.get()) else { return Vec::new() };
-    let mut buckets: BTreeMap<i64, Vec<(String, i64)>> = BTreeMap::new();
+    let mut buckets: BTreeMap<String, Vec<(String, i64)>> = BTreeMap::new();
     let moved = old.difference(&new).map(|t| (t, -1)).chain(new.difference(&old).map(|t| (t, 1)));
     for (tag, delta) in moved {
-        buckets.entry(tag.get().div_euclid(REACH_BUCKET)).or_default().push((format!("t{}", tag.get()), delta));
+        let (counter, attribute) = reach_count(account, *tag);
+        buckets.entry(counter).or_default().push((attribute, delta));
     }
-    buckets
-        .into_iter()
-        .map(|(bucket, deltas)| shards::add_each(reach_counter(account, bucket), holder, &deltas))
-        .collect()
+    buckets.into_iter().map(|(counter, deltas)| shards::add_each(counter, holder, &deltas)).collect()
 }
 
 /// `count` more active customers carrying `tag`, counted in `holder`'s shard: for tools that write
 /// contacts straight to the table (benchmarks, test fixtures) instead of through [`Editable`].
 pub fn reach_added(account: AccountId, tag: TagId, holder: ContactId, count: i64) -> Write {
-    let counter = reach_counter(account, tag.get().div_euclid(REACH_BUCKET));
-    shards::add_each(counter, holder.get(), &[(format!("t{}", tag.get()), count)])
+    let (counter, attribute) = reach_count(account, tag);
+    shards::add_each(counter, holder.get(), &[(attribute, count)])
 }
 
-/// Whether a contact counts in its tags' reach (an active customer).
-pub fn reaches(contact: &Contact) -> bool {
-    !reaching(Some(contact)).is_empty()
+/// The tag's reach counter as its shards add up (below zero when a count was taken off that was
+/// never added).
+async fn reach_total(store: &Store, account: AccountId, tag: TagId) -> Result<i64, Refusal> {
+    let (counter, attribute) = reach_count(account, tag);
+    Ok(shards::sum_of(store, counter, &attribute).await?)
 }
 
 /// How many active customers carry `tag`: the contacts a bulk billing on it reaches when it
 /// excludes no tag (§2.1), from the counter its holders' writes keep (one query of each of the
 /// counter's partitions, at once, whatever the tag's size).
 pub async fn reached_by(store: &Store, account: AccountId, tag: TagId) -> Result<usize, Refusal> {
-    let counter = reach_counter(account, tag.get().div_euclid(REACH_BUCKET));
-    let count = shards::sum_of(store, counter, &format!("t{}", tag.get())).await?;
-    Ok(usize::try_from(count).unwrap_or_default())
+    Ok(usize::try_from(reach_total(store, account, tag).await?).unwrap_or_default())
 }
 
-/// Counts again how many active customers hold `tag`, from its holders (its link partition, then
-/// the contacts a hundred to a batch read), and moves the reach counter to that count: the repair
-/// for a counter that contacts written around the service left behind (`ops contact
-/// recount-reach`). Returns the counter's total before and the count. Reads every holder of the
-/// tag; a holder written while it runs may leave the counter one off: run it again if in doubt.
-pub async fn recount_reach(store: &Store, account: AccountId, tag: TagId) -> Result<(i64, i64), Refusal> {
+/// Ids of the contacts linked to `tag` (its link partition), ascending.
+pub async fn holders(store: &Store, account: AccountId, tag: TagId) -> Result<Vec<ContactId>, Refusal> {
     let links = store.partition_keys(keys::tag_links(account, tag)).await?;
-    let ids: Vec<ContactId> = links.iter().filter_map(|(_, sk)| keys::id_of(sk)).map(ContactId::new).collect();
-    let holders = records::find_many::<Contact>(store, account, &ids).await?;
-    let counted = holders.iter().filter(|c| reaches(c) && c.tag_ids.contains(&tag)).count() as i64;
-    let counter = reach_counter(account, tag.get().div_euclid(REACH_BUCKET));
-    let was = shards::sum_of(store, counter, &format!("t{}", tag.get())).await?;
+    let mut ids: Vec<ContactId> = links.iter().filter_map(|(_, sk)| keys::id_of(sk)).map(ContactId::new).collect();
+    ids.sort_unstable();
+    Ok(ids)
+}
+
+/// How many of the holders of any of `tags` (each tag's links read at once, then the contacts a
+/// hundred to a batch read) are active customers holding `tag`: read from the holders, not the
+/// counter.
+pub async fn reached_among(store: &Store, account: AccountId, tags: &[TagId], tag: TagId) -> Result<usize, Refusal> {
+    let reads = tags.iter().map(|t| holders(store, account, *t));
+    let ids: BTreeSet<ContactId> = futures::future::try_join_all(reads).await?.into_iter().flatten().collect();
+    let ids: Vec<ContactId> = ids.into_iter().collect();
+    let contacts = records::find_many::<Contact>(store, account, &ids).await?;
+    Ok(contacts.iter().filter(|c| reaches(c) && c.tag_ids.contains(&tag)).count())
+}
+
+/// Counts again how many active customers hold `tag`, from its holders ([`reached_among`]), and
+/// moves the reach counter to that count: the repair for a counter that contacts written around
+/// the service left behind (`ops contact recount-reach`). Returns the counter's total before and
+/// the count. Reads every holder of the tag; a holder written while it runs may leave the counter
+/// one off: run it again if in doubt.
+pub async fn recount_reach(store: &Store, account: AccountId, tag: TagId) -> Result<(i64, i64), Refusal> {
+    let counted = reached_among(store, account, &[tag], tag).await? as i64;
+    let was = reach_total(store, account, tag).await?;
     if counted != was {
         store.write(vec![reach_added(account, tag, ContactId::new(0), counted - was)]).await?;
     }

@@ -21,8 +21,7 @@ fn partition(counter: &str, shard: i64) -> String {
 
 /// `delta` on the counter `counter`, in the shard of `holder`.
 pub fn add(counter: String, holder: i64, delta: i64) -> Write {
-    let shard = holder.rem_euclid(SHARDS);
-    Write::add(partition(&counter, shard), keys::count_shard(u32::try_from(shard).unwrap_or_default()), "value", delta)
+    add_each(counter, holder, &[("value".to_owned(), delta)])
 }
 
 /// Several counts kept together (one attribute each, named by the caller), each moved by its
