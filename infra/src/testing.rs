@@ -536,6 +536,27 @@ pub async fn tagged_customers(
     tag: billing_api::values::TagId,
     count: usize,
 ) -> Vec<billing_api::values::ContactId> {
+    customers(store, account, tag, count, false).await
+}
+
+/// [`tagged_customers`] with their postings too, so that contact lists and searches find them
+/// (not in the contact counters: an unfiltered list's total leaves them out).
+pub async fn listed_customers(
+    store: &Store,
+    account: AccountId,
+    tag: billing_api::values::TagId,
+    count: usize,
+) -> Vec<billing_api::values::ContactId> {
+    customers(store, account, tag, count, true).await
+}
+
+async fn customers(
+    store: &Store,
+    account: AccountId,
+    tag: billing_api::values::TagId,
+    count: usize,
+    listed: bool,
+) -> Vec<billing_api::values::ContactId> {
     use billing_api::contacts::Contact;
     use billing_api::store::{item, keys, records, KeyItem};
     use billing_api::values::{ContactId, Cpf};
@@ -558,6 +579,10 @@ pub async fn tagged_customers(
             ..Contact::blank(id)
         };
         items.push(records::item_of(account, &contact).expect("a contact item"));
+        if listed {
+            let postings = billing_api::contacts::postings::of(account, &contact);
+            items.extend(postings.iter().map(billing_api::store::postings::Posting::item));
+        }
         let link = KeyItem { pk: keys::tag_links(account, tag), sk: keys::record("CONTACT", id) };
         items.push(item::to_item(&link).expect("a link item"));
         ids.push(id);

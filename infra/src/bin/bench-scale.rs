@@ -3,7 +3,9 @@
 //! every billing list filter (page 1 and the last page), the contact lists, create, show, update
 //! and bulk expansion per billing; then adds 90,000 billings of other contacts, codes, bank rules
 //! and categories and measures the same again; between the two, the `202` of a bulk billing on a
-//! tag of BENCH_BULK_TAG holders (default 100,000), without and with an excluded tag. Each row:
+//! tag of BENCH_BULK_TAG holders (default 100,000), without and with an excluded tag, and a search
+//! for the holder that sorts last by name (the holders are written with their postings, so the
+//! contact lists of the second size count them). Each row:
 //! DynamoDB calls, the sequential round trips among them, read and write units (computed by
 //! `infra::meter` from the items, as moto reports fixed figures) and milliseconds against moto
 //! (which scans where DynamoDB seeks: the times grow with the table, the units are what DynamoDB
@@ -457,7 +459,8 @@ async fn big_bulk(
     };
     let (big, few) = (tag("Todos").await?, tag("Bolsistas").await?);
     let started = Instant::now();
-    let ids = infra::testing::tagged_customers(store, account, big, holders).await;
+    // With their postings: the searches below read them.
+    let ids = infra::testing::listed_customers(store, account, big, holders).await;
     eprintln!("{holders} holders of one tag written in {:.0} s", started.elapsed().as_secs_f64());
     // A hundred of them hold the excluded tag too.
     for (n, id) in ids.iter().take(100).enumerate() {
@@ -477,6 +480,14 @@ async fn big_bulk(
         let request = format!("bulk create (202), a {holders}-contact tag{name}");
         row("–", &request, 0, &reached.to_string(), &accepted.cost, accepted.ms);
     }
+    // A search finds the holder that sorts last by name (`Cliente Lote <holders - 1>`, after every
+    // other holder: past the 50,000 postings a search once read), among the contacts and among
+    // the billings (none: the bulk billings are not expanded; the row is the search's cost).
+    let last = holders - 1;
+    let contacts = format!("/v1/contacts?s=Lote%20{last}");
+    list(bench, "–", "contacts: s=<the tag's holder last by name>", &contacts, "contacts").await?;
+    let billings = format!("/v1/billings?s=Lote%20{last}");
+    list(bench, "–", "s=<the tag's holder last by name>", &billings, "billings").await?;
     let running = store.items_with_prefix(keys::account(account), "EXPANSION#".to_owned(), true).await?;
     for item in running {
         let (pk, sk) = billing_api::store::KeyItem::keys_of(&item);

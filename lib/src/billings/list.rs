@@ -1,12 +1,11 @@
 //! `GET /v1/billings` (§4.2): which billings a list shows, in order `id` descending. An unfiltered
 //! list reads its page through the key partition; a filtered one reads the postings of its filters
 //! (`super::postings`), key-sized items of the matching billings only, intersects them, and reads
-//! the page's billings. `s` reads the contacts' postings (up to 50,000 a type), the billing postings
-//! of up to 100 matching contacts and the evincive postings of up to the 20,000 newest billings that
-//! have one.
+//! the page's billings. `s` reads every contact's posting, every billing's key entry (which carries
+//! its contact) and every evincive posting, keeping only the matches (`searched`).
 
 use std::cmp::Reverse;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 use chrono::NaiveDate;
 
@@ -14,8 +13,8 @@ use super::model::Billing;
 use crate::http::{Pagination, Params};
 use crate::refusal::Refusal;
 use crate::store::keys::{self, billing_facet};
-use crate::store::postings;
 use crate::store::records::{self, Listed};
+use crate::store::{item, postings};
 use crate::store::{KeyRange, Sort, Store};
 use crate::values::calendar::parse_date;
 use crate::values::ids::parse_positive;
@@ -114,11 +113,6 @@ impl Filters {
     }
 }
 
-/// Search limits: `s` looks at the postings of at most this many matching contacts…
-pub const SEARCH_CONTACTS: usize = 100;
-/// …and at the evincive texts of at most this many of the newest billings that have one.
-pub const SEARCH_EVINCIVES: usize = 20_000;
-
 /// The billing ids in a range of postings, in every shard of their partition (their sort keys end
 /// in the id).
 async fn ids_in(store: &Store, shards: Vec<String>, sort: Sort) -> Result<BTreeSet<i64>, Refusal> {
@@ -199,8 +193,13 @@ fn narrowed(a: Option<NaiveDate>, b: Option<NaiveDate>, later: bool) -> Option<N
     }
 }
 
-/// The billings `s` finds: contacts whose description contains it or whose document is its
-/// digits (their postings), and billings whose evincive contains it (among the newest).
+/// The billings `s` finds: those whose contact's description contains it or whose document is
+/// its digits, and those whose `evincive` contains it. Reads, all at once, every `ALL` posting of
+/// the account's contacts (both types), every key entry of the billing type (which carries the
+/// billing's contact) and every evincive posting (four shards each), a page (a megabyte) per
+/// round trip, keeping only what it needs: the matching contacts, the billings whose text matches,
+/// and each billing's contact, checked once the contacts are known. At most
+/// `postings::SEARCH_SCAN` postings of each partition: beyond, it says it stopped.
 async fn searched(
     store: &Store,
     account: AccountId,
@@ -209,47 +208,64 @@ async fn searched(
 ) -> Result<(BTreeSet<i64>, bool), Refusal> {
     let digits: String = term.chars().filter(char::is_ascii_digit).collect();
     let folded = sort_key(term);
-    let shards = |facet: &str| keys::billing_posting_shards(account, billing_type.as_str(), Some(facet));
-    // The contacts' postings of both types and the evincive postings, read at once.
-    let contact_scans = ContactType::ALL.iter().map(|contact_type| {
+    let (digits, folded) = (digits.as_str(), folded.as_str());
+    let contact_scans = ContactType::ALL.iter().map(|contact_type| async move {
         let range = KeyRange::listing(keys::contact_postings(account, contact_type.as_str(), "ALL"), Sort::All, true);
-        async move { postings::bounded(store, &range, postings::SEARCH_SCAN).await }
+        let mut payers = Vec::new();
+        let stopped = postings::scan(store, &range, postings::SEARCH_SCAN, |posting| {
+            let sk = item::text(posting, "sk").unwrap_or_default();
+            let described = sk.rsplit_once('#').is_some_and(|(description, _)| description.contains(folded));
+            let documented = !digits.is_empty() && item::text(posting, "d") == Some(digits);
+            if described || documented {
+                payers.extend(postings::id_at_end(sk));
+            }
+        })
+        .await?;
+        Ok::<_, Refusal>((payers, stopped))
     });
-    let evincive_per_shard = SEARCH_EVINCIVES / keys::POSTING_SHARDS as usize;
-    let evincive_reads = shards(billing_facet::EVINCIVE).into_iter().map(|partition| {
-        let range = KeyRange::listing(partition, Sort::All, false);
-        async move { postings::bounded(store, &range, evincive_per_shard).await }
+    let entries = keys::billing_posting_shards(account, billing_type.as_str(), None);
+    let billed_scans = entries.into_iter().map(|partition| async move {
+        let range = KeyRange::listing(partition, Sort::All, true);
+        let mut billed = Vec::new();
+        let stopped = postings::scan(store, &range, postings::SEARCH_SCAN, |entry| {
+            let id = item::text(entry, "sk").and_then(keys::id_of);
+            let contact = item::text(entry, "c").and_then(|c| c.parse::<i64>().ok());
+            billed.extend(id.zip(contact));
+        })
+        .await?;
+        Ok::<_, Refusal>((billed, stopped))
     });
-    let (scans, evincives) =
-        tokio::try_join!(async { Ok::<_, Refusal>(futures::future::try_join_all(contact_scans).await?) }, async {
-            Ok::<_, Refusal>(futures::future::try_join_all(evincive_reads).await?)
-        },)?;
-    let mut partial = scans.iter().chain(&evincives).any(|(_, more)| *more);
-    let texts: Vec<&crate::store::Item> = evincives.iter().flat_map(|(items, _)| items).collect();
-    let mut matched: Vec<ContactId> = Vec::new();
-    for item in scans.iter().flat_map(|(items, _)| items) {
-        let text = |name: &str| item.get(name).and_then(|v| v.as_s().ok()).map(String::as_str).unwrap_or_default();
-        let (sk, document) = (text("sk"), text("d"));
-        let described = sk.rsplit_once('#').is_some_and(|(description, _)| description.contains(&folded));
-        if described || (!digits.is_empty() && document == digits) {
-            matched.extend(postings::id_at_end(sk).map(ContactId::new));
-        }
+    let texts = keys::billing_posting_shards(account, billing_type.as_str(), Some(billing_facet::EVINCIVE));
+    let text_scans = texts.into_iter().map(|partition| async move {
+        let range = KeyRange::listing(partition, Sort::All, true);
+        let mut described = Vec::new();
+        let stopped = postings::scan(store, &range, postings::SEARCH_SCAN, |posting| {
+            if item::text(posting, "e").is_some_and(|text| text.contains(folded)) {
+                described.extend(item::text(posting, "sk").and_then(|sk| sk.parse::<i64>().ok()));
+            }
+        })
+        .await?;
+        Ok::<_, Refusal>((described, stopped))
+    });
+    let (payers, billed, described) = tokio::try_join!(
+        futures::future::try_join_all(contact_scans),
+        futures::future::try_join_all(billed_scans),
+        futures::future::try_join_all(text_scans)
+    )?;
+    let mut partial = false;
+    let mut matched = HashSet::new();
+    for (ids, stopped) in payers {
+        partial |= stopped;
+        matched.extend(ids);
     }
-    partial |= matched.len() > SEARCH_CONTACTS;
-    matched.truncate(SEARCH_CONTACTS);
     let mut found = BTreeSet::new();
-    // The matched contacts' billings, all at once.
-    let billed = matched.iter().map(|contact| ids_in(store, shards(&billing_facet::contact(*contact)), Sort::All));
-    for ids in futures::future::try_join_all(billed).await? {
+    for (ids, stopped) in described {
+        partial |= stopped;
         found.extend(ids);
     }
-    for item in texts {
-        let text = crate::store::item::text(item, "e").unwrap_or_default();
-        if text.contains(&folded) {
-            if let Some(id) = item.get("sk").and_then(|v| v.as_s().ok()).and_then(|sk| sk.parse::<i64>().ok()) {
-                found.insert(id);
-            }
-        }
+    for (billed, stopped) in billed {
+        partial |= stopped;
+        found.extend(billed.into_iter().filter(|(_, contact)| matched.contains(contact)).map(|(id, _)| id));
     }
     Ok((found, partial))
 }

@@ -4,8 +4,9 @@
 //! (`keys::billing_postings`): its contact (`C`), bank rule (`R`), category (`K`), parent booklet
 //! (`P`), `your_code` (`Y`, hashed), its status (`S`, in due-date order, so `opened` and `expired`
 //! are key ranges, and a due-date range alone is the union of the statuses' ranges), and the
-//! creation-date order (`T`); with an `evincive`, a posting carrying that text (`E`) for the
-//! substring search. A posting is about 45 bytes (keys
+//! creation-date order (`T`); with an `evincive`, a posting carrying that text (`E`). The substring search `s`,
+//! which no key can serve, reads every `E` posting and every key entry (which carries the
+//! contact). A posting is about 45 bytes (keys
 //! only), so reading the postings of a filter costs about one read unit per 180 matching billings,
 //! whatever the account holds. They are written in the transaction that writes the billing: a
 //! change moves only the postings whose value changed. Each kind of posting is spread over
@@ -30,22 +31,26 @@ pub fn read_state(text: &str) -> Option<(BillingStatus, chrono::NaiveDate)> {
 }
 
 /// The postings of a billing as it is: its entry in the type's key partition (by id, for
-/// unfiltered lists) and one per filter value.
+/// unfiltered lists, carrying its contact `c` for the search) and one per filter value.
 pub fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
     let shard = keys::posting_shard(billing.id);
     let partition = |facet: &str| keys::billing_postings(account, billing.billing_type.as_str(), facet, shard);
     let by_id = keys::posting_by_id(billing.id);
     let by_due = keys::posting_by_date(billing.due_date, billing.id);
-    let mut postings = vec![Posting::new(
+    let mut entry = Posting::new(
         keys::billing_keys(account, billing.billing_type.as_str(), shard),
         keys::record("BILLING", billing.id),
-    )];
-    let mut add = |facet: String, sk: &str, extra: Option<(&'static str, String)>| {
+    );
+    if let Some(contact) = billing.contact_id {
+        entry = entry.with("c", contact.to_string());
+    }
+    let mut postings = vec![entry];
+    let mut add = |facet: String, sk: &str, extra: Vec<(&'static str, String)>| {
         postings.push(Posting { pk: partition(&facet), sk: sk.to_owned(), extra });
     };
     // A value's postings carry the status and due date, so that a list by a value and a status or
     // due date reads only the value's postings.
-    let state = || Some(("v", state_of(billing)));
+    let state = || vec![("v", state_of(billing))];
     if let Some(contact) = billing.contact_id {
         add(billing_facet::contact(contact), &by_id, state());
     }
@@ -61,10 +66,10 @@ pub fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
     if let Some(code) = billing.your_code.as_deref().filter(|c| !c.is_empty()) {
         add(keys::your_code_facet(code), &by_id, state());
     }
-    add(billing_facet::status(billing.status), &by_due, None);
-    add(billing_facet::CREATED.to_owned(), &keys::posting_by_date(billing.created_at.date(), billing.id), None);
+    add(billing_facet::status(billing.status), &by_due, Vec::new());
+    add(billing_facet::CREATED.to_owned(), &keys::posting_by_date(billing.created_at.date(), billing.id), Vec::new());
     if let Some(text) = billing.evincive.as_deref().filter(|t| !t.trim().is_empty()) {
-        add(billing_facet::EVINCIVE.to_owned(), &by_id, Some(("e", crate::values::text::sort_key(text))));
+        add(billing_facet::EVINCIVE.to_owned(), &by_id, vec![("e", crate::values::text::sort_key(text))]);
     }
     postings
 }
@@ -109,10 +114,13 @@ mod tests {
         assert!(keys.contains(&("A#3#BILLINGS#billing#2", "BILLING#0000000042")));
         assert_eq!(postings.len(), 7);
         let contact = postings.iter().find(|p| p.pk.ends_with("#C7#2")).unwrap();
-        assert_eq!(contact.extra, Some(("v", "opened#2030-03-04".to_owned())));
+        assert_eq!(contact.extra, [("v", "opened#2030-03-04".to_owned())]);
         assert_eq!(read_state("opened#2030-03-04"), Some((BillingStatus::Opened, "2030-03-04".parse().unwrap())));
         let evincive = postings.iter().find(|p| p.pk.ends_with("#E#2")).unwrap();
-        assert_eq!(evincive.extra, Some(("e", "contrato abc".to_owned())));
+        assert_eq!(evincive.extra, [("e", "contrato abc".to_owned())]);
+        // The key entry carries the contact, for the search.
+        let entry = postings.iter().find(|p| p.pk == "A#3#BILLINGS#billing#2").unwrap();
+        assert_eq!(entry.extra, [("c", "7".to_owned())]);
         // About 45 bytes a posting: one read unit (eventually consistent) per ~180.
         let status = postings[5].item();
         assert!(crate::store::meter::item_size(&status) <= 50, "{}", crate::store::meter::item_size(&status));

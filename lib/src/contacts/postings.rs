@@ -20,7 +20,7 @@ pub fn of(account: AccountId, contact: &Contact) -> Vec<Posting> {
     let order = order_of(contact);
     let mut all = Posting::new(partition(contact_facet::ALL), order.clone());
     if let Some(document) = contact.document() {
-        all.extra = Some(("d", document));
+        all = all.with("d", document);
     }
     let mut postings = vec![all];
     postings.push(Posting::new(partition(&contact_facet::group(contact.group_id)), order.clone()));
@@ -32,9 +32,8 @@ pub fn of(account: AccountId, contact: &Contact) -> Vec<Posting> {
         postings.push(Posting::new(partition(&contact_facet::code(code)), order.clone()));
     }
     if let Some(email) = contact.email.as_deref().filter(|e| !e.is_empty()) {
-        let mut by_email = Posting::new(partition(contact_facet::EMAIL), format!("{email}#{order}"));
-        by_email.extra = Some(("o", order.clone()));
-        postings.push(by_email);
+        let by_email = Posting::new(partition(contact_facet::EMAIL), format!("{email}#{order}"));
+        postings.push(by_email.with("o", order.clone()));
     }
     postings
 }

@@ -324,14 +324,13 @@ async fn matching(
                 let mut found = BTreeMap::new();
                 let mut stopped = false;
                 if !digits.is_empty() {
-                    let items;
-                    (items, stopped) = postings::bounded(store, &every("ALL"), postings::SEARCH_SCAN).await?;
-                    for item in &items {
-                        let document = crate::store::item::text(item, "d").unwrap_or_default();
+                    stopped = postings::scan(store, &every("ALL"), postings::SEARCH_SCAN, |posting| {
+                        let document = crate::store::item::text(posting, "d").unwrap_or_default();
                         if document.contains(digits.as_str()) {
-                            found.extend(postings::position(item));
+                            found.extend(postings::position(posting));
                         }
-                    }
+                    })
+                    .await?;
                 }
                 Some((found, stopped))
             }

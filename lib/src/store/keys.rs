@@ -174,7 +174,7 @@ pub mod billing_facet {
 
     /// Every billing by the day it was created.
     pub const CREATED: &str = "T";
-    /// Billings with an `evincive` text, carrying its sort key.
+    /// Billings with an `evincive` text, carrying its sort key (`e`).
     pub const EVINCIVE: &str = "E";
 }
 

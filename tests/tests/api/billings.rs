@@ -358,3 +358,45 @@ async fn only_schedules_can_be_deleted() {
     api.get(&format!("/v1/billings/{id}")).await.expect(200);
     api.delete("/v1/billings/999999").await.expect(404);
 }
+
+#[tokio::test]
+async fn a_search_finds_the_billings_of_every_matching_payer_however_many() {
+    let api = Api::start().await;
+    let s = setup(&api).await;
+    let tag = api.post("/v1/tags", &json!({"tag": {"name": "Lote"}})).await.expect(201).body["id"].as_i64().unwrap();
+    // More matching payers than the search once looked at (100), their billings without an
+    // `evincive`: found by their contact alone.
+    let payers = 130;
+    let tag = billing_api::values::TagId::new(tag);
+    let customers = infra::testing::listed_customers(&api.server.store, api.account_id, tag, payers).await;
+    let mut sent = body(&s);
+    sent["billing"]["billing_issue_type"] = json!("bulk");
+    sent["billing"]["tag_id"] = json!(tag.get());
+    api.post("/v1/billings", &sent).await.expect(202);
+    api.server.expand_bulk().await;
+    // And one billing of another payer whose text says it.
+    let described = create_with(&api, &s, json!({"evincive": "Lote de março"})).await;
+
+    let found = api.get("/v1/billings?s=cliente%20lote&per_page=1").await.expect(200);
+    assert_eq!(found.header("x-total-count"), Some(&*payers.to_string()), "every payer's billing");
+    assert_eq!(found.header("x-search-partial"), None, "read whole");
+    let found = api.get("/v1/billings?s=lote&per_page=1").await.expect(200);
+    assert_eq!(found.header("x-total-count"), Some(&*(payers + 1).to_string()), "the payers' and the text's");
+    assert_eq!(ids(&found), [described], "newest first");
+    // The last payer alone (`cliente lote 129`), by name and by document.
+    let last = customers.last().unwrap().get();
+    let named = api.get("/v1/billings?s=lote%20129").await.expect(200).body;
+    assert_eq!(named["billings"].as_array().unwrap().len(), 1);
+    assert_eq!(named["billings"][0]["contact_id"], last);
+    let contact = api.get(&format!("/v1/contacts/{last}")).await.expect(200).body;
+    let document = contact["cpf"].as_str().unwrap();
+    let by_document = api.get(&format!("/v1/billings?s={document}")).await.expect(200).body;
+    assert_eq!(by_document["billings"][0]["contact_id"], last);
+    // A billing given to another payer is found under the new one, no longer under the old.
+    assert_eq!(ids(&api.get("/v1/billings?s=maria").await.expect(200)), [described]);
+    api.patch(&format!("/v1/billings/{described}"), &json!({"billing": {"contact_id": last}})).await.expect(200);
+    let named = api.get("/v1/billings?s=lote%20129").await.expect(200);
+    assert_eq!(named.header("x-total-count"), Some("2"));
+    assert_eq!(ids(&named)[0], described);
+    assert!(ids(&api.get("/v1/billings?s=maria").await.expect(200)).is_empty());
+}
