@@ -194,12 +194,12 @@ fn narrowed(a: Option<NaiveDate>, b: Option<NaiveDate>, later: bool) -> Option<N
 }
 
 /// The billings `s` finds: those whose contact's description contains it or whose document is
-/// its digits, and those whose `evincive` contains it. Reads, all at once, every `ALL` posting of
-/// the account's contacts (both types), every key entry of the billing type (which carries the
-/// billing's contact) and every evincive posting (four shards each), a page (a megabyte) per
-/// round trip, keeping only what it needs: the matching contacts, the billings whose text matches,
-/// and each billing's contact, checked once the contacts are known. At most
-/// `postings::SEARCH_SCAN` postings of each partition: beyond, it says it stopped.
+/// its digits, and those whose `evincive` contains it. Reads, at once, every `ALL` posting of the
+/// account's contacts (both types) and every evincive posting (four shards), a page (a megabyte)
+/// per round trip, keeping only the matches; then the billings of the matching contacts: up to
+/// [`PAYERS_READ_APART`] from their own postings, more from every billing's key entry
+/// (`billed_to`). At most `postings::SEARCH_SCAN` postings of each partition: beyond, it says it
+/// stopped.
 async fn searched(
     store: &Store,
     account: AccountId,
@@ -223,18 +223,6 @@ async fn searched(
         .await?;
         Ok::<_, Refusal>((payers, stopped))
     });
-    let entries = keys::billing_posting_shards(account, billing_type.as_str(), None);
-    let billed_scans = entries.into_iter().map(|partition| async move {
-        let range = KeyRange::listing(partition, Sort::All, true);
-        let mut billed = Vec::new();
-        let stopped = postings::scan(store, &range, postings::SEARCH_SCAN, |entry| {
-            let id = item::text(entry, "sk").and_then(keys::id_of);
-            let contact = item::text(entry, "c").and_then(|c| c.parse::<i64>().ok());
-            billed.extend(id.zip(contact));
-        })
-        .await?;
-        Ok::<_, Refusal>((billed, stopped))
-    });
     let texts = keys::billing_posting_shards(account, billing_type.as_str(), Some(billing_facet::EVINCIVE));
     let text_scans = texts.into_iter().map(|partition| async move {
         let range = KeyRange::listing(partition, Sort::All, true);
@@ -247,11 +235,8 @@ async fn searched(
         .await?;
         Ok::<_, Refusal>((described, stopped))
     });
-    let (payers, billed, described) = tokio::try_join!(
-        futures::future::try_join_all(contact_scans),
-        futures::future::try_join_all(billed_scans),
-        futures::future::try_join_all(text_scans)
-    )?;
+    let (payers, described) =
+        tokio::try_join!(futures::future::try_join_all(contact_scans), futures::future::try_join_all(text_scans))?;
     let mut partial = false;
     let mut matched = HashSet::new();
     for (ids, stopped) in payers {
@@ -263,11 +248,59 @@ async fn searched(
         partial |= stopped;
         found.extend(ids);
     }
-    for (billed, stopped) in billed {
+    if matched.len() <= PAYERS_READ_APART {
+        // A few payers: their own postings, all at once.
+        let shards = |contact: i64| {
+            keys::billing_posting_shards(
+                account,
+                billing_type.as_str(),
+                Some(&billing_facet::contact(ContactId::new(contact))),
+            )
+        };
+        let billed = matched.iter().map(|contact| ids_in(store, shards(*contact), Sort::All));
+        for ids in futures::future::try_join_all(billed).await? {
+            found.extend(ids);
+        }
+    } else {
+        let (billed, stopped) = billed_to(store, account, billing_type, &matched).await?;
         partial |= stopped;
-        found.extend(billed.into_iter().filter(|(_, contact)| matched.contains(contact)).map(|(id, _)| id));
+        found.extend(billed);
     }
     Ok((found, partial))
+}
+
+/// The payers whose billings a search reads from their own postings (4 queries each, at once);
+/// past them it reads every billing's key entry instead (`billed_to`).
+const PAYERS_READ_APART: usize = 100;
+
+/// The billings of a type whose contact is one of `payers`: every key entry (which carries the
+/// billing's contact) of the type's four shards, at once, a page per round trip, up to
+/// `postings::SEARCH_SCAN` a shard; and whether it stopped there.
+async fn billed_to(
+    store: &Store,
+    account: AccountId,
+    billing_type: BillingType,
+    payers: &HashSet<i64>,
+) -> Result<(Vec<i64>, bool), Refusal> {
+    let entries = keys::billing_posting_shards(account, billing_type.as_str(), None);
+    let scans = entries.into_iter().map(|partition| async move {
+        let range = KeyRange::listing(partition, Sort::All, true);
+        let mut billed = Vec::new();
+        let stopped = postings::scan(store, &range, postings::SEARCH_SCAN, |entry| {
+            let contact = item::text(entry, "c").and_then(|c| c.parse::<i64>().ok());
+            if contact.is_some_and(|contact| payers.contains(&contact)) {
+                billed.extend(item::text(entry, "sk").and_then(keys::id_of));
+            }
+        })
+        .await?;
+        Ok::<_, Refusal>((billed, stopped))
+    });
+    let mut found = (Vec::new(), false);
+    for (billed, stopped) in futures::future::try_join_all(scans).await? {
+        found.0.extend(billed);
+        found.1 |= stopped;
+    }
+    Ok(found)
 }
 
 /// The ids a filtered list shows: for each filter, the billings its postings name (a filter on a

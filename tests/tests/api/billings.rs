@@ -364,8 +364,8 @@ async fn a_search_finds_the_billings_of_every_matching_payer_however_many() {
     let api = Api::start().await;
     let s = setup(&api).await;
     let tag = api.post("/v1/tags", &json!({"tag": {"name": "Lote"}})).await.expect(201).body["id"].as_i64().unwrap();
-    // More matching payers than the search once looked at (100), their billings without an
-    // `evincive`: found by their contact alone.
+    // More matching payers than the search reads apart (100), their billings without an
+    // `evincive`: found by their contact alone, from every billing's key entry.
     let payers = 130;
     let tag = billing_api::values::TagId::new(tag);
     let customers = infra::testing::listed_customers(&api.server.store, api.account_id, tag, payers).await;
@@ -399,4 +399,8 @@ async fn a_search_finds_the_billings_of_every_matching_payer_however_many() {
     assert_eq!(named.header("x-total-count"), Some("2"));
     assert_eq!(ids(&named)[0], described);
     assert!(ids(&api.get("/v1/billings?s=maria").await.expect(200)).is_empty());
+    // Past 100 payers the search reads every billing's key entry, which moved with it too.
+    let found = api.get("/v1/billings?s=cliente%20lote&per_page=1").await.expect(200);
+    assert_eq!(found.header("x-total-count"), Some(&*(payers + 1).to_string()));
+    assert_eq!(ids(&found), [described]);
 }
