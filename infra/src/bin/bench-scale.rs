@@ -485,19 +485,18 @@ async fn big_bulk(
         let request = format!("bulk create (202), a {holders}-contact tag{name}");
         row("–", &request, 0, &reached.to_string(), &accepted.cost, accepted.ms);
     }
-    // A search finds the holder that sorts last by name (`Cliente Lote <holders - 1>`, after every
-    // other holder: past the 50,000 postings a search once read), among the contacts and among
-    // the billings (none: the bulk billings are not expanded; the row is the search's cost).
-    let last = holders - 1;
-    let contacts = format!("/v1/contacts?s=Lote%20{last}");
-    list(bench, "–", "contacts: s=<the tag's holder last by name>", &contacts, "contacts").await?;
-    let billings = format!("/v1/billings?s=Lote%20{last}");
-    list(bench, "–", "s=<the tag's holder last by name>", &billings, "billings").await?;
     let running = store.items_with_prefix(keys::account(account), "EXPANSION#".to_owned(), true).await?;
     for item in running {
         let (pk, sk) = billing_api::store::KeyItem::keys_of(&item);
         store.write(vec![billing_api::store::Write::delete(pk, sk)]).await?;
     }
+    // A search finds the holder that sorts last by name (`Cliente Lote <holders - 1>`, after every
+    // other holder: past the 50,000 postings a search once read). Only among the contacts: the
+    // billing search reads both contact types and the billing shards at once, which moto, one call
+    // at a time and each a walk of the partition, takes past the store's 8 s a call at this size.
+    let last = holders - 1;
+    let contacts = format!("/v1/contacts?s=Lote%20{last}");
+    list(bench, "–", "contacts: s=<the tag's holder last by name>", &contacts, "contacts").await?;
     Ok(())
 }
 
