@@ -501,7 +501,7 @@ async fn big_bulk(
 }
 
 /// Billings `range` (their ids from the account's sequence), with their postings; the counter's
-/// shard 0 raised by their number.
+/// shard 0 raised by their number and their rules' and categories' counts.
 async fn fill(
     store: &Store,
     account: billing_api::values::AccountId,
@@ -512,8 +512,12 @@ async fn fill(
     let size = range.end() - range.start() + 1;
     let first = store.reserve_ids(keys::account(account), keys::sequence("BILLING"), size).await?;
     let mut items = Vec::new();
+    let mut counts: std::collections::BTreeMap<String, i64> = std::collections::BTreeMap::new();
     for n in range.clone() {
         let made = billing(first + n - range.start(), n, world, now);
+        for (count, delta) in billing_api::store::records::counts_of(&made, 1) {
+            *counts.entry(count).or_default() += delta;
+        }
         items.push(item_of(account, &made)?);
         items.extend(postings::items(account, &made));
         if items.len() >= 50_000 {
@@ -521,6 +525,8 @@ async fn fill(
         }
     }
     store.put_all(items).await?;
-    count(store, keys::billing_count_shards(account, BillingType::Billing.as_str()), range.end() - range.start() + 1)
-        .await
+    let counter = keys::billing_count_shards(account, BillingType::Billing.as_str());
+    let counts: Vec<(String, i64)> = counts.into_iter().collect();
+    store.write(vec![billing_api::store::shards::add_each(counter, 0, &counts)]).await?;
+    Ok(())
 }

@@ -508,7 +508,13 @@ fn transactions(account: AccountId, billings: &[&Billing], draft: &Draft) -> any
             }
             let first = &transaction.billings[0];
             let counter = first.counted_in(account).context("billings are counted")?;
-            transaction.writes.push(shards::add(counter, first.id.get(), count));
+            // Their total and tallies, summed: one item.
+            let mut counts: BTreeMap<String, i64> = BTreeMap::new();
+            for (count, delta) in transaction.billings.iter().flat_map(|b| records::counts_of(b, 1)) {
+                *counts.entry(count).or_default() += delta;
+            }
+            let counts: Vec<(String, i64)> = counts.into_iter().collect();
+            transaction.writes.push(shards::add_each(counter, first.id.get(), &counts));
             let registrations: Vec<BilletRegistration> = transaction
                 .billings
                 .iter()

@@ -101,6 +101,29 @@ impl Filters {
         f
     }
 
+    /// The postings and the count of a list by one bank rule or one category and nothing else
+    /// (`counted_alone`).
+    fn counted_alone(&self) -> Option<(String, String)> {
+        let others = self.statuses.is_some()
+            || self.your_code.is_some()
+            || self.created.is_some()
+            || self.due.is_some()
+            || self.search.is_some()
+            || self.impossible;
+        match self.numbers.as_slice() {
+            _ if others => None,
+            [(IdField::BankRule, id)] => {
+                let rule = BankRuleId::new(*id);
+                Some((billing_facet::bank_rule(rule), super::postings::rule_tally(rule)))
+            }
+            [(IdField::Category, id)] => {
+                let category = BillCategoryId::new(*id);
+                Some((billing_facet::category(category), super::postings::category_tally(category)))
+            }
+            _ => None,
+        }
+    }
+
     /// No filter but the billing type: the list can skip to its page by the key partition.
     fn is_empty(&self) -> bool {
         self.statuses.is_none()
@@ -401,10 +424,8 @@ async fn matching(
     Ok((found, partial))
 }
 
-/// An unfiltered page: the total from the counter's shards, the page's keys from the key
-/// partition's shards (reading, in each, only the keys up to the page's end, newest first, and
-/// merging them), then the page's billings. Cost grows with the page number by about one read unit
-/// per 90 billings skipped in each shard, not with the size of the billings.
+/// An unfiltered page: the total from the counter's shards, then the page from the key partition
+/// (`in_id_order`).
 async fn unfiltered(
     store: &Store,
     account: AccountId,
@@ -413,13 +434,43 @@ async fn unfiltered(
 ) -> Result<Listed<Billing>, Refusal> {
     let counter = keys::billing_count_shards(account, billing_type.as_str());
     let total = usize::try_from(crate::store::shards::sum(store, counter).await?).unwrap_or_default();
+    let shards = keys::billing_posting_shards(account, billing_type.as_str(), None);
+    in_id_order(store, account, shards, total, pagination).await
+}
+
+/// A page of the billings of one bank rule or one category, and nothing else: the total from the
+/// rule's or category's count in the billings counter (`postings::tallies`), then the page from
+/// its postings, which are in id order (`in_id_order`). What it reads is the page's, whatever
+/// the account or the rule holds.
+async fn counted_alone(
+    store: &Store,
+    account: AccountId,
+    billing_type: BillingType,
+    (facet, tally): (String, String),
+    pagination: Pagination,
+) -> Result<Listed<Billing>, Refusal> {
+    let counter = keys::billing_count_shards(account, billing_type.as_str());
+    let total = usize::try_from(crate::store::shards::sum_of(store, counter, &tally).await?).unwrap_or_default();
+    let shards = keys::billing_posting_shards(account, billing_type.as_str(), Some(&facet));
+    in_id_order(store, account, shards, total, pagination).await
+}
+
+/// The page of a list of `total` billings whose postings (sort keys ending in the id) are in
+/// `shards`: in each, only the keys up to the page's end, newest first, merged, then the page's
+/// billings. Cost grows with the page number by about one read unit per 90 billings skipped in
+/// each shard, not with the size of the billings nor with the matches past the page.
+async fn in_id_order(
+    store: &Store,
+    account: AccountId,
+    shards: Vec<String>,
+    total: usize,
+    pagination: Pagination,
+) -> Result<Listed<Billing>, Refusal> {
     if pagination.offset() >= total {
         return Ok(Listed::new(Vec::new(), total));
     }
     let end = pagination.offset().saturating_add(pagination.per_page);
-    let reads = keys::billing_posting_shards(account, billing_type.as_str(), None)
-        .into_iter()
-        .map(|partition| store.keys_descending(partition, 0, end));
+    let reads = shards.into_iter().map(|partition| store.keys_descending(partition, 0, end));
     let mut ids: Vec<i64> =
         futures::future::try_join_all(reads).await?.iter().flatten().filter_map(|sk| keys::id_of(sk)).collect();
     ids.sort_unstable_by_key(|id| Reverse(*id));
@@ -452,6 +503,9 @@ pub async fn list(
     }
     if filters.is_empty() {
         return unfiltered(store, account, billing_type, pagination).await;
+    }
+    if let Some(counted) = filters.counted_alone() {
+        return counted_alone(store, account, billing_type, counted, pagination).await;
     }
     let (found, partial) = matching(store, account, billing_type, &filters, today).await?;
     let total = found.len();

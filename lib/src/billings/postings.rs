@@ -17,7 +17,7 @@ use super::model::Billing;
 use crate::store::keys::{self, billing_facet};
 use crate::store::postings::Posting;
 use crate::store::Item;
-use crate::values::{AccountId, BillingStatus};
+use crate::values::{AccountId, BankRuleId, BillCategoryId, BillingStatus};
 
 /// What a value's posting carries: `<status>#<due date>` (about 18 bytes).
 pub fn state_of(billing: &Billing) -> String {
@@ -72,6 +72,24 @@ pub fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
         add(billing_facet::EVINCIVE.to_owned(), &by_id, vec![("e", crate::values::text::sort_key(text))]);
     }
     postings
+}
+
+/// The count of a bank rule's billings in the billings counter (`r<rule>`).
+pub fn rule_tally(rule: BankRuleId) -> String {
+    format!("r{rule}")
+}
+
+/// The count of a category's billings in the billings counter (`k<category>`).
+pub fn category_tally(category: BillCategoryId) -> String {
+    format!("k{category}")
+}
+
+/// The counts a billing adds to in its type's counter beside the total, in the same item (written
+/// where the total is: its create, delete, and a change of its rule or category): its bank rule's
+/// and its category's. A list by one of them takes its total from them and reads only its page.
+pub fn tallies(billing: &Billing) -> Vec<String> {
+    let rule = billing.bank_rule_id.map(rule_tally);
+    rule.into_iter().chain(billing.bill_category_id.map(category_tally)).collect()
 }
 
 #[cfg(test)]

@@ -50,6 +50,12 @@ impl Record for Billing {
         Some(keys::billing_count_shards(account, self.billing_type.as_str()))
     }
 
+    /// Its bank rule's and category's counts (`super::postings::tallies`): the totals of a list by
+    /// one of them.
+    fn tallies(&self) -> Vec<String> {
+        super::postings::tallies(self)
+    }
+
     /// Lists are per billing type (`billing`, `schedule`, `carne`).
     fn index_sk(&self) -> String {
         format!("{}#{}", self.billing_type, keys::record(Self::KIND, self.id))

@@ -61,6 +61,12 @@ pub trait Record: Serialize + DeserializeOwned + Send + Sync + Sized {
     fn counted_in(&self, _account: AccountId) -> Option<String> {
         None
     }
+    /// The counts this record adds to in its counter's shard beside `value` (the total): one
+    /// attribute per value a filtered list takes its total from, kept the same way. None by
+    /// default.
+    fn tallies(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// Whether new ids come from this process's block of the sequence ([`Store::ids_from_block`]:
     /// no write on most creates, ids unique but in creation order only within a process) rather
     /// than one `ADD` on the sequence per record.
@@ -211,17 +217,37 @@ pub async fn find_many<R: Record>(store: &Store, account: AccountId, ids: &[R::I
 }
 
 /// The postings and counter shards that follow a record from `before` to `after` (create: no
-/// `before`; delete: no `after`).
+/// `before`; delete: no `after`): one counter item, in the shard of the record's id, moved by what
+/// changed (its total when it enters or leaves the counter, the tallies it left and joined).
 fn kept<R: Record>(account: AccountId, before: Option<&R>, after: Option<&R>) -> Vec<Write> {
     let postings = |record: Option<&R>| record.map(|r| r.postings(account)).unwrap_or_default();
     let mut writes = super::postings::moved(postings(before), postings(after));
-    let counters = |record: Option<&R>| record.and_then(|r| r.counted_in(account).map(|c| (c, r.id().into())));
-    let (old, new) = (counters(before), counters(after));
-    if old.as_ref().map(|(c, _)| c) != new.as_ref().map(|(c, _)| c) {
-        writes.extend(old.map(|(counter, id)| super::shards::add(counter, id, -1)));
-        writes.extend(new.map(|(counter, id)| super::shards::add(counter, id, 1)));
+    fn counted<R: Record>(account: AccountId, record: Option<&R>) -> Option<(String, &R)> {
+        record.and_then(|r| r.counted_in(account).map(|c| (c, r)))
+    }
+    match (counted(account, before), counted(account, after)) {
+        (Some((old, was)), Some((new, is))) if old == new => {
+            let (left, joined) = (was.tallies(), is.tallies());
+            let mut deltas: Vec<(String, i64)> =
+                left.iter().filter(|t| !joined.contains(t)).map(|t| (t.clone(), -1)).collect();
+            deltas.extend(joined.iter().filter(|t| !left.contains(t)).map(|t| (t.clone(), 1)));
+            if !deltas.is_empty() {
+                writes.push(super::shards::add_each(new, is.id().into(), &deltas));
+            }
+        }
+        (old, new) => {
+            writes.extend(old.map(|(counter, r)| super::shards::add_each(counter, r.id().into(), &counts_of(r, -1))));
+            writes.extend(new.map(|(counter, r)| super::shards::add_each(counter, r.id().into(), &counts_of(r, 1))));
+        }
     }
     writes
+}
+
+/// What a record's arrival (`delta` 1) or departure (−1) moves in its counter: the total
+/// (`value`) and each of its tallies.
+pub fn counts_of<R: Record>(record: &R, delta: i64) -> Vec<(String, i64)> {
+    let tallies = record.tallies().into_iter().map(|tally| (tally, delta));
+    std::iter::once(("value".to_owned(), delta)).chain(tallies).collect()
 }
 
 /// A write that failed because the guard's value is taken becomes [`StoreError::Duplicate`].
