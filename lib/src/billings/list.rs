@@ -136,25 +136,28 @@ impl Filters {
     }
 }
 
-/// The billing ids in a range of postings, in every shard of their partition (their sort keys end
-/// in the id).
-async fn ids_in(store: &Store, shards: Vec<String>, sort: Sort) -> Result<BTreeSet<i64>, Refusal> {
+/// The billing ids of the postings in `sort`'s range of every shard of a partition that `keep`
+/// admits (their sort keys end in the id): the shards read at once, each a page (a megabyte) per
+/// round trip, holding only the ids.
+async fn ids_where(
+    store: &Store,
+    shards: Vec<String>,
+    sort: Sort,
+    keep: impl Fn(&crate::store::Item) -> bool + Sync,
+) -> Result<BTreeSet<i64>, Refusal> {
+    let keep = &keep;
     let reads = shards.into_iter().map(|partition| {
         let range = KeyRange::listing(partition, sort.clone(), false);
-        async move { store.sort_keys(&range).await }
-    });
-    let mut ids = BTreeSet::new();
-    for keys in futures::future::try_join_all(reads).await? {
-        ids.extend(keys.iter().filter_map(|sk| keys::id_of(sk).or_else(|| sk.parse().ok())));
-    }
-    Ok(ids)
-}
-
-/// Every item of every shard of a facet's postings, at most `limit` from each (newest first).
-async fn items_of(store: &Store, shards: Vec<String>, limit: usize) -> Result<Vec<crate::store::Item>, Refusal> {
-    let reads = shards.into_iter().map(|partition| {
-        let range = KeyRange::listing(partition, Sort::All, false);
-        async move { store.items_in(&range, 0, limit).await }
+        async move {
+            let mut ids = Vec::new();
+            postings::scan(store, &range, usize::MAX, |posting| {
+                if keep(posting) {
+                    ids.extend(item::text(posting, "sk").and_then(postings::id_at_end));
+                }
+            })
+            .await?;
+            Ok::<_, Refusal>(ids)
+        }
     });
     Ok(futures::future::try_join_all(reads).await?.into_iter().flatten().collect())
 }
@@ -280,7 +283,7 @@ async fn searched(
                 Some(&billing_facet::contact(ContactId::new(contact))),
             )
         };
-        let billed = matched.iter().map(|contact| ids_in(store, shards(*contact), Sort::All));
+        let billed = matched.iter().map(|contact| ids_where(store, shards(*contact), Sort::All, |_| true));
         for ids in futures::future::try_join_all(billed).await? {
             found.extend(ids);
         }
@@ -393,8 +396,9 @@ async fn matching(
         }),
         (Some(_), None) => false,
     };
-    let value_reads = values.iter().map(|facet| items_of(store, shards(facet), usize::MAX));
-    let reads = filters_ranges.iter().flatten().map(|(shards, sort)| ids_in(store, shards.clone(), sort.clone()));
+    let value_reads = values.iter().map(|facet| ids_where(store, shards(facet), Sort::All, admits));
+    let reads =
+        filters_ranges.iter().flatten().map(|(shards, sort)| ids_where(store, shards.clone(), sort.clone(), |_| true));
     let search = async {
         match filters.search.as_deref().filter(|t| !t.is_empty()) {
             Some(term) => searched(store, account, billing_type, term).await.map(Some),
@@ -405,10 +409,7 @@ async fn matching(
         tokio::try_join!(futures::future::try_join_all(value_reads), futures::future::try_join_all(reads), search)?;
     let mut read = read.into_iter();
     let mut sets: Vec<BTreeSet<i64>> = Vec::new();
-    for items in valued {
-        let sk = |item: &crate::store::Item| item.get("sk").and_then(|v| v.as_s().ok()).and_then(|sk| sk.parse().ok());
-        sets.push(items.iter().filter(|item| admits(item)).filter_map(sk).collect());
-    }
+    sets.extend(valued);
     for ranges in &filters_ranges {
         sets.push(read.by_ref().take(ranges.len()).flatten().collect());
     }
