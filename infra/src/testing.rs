@@ -539,8 +539,8 @@ pub async fn tagged_customers(
     customers(store, account, tag, count, false).await
 }
 
-/// [`tagged_customers`] with their postings too, so that contact lists and searches find them
-/// (not in the contact counters: an unfiltered list's total leaves them out).
+/// [`tagged_customers`] with their postings and counts too, so that contact lists and searches
+/// find them.
 pub async fn listed_customers(
     store: &Store,
     account: AccountId,
@@ -563,6 +563,7 @@ async fn customers(
     let first = store.reserve_ids(keys::account(account), keys::sequence("CONTACT"), count as i64).await.expect("ids");
     let mut items = Vec::new();
     let mut ids = Vec::new();
+    let mut counts: std::collections::BTreeMap<String, i64> = std::collections::BTreeMap::new();
     for n in 0..count as i64 {
         let id = ContactId::new(first + n);
         let contact = Contact {
@@ -582,6 +583,9 @@ async fn customers(
         if listed {
             let postings = billing_api::contacts::postings::of(account, &contact);
             items.extend(postings.iter().map(billing_api::store::postings::Posting::item));
+            for (count, delta) in records::counts_of(&contact, 1) {
+                *counts.entry(count).or_default() += delta;
+            }
         }
         let link = KeyItem { pk: keys::tag_links(account, tag), sk: keys::record("CONTACT", id) };
         items.push(item::to_item(&link).expect("a link item"));
@@ -591,6 +595,18 @@ async fn customers(
     // The tag's reach counter, which a bulk billing's 202 reads.
     let reach = billing_api::contacts::service::reach_added(account, tag, ids[0], count as i64);
     store.write(vec![reach]).await.expect("count the tag's reach");
+    if listed {
+        use billing_api::store::records::Record as _;
+        let blank = Contact::blank(ids[0]);
+        let counter = blank.counted_in(account).expect("contacts are counted");
+        let counts: Vec<(String, i64)> = counts.into_iter().collect();
+        let holders =
+            billing_api::contacts::service::holders_added(account, tag, blank.contact_type, ids[0], count as i64);
+        store
+            .write(vec![billing_api::store::shards::add_each(counter, ids[0].get(), &counts), holders])
+            .await
+            .expect("count the contacts");
+    }
     ids
 }
 

@@ -119,12 +119,6 @@ fn letters(n: i64) -> String {
     format!("{n:05}").bytes().map(|d| char::from(b'a' + d - b'0')).collect()
 }
 
-/// Raises the counter `counter` by `by`, in its shard 0.
-async fn count(store: &Store, counter: String, by: i64) -> anyhow::Result<()> {
-    store.write(vec![billing_api::store::shards::add(counter, 0, by)]).await?;
-    Ok(())
-}
-
 /// The API in this process on the metered store, and what a request cost.
 struct Bench {
     base: String,
@@ -401,6 +395,7 @@ async fn main() -> anyhow::Result<()> {
     let mut items = Vec::new();
     let mut per_type = std::collections::BTreeMap::new();
     let mut reach = std::collections::BTreeMap::new();
+    let mut holding = std::collections::BTreeMap::new();
     for n in 1..=CONTACTS {
         let id = ContactId::new(first_contact + n - 1);
         let made = contact(id, n, &world, now);
@@ -413,7 +408,14 @@ async fn main() -> anyhow::Result<()> {
             ]);
             items.push(link);
         }
-        *per_type.entry(made.counted_in(account).context("contacts are counted")?).or_insert(0) += 1;
+        let counts = per_type.entry(made.counted_in(account).context("contacts are counted")?);
+        let counts: &mut std::collections::BTreeMap<String, i64> = counts.or_default();
+        for (count, delta) in billing_api::store::records::counts_of(&made, 1) {
+            *counts.entry(count).or_default() += delta;
+        }
+        for tag in &made.tag_ids {
+            holding.entry((*tag, made.contact_type.as_str())).or_insert((id, 0)).1 += 1;
+        }
         if billing_api::contacts::service::reaches(&made) {
             for tag in &made.tag_ids {
                 reach.entry(*tag).or_insert((id, 0)).1 += 1;
@@ -422,8 +424,13 @@ async fn main() -> anyhow::Result<()> {
         world.others.push(id);
     }
     store.put_all(items).await?;
-    for (pk, n) in per_type {
-        count(&store, pk, n).await?;
+    for (counter, counts) in per_type {
+        let counts: Vec<(String, i64)> = counts.into_iter().collect();
+        store.write(vec![billing_api::store::shards::add_each(counter, 0, &counts)]).await?;
+    }
+    for ((tag, contact_type), (holder, n)) in holding {
+        let contact_type = ContactType::parse(contact_type).context("a contact type")?;
+        store.write(vec![billing_api::contacts::service::holders_added(account, tag, contact_type, holder, n)]).await?;
     }
     for (tag, (holder, n)) in reach {
         store.write(vec![billing_api::contacts::service::reach_added(account, tag, holder, n)]).await?;

@@ -4,9 +4,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::model::Contact;
+use crate::store::keys::{self, contact_facet};
 use crate::store::postings::Posting;
 use crate::store::records::Record;
-use crate::store::{keys, Item};
+use crate::store::Item;
 use crate::values::{AccountId, ContactId, ContactType, GroupId, TagId};
 
 /// What the listing index keeps of a contact: everything its list filters and sorts on.
@@ -72,6 +73,16 @@ impl Record for Contact {
 
     fn counted_in(&self, account: AccountId) -> Option<String> {
         Some(keys::count_shards(account, &format!("{}#{}", Self::KIND, self.contact_type)))
+    }
+
+    /// Its group's count and, when active, the active contacts' (named as their postings' facets:
+    /// `G<group>`, `G0` without one, `A1`): the totals of a list by one of them.
+    fn tallies(&self) -> Vec<String> {
+        let group = contact_facet::group(self.group_id);
+        match self.active {
+            true => vec![group, contact_facet::active(true).to_owned()],
+            false => vec![group],
+        }
     }
 
     /// The document is unique per (account, contact type).

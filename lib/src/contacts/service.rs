@@ -40,24 +40,36 @@ pub fn reaches(contact: &Contact) -> bool {
     contact.active && contact.contact_type == ContactType::Customer
 }
 
-/// The tags whose reach `contact` counts in: all of its tags when it [`reaches`].
-fn reaching(contact: Option<&Contact>) -> BTreeSet<TagId> {
-    match contact {
-        Some(c) if reaches(c) => c.tag_ids.iter().copied().collect(),
-        _ => BTreeSet::new(),
-    }
+/// Where a tag's holders of a contact type are counted: the same bucket as its reach, attribute
+/// `<type>#T<tag>` (the type and the tag's postings facet): the total of a contact list by the tag.
+fn holding_count(account: AccountId, tag: TagId, contact_type: ContactType) -> (String, String) {
+    let (counter, _) = reach_count(account, tag);
+    (counter, format!("{contact_type}#{}", contact_facet::tag(tag)))
 }
 
-/// The reach counts a contact's write moves, from `before` to `after` (create: no `before`;
+/// The tag counts `contact` adds to: for each of its tags, the holders of its type and, when it
+/// [`reaches`], the tag's reach.
+fn tag_counts(account: AccountId, contact: Option<&Contact>) -> BTreeSet<(String, String)> {
+    let mut counts = BTreeSet::new();
+    let Some(c) = contact else { return counts };
+    for tag in &c.tag_ids {
+        counts.insert(holding_count(account, *tag, c.contact_type));
+        if reaches(c) {
+            counts.insert(reach_count(account, *tag));
+        }
+    }
+    counts
+}
+
+/// The tag counts a contact's write moves, from `before` to `after` (create: no `before`;
 /// delete: no `after`), in the transaction that writes it: one write per bucket.
 fn reach_moves(account: AccountId, before: Option<&Contact>, after: Option<&Contact>) -> Vec<Write> {
-    let (old, new) = (reaching(before), reaching(after));
+    let (old, new) = (tag_counts(account, before), tag_counts(account, after));
     let Some(holder) = after.or(before).map(|c| c.id.get()) else { return Vec::new() };
     let mut buckets: BTreeMap<String, Vec<(String, i64)>> = BTreeMap::new();
     let moved = old.difference(&new).map(|t| (t, -1)).chain(new.difference(&old).map(|t| (t, 1)));
-    for (tag, delta) in moved {
-        let (counter, attribute) = reach_count(account, *tag);
-        buckets.entry(counter).or_default().push((attribute, delta));
+    for ((counter, attribute), delta) in moved {
+        buckets.entry(counter.clone()).or_default().push((attribute.clone(), delta));
     }
     buckets.into_iter().map(|(counter, deltas)| shards::add_each(counter, holder, &deltas)).collect()
 }
@@ -66,6 +78,19 @@ fn reach_moves(account: AccountId, before: Option<&Contact>, after: Option<&Cont
 /// contacts straight to the table (benchmarks, test fixtures) instead of through [`Editable`].
 pub fn reach_added(account: AccountId, tag: TagId, holder: ContactId, count: i64) -> Write {
     let (counter, attribute) = reach_count(account, tag);
+    shards::add_each(counter, holder.get(), &[(attribute, count)])
+}
+
+/// `count` more contacts of `contact_type` carrying `tag`, counted in `holder`'s shard: for the
+/// same tools, when the contacts they write are listed (have their postings).
+pub fn holders_added(
+    account: AccountId,
+    tag: TagId,
+    contact_type: ContactType,
+    holder: ContactId,
+    count: i64,
+) -> Write {
+    let (counter, attribute) = holding_count(account, tag, contact_type);
     shards::add_each(counter, holder.get(), &[(attribute, count)])
 }
 
@@ -233,7 +258,8 @@ pub enum Search {
 }
 
 /// Contacts ordered by description (ignoring case and accents), then id. Without filters a page
-/// reads each type's postings up to it and the total from the counters. With filters, the
+/// reads each type's postings up to it and the total from the counters; so does a list by one
+/// group, one tag or `active` alone ([`Counted`]), from that facet's postings. With filters, the
 /// postings of each filter value (group, tag, active, code, e-mail prefix) are read and
 /// intersected; the description and document searches, which no key can serve (substrings), read
 /// the type's postings, up to `postings::SEARCH_SCAN` of them, and match among those.
@@ -274,6 +300,16 @@ pub async fn list(
         let positions = postings::leading(store, &partitions, window.reach(total)).await?;
         return Ok(crate::store::records::page_of::<Contact>(store, account, positions, total, window).await?);
     }
+    if let Some(facet) = counted_alone(filter) {
+        let totals = types.iter().map(|contact_type| facet.total(store, account, *contact_type));
+        let total = futures::future::try_join_all(totals).await?.into_iter().map(|n| n.max(0)).sum::<i64>() as usize;
+        let partitions: Vec<String> = types
+            .iter()
+            .map(|contact_type| keys::contact_postings(account, contact_type.as_str(), &facet.name()))
+            .collect();
+        let positions = postings::leading(store, &partitions, window.reach(total)).await?;
+        return Ok(crate::store::records::page_of::<Contact>(store, account, positions, total, window).await?);
+    }
     let found = types.iter().map(|contact_type| matching(store, account, *contact_type, filter));
     let mut partial = false;
     let mut positions: Vec<(i64, String)> = Vec::new();
@@ -283,6 +319,53 @@ pub async fn list(
     }
     let total = positions.len();
     Ok(crate::store::records::page_of::<Contact>(store, account, positions, total, window).await?.partial_if(partial))
+}
+
+/// A filter a list takes its total from a count for and its page from one facet's postings, which
+/// are in the list's order: one group, one tag, or `active`, and nothing else (the type aside).
+enum Counted {
+    Group(Option<GroupId>),
+    Tag(TagId),
+    Active(bool),
+}
+
+fn counted_alone(filter: &ContactFilter) -> Option<Counted> {
+    match (filter.group_id, filter.tag_id, filter.active, &filter.search) {
+        (Some(group), None, None, None) => Some(Counted::Group(group)),
+        (None, Some(tag), None, None) => Some(Counted::Tag(tag)),
+        (None, None, Some(active), None) => Some(Counted::Active(active)),
+        _ => None,
+    }
+}
+
+impl Counted {
+    /// The facet of its postings.
+    fn name(&self) -> String {
+        match self {
+            Counted::Group(group) => contact_facet::group(*group),
+            Counted::Tag(tag) => contact_facet::tag(*tag),
+            Counted::Active(active) => contact_facet::active(*active).to_owned(),
+        }
+    }
+
+    /// How many contacts of `contact_type` it admits: the group's or the active contacts' count
+    /// beside the type's total (`Contact::tallies`), the tag's holders of the type beside its
+    /// reach (`holding_count`); the inactive, the total less the active.
+    async fn total(&self, store: &Store, account: AccountId, contact_type: ContactType) -> Result<i64, Refusal> {
+        let counter = keys::count_shards(account, &format!("{}#{contact_type}", Contact::KIND));
+        let active = contact_facet::active(true);
+        Ok(match self {
+            Counted::Group(_) | Counted::Active(true) => shards::sum_of(store, counter, &self.name()).await?,
+            Counted::Active(false) => match shards::sums_of(store, counter, &["value", active]).await?[..] {
+                [all, active] => all - active,
+                _ => 0,
+            },
+            Counted::Tag(tag) => {
+                let (counter, attribute) = holding_count(account, *tag, contact_type);
+                shards::sum_of(store, counter, &attribute).await?
+            }
+        })
+    }
 }
 
 /// The contacts of one type a filtered list finds (id → position), and whether its search stopped at

@@ -45,10 +45,16 @@ pub async fn sum(store: &Store, counter: String) -> StoreResult<i64> {
 /// The total of one of the counts [`add_each`] keeps in `counter`, as its shards add up (below
 /// zero when a count was taken off that was never added).
 pub async fn sum_of(store: &Store, counter: String, attribute: &str) -> StoreResult<i64> {
+    Ok(sums_of(store, counter, &[attribute]).await?[0])
+}
+
+/// [`sum_of`] for several counts of one counter, read once.
+pub async fn sums_of(store: &Store, counter: String, attributes: &[&str]) -> StoreResult<Vec<i64>> {
     let shards = shards_of(store, &counter).await?;
-    let value =
-        |shard: &super::Item| shard.get(attribute).and_then(|v| v.as_n().ok()).and_then(|n| n.parse::<i64>().ok());
-    Ok(shards.iter().filter_map(value).sum::<i64>())
+    let value = |shard: &super::Item, attribute: &str| {
+        shard.get(attribute).and_then(|v| v.as_n().ok()).and_then(|n| n.parse::<i64>().ok())
+    };
+    Ok(attributes.iter().map(|a| shards.iter().filter_map(|shard| value(shard, a)).sum::<i64>()).collect())
 }
 
 /// Every shard item of a counter (a query of each partition, at once).

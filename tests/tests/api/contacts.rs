@@ -426,3 +426,84 @@ async fn delete_and_foreign_contacts() {
     // The document is free again.
     create(&other, person("Maria da Silva", CPF)).await;
 }
+
+/// Surnames in alphabetical order.
+const NATO: [&str; 8] = ["Alfa", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf", "Hotel"];
+
+#[tokio::test]
+async fn a_list_by_one_group_tag_or_activity_counts_its_total_and_reads_its_page() {
+    let meter = std::sync::Arc::new(billing_api::store::meter::ReadMeter::default());
+    let api = Api::on(infra::testing::DevServer::start_metered(meter.clone()).await).await;
+    let group_body = json!({"group": {"contact_type": "customers", "description": "Turma A"}});
+    let group = api.post("/v1/groups", &group_body).await.expect(201).body["id"].as_i64().unwrap();
+    let t = tag(&api, "Bolsa", false).await;
+    let mut customers = Vec::new();
+    for n in 0..8u64 {
+        let mut body = person(&format!("Cliente {}", NATO[n as usize]), &infra::testing::cpf(300_000_000 + n));
+        if n % 2 == 0 {
+            body["group_id"] = json!(group);
+            body["tag_ids"] = json!([t]);
+        }
+        body["active"] = json!(n != 5);
+        customers.push(create(&api, body).await["id"].as_i64().unwrap());
+    }
+    let mut supplier = company("Beta Fornecedora Ltda", "11.222.333/0001-81");
+    supplier["contact_type"] = json!("supplier");
+    supplier["tag_ids"] = json!([t]);
+    let beta = create(&api, supplier).await["id"].as_i64().unwrap();
+    let listed = |q: String| {
+        let api = &api;
+        async move {
+            let answer = api.get(&format!("/v1/contacts?{q}")).await.expect(200);
+            (answer.header("x-total-count").unwrap().parse::<usize>().unwrap(), ids(&answer))
+        }
+    };
+    let c = |n: usize| customers[n];
+    assert_eq!(listed(format!("group_id={group}")).await, (4, vec![c(0), c(2), c(4), c(6)]));
+    assert_eq!(listed("group_id=0".to_owned()).await, (5, vec![beta, c(1), c(3), c(5), c(7)]));
+    assert_eq!(listed(format!("tag_id={t}")).await, (5, vec![beta, c(0), c(2), c(4), c(6)]));
+    assert_eq!(listed(format!("tag_id={t}&contact_type=customer")).await, (4, vec![c(0), c(2), c(4), c(6)]));
+    assert_eq!(listed("active=false".to_owned()).await, (1, vec![c(5)]));
+    assert_eq!(listed("active=true&contact_type=customer&per_page=2&page=4".to_owned()).await, (7, vec![c(7)]));
+    // Each change moves the counts with the postings, in its transaction.
+    let changed = json!({"contact": {"group_id": null, "tag_ids": [], "active": false}});
+    api.patch(&format!("/v1/contacts/{}", c(0)), &changed).await.expect(200);
+    api.delete(&format!("/v1/contacts/{}", c(7))).await.expect(204);
+    assert_eq!(listed(format!("group_id={group}")).await, (3, vec![c(2), c(4), c(6)]));
+    assert_eq!(listed("group_id=0".to_owned()).await, (5, vec![beta, c(0), c(1), c(3), c(5)]));
+    assert_eq!(listed(format!("tag_id={t}")).await, (4, vec![beta, c(2), c(4), c(6)]));
+    assert_eq!(listed("active=false".to_owned()).await, (2, vec![c(0), c(5)]));
+    assert_eq!(listed("active=true".to_owned()).await.0, 6, "five customers and the supplier");
+
+    // A page by the tag reads the same whatever the tag holds.
+    let cost = |q: String| {
+        let (api, meter) = (&api, &meter);
+        async move {
+            let mut fewest: Option<billing_api::store::meter::Reading> = None;
+            for _ in 0..3 {
+                meter.take();
+                api.get(&format!("/v1/contacts?{q}")).await.expect(200);
+                let reading = meter.take();
+                if fewest.is_none_or(|f| (reading.round_trips, reading.bytes) < (f.round_trips, f.bytes)) {
+                    fewest = Some(reading);
+                }
+            }
+            fewest.unwrap()
+        }
+    };
+    let page = format!("tag_id={t}&per_page=2");
+    let before = cost(page.clone()).await;
+    for n in 0..20u64 {
+        let mut body = person(&format!("Zélia {}b", char::from(b'A' + n as u8)), &infra::testing::cpf(310_000_000 + n));
+        body["tag_ids"] = json!([t]);
+        create(&api, body).await;
+    }
+    let after = cost(page.clone()).await;
+    assert_eq!(listed(page).await.0, 24);
+    assert_eq!((after.round_trips, after.read_units), (before.round_trips, before.read_units), "{before:?} {after:?}");
+    // A deleted group's contacts, released by its cascade, count among those without a group.
+    assert_eq!(listed("group_id=0".to_owned()).await.0, 25);
+    api.delete(&format!("/v1/groups/{group}")).await.expect(204);
+    api.server.cascade().await;
+    assert_eq!(listed("group_id=0".to_owned()).await.0, 28);
+}
