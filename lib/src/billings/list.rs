@@ -124,6 +124,31 @@ impl Filters {
         }
     }
 
+    /// The persisted statuses of a list by `status` alone whose words name statuses, not days
+    /// (not `opened` nor `expired`): their counts give its total (`by_status`).
+    fn statuses_alone(&self) -> Option<Vec<BillingStatus>> {
+        let others = !self.numbers.is_empty()
+            || self.your_code.is_some()
+            || self.created.is_some()
+            || self.due.is_some()
+            || self.search.is_some()
+            || self.impossible;
+        let mut statuses: Vec<BillingStatus> = Vec::new();
+        for filter in self.statuses.as_ref().filter(|_| !others)? {
+            let named: &[BillingStatus] = match filter {
+                StatusFilter::Exactly(status) => std::slice::from_ref(status),
+                StatusFilter::Paid => &[BillingStatus::Paid, BillingStatus::Available],
+                StatusFilter::Opened | StatusFilter::Expired => return None,
+            };
+            for status in named {
+                if !statuses.contains(status) {
+                    statuses.push(*status);
+                }
+            }
+        }
+        Some(statuses)
+    }
+
     /// No filter but the billing type: the list can skip to its page by the key partition.
     fn is_empty(&self) -> bool {
         self.statuses.is_none()
@@ -456,6 +481,94 @@ async fn counted_alone(
     in_id_order(store, account, shards, total, pagination).await
 }
 
+/// A page of the billings in `statuses`: the total from their counts in the billings counter
+/// (`postings::tallies`), then the cheaper of two reads of the page: every posting of the
+/// statuses (`total` of them), or a walk of the key entries newest first, each carrying its
+/// status, until each shard gave the page's end (about `reach × all / total` entries a shard,
+/// `all` the type's billings). A status that is a fair share of the billings walks a few pages;
+/// a rare one reads its own postings, few by then. Either way the cost does not grow with the
+/// billings of other statuses beyond that share.
+async fn by_status(
+    store: &Store,
+    account: AccountId,
+    billing_type: BillingType,
+    statuses: &[BillingStatus],
+    pagination: Pagination,
+) -> Result<Listed<Billing>, Refusal> {
+    let counter = keys::billing_count_shards(account, billing_type.as_str());
+    let mut counts = vec!["value".to_owned()];
+    counts.extend(statuses.iter().map(|status| billing_facet::status(*status)));
+    let counts: Vec<&str> = counts.iter().map(String::as_str).collect();
+    let sums = crate::store::shards::sums_of(store, counter, &counts).await?;
+    let positive = |n: &i64| usize::try_from(*n).unwrap_or_default();
+    let all = sums.first().map(positive).unwrap_or_default();
+    let total: usize = sums.iter().skip(1).map(positive).sum();
+    if pagination.offset() >= total {
+        return Ok(Listed::new(Vec::new(), total));
+    }
+    let reach = pagination.offset().saturating_add(pagination.per_page);
+    let shards = keys::POSTING_SHARDS as usize;
+    let walk = shards.saturating_mul(reach).saturating_mul(all.max(total)) / total;
+    let mut ids: Vec<i64> = if total <= walk {
+        let shards = |status: &BillingStatus| {
+            keys::billing_posting_shards(account, billing_type.as_str(), Some(&billing_facet::status(*status)))
+        };
+        let reads = statuses.iter().map(|status| ids_where(store, shards(status), Sort::All, |_| true));
+        futures::future::try_join_all(reads).await?.into_iter().flatten().collect()
+    } else {
+        walked(store, account, billing_type, statuses, reach, all as f64 / total as f64).await?
+    };
+    ids.sort_unstable_by_key(|id| Reverse(*id));
+    ids.dedup();
+    let page: Vec<_> = ids
+        .into_iter()
+        .skip(pagination.offset())
+        .take(pagination.per_page)
+        .map(|id| records::key_of::<Billing>(account, BillingId::new(id)))
+        .collect();
+    let records = store.batch_get(&page).await?.into_iter().map(records::read).collect::<Result<Vec<_>, _>>()?;
+    Ok(Listed::new(records, total))
+}
+
+/// The newest `reach` billings in `statuses` of each shard of the type's key partition (the
+/// shards at once), walking its entries newest first, a page at a time sized by `spread` (entries
+/// per match, from the counts) to what is still missing.
+async fn walked(
+    store: &Store,
+    account: AccountId,
+    billing_type: BillingType,
+    statuses: &[BillingStatus],
+    reach: usize,
+    spread: f64,
+) -> Result<Vec<i64>, Refusal> {
+    let wanted: Vec<&str> = statuses.iter().map(|status| status.as_str()).collect();
+    let wanted = &wanted;
+    let reads = keys::billing_posting_shards(account, billing_type.as_str(), None).into_iter().map(|partition| {
+        let range = KeyRange::listing(partition, Sort::All, false);
+        async move {
+            let (mut found, mut start) = (Vec::new(), None);
+            loop {
+                let missing = reach - found.len();
+                let limit = ((missing as f64 * spread * 1.1).ceil() as usize).clamp(missing, 100_000);
+                let page = store.page(&range, limit, start).await?;
+                for entry in &page.items {
+                    if item::text(entry, "s").is_some_and(|status| wanted.contains(&status)) {
+                        found.extend(item::text(entry, "sk").and_then(keys::id_of));
+                        if found.len() == reach {
+                            return Ok::<_, Refusal>(found);
+                        }
+                    }
+                }
+                match page.next {
+                    Some(next) => start = Some(next),
+                    None => return Ok(found),
+                }
+            }
+        }
+    });
+    Ok(futures::future::try_join_all(reads).await?.into_iter().flatten().collect())
+}
+
 /// The page of a list of `total` billings whose postings (sort keys ending in the id) are in
 /// `shards`: in each, only the keys up to the page's end, newest first, merged, then the page's
 /// billings. Cost grows with the page number by about one read unit per 90 billings skipped in
@@ -507,6 +620,9 @@ pub async fn list(
     }
     if let Some(counted) = filters.counted_alone() {
         return counted_alone(store, account, billing_type, counted, pagination).await;
+    }
+    if let Some(statuses) = filters.statuses_alone() {
+        return by_status(store, account, billing_type, &statuses, pagination).await;
     }
     let (found, partial) = matching(store, account, billing_type, &filters, today).await?;
     let total = found.len();

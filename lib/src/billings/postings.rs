@@ -31,16 +31,18 @@ pub fn read_state(text: &str) -> Option<(BillingStatus, chrono::NaiveDate)> {
 }
 
 /// The postings of a billing as it is: its entry in the type's key partition (by id, for
-/// unfiltered lists, carrying its contact `c` for the search) and one per filter value.
+/// unfiltered lists, carrying its status `s` for a list by status that walks them, and its contact
+/// `c` for the search) and one per filter value.
 pub fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
     let shard = keys::posting_shard(billing.id);
     let partition = |facet: &str| keys::billing_postings(account, billing.billing_type.as_str(), facet, shard);
     let by_id = keys::posting_by_id(billing.id);
     let by_due = keys::posting_by_date(billing.due_date, billing.id);
-    let mut entry = Posting::new(
+    let entry = Posting::new(
         keys::billing_keys(account, billing.billing_type.as_str(), shard),
         keys::record("BILLING", billing.id),
     );
+    let mut entry = entry.with("s", billing.status.as_str().to_owned());
     if let Some(contact) = billing.contact_id {
         entry = entry.with("c", contact.to_string());
     }
@@ -85,11 +87,13 @@ pub fn category_tally(category: BillCategoryId) -> String {
 }
 
 /// The counts a billing adds to in its type's counter beside the total, in the same item (written
-/// where the total is: its create, delete, and a change of its rule or category): its bank rule's
-/// and its category's. A list by one of them takes its total from them and reads only its page.
+/// where the total is: its create, delete, and a change of its status, rule or category): its
+/// status's (named as its postings' facet, `S<status>`), its bank rule's and its category's. A list
+/// by one of them takes its total from them.
 pub fn tallies(billing: &Billing) -> Vec<String> {
     let rule = billing.bank_rule_id.map(rule_tally);
-    rule.into_iter().chain(billing.bill_category_id.map(category_tally)).collect()
+    let status = std::iter::once(billing_facet::status(billing.status));
+    status.chain(rule).chain(billing.bill_category_id.map(category_tally)).collect()
 }
 
 #[cfg(test)]
@@ -138,7 +142,7 @@ mod tests {
         assert_eq!(evincive.extra, [("e", "contrato abc".to_owned())]);
         // The key entry carries the contact, for the search.
         let entry = postings.iter().find(|p| p.pk == "A#3#BILLINGS#billing#2").unwrap();
-        assert_eq!(entry.extra, [("c", "7".to_owned())]);
+        assert_eq!(entry.extra, [("s", "opened".to_owned()), ("c", "7".to_owned())]);
         // About 45 bytes a posting: one read unit (eventually consistent) per ~180.
         let status = postings[5].item();
         assert!(crate::store::meter::item_size(&status) <= 50, "{}", crate::store::meter::item_size(&status));
@@ -149,8 +153,9 @@ mod tests {
         let before = billing();
         let after = Billing { status: BillingStatus::Paid, ..before.clone() };
         let writes = moved(AccountId::new(3), Some(&before), Some(&after));
-        // The status posting moves; the value postings (contact, rule, code) carry the new state.
-        assert_eq!(writes.len(), 5, "{writes:?}");
+        // The status posting moves; the key entry and the value postings (contact, rule, code)
+        // carry the new status.
+        assert_eq!(writes.len(), 6, "{writes:?}");
         assert!(matches!(&writes[0], crate::store::Write::Delete { pk, .. } if pk.ends_with("#Sopened#2")));
         let put = |pk: &str| {
             writes.iter().any(
@@ -160,6 +165,7 @@ mod tests {
         assert!(
             put("A#3#BILLINGS#billing#Spaid#2") && put("A#3#BILLINGS#billing#C7#2") && put("A#3#BILLINGS#billing#R1#2")
         );
+        assert!(put("A#3#BILLINGS#billing#2"));
         assert!(moved(AccountId::new(3), Some(&before), Some(&before)).is_empty());
         assert_eq!(moved(AccountId::new(3), None, Some(&before)).len(), 7);
         assert_eq!(moved(AccountId::new(3), Some(&before), None).len(), 7);
