@@ -520,14 +520,7 @@ async fn by_status(
     };
     ids.sort_unstable_by_key(|id| Reverse(*id));
     ids.dedup();
-    let page: Vec<_> = ids
-        .into_iter()
-        .skip(pagination.offset())
-        .take(pagination.per_page)
-        .map(|id| records::key_of::<Billing>(account, BillingId::new(id)))
-        .collect();
-    let records = store.batch_get(&page).await?.into_iter().map(records::read).collect::<Result<Vec<_>, _>>()?;
-    Ok(Listed::new(records, total))
+    page_of(store, account, ids, total, pagination).await
 }
 
 /// The newest `reach` billings in `statuses` of each shard of the type's key partition (the
@@ -588,7 +581,19 @@ async fn in_id_order(
     let mut ids: Vec<i64> =
         futures::future::try_join_all(reads).await?.iter().flatten().filter_map(|sk| keys::id_of(sk)).collect();
     ids.sort_unstable_by_key(|id| Reverse(*id));
-    let page: Vec<_> = ids
+    page_of(store, account, ids, total, pagination).await
+}
+
+/// The page `pagination` asks for of billing ids newest first, read in one batch, with the list's
+/// total.
+async fn page_of(
+    store: &Store,
+    account: AccountId,
+    newest_first: impl IntoIterator<Item = i64>,
+    total: usize,
+    pagination: Pagination,
+) -> Result<Listed<Billing>, Refusal> {
+    let page: Vec<_> = newest_first
         .into_iter()
         .skip(pagination.offset())
         .take(pagination.per_page)
@@ -626,17 +631,7 @@ pub async fn list(
     }
     let (found, partial) = matching(store, account, billing_type, &filters, today).await?;
     let total = found.len();
-    let page: Vec<(String, String)> = found
-        .iter()
-        .rev()
-        .skip(pagination.offset())
-        .take(pagination.per_page)
-        .map(|id| records::key_of::<Billing>(account, BillingId::new(*id)))
-        .collect();
-    let mut records: Vec<Billing> =
-        store.batch_get(&page).await?.into_iter().map(records::read).collect::<Result<Vec<_>, _>>()?;
-    records.sort_by_key(|b| Reverse(b.id));
-    Ok(Listed::new(records, total).partial_if(partial))
+    Ok(page_of(store, account, found.into_iter().rev(), total, pagination).await?.partial_if(partial))
 }
 
 #[cfg(test)]

@@ -166,6 +166,13 @@ pub(super) async fn create_with(api: &Api, s: &Setup, changes: Value) -> i64 {
     api.post("/v1/billings", &b).await.expect(201).body["id"].as_i64().unwrap()
 }
 
+/// A pay-off's body on a new checking account of the account.
+pub(super) async fn pay_off_body(api: &Api) -> Value {
+    let account = infra::ops::create_bank_account(&api.server.store, api.account_id, "Conta corrente", "checking");
+    let checking = account.await.unwrap()["bank_account"]["id"].as_i64().unwrap();
+    json!({"billing": {"bank_account_id": checking, "discharge_reason": "bank_deposit"}})
+}
+
 pub(super) fn ids(answer: &super::support::Answer) -> Vec<i64> {
     answer.body["billings"].as_array().unwrap().iter().map(|b| b["id"].as_i64().unwrap()).collect()
 }
@@ -448,22 +455,9 @@ async fn a_list_by_one_bank_rule_or_category_reads_its_page_not_its_matches() {
     for _ in 0..4 {
         create_with(&api, &s, json!({})).await;
     }
-    // The fewest of three tries: the server's outbox hands on the creates' tasks on the same store
-    // meanwhile.
     let cost = |path: String| {
         let (api, meter) = (&api, &meter);
-        async move {
-            let mut fewest: Option<billing_api::store::meter::Reading> = None;
-            for _ in 0..3 {
-                meter.take();
-                api.get(&path).await.expect(200);
-                let reading = meter.take();
-                if fewest.is_none_or(|f| (reading.round_trips, reading.bytes) < (f.round_trips, f.bytes)) {
-                    fewest = Some(reading);
-                }
-            }
-            fewest.unwrap()
-        }
+        async move { super::support::fewest_reads(api, meter, &path).await }
     };
     let before = cost(rule_q(s.bank_rule, 1)).await;
     for _ in 0..30 {
@@ -496,12 +490,7 @@ async fn a_list_by_one_bank_rule_or_category_reads_its_page_not_its_matches() {
 async fn a_list_by_status_counts_its_total_and_reads_its_page_the_cheaper_way() {
     let api = Api::start().await;
     let s = setup(&api).await;
-    let checking = infra::ops::create_bank_account(&api.server.store, api.account_id, "Conta corrente", "checking")
-        .await
-        .unwrap()["bank_account"]["id"]
-        .as_i64()
-        .unwrap();
-    let pay_off = json!({"billing": {"bank_account_id": checking, "discharge_reason": "bank_deposit"}});
+    let pay_off = pay_off_body(&api).await;
     let cancel = json!({"billing": {"cancellation_reason": "Cliente desistiu"}});
     // 20 billings: 12 discharged (paid off), 3 canceled, 5 opened (ids ascending).
     let mut made = Vec::new();

@@ -478,18 +478,7 @@ async fn a_list_by_one_group_tag_or_activity_counts_its_total_and_reads_its_page
     // A page by the tag reads the same whatever the tag holds.
     let cost = |q: String| {
         let (api, meter) = (&api, &meter);
-        async move {
-            let mut fewest: Option<billing_api::store::meter::Reading> = None;
-            for _ in 0..3 {
-                meter.take();
-                api.get(&format!("/v1/contacts?{q}")).await.expect(200);
-                let reading = meter.take();
-                if fewest.is_none_or(|f| (reading.round_trips, reading.bytes) < (f.round_trips, f.bytes)) {
-                    fewest = Some(reading);
-                }
-            }
-            fewest.unwrap()
-        }
+        async move { super::support::fewest_reads(api, meter, &format!("/v1/contacts?{q}")).await }
     };
     let page = format!("tag_id={t}&per_page=2");
     let before = cost(page.clone()).await;

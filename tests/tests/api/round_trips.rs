@@ -34,14 +34,9 @@ async fn the_common_routes_make_few_calls_one_after_another() {
     let limits = RateLimits { per_ip: Some(100_000), per_token: Some(100_000) };
     let api = Api::on(DevServer::start_measured(limits, meter.clone()).await).await;
     let s = setup(&api).await;
-    let checking = infra::ops::create_bank_account(&api.server.store, api.account_id, "Conta corrente", "checking")
-        .await
-        .unwrap()["bank_account"]["id"]
-        .as_i64()
-        .unwrap();
     // Ids come from the process's blocks (one call to refill a block, once in 20 creates): the
     // setup's creates and this pay-off took the first block of each kind.
-    let pay_off = json!({"billing": {"bank_account_id": checking, "discharge_reason": "bank_deposit"}});
+    let pay_off = super::billings::pay_off_body(&api).await;
     // A bulk billing's tag, held by one active customer.
     let tag = api.post("/v1/tags", &json!({"tag": {"name": "Mensalistas"}})).await.expect(201).body["id"].clone();
     let holder = json!({"contact": {
