@@ -542,7 +542,7 @@ async fn walked(
             let (mut found, mut start) = (Vec::new(), None);
             loop {
                 let missing = reach - found.len();
-                let limit = ((missing as f64 * spread * 1.1).ceil() as usize).clamp(missing, 100_000);
+                let limit = ((missing as f64 * spread * 1.1).ceil() as usize).max(missing).min(100_000);
                 let page = store.page(&range, limit, start).await?;
                 for entry in &page.items {
                     if item::text(entry, "s").is_some_and(|status| wanted.contains(&status)) {
