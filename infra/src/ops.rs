@@ -191,6 +191,20 @@ pub async fn recount_reach(store: &Store, account: AccountId, tag: TagId) -> any
     Ok(json!({ "tag_id": tag, "reach_was": was, "reach": counted }))
 }
 
+/// The billings counter of a type counted again (`billings::counts::recount`): the counts that
+/// moved, each with what the counter said and what the billings say.
+pub async fn recount_billings(
+    store: &Store,
+    account: AccountId,
+    billing_type: billing_api::values::BillingType,
+) -> anyhow::Result<Value> {
+    require_account(store, account).await?;
+    let moved = billing_api::billings::counts::recount(store, account, billing_type).await?;
+    let moved: Vec<Value> =
+        moved.iter().map(|(count, was, is)| json!({"count": count, "was": was, "is": is})).collect();
+    Ok(json!({ "billing_type": billing_type, "moved": moved }))
+}
+
 /// Point of sale: the most a contact may owe on account (`None`: no limit).
 pub async fn set_on_account_limit(
     store: &Store,
@@ -637,6 +651,17 @@ pub mod cli {
             /// How many instalments (booklets only).
             #[arg(long, default_value_t = 3)]
             installments: i64,
+        },
+        /// Counts the account's billings of a type again (the total and each status, bank rule and
+        /// category, which the lists' X-Total-Count read) and moves the counter to them: the repair
+        /// for billings written around the service. Reads every billing of the type.
+        Recount {
+            /// The account the billings belong to.
+            #[arg(long)]
+            account: AccountId,
+            /// billing, schedule or carne.
+            #[arg(long = "type", default_value = "billing")]
+            billing_type: BillingType,
         },
         /// Simulates the bank's payment of a billing's opened billet: billet and billing `paid`, and a
         /// `billing.updated` event recorded for the webhook sender (local stack only).

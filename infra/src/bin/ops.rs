@@ -196,6 +196,9 @@ async fn run(cli: Cli) -> anyhow::Result<serde_json::Value> {
             };
             ops::create_legacy_billing(&store, account, &spec).await
         }
+        Command::Billing(BillingCommand::Recount { account, billing_type }) => {
+            ops::recount_billings(&store, account, billing_type).await
+        }
         Command::Billing(BillingCommand::Pay { account, billing, amount, date, fee }) => {
             let amount = match amount {
                 Some(amount) => amount,

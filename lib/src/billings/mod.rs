@@ -1,11 +1,12 @@
 //! Billings (§2.1, §3.1, §4.2): the record ([`model`]), what a body may say ([`input`]), the
 //! computed fields as pure functions ([`compute`]), the update rules ([`update`]), the workflow
-//! every change goes through ([`service`]), bulk issuance ([`bulk`]), legacy records ([`legacy`]),
+//! every change goes through ([`service`]), bulk issuance ([`bulk`]), legacy records ([`legacy`]), the counter's repair ([`counts`]),
 //! lists ([`list`]), the two representations ([`view`]) and the routes.
 
 pub mod billets;
 pub mod bulk;
 pub mod compute;
+pub mod counts;
 pub mod input;
 pub mod legacy;
 pub mod links;

@@ -57,6 +57,20 @@ pub async fn sums_of(store: &Store, counter: String, attributes: &[&str]) -> Sto
     Ok(attributes.iter().map(|a| shards.iter().filter_map(|shard| value(shard, a)).sum::<i64>()).collect())
 }
 
+/// Every count a counter keeps (its numeric attributes: `value` and what [`add_each`] added), as
+/// its shards add up.
+pub async fn totals(store: &Store, counter: String) -> StoreResult<std::collections::BTreeMap<String, i64>> {
+    let mut totals = std::collections::BTreeMap::new();
+    for shard in shards_of(store, &counter).await? {
+        for (name, value) in &shard {
+            if let Some(n) = value.as_n().ok().and_then(|n| n.parse::<i64>().ok()) {
+                *totals.entry(name.clone()).or_default() += n;
+            }
+        }
+    }
+    Ok(totals)
+}
+
 /// Every shard item of a counter (a query of each partition, at once).
 async fn shards_of(store: &Store, counter: &str) -> StoreResult<Vec<super::Item>> {
     let reads = (0..PARTITIONS).map(|n| {
