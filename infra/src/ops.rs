@@ -191,6 +191,17 @@ pub async fn recount_reach(store: &Store, account: AccountId, tag: TagId) -> any
     Ok(json!({ "tag_id": tag, "reach_was": was, "reach": counted }))
 }
 
+/// The contact counters counted again (`contacts::service::recount`): the counts that moved.
+pub async fn recount_contacts(store: &Store, account: AccountId) -> anyhow::Result<Value> {
+    require_account(store, account).await?;
+    let moved = billing_api::contacts::service::recount(store, account).await?;
+    let moved: Vec<Value> = moved
+        .iter()
+        .map(|(counter, count, was, is)| json!({"counter": counter, "count": count, "was": was, "is": is}))
+        .collect();
+    Ok(json!({ "moved": moved }))
+}
+
 /// The billings counter of a type counted again (`billings::counts::recount`): the counts that
 /// moved, each with what the counter said and what the billings say.
 pub async fn recount_billings(
@@ -768,6 +779,14 @@ pub mod cli {
             /// Remove the limit instead.
             #[arg(long, conflicts_with = "limit")]
             clear: bool,
+        },
+        /// Counts the account's contacts again (each type's total, groups and active ones, which the
+        /// lists' X-Total-Count read, and every tag's reach and holders) and moves the counters to
+        /// them: the repair for contacts written around the service. Reads every contact.
+        Recount {
+            /// The account the contacts belong to.
+            #[arg(long)]
+            account: AccountId,
         },
         /// Counts again the active customers holding a tag (the count a bulk billing's 202 answers
         /// from) and sets the tag's reach counter to it: the repair for contacts written around

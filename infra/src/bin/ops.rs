@@ -225,6 +225,7 @@ async fn run(cli: Cli) -> anyhow::Result<serde_json::Value> {
             infra::sales_ops::give_back(&store, of.account, &of.sale, of.amount, to).await
         }
         Command::Sale(SaleCommand::Show { account, sale }) => infra::sales_ops::show(&store, account, &sale).await,
+        Command::Contact(ContactCommand::Recount { account }) => ops::recount_contacts(&store, account).await,
         Command::Contact(ContactCommand::RecountReach { account, tag }) => {
             ops::recount_reach(&store, account, tag).await
         }

@@ -141,6 +141,71 @@ pub async fn recount_reach(store: &Store, account: AccountId, tag: TagId) -> Res
     Ok((was, counted))
 }
 
+/// One count that moved in a recount: its counter, its name, what the counter said and what the
+/// records say.
+pub type Recounted = (String, String, i64, i64);
+
+/// Counts the account's contacts again (every contact of both types, a hundred to a batch read,
+/// holding only the counts) and moves every count their writes keep to what they say: each type's
+/// counter (`value`, `G<group>`, `A1`) and every tag's bucket (its reach and its holders per
+/// type), for the tags the contacts hold and every tag of the account. The repair for counts that
+/// contacts written around the service (or before the counts existed) left behind (`ops contact
+/// recount`). A contact written while it runs can leave a count one off: run it again when the
+/// account is quiet if in doubt (a second run moves nothing).
+pub async fn recount(store: &Store, account: AccountId) -> Result<Vec<Recounted>, Refusal> {
+    let mut counted: BTreeMap<String, BTreeMap<String, i64>> = BTreeMap::new();
+    for contact_type in ContactType::ALL {
+        let counter = Contact { contact_type: *contact_type, ..Contact::blank(ContactId::new(0)) }.counted_in(account);
+        counted.entry(counter.unwrap_or_default()).or_default();
+        let range = KeyRange::listing(keys::contact_postings(account, contact_type.as_str(), "ALL"), Sort::All, true);
+        let mut ids = Vec::new();
+        postings::scan(store, &range, usize::MAX, |posting| {
+            ids.extend(crate::store::item::text(posting, "sk").and_then(postings::id_at_end).map(ContactId::new));
+        })
+        .await?;
+        for chunk in ids.chunks(100) {
+            for contact in records::find_many::<Contact>(store, account, chunk).await? {
+                let counter = contact.counted_in(account).unwrap_or_default();
+                for (name, delta) in records::counts_of(&contact, 1) {
+                    *counted.entry(counter.clone()).or_default().entry(name).or_default() += delta;
+                }
+                for (counter, name) in tag_counts(account, Some(&contact)) {
+                    *counted.entry(counter).or_default().entry(name).or_default() += 1;
+                }
+            }
+        }
+    }
+    // Every tag's bucket, held or not: a count left on a tag nobody holds any more moves to zero.
+    let range = KeyRange::listing(keys::tag_postings(account), Sort::All, true);
+    let mut tags = Vec::new();
+    postings::scan(store, &range, usize::MAX, |posting| {
+        tags.extend(crate::store::item::text(posting, "sk").and_then(postings::id_at_end).map(TagId::new));
+    })
+    .await?;
+    for tag in tags {
+        counted.entry(reach_count(account, tag).0).or_default();
+    }
+    let mut moved = Vec::new();
+    for (counter, counts) in counted {
+        let current = shards::totals(store, counter.clone()).await?;
+        let names: BTreeSet<&String> = counts.keys().chain(current.keys()).collect();
+        let here: Vec<Recounted> = names
+            .into_iter()
+            .map(|name| {
+                let (was, is) = (current.get(name).copied().unwrap_or(0), counts.get(name).copied().unwrap_or(0));
+                (counter.clone(), name.clone(), was, is)
+            })
+            .filter(|(_, _, was, is)| was != is)
+            .collect();
+        if !here.is_empty() {
+            let deltas: Vec<(String, i64)> = here.iter().map(|(_, name, was, is)| (name.clone(), is - was)).collect();
+            store.write(vec![shards::add_each(counter, 0, &deltas)]).await?;
+        }
+        moved.extend(here);
+    }
+    Ok(moved)
+}
+
 impl Editable for Contact {
     type Changes = ContactChanges;
     const IN_USE: &'static str = MSG_IN_USE;
