@@ -38,16 +38,5 @@ pub async fn recount(store: &Store, account: AccountId, billing_type: BillingTyp
         }
     }
     let counter = keys::billing_count_shards(account, billing_type.as_str());
-    let current = shards::totals(store, counter.clone()).await?;
-    let names: std::collections::BTreeSet<&String> = counted.keys().chain(current.keys()).collect();
-    let moved: Vec<Moved> = names
-        .into_iter()
-        .map(|name| (name.clone(), current.get(name).copied().unwrap_or(0), counted.get(name).copied().unwrap_or(0)))
-        .filter(|(_, was, is)| was != is)
-        .collect();
-    if !moved.is_empty() {
-        let deltas: Vec<(String, i64)> = moved.iter().map(|(name, was, is)| (name.clone(), is - was)).collect();
-        store.write(vec![shards::add_each(counter, 0, &deltas)]).await?;
-    }
-    Ok(moved)
+    Ok(shards::recount(store, counter, &counted).await?)
 }

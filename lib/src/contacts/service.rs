@@ -187,21 +187,8 @@ pub async fn recount(store: &Store, account: AccountId) -> Result<Vec<Recounted>
     }
     let mut moved = Vec::new();
     for (counter, counts) in counted {
-        let current = shards::totals(store, counter.clone()).await?;
-        let names: BTreeSet<&String> = counts.keys().chain(current.keys()).collect();
-        let here: Vec<Recounted> = names
-            .into_iter()
-            .map(|name| {
-                let (was, is) = (current.get(name).copied().unwrap_or(0), counts.get(name).copied().unwrap_or(0));
-                (counter.clone(), name.clone(), was, is)
-            })
-            .filter(|(_, _, was, is)| was != is)
-            .collect();
-        if !here.is_empty() {
-            let deltas: Vec<(String, i64)> = here.iter().map(|(_, name, was, is)| (name.clone(), is - was)).collect();
-            store.write(vec![shards::add_each(counter, 0, &deltas)]).await?;
-        }
-        moved.extend(here);
+        let here = shards::recount(store, counter.clone(), &counts).await?;
+        moved.extend(here.into_iter().map(|(name, was, is)| (counter.clone(), name, was, is)));
     }
     Ok(moved)
 }

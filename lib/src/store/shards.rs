@@ -57,9 +57,32 @@ pub async fn sums_of(store: &Store, counter: String, attributes: &[&str]) -> Sto
     Ok(attributes.iter().map(|a| shards.iter().filter_map(|shard| value(shard, a)).sum::<i64>()).collect())
 }
 
+/// Moves each count of `counter` to the number `counts` gives it (a count it leaves out, to zero),
+/// in shard 0: a counter's repair from the records it counts. Answers the counts that differed,
+/// each with what the counter said and what `counts` says.
+pub async fn recount(
+    store: &Store,
+    counter: String,
+    counts: &std::collections::BTreeMap<String, i64>,
+) -> StoreResult<Vec<(String, i64, i64)>> {
+    let current = totals(store, counter.clone()).await?;
+    let names: std::collections::BTreeSet<&String> = counts.keys().chain(current.keys()).collect();
+    let count = |map: &std::collections::BTreeMap<String, i64>, name: &String| map.get(name).copied().unwrap_or(0);
+    let moved: Vec<(String, i64, i64)> = names
+        .into_iter()
+        .map(|name| (name.clone(), count(&current, name), count(counts, name)))
+        .filter(|(_, was, is)| was != is)
+        .collect();
+    if !moved.is_empty() {
+        let deltas: Vec<(String, i64)> = moved.iter().map(|(name, was, is)| (name.clone(), is - was)).collect();
+        store.write(vec![add_each(counter, 0, &deltas)]).await?;
+    }
+    Ok(moved)
+}
+
 /// Every count a counter keeps (its numeric attributes: `value` and what [`add_each`] added), as
 /// its shards add up.
-pub async fn totals(store: &Store, counter: String) -> StoreResult<std::collections::BTreeMap<String, i64>> {
+async fn totals(store: &Store, counter: String) -> StoreResult<std::collections::BTreeMap<String, i64>> {
     let mut totals = std::collections::BTreeMap::new();
     for shard in shards_of(store, &counter).await? {
         for (name, value) in &shard {
