@@ -232,7 +232,8 @@ async fn held(sqs: &aws_sdk_sqs::Client, url: &str) -> i64 {
     names.iter().map(|n| attributes.get(n).and_then(|v| v.parse::<i64>().ok()).unwrap_or(0)).sum()
 }
 
-/// Waits until the outbox has nothing pending and no work queue holds a message, twice in a row.
+/// Waits until the outbox has nothing pending and no work queue nor tenant lane holds a message,
+/// twice in a row.
 async fn quiescent(config: &aws_config::SdkConfig, store: &Store, stack: &Stack) {
     let sqs = aws_sdk_sqs::Client::new(config);
     let urls = queues(config, stack).await;
@@ -244,7 +245,11 @@ async fn quiescent(config: &aws_config::SdkConfig, store: &Store, stack: &Stack)
         let pending = billing_api::outbox::pending(store, billing_api::values::Timestamp::now(), 1).await.unwrap();
         let mut busy = !pending.is_empty();
         for base in infra::local_stack::QUEUES {
-            busy |= held(&sqs, &urls[base]).await > 0;
+            // The queue and its tenants' lanes, listed again each time (the worker makes a lane at
+            // its tenant's first message): a message waiting in a lane is work not done.
+            for lane in infra::dev_server::lanes_of(&sqs, &urls[base]).await.unwrap() {
+                busy |= held(&sqs, &lane).await > 0;
+            }
         }
         calm = if busy { 0 } else { calm + 1 };
     }
