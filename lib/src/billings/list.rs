@@ -104,12 +104,7 @@ impl Filters {
     /// The postings and the count of a list by one bank rule or one category and nothing else
     /// (`counted_alone`).
     fn counted_alone(&self) -> Option<(String, String)> {
-        let others = self.statuses.is_some()
-            || self.your_code.is_some()
-            || self.created.is_some()
-            || self.due.is_some()
-            || self.search.is_some()
-            || self.impossible;
+        let others = self.statuses.is_some() || self.beyond_values_and_statuses();
         match self.numbers.as_slice() {
             _ if others => None,
             [(IdField::BankRule, id)] => {
@@ -127,12 +122,7 @@ impl Filters {
     /// The persisted statuses of a list by `status` alone whose words name statuses, not days
     /// (not `opened` nor `expired`): their counts give its total (`by_status`).
     fn statuses_alone(&self) -> Option<Vec<BillingStatus>> {
-        let others = !self.numbers.is_empty()
-            || self.your_code.is_some()
-            || self.created.is_some()
-            || self.due.is_some()
-            || self.search.is_some()
-            || self.impossible;
+        let others = !self.numbers.is_empty() || self.beyond_values_and_statuses();
         let mut statuses: Vec<BillingStatus> = Vec::new();
         for filter in self.statuses.as_ref().filter(|_| !others)? {
             let named: &[BillingStatus] = match filter {
@@ -151,13 +141,17 @@ impl Filters {
 
     /// No filter but the billing type: the list can skip to its page by the key partition.
     fn is_empty(&self) -> bool {
-        self.statuses.is_none()
-            && self.numbers.is_empty()
-            && self.your_code.is_none()
-            && self.created.is_none()
-            && self.due.is_none()
-            && self.search.is_none()
-            && !self.impossible
+        self.statuses.is_none() && self.numbers.is_empty() && !self.beyond_values_and_statuses()
+    }
+
+    /// A filter other than the id values and the statuses (`your_code`, a date range, a search),
+    /// or one that matches nothing.
+    fn beyond_values_and_statuses(&self) -> bool {
+        self.your_code.is_some()
+            || self.created.is_some()
+            || self.due.is_some()
+            || self.search.is_some()
+            || self.impossible
     }
 }
 
@@ -170,21 +164,37 @@ async fn ids_where(
     sort: Sort,
     keep: impl Fn(&crate::store::Item) -> bool + Sync,
 ) -> Result<BTreeSet<i64>, Refusal> {
+    Ok(ids_within(store, shards, sort, usize::MAX, keep).await?.0)
+}
+
+/// [`ids_where`] reading at most `limit` postings of each shard, and whether one stopped there.
+async fn ids_within(
+    store: &Store,
+    shards: Vec<String>,
+    sort: Sort,
+    limit: usize,
+    keep: impl Fn(&crate::store::Item) -> bool + Sync,
+) -> Result<(BTreeSet<i64>, bool), Refusal> {
     let keep = &keep;
     let reads = shards.into_iter().map(|partition| {
         let range = KeyRange::listing(partition, sort.clone(), false);
         async move {
             let mut ids = Vec::new();
-            postings::scan(store, &range, usize::MAX, |posting| {
+            let stopped = postings::scan(store, &range, limit, |posting| {
                 if keep(posting) {
                     ids.extend(item::text(posting, "sk").and_then(postings::id_at_end));
                 }
             })
             .await?;
-            Ok::<_, Refusal>(ids)
+            Ok::<_, Refusal>((ids, stopped))
         }
     });
-    Ok(futures::future::try_join_all(reads).await?.into_iter().flatten().collect())
+    let mut found = (BTreeSet::new(), false);
+    for (ids, stopped) in futures::future::try_join_all(reads).await? {
+        found.0.extend(ids);
+        found.1 |= stopped;
+    }
+    Ok(found)
 }
 
 /// A range of dates in date-ordered postings (`<date>#<id>`): from `from`, up to `to`, both
@@ -275,29 +285,16 @@ async fn searched(
         Ok::<_, Refusal>((payers, stopped))
     });
     let texts = keys::billing_posting_shards(account, billing_type.as_str(), Some(billing_facet::EVINCIVE));
-    let text_scans = texts.into_iter().map(|partition| async move {
-        let range = KeyRange::listing(partition, Sort::All, true);
-        let mut described = Vec::new();
-        let stopped = postings::scan(store, &range, postings::SEARCH_SCAN, |posting| {
-            if item::text(posting, "e").is_some_and(|text| text.contains(folded)) {
-                described.extend(item::text(posting, "sk").and_then(|sk| sk.parse::<i64>().ok()));
-            }
-        })
-        .await?;
-        Ok::<_, Refusal>((described, stopped))
-    });
-    let (payers, described) =
-        tokio::try_join!(futures::future::try_join_all(contact_scans), futures::future::try_join_all(text_scans))?;
-    let mut partial = false;
+    let described = |posting: &crate::store::Item| item::text(posting, "e").is_some_and(|text| text.contains(folded));
+    let (payers, (described, stopped)) = tokio::try_join!(
+        futures::future::try_join_all(contact_scans),
+        ids_within(store, texts, Sort::All, postings::SEARCH_SCAN, described)
+    )?;
+    let (mut found, mut partial) = (described, stopped);
     let mut matched = HashSet::new();
     for (ids, stopped) in payers {
         partial |= stopped;
         matched.extend(ids);
-    }
-    let mut found = BTreeSet::new();
-    for (ids, stopped) in described {
-        partial |= stopped;
-        found.extend(ids);
     }
     if matched.len() <= PAYERS_READ_APART {
         // A few payers: their own postings, all at once.
@@ -332,26 +329,12 @@ async fn billed_to(
     account: AccountId,
     billing_type: BillingType,
     payers: &HashSet<i64>,
-) -> Result<(Vec<i64>, bool), Refusal> {
+) -> Result<(BTreeSet<i64>, bool), Refusal> {
     let entries = keys::billing_posting_shards(account, billing_type.as_str(), None);
-    let scans = entries.into_iter().map(|partition| async move {
-        let range = KeyRange::listing(partition, Sort::All, true);
-        let mut billed = Vec::new();
-        let stopped = postings::scan(store, &range, postings::SEARCH_SCAN, |entry| {
-            let contact = item::text(entry, "c").and_then(|c| c.parse::<i64>().ok());
-            if contact.is_some_and(|contact| payers.contains(&contact)) {
-                billed.extend(item::text(entry, "sk").and_then(keys::id_of));
-            }
-        })
-        .await?;
-        Ok::<_, Refusal>((billed, stopped))
-    });
-    let mut found = (Vec::new(), false);
-    for (billed, stopped) in futures::future::try_join_all(scans).await? {
-        found.0.extend(billed);
-        found.1 |= stopped;
-    }
-    Ok(found)
+    let billed = |entry: &crate::store::Item| {
+        item::text(entry, "c").and_then(|c| c.parse::<i64>().ok()).is_some_and(|contact| payers.contains(&contact))
+    };
+    ids_within(store, entries, Sort::All, postings::SEARCH_SCAN, billed).await
 }
 
 /// The ids a filtered list shows: for each filter, the billings its postings name (a filter on a
