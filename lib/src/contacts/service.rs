@@ -340,18 +340,6 @@ pub async fn list(
         Some(contact_type) => vec![contact_type],
         None => ContactType::ALL.to_vec(),
     };
-    let unfiltered =
-        filter.group_id.is_none() && filter.tag_id.is_none() && filter.active.is_none() && filter.search.is_none();
-    if unfiltered {
-        let counts = types.iter().map(|contact_type| {
-            shards::sum(store, keys::count_shards(account, &format!("{}#{contact_type}", Contact::KIND)))
-        });
-        let total = futures::future::try_join_all(counts).await?.iter().sum::<i64>() as usize;
-        let partitions: Vec<String> =
-            types.iter().map(|contact_type| keys::contact_postings(account, contact_type.as_str(), "ALL")).collect();
-        let positions = postings::leading(store, &partitions, window.reach(total)).await?;
-        return Ok(crate::store::records::page_of::<Contact>(store, account, positions, total, window).await?);
-    }
     if let Some(facet) = counted_alone(filter) {
         let totals = types.iter().map(|contact_type| facet.total(store, account, *contact_type));
         let total = futures::future::try_join_all(totals).await?.into_iter().map(|n| n.max(0)).sum::<i64>() as usize;
@@ -374,8 +362,11 @@ pub async fn list(
 }
 
 /// A filter a list takes its total from a count for and its page from one facet's postings, which
-/// are in the list's order: one group, one tag, or `active`, and nothing else (the type aside).
+/// are in the list's order: none, one group, one tag, or `active`, and nothing else (the type
+/// aside).
 enum Counted {
+    /// No filter: every contact of the type.
+    All,
     Group(Option<GroupId>),
     Tag(TagId),
     Active(bool),
@@ -383,6 +374,7 @@ enum Counted {
 
 fn counted_alone(filter: &ContactFilter) -> Option<Counted> {
     match (filter.group_id, filter.tag_id, filter.active, &filter.search) {
+        (None, None, None, None) => Some(Counted::All),
         (Some(group), None, None, None) => Some(Counted::Group(group)),
         (None, Some(tag), None, None) => Some(Counted::Tag(tag)),
         (None, None, Some(active), None) => Some(Counted::Active(active)),
@@ -394,6 +386,7 @@ impl Counted {
     /// The facet of its postings.
     fn name(&self) -> String {
         match self {
+            Counted::All => contact_facet::ALL.to_owned(),
             Counted::Group(group) => contact_facet::group(*group),
             Counted::Tag(tag) => contact_facet::tag(*tag),
             Counted::Active(active) => contact_facet::active(*active).to_owned(),
@@ -407,6 +400,7 @@ impl Counted {
         let counter = keys::count_shards(account, &format!("{}#{contact_type}", Contact::KIND));
         let active = contact_facet::active(true);
         Ok(match self {
+            Counted::All => shards::sum(store, counter).await?,
             Counted::Group(_) | Counted::Active(true) => shards::sum_of(store, counter, &self.name()).await?,
             Counted::Active(false) => match shards::sums_of(store, counter, &["value", active]).await?[..] {
                 [all, active] => all - active,
