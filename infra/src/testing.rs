@@ -596,12 +596,10 @@ async fn customers(
     let reach = billing_api::contacts::service::reach_added(account, tag, ids[0], count as i64);
     store.write(vec![reach]).await.expect("count the tag's reach");
     if listed {
-        use billing_api::store::records::Record as _;
-        let blank = Contact::blank(ids[0]);
-        let counter = blank.counted_in(account).expect("contacts are counted");
+        let customers = billing_api::values::ContactType::Customer;
+        let counter = keys::contact_count_shards(account, customers);
         let counts: Vec<(String, i64)> = counts.into_iter().collect();
-        let holders =
-            billing_api::contacts::service::holders_added(account, tag, blank.contact_type, ids[0], count as i64);
+        let holders = billing_api::contacts::service::holders_added(account, tag, customers, ids[0], count as i64);
         store
             .write(vec![billing_api::store::shards::add_each(counter, ids[0].get(), &counts), holders])
             .await

@@ -72,7 +72,7 @@ impl Record for Contact {
     }
 
     fn counted_in(&self, account: AccountId) -> Option<String> {
-        Some(keys::count_shards(account, &format!("{}#{}", Self::KIND, self.contact_type)))
+        Some(keys::contact_count_shards(account, self.contact_type))
     }
 
     /// Its group's count and, when active, the active contacts' (named as their postings' facets:

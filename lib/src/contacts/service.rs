@@ -155,8 +155,7 @@ pub type Recounted = (String, String, i64, i64);
 pub async fn recount(store: &Store, account: AccountId) -> Result<Vec<Recounted>, Refusal> {
     let mut counted: BTreeMap<String, BTreeMap<String, i64>> = BTreeMap::new();
     for contact_type in ContactType::ALL {
-        let counter = Contact { contact_type: *contact_type, ..Contact::blank(ContactId::new(0)) }.counted_in(account);
-        counted.entry(counter.unwrap_or_default()).or_default();
+        counted.entry(keys::contact_count_shards(account, *contact_type)).or_default();
         let range = KeyRange::listing(keys::contact_postings(account, contact_type.as_str(), "ALL"), Sort::All, true);
         let mut ids = Vec::new();
         postings::scan(store, &range, usize::MAX, |posting| {
@@ -397,7 +396,7 @@ impl Counted {
     /// beside the type's total (`Contact::tallies`), the tag's holders of the type beside its
     /// reach (`holding_count`); the inactive, the total less the active.
     async fn total(&self, store: &Store, account: AccountId, contact_type: ContactType) -> Result<i64, Refusal> {
-        let counter = keys::count_shards(account, &format!("{}#{contact_type}", Contact::KIND));
+        let counter = keys::contact_count_shards(account, contact_type);
         let active = contact_facet::active(true);
         Ok(match self {
             Counted::All => shards::sum(store, counter).await?,

@@ -2,7 +2,7 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::values::{AccountId, BilletId, BillingId, ContactId, SaleId, TagId, WebhookId};
+use crate::values::{AccountId, BilletId, BillingId, ContactId, ContactType, SaleId, TagId, WebhookId};
 
 /// Partition of everything an account owns.
 pub fn account(account: AccountId) -> String {
@@ -240,6 +240,12 @@ pub fn count_shards(account: AccountId, kind: &str) -> String {
 /// A short, fixed-length form of a text in a key (any length fits): 16 hex digits of its SHA-256.
 pub fn hashed(text: &str) -> String {
     hex::encode(Sha256::digest(text.as_bytes()))[..16].to_owned()
+}
+
+/// Partition of the shards of the counter of an account's contacts of a type (`store::shards`):
+/// `value`, and the tallies of `Contact::tallies`.
+pub fn contact_count_shards(account: AccountId, contact_type: ContactType) -> String {
+    count_shards(account, &format!("CONTACT#{contact_type}"))
 }
 
 /// Partition of the shards of the counter of an account's billings of a type (`store::shards`).
