@@ -522,10 +522,14 @@ async fn fill(
     let first = store.reserve_ids(keys::account(account), keys::sequence("BILLING"), size).await?;
     let mut items = Vec::new();
     let mut counts: std::collections::BTreeMap<String, i64> = std::collections::BTreeMap::new();
+    let mut days: std::collections::BTreeMap<_, std::collections::BTreeMap<String, i64>> = Default::default();
     for n in range.clone() {
         let made = billing(first + n - range.start(), n, world, now);
         for (count, delta) in billing_api::store::records::counts_of(&made, 1) {
             *counts.entry(count).or_default() += delta;
+        }
+        if let Some((day, count)) = made.dated_tally() {
+            *days.entry(day).or_default().entry(count).or_default() += 1;
         }
         items.push(item_of(account, &made)?);
         items.extend(postings::items(account, &made));
@@ -536,6 +540,13 @@ async fn fill(
     store.put_all(items).await?;
     let counter = keys::billing_count_shards(account, BillingType::Billing.as_str());
     let counts: Vec<(String, i64)> = counts.into_iter().collect();
-    store.write(vec![billing_api::store::shards::add_each(counter, 0, &counts)]).await?;
+    let mut writes = vec![billing_api::store::shards::add_each(counter.clone(), 0, &counts)];
+    for (day, counts) in days {
+        let counts: Vec<(String, i64)> = counts.into_iter().collect();
+        writes.push(billing_api::store::shards::add_on_day(&counter, day, 0, &counts));
+    }
+    for write in writes {
+        store.write(vec![write]).await?;
+    }
     Ok(())
 }

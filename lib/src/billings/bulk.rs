@@ -472,7 +472,9 @@ async fn write_billings(store: &Store, account: AccountId, plan: &Plan, draft: &
 /// 100 actions.
 fn transactions(account: AccountId, billings: &[&Billing], draft: &Draft) -> anyhow::Result<Vec<Vec<Transaction>>> {
     let tags = tags_of(draft);
-    let shared = tags.len() + 2;
+    // The tags' counts, the billings counter, its day (the billings share the draft's due date),
+    // the registrations' task.
+    let shared = tags.len() + 3;
     let mut by_shard: BTreeMap<i64, Vec<&Billing>> = BTreeMap::new();
     for billing in billings {
         by_shard.entry(billing.id.get().rem_euclid(refs::SHARDS)).or_default().push(billing);
@@ -514,14 +516,24 @@ fn transactions(account: AccountId, billings: &[&Billing], draft: &Draft) -> any
                 *counts.entry(count).or_default() += delta;
             }
             let counts: Vec<(String, i64)> = counts.into_iter().collect();
-            transaction.writes.push(shards::add_each(counter, first.id.get(), &counts));
+            transaction.writes.push(shards::add_each(counter.clone(), first.id.get(), &counts));
+            // Their counts per due date (one day: the draft's), in the day's shard of their ids.
+            let mut days: BTreeMap<chrono::NaiveDate, BTreeMap<String, i64>> = BTreeMap::new();
+            for (day, count) in transaction.billings.iter().filter_map(Billing::dated_tally) {
+                *days.entry(day).or_default().entry(count).or_default() += 1;
+            }
+            let day_writes = days.len();
+            for (day, counts) in days {
+                let counts: Vec<(String, i64)> = counts.into_iter().collect();
+                transaction.writes.push(shards::add_on_day(&counter, day, first.id.get(), &counts));
+            }
             let registrations: Vec<BilletRegistration> = transaction
                 .billings
                 .iter()
                 .map(|b| BilletRegistration::new(account, b.id, b.billet_generation))
                 .collect();
             transaction.writes.push(tasks::record(account, &registrations)?);
-            transaction.roles.extend(std::iter::repeat_n(Role::Other, tags.len() + 2));
+            transaction.roles.extend(std::iter::repeat_n(Role::Other, tags.len() + 2 + day_writes));
         }
         shards.push(transactions);
     }

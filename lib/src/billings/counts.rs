@@ -7,12 +7,12 @@ use std::collections::BTreeMap;
 use super::model::Billing;
 use crate::refusal::Refusal;
 use crate::store::keys;
-use crate::store::records;
+use crate::store::records::{self, Record};
 use crate::store::{item, postings, shards, KeyRange, Sort, Store};
 use crate::values::{AccountId, BillingId, BillingType};
 
-/// One count that moved: its name (`value`, `S<status>`, `r<rule>`, `k<category>`), what the
-/// counter said, and what the billings say.
+/// One count that moved: its name (`value`, `S<status>`, `r<rule>`, `k<category>`, or a day's
+/// `<due date>:S<status>`), what the counter said, and what the billings say.
 pub type Moved = (String, i64, i64);
 
 /// Counts the account's billings of `billing_type` again (every key entry of the type's four
@@ -30,13 +30,19 @@ pub async fn recount(store: &Store, account: AccountId, billing_type: BillingTyp
         .await?;
     }
     let mut counted: BTreeMap<String, i64> = BTreeMap::new();
+    let mut days: BTreeMap<chrono::NaiveDate, BTreeMap<String, i64>> = BTreeMap::new();
     for chunk in ids.chunks(100) {
         for billing in records::find_many::<Billing>(store, account, chunk).await? {
             for (name, delta) in records::counts_of(&billing, 1) {
                 *counted.entry(name).or_default() += delta;
             }
+            if let Some((day, name)) = billing.dated_tally() {
+                *days.entry(day).or_default().entry(name).or_default() += 1;
+            }
         }
     }
     let counter = keys::billing_count_shards(account, billing_type.as_str());
-    Ok(shards::recount(store, counter, &counted).await?)
+    let mut moved = shards::recount(store, counter.clone(), &counted).await?;
+    moved.extend(shards::recount_days(store, &counter, &days).await?);
+    Ok(moved)
 }

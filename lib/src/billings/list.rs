@@ -119,24 +119,40 @@ impl Filters {
         }
     }
 
-    /// The persisted statuses of a list by `status` alone whose words name statuses, not days
-    /// (not `opened` nor `expired`): their counts give its total (`by_status`).
-    fn statuses_alone(&self) -> Option<Vec<BillingStatus>> {
-        let others = !self.numbers.is_empty() || self.beyond_values_and_statuses();
-        let mut statuses: Vec<BillingStatus> = Vec::new();
-        for filter in self.statuses.as_ref().filter(|_| !others)? {
-            let named: &[BillingStatus] = match filter {
-                StatusFilter::Exactly(status) => std::slice::from_ref(status),
-                StatusFilter::Paid => &[BillingStatus::Paid, BillingStatus::Available],
-                StatusFilter::Opened | StatusFilter::Expired => return None,
-            };
-            for status in named {
-                if !statuses.contains(status) {
-                    statuses.push(*status);
+    /// The statuses and due dates of a list by `status`, a due-date range, or both, and nothing
+    /// else: their counts give its total (`by_status`).
+    fn dated_alone(&self, today: NaiveDate) -> Option<Vec<StatusRange>> {
+        let others = !self.numbers.is_empty()
+            || self.your_code.is_some()
+            || self.created.is_some()
+            || self.search.is_some()
+            || self.impossible;
+        if others {
+            return None;
+        }
+        self.admitted(today)
+    }
+
+    /// The statuses and due dates the list admits, each status's ranges merged (`merged`): none
+    /// when neither `status` nor a due-date range filters it; a due-date range alone admits every
+    /// status in it.
+    fn admitted(&self, today: NaiveDate) -> Option<Vec<StatusRange>> {
+        let (due_from, due_to) = self.due.map_or((None, None), |(from, to)| (Some(from), Some(to)));
+        let statuses: Vec<StatusFilter> = match &self.statuses {
+            Some(statuses) => statuses.clone(),
+            None if self.due.is_some() => BillingStatus::ALL.iter().map(|s| StatusFilter::Exactly(*s)).collect(),
+            None => return None,
+        };
+        let mut admitted = Vec::new();
+        for filter in statuses {
+            for (status, from, to) in status_ranges(filter, today) {
+                let (from, to) = (narrowed(from, due_from, true), narrowed(to, due_to, false));
+                if from.zip(to).is_none_or(|(from, to)| from <= to) {
+                    admitted.push((status, from, to));
                 }
             }
         }
-        Some(statuses)
+        Some(merged(admitted))
     }
 
     /// No filter but the billing type: the list can skip to its page by the key partition.
@@ -359,25 +375,7 @@ async fn matching(
         })
         .collect();
     values.extend(filters.your_code.as_deref().map(keys::your_code_facet));
-    let (due_from, due_to) = filters.due.map_or((None, None), |(from, to)| (Some(from), Some(to)));
-    // The statuses and due dates admitted: a due-date range alone admits every status in it.
-    let statuses: Option<Vec<StatusFilter>> = match &filters.statuses {
-        Some(statuses) => Some(statuses.clone()),
-        None if filters.due.is_some() => Some(BillingStatus::ALL.iter().map(|s| StatusFilter::Exactly(*s)).collect()),
-        None => None,
-    };
-    let admitted: Option<Vec<StatusRange>> = statuses.map(|statuses| {
-        let mut admitted = Vec::new();
-        for filter in statuses {
-            for (status, from, to) in status_ranges(filter, today) {
-                let (from, to) = (narrowed(from, due_from, true), narrowed(to, due_to, false));
-                if from.zip(to).is_none_or(|(from, to)| from <= to) {
-                    admitted.push((status, from, to));
-                }
-            }
-        }
-        merged(admitted)
-    });
+    let admitted = filters.admitted(today);
     // Each filter is a union of ranges of postings; every range is read at once. With a value
     // filter, the status and due date are read from its postings (they carry them) and no status
     // posting is read: the request costs the postings of its values, not of every billing in a
@@ -464,85 +462,149 @@ async fn counted_alone(
     in_id_order(store, account, shards, total, pagination).await
 }
 
-/// A page of the billings in `statuses`: the total from their counts in the billings counter
-/// (`postings::tallies`), then the cheaper of two reads of the page: every posting of the
-/// statuses (`total` of them), or a walk of the key entries newest first, each carrying its
-/// status, until each shard gave the page's end (about `reach × all / total` entries a shard,
-/// `all` the type's billings). A status that is a fair share of the billings walks a few pages;
-/// a rare one reads its own postings, few by then. Either way the cost does not grow with the
-/// billings of other statuses beyond that share.
+/// A page of the billings in some statuses, each within due dates (`status`, a due-date range,
+/// or both): the total from the counts (a status's whole count from the billings counter,
+/// `postings::tallies`; a status between due dates from the counter's days,
+/// `Record::dated_tally`, read from the earliest bound on, so that `expired` reads the days from
+/// today on and takes them off its statuses' counts), then the cheaper of two reads of the page:
+/// every posting of the ranges (`total` of them), or a walk of the key entries newest first, each
+/// carrying its status and due date, until each shard gave the page's end (about
+/// `reach × all / total` entries a shard, `all` the type's billings). A range that is a fair share
+/// of the billings walks a few pages; a rare one reads its own postings, few by then. A walk that
+/// meets fewer matches than the counts promised (the matches are older than the rest) stops after
+/// as many entries as the postings hold and reads the postings: never much more than the cheaper
+/// way.
 async fn by_status(
     store: &Store,
     account: AccountId,
     billing_type: BillingType,
-    statuses: &[BillingStatus],
+    ranges: &[StatusRange],
     pagination: Pagination,
 ) -> Result<Listed<Billing>, Refusal> {
     let counter = keys::billing_count_shards(account, billing_type.as_str());
-    let mut counts = vec!["value".to_owned()];
-    counts.extend(statuses.iter().map(|status| billing_facet::status(*status)));
-    let counts: Vec<&str> = counts.iter().map(String::as_str).collect();
-    let sums = crate::store::shards::sums_of(store, counter, &counts).await?;
-    let positive = |n: &i64| usize::try_from(*n).unwrap_or_default();
-    let all = sums.first().map(positive).unwrap_or_default();
-    let total: usize = sums.iter().skip(1).map(positive).sum();
+    let (all, total) = ranged_total(store, &counter, ranges).await?;
     if pagination.offset() >= total {
         return Ok(Listed::new(Vec::new(), total));
     }
     let reach = pagination.offset().saturating_add(pagination.per_page);
     let shards = keys::POSTING_SHARDS as usize;
     let walk = shards.saturating_mul(reach).saturating_mul(all.max(total)) / total;
-    let mut ids: Vec<i64> = if total <= walk {
-        let shards = |status: &BillingStatus| {
-            keys::billing_posting_shards(account, billing_type.as_str(), Some(&billing_facet::status(*status)))
-        };
-        let reads = statuses.iter().map(|status| ids_where(store, shards(status), Sort::All, |_| true));
-        futures::future::try_join_all(reads).await?.into_iter().flatten().collect()
-    } else {
-        walked(store, account, billing_type, statuses, reach, all as f64 / total as f64).await?
+    let walked = match total <= walk {
+        true => None,
+        false => walked(store, account, billing_type, ranges, reach, all as f64 / total as f64, total).await?,
+    };
+    let mut ids: Vec<i64> = match walked {
+        Some(ids) => ids,
+        None => {
+            let reads = ranges.iter().map(|(status, from, to)| {
+                let facet = billing_facet::status(*status);
+                let shards = keys::billing_posting_shards(account, billing_type.as_str(), Some(&facet));
+                ids_where(store, shards, dates(*from, *to), |_| true)
+            });
+            futures::future::try_join_all(reads).await?.into_iter().flatten().collect()
+        }
     };
     ids.sort_unstable_by_key(|id| Reverse(*id));
     ids.dedup();
     page_of(store, account, ids, total, pagination).await
 }
 
-/// The newest `reach` billings in `statuses` of each shard of the type's key partition (the
-/// shards at once), walking its entries newest first, a page at a time sized by `spread` (entries
-/// per match, from the counts) to what is still missing.
+/// The count of the billings in `ranges` (with the type's whole count, read beside it): each
+/// status's count in the billings counter, and for a status within due dates the counter's days
+/// (`shards::days`), read once from the earliest bound on. A range open below counts its status
+/// less the days after its end, so that `expired` reads the days from today on, not the past.
+async fn ranged_total(store: &Store, counter: &str, ranges: &[StatusRange]) -> Result<(usize, usize), Refusal> {
+    let names: Vec<String> = ranges.iter().map(|(status, _, _)| billing_facet::status(*status)).collect();
+    let mut attributes: Vec<&str> = vec!["value"];
+    attributes.extend(names.iter().map(String::as_str));
+    let bounded: Vec<&StatusRange> = ranges.iter().filter(|(_, from, to)| from.is_some() || to.is_some()).collect();
+    // From the earliest day a bounded range counts on (its start, or the day after its end when
+    // it is open below), to the latest (none when one is open above or below).
+    let low = bounded.iter().filter_map(|(_, from, to)| from.or_else(|| to.and_then(|t| t.succ_opt()))).min();
+    let high = match bounded.iter().any(|(_, from, to)| from.is_none() || to.is_none()) {
+        true => None,
+        false => bounded.iter().filter_map(|(_, _, to)| *to).max(),
+    };
+    let days = async {
+        match bounded.is_empty() {
+            true => Ok(Default::default()),
+            false => crate::store::shards::days(store, counter, low, high).await,
+        }
+    };
+    let (sums, days) = tokio::try_join!(crate::store::shards::sums_of(store, counter.to_owned(), &attributes), days)?;
+    let on = |name: &str, from: Option<NaiveDate>, to: Option<NaiveDate>| -> i64 {
+        days.range(from.unwrap_or(NaiveDate::MIN)..=to.unwrap_or(NaiveDate::MAX))
+            .filter_map(|(_, counts)| counts.get(name))
+            .sum()
+    };
+    let mut total = 0i64;
+    for ((status, from, to), whole) in ranges.iter().zip(sums.iter().skip(1)) {
+        let name = billing_facet::status(*status);
+        total += match (from, to) {
+            (None, None) => *whole,
+            (None, Some(to)) => whole - to.succ_opt().map_or(0, |after| on(&name, Some(after), None)),
+            (from, to) => on(&name, *from, *to),
+        }
+        .max(0);
+    }
+    let positive = |n: i64| usize::try_from(n).unwrap_or_default();
+    Ok((positive(sums[0]), positive(total)))
+}
+
+/// The newest `reach` billings in `ranges` of each shard of the type's key partition (the shards
+/// at once), walking its entries newest first, a page at a time sized by `spread` (entries per
+/// match, from the counts) to what is still missing. None when a shard read `budget` entries
+/// (what the ranges' postings hold) without its page: the postings are the cheaper read then.
 async fn walked(
     store: &Store,
     account: AccountId,
     billing_type: BillingType,
-    statuses: &[BillingStatus],
+    ranges: &[StatusRange],
     reach: usize,
     spread: f64,
-) -> Result<Vec<i64>, Refusal> {
-    let wanted: Vec<&str> = statuses.iter().map(|status| status.as_str()).collect();
-    let wanted = &wanted;
+    budget: usize,
+) -> Result<Option<Vec<i64>>, Refusal> {
+    let admits = |entry: &crate::store::Item| {
+        let Some(status) = item::text(entry, "s").and_then(BillingStatus::parse) else { return false };
+        let due = || item::text(entry, "d").and_then(parse_date);
+        ranges.iter().any(|(s, from, to)| {
+            *s == status
+                && match (from, to) {
+                    (None, None) => true,
+                    (from, to) => due().is_some_and(|d| from.is_none_or(|f| d >= f) && to.is_none_or(|t| d <= t)),
+                }
+        })
+    };
+    let admits = &admits;
     let reads = keys::billing_posting_shards(account, billing_type.as_str(), None).into_iter().map(|partition| {
         let range = KeyRange::listing(partition, Sort::All, false);
         async move {
-            let (mut found, mut start) = (Vec::new(), None);
+            let (mut found, mut start, mut read) = (Vec::new(), None, 0usize);
             loop {
+                if read >= budget {
+                    return Ok::<_, Refusal>(None);
+                }
                 let missing = reach - found.len();
                 let limit = ((missing as f64 * spread * 1.1).ceil() as usize).max(missing).min(100_000);
                 let page = store.page(&range, limit, start).await?;
+                read += page.items.len();
                 for entry in &page.items {
-                    if item::text(entry, "s").is_some_and(|status| wanted.contains(&status)) {
+                    if admits(entry) {
                         found.extend(item::text(entry, "sk").and_then(keys::id_of));
                         if found.len() == reach {
-                            return Ok::<_, Refusal>(found);
+                            return Ok(Some(found));
                         }
                     }
                 }
                 match page.next {
                     Some(next) => start = Some(next),
-                    None => return Ok(found),
+                    None => return Ok(Some(found)),
                 }
             }
         }
     });
-    Ok(futures::future::try_join_all(reads).await?.into_iter().flatten().collect())
+    let shards: Option<Vec<Vec<i64>>> = futures::future::try_join_all(reads).await?.into_iter().collect();
+    Ok(shards.map(|shards| shards.into_iter().flatten().collect()))
 }
 
 /// The page of a list of `total` billings whose postings (sort keys ending in the id) are in
@@ -609,8 +671,8 @@ pub async fn list(
     if let Some(counted) = filters.counted_alone() {
         return counted_alone(store, account, billing_type, counted, pagination).await;
     }
-    if let Some(statuses) = filters.statuses_alone() {
-        return by_status(store, account, billing_type, &statuses, pagination).await;
+    if let Some(ranges) = filters.dated_alone(today) {
+        return by_status(store, account, billing_type, &ranges, pagination).await;
     }
     let (found, partial) = matching(store, account, billing_type, &filters, today).await?;
     let total = found.len();

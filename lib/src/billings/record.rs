@@ -56,6 +56,12 @@ impl Record for Billing {
         super::postings::tallies(self)
     }
 
+    /// Its status on its due date (`S<status>`): what a list by `opened`, `expired` or a due-date
+    /// range takes its total from.
+    fn dated_tally(&self) -> Option<(chrono::NaiveDate, String)> {
+        Some((self.due_date, keys::billing_facet::status(self.status)))
+    }
+
     /// Lists are per billing type (`billing`, `schedule`, `carne`).
     fn index_sk(&self) -> String {
         format!("{}#{}", self.billing_type, keys::record(Self::KIND, self.id))

@@ -67,6 +67,12 @@ pub trait Record: Serialize + DeserializeOwned + Send + Sync + Sized {
     fn tallies(&self) -> Vec<String> {
         Vec::new()
     }
+    /// The count this record adds to on one day of its counter (`shards::add_on_day`): the day
+    /// and the count's name (a billing: its status on its due date), kept the same way as
+    /// [`Record::tallies`]. None by default.
+    fn dated_tally(&self) -> Option<(chrono::NaiveDate, String)> {
+        None
+    }
     /// Whether new ids come from this process's block of the sequence ([`Store::ids_from_block`]:
     /// no write on most creates, ids unique but in creation order only within a process) rather
     /// than one `ADD` on the sequence per record.
@@ -232,15 +238,45 @@ fn kept<R: Record>(account: AccountId, before: Option<&R>, after: Option<&R>) ->
                 left.iter().filter(|t| !joined.contains(t)).map(|t| (t.clone(), -1)).collect();
             deltas.extend(joined.iter().filter(|t| !left.contains(t)).map(|t| (t.clone(), 1)));
             if !deltas.is_empty() {
-                writes.push(super::shards::add_each(new, is.id().into(), &deltas));
+                writes.push(super::shards::add_each(new.clone(), is.id().into(), &deltas));
             }
+            writes.extend(days_moved(&new, is.id().into(), was.dated_tally(), is.dated_tally()));
         }
         (old, new) => {
-            writes.extend(old.map(|(counter, r)| super::shards::add_each(counter, r.id().into(), &counts_of(r, -1))));
-            writes.extend(new.map(|(counter, r)| super::shards::add_each(counter, r.id().into(), &counts_of(r, 1))));
+            if let Some((counter, r)) = &old {
+                writes.push(super::shards::add_each(counter.clone(), r.id().into(), &counts_of(*r, -1)));
+                writes.extend(days_moved(counter, r.id().into(), r.dated_tally(), None));
+            }
+            if let Some((counter, r)) = &new {
+                writes.push(super::shards::add_each(counter.clone(), r.id().into(), &counts_of(*r, 1)));
+                writes.extend(days_moved(counter, r.id().into(), None, r.dated_tally()));
+            }
         }
     }
     writes
+}
+
+/// What a record's move from one dated count to another writes on its counter's days: nothing
+/// when it stays, one item when both are on one day, else one item a day.
+fn days_moved(
+    counter: &str,
+    holder: i64,
+    left: Option<(chrono::NaiveDate, String)>,
+    joined: Option<(chrono::NaiveDate, String)>,
+) -> Vec<Write> {
+    if left == joined {
+        return Vec::new();
+    }
+    match (left, joined) {
+        (Some((was, old)), Some((is, new))) if was == is => {
+            vec![super::shards::add_on_day(counter, is, holder, &[(old, -1), (new, 1)])]
+        }
+        (left, joined) => {
+            let left = left.map(|(day, name)| super::shards::add_on_day(counter, day, holder, &[(name, -1)]));
+            let joined = joined.map(|(day, name)| super::shards::add_on_day(counter, day, holder, &[(name, 1)]));
+            left.into_iter().chain(joined).collect()
+        }
+    }
 }
 
 /// What a record's arrival (`delta` 1) or departure (−1) moves in its counter: the total

@@ -5,6 +5,10 @@
 //! a second, about 500 on each), a shard never goes below zero, and the total is a small query of
 //! each partition.
 
+use std::collections::BTreeMap;
+
+use chrono::NaiveDate;
+
 use super::item::{from_item, CounterValue};
 use super::{keys, KeyRange, Sort, Store, StoreResult, Write};
 
@@ -101,4 +105,97 @@ async fn shards_of(store: &Store, counter: &str) -> StoreResult<Vec<super::Item>
         async move { store.page(&range, (SHARDS / PARTITIONS) as usize, None).await }
     });
     Ok(futures::future::try_join_all(reads).await?.into_iter().flat_map(|page| page.items).collect())
+}
+
+/// Shards of a counter's counts per day: records of one day meet on one item only when their ids
+/// fall in the same shard. A divisor of `refs::SHARDS`, by which a bulk expansion groups its
+/// transactions (so that two of its groups never write one day's item at once).
+pub const DAY_SHARDS: i64 = 8;
+const _: () = assert!(super::refs::SHARDS % DAY_SHARDS == 0);
+
+/// The partition of a day shard of `counter` (`<counter>#DAYS#<shard mod PARTITIONS>`).
+fn day_partition(counter: &str, shard: i64) -> String {
+    keys::counter_partition(&format!("{counter}#DAYS"), shard.rem_euclid(PARTITIONS))
+}
+
+/// The sort key of a day shard: the day first, so that a range of days is a key range.
+fn day_key(day: NaiveDate, shard: i64) -> String {
+    format!("{day}#{shard:02}")
+}
+
+/// Counts kept per day beside a counter (a billing's status on its due date), each moved by its
+/// delta, in the day's shard of `holder`: one small item per day and shard, whatever moves.
+pub fn add_on_day(counter: &str, day: NaiveDate, holder: i64, deltas: &[(String, i64)]) -> Write {
+    let shard = holder.rem_euclid(DAY_SHARDS);
+    let update = deltas.iter().fold(super::Update::new(), |update, (attribute, delta)| update.add(attribute, *delta));
+    Write::update(day_partition(counter, shard), day_key(day, shard), update, None)
+}
+
+/// Each day's counts of `counter` from `from` to `to` (both included, either end open), as their
+/// shards add up: one query of each partition, at once, reading one item per day and shard that
+/// holds a count (about 60 bytes: a year of daily dates is about 50 read units).
+pub async fn days(
+    store: &Store,
+    counter: &str,
+    from: Option<NaiveDate>,
+    to: Option<NaiveDate>,
+) -> StoreResult<BTreeMap<NaiveDate, BTreeMap<String, i64>>> {
+    let low = from.map_or_else(|| "0".to_owned(), |day| format!("{day}#"));
+    let high = to.map_or_else(|| "9".to_owned(), |day| format!("{day}#~"));
+    let reads = (0..PARTITIONS).map(|n| {
+        let range = KeyRange::listing(day_partition(counter, n), Sort::Between(low.clone(), high.clone()), true);
+        async move {
+            let mut read: Vec<(NaiveDate, String, i64)> = Vec::new();
+            super::postings::scan(store, &range, usize::MAX, |shard| {
+                let day = super::item::text(shard, "sk").and_then(|sk| sk.split_once('#')?.0.parse().ok());
+                for (name, value) in shard.iter().filter(|(name, _)| !matches!(name.as_str(), "pk" | "sk")) {
+                    if let (Some(day), Some(n)) = (day, value.as_n().ok().and_then(|n| n.parse::<i64>().ok())) {
+                        read.push((day, name.clone(), n));
+                    }
+                }
+            })
+            .await?;
+            Ok::<_, super::StoreError>(read)
+        }
+    });
+    let mut days: BTreeMap<NaiveDate, BTreeMap<String, i64>> = BTreeMap::new();
+    for (day, name, n) in futures::future::try_join_all(reads).await?.into_iter().flatten() {
+        *days.entry(day).or_default().entry(name).or_default() += n;
+    }
+    Ok(days)
+}
+
+/// Moves each day's counts of `counter` to what `counts` gives them (a count it leaves out, to
+/// zero), in each day's shard 0: the per-day counterpart of [`recount`]. Answers the counts that
+/// differed, named `<day>:<count>`, each with what the counter said and what `counts` says.
+pub async fn recount_days(
+    store: &Store,
+    counter: &str,
+    counts: &BTreeMap<NaiveDate, BTreeMap<String, i64>>,
+) -> StoreResult<Vec<(String, i64, i64)>> {
+    let current = days(store, counter, None, None).await?;
+    let all_days: std::collections::BTreeSet<&NaiveDate> = counts.keys().chain(current.keys()).collect();
+    let empty = BTreeMap::new();
+    let mut moved = Vec::new();
+    let mut writes = Vec::new();
+    for day in all_days {
+        let (said, says) = (current.get(day).unwrap_or(&empty), counts.get(day).unwrap_or(&empty));
+        let names: std::collections::BTreeSet<&String> = said.keys().chain(says.keys()).collect();
+        let count = |map: &BTreeMap<String, i64>, name: &String| map.get(name).copied().unwrap_or(0);
+        let deltas: Vec<(String, i64)> = names
+            .into_iter()
+            .filter(|name| count(said, name) != count(says, name))
+            .map(|name| {
+                moved.push((format!("{day}:{name}"), count(said, name), count(says, name)));
+                (name.clone(), count(says, name) - count(said, name))
+            })
+            .collect();
+        if !deltas.is_empty() {
+            writes.push(add_on_day(counter, *day, 0, &deltas));
+        }
+    }
+    for write in writes {
+        store.write(vec![write]).await?;
+    }
+    Ok(moved)
 }
