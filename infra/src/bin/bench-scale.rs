@@ -540,7 +540,10 @@ async fn fill(
     store.put_all(items).await?;
     let counter = keys::billing_count_shards(account, BillingType::Billing.as_str());
     let counts: Vec<(String, i64)> = counts.into_iter().collect();
-    let mut writes = vec![billing_api::store::shards::add_each(counter.clone(), 0, &counts)];
+    let mut writes = Vec::new();
+    if !counts.is_empty() {
+        writes.push(billing_api::store::shards::add_each(counter.clone(), 0, &counts));
+    }
     for (day, counts) in days {
         let counts: Vec<(String, i64)> = counts.into_iter().collect();
         writes.push(billing_api::store::shards::add_on_day(&counter, day, 0, &counts));
