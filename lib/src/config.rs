@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use aws_config::default_provider::credentials::DefaultCredentialsChain;
 use aws_config::environment::EnvironmentVariableCredentialsProvider;
 use aws_config::{BehaviorVersion, SdkConfig};
-use aws_credential_types::provider::{error::CredentialsError, future, ProvideCredentials};
+use aws_credential_types::provider::{error::CredentialsError, future, ProvideCredentials, SharedCredentialsProvider};
 use aws_smithy_http_client::tls::{rustls_provider::CryptoMode, Provider, TlsContext, TrustStore};
 use aws_smithy_runtime_api::client::connector_metadata::ConnectorMetadata;
 use aws_smithy_runtime_api::client::http::{HttpClient, HttpConnectorSettings, SharedHttpClient, SharedHttpConnector};
@@ -14,16 +14,42 @@ use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 
 pub const DEFAULT_TABLE_NAME: &str = "billing-service";
 
-/// The SDK's configuration from the environment. On Lambda the process's SDK clients share an
-/// HTTP client with the roots compiled in, and the credentials come from Lambda's variables before
-/// anything else is tried (docs/cold-start.md); elsewhere (ops CLI, dev server, tests) the SDK's
-/// defaults keep the system's roots, proxy settings and profiles.
+/// The SDK's configuration from the environment. On Lambda, made from Lambda's variables
+/// (`lambda_config`); elsewhere (ops CLI, dev server, tests) the SDK's loader, which keeps the
+/// system's roots, proxy settings, profiles and SSO.
 pub async fn aws() -> SdkConfig {
-    let loader = aws_config::defaults(BehaviorVersion::latest()).retry_config(retries());
-    if on_lambda() {
-        loader.http_client(AtFirstRequest::default()).credentials_provider(EnvFirst::default()).load().await
-    } else {
-        loader.load().await
+    match on_lambda() {
+        true => lambda_config(),
+        false => aws_config::defaults(BehaviorVersion::latest()).retry_config(retries()).load().await,
+    }
+}
+
+/// On Lambda the environment holds the whole configuration: the region and the credentials
+/// (Lambda's variables, tried first, the SDK's chain only if they are missing), and an endpoint
+/// only where a test points the functions at the local stack (`AWS_ENDPOINT_URL`). Built from it
+/// directly, without the SDK's loader, which looks every other setting up in profile files Lambda
+/// does not have and builds the SSO token chain at every start (about 0.15 ms: docs/cold-start.md).
+/// The process's SDK clients share an HTTP client with the roots compiled in. Timeouts, sleeps and
+/// the clock are the SDK clients' own defaults, as the loader leaves them; what this leaves out is
+/// the per-service endpoint variables (`AWS_ENDPOINT_URL_<SERVICE>`) and the FIPS and dual-stack
+/// switches, which the service does not use.
+fn lambda_config() -> SdkConfig {
+    lambda_config_from(|name| std::env::var(name).ok())
+}
+
+/// [`lambda_config`] from the variables `var` gives.
+fn lambda_config_from(var: impl Fn(&str) -> Option<String>) -> SdkConfig {
+    let var = |name: &str| var(name).filter(|value| !value.is_empty());
+    let region = var("AWS_REGION").or_else(|| var("AWS_DEFAULT_REGION")).map(aws_config::Region::new);
+    let config = SdkConfig::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(region)
+        .retry_config(retries())
+        .http_client(AtFirstRequest::default())
+        .credentials_provider(SharedCredentialsProvider::new(EnvFirst::default()));
+    match var("AWS_ENDPOINT_URL") {
+        Some(endpoint) => config.endpoint_url(endpoint).build(),
+        None => config.build(),
     }
 }
 
@@ -172,5 +198,30 @@ mod tests {
         let mut store = rustls::RootCertStore::empty();
         let (added, ignored) = store.add_parsable_certificates(certs);
         assert_eq!((added, ignored), (webpki_root_certs::TLS_SERVER_ROOT_CERTS.len(), 0));
+    }
+}
+
+#[cfg(test)]
+mod lambda_tests {
+    use super::*;
+
+    #[test]
+    fn on_lambda_the_configuration_comes_from_its_variables() {
+        let vars = |set: &'static [(&'static str, &'static str)]| {
+            move |name: &str| set.iter().find(|(n, _)| *n == name).map(|(_, v)| (*v).to_owned())
+        };
+        let config = lambda_config_from(vars(&[("AWS_REGION", "sa-east-1"), ("AWS_DEFAULT_REGION", "us-east-1")]));
+        assert_eq!(config.region().map(|r| r.as_ref()), Some("sa-east-1"));
+        assert_eq!(config.endpoint_url(), None);
+        assert!(config.credentials_provider().is_some() && config.http_client().is_some());
+        assert_eq!(config.retry_config().map(|r| r.max_attempts()), Some(5));
+        assert_eq!(config.behavior_version(), Some(BehaviorVersion::latest()));
+        let local = lambda_config_from(vars(&[
+            ("AWS_DEFAULT_REGION", "us-east-1"),
+            ("AWS_ENDPOINT_URL", "http://127.0.0.1:4566"),
+        ]));
+        assert_eq!(local.region().map(|r| r.as_ref()), Some("us-east-1"));
+        assert_eq!(local.endpoint_url(), Some("http://127.0.0.1:4566"));
+        assert_eq!(lambda_config_from(vars(&[("AWS_REGION", "")])).region(), None);
     }
 }
