@@ -543,6 +543,68 @@ async fn a_list_by_opened_expired_or_due_dates_counts_its_total_from_the_days_an
 }
 
 #[tokio::test]
+async fn a_list_by_the_only_bank_rule_with_a_status_reads_as_the_status_alone() {
+    let meter = std::sync::Arc::new(billing_api::store::meter::ReadMeter::default());
+    let api = Api::on(infra::testing::DevServer::start_metered(meter.clone()).await).await;
+    let s = setup(&api).await;
+    let cancel = json!({"billing": {"cancellation_reason": "Cliente desistiu"}});
+    let mut made = Vec::new();
+    for n in 0..12 {
+        let due = if n % 3 == 0 { "2021-06-15" } else { "2030-03-02" };
+        let id = create_with(&api, &s, json!({"due_date": due})).await;
+        if n % 4 == 1 {
+            api.post(&format!("/v1/billings/{id}/cancel"), &cancel).await.expect(200);
+        }
+        made.push(id);
+    }
+    let listed = |q: String| {
+        let api = &api;
+        async move {
+            let answer = api.get(&format!("/v1/billings?{q}")).await.expect(200);
+            (answer.header("x-total-count").unwrap().to_owned(), ids(&answer))
+        }
+    };
+    let (rule, category) = (s.bank_rule, s.receivable);
+    // Every billing has the account's one rule and category: the same lists as without them.
+    for filter in
+        ["status=opened", "status=expired", "status=canceled", "start_due_date=2021-01-01&end_due_date=2021-12-31"]
+    {
+        let alone = listed(format!("{filter}&per_page=100")).await;
+        assert!(!alone.1.is_empty(), "{filter}");
+        assert_eq!(listed(format!("bank_rule_id={rule}&{filter}&per_page=100")).await, alone, "{filter}");
+        assert_eq!(listed(format!("bill_category_id={category}&{filter}&per_page=100")).await, alone, "{filter}");
+        let paged = listed(format!("{filter}&per_page=2&page=2")).await;
+        assert_eq!(listed(format!("bank_rule_id={rule}&{filter}&per_page=2&page=2")).await, paged, "{filter}");
+    }
+    // What it reads does not grow with the rule's other billings (opened, due later): 40 first, so
+    // that every shard of the counter and of the day exists, then 30 more.
+    let expired = format!("/v1/billings?bank_rule_id={rule}&status=expired&per_page=2");
+    for _ in 0..40 {
+        create_with(&api, &s, json!({"due_date": "2030-03-02"})).await;
+    }
+    let before = super::support::fewest_reads(&api, &meter, &expired).await;
+    for _ in 0..30 {
+        create_with(&api, &s, json!({"due_date": "2030-03-02"})).await;
+    }
+    let after = super::support::fewest_reads(&api, &meter, &expired).await;
+    assert_eq!((after.round_trips, after.read_units), (before.round_trips, before.read_units), "{before:?} {after:?}");
+    // Not even the bytes (the rule's 30 postings more would be 1,500).
+    assert!(after.bytes.abs_diff(before.bytes) < 200, "{before:?} {after:?}");
+    // A billing of another rule: the rule no longer holds every billing, and filters again.
+    let store = &api.server.store;
+    let other = infra::ops::create_bank_rule(store, api.account_id, "Outro banco", "simulated", None).await.unwrap();
+    let other = other["bank_rule"]["id"].as_i64().unwrap();
+    let elsewhere = create_with(&api, &s, json!({"bank_rule_id": other, "due_date": "2021-06-15"})).await;
+    let (total, all_expired) = listed("status=expired&per_page=100".to_owned()).await;
+    assert!(all_expired.contains(&elsewhere));
+    let ours: Vec<i64> = all_expired.iter().copied().filter(|id| *id != elsewhere).collect();
+    let by_rule = listed(format!("bank_rule_id={rule}&status=expired&per_page=100")).await;
+    assert_eq!(by_rule, ((total.parse::<usize>().unwrap() - 1).to_string(), ours));
+    assert_eq!(listed(format!("bank_rule_id={other}&status=expired")).await, ("1".to_owned(), vec![elsewhere]));
+    assert_eq!(made.len(), 12);
+}
+
+#[tokio::test]
 async fn a_list_by_one_bank_rule_or_category_reads_its_page_not_its_matches() {
     let meter = std::sync::Arc::new(billing_api::store::meter::ReadMeter::default());
     let api = Api::on(infra::testing::DevServer::start_metered(meter.clone()).await).await;
