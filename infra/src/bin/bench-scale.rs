@@ -338,8 +338,17 @@ async fn main() -> anyhow::Result<()> {
         std::env::var("BENCH_BILLINGS").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000).max(FIRST_SIZE);
     let (config, store) = infra::testing::local_stack().await;
     let meter = Meter::default();
-    let (metered, stream) =
-        infra::dev_server::streamed_store(Store::new(meter.client(&config), store.table().to_owned()));
+    // moto reads a partition from its start at every call: a list over a 100,000-billing table can
+    // take longer than the service's 8 s a call, which would answer 503 instead of a measure.
+    let patient = aws_sdk_dynamodb::config::timeout::TimeoutConfig::builder()
+        .operation_attempt_timeout(std::time::Duration::from_secs(120))
+        .operation_timeout(std::time::Duration::from_secs(120))
+        .build();
+    let (metered, stream) = infra::dev_server::streamed_store(Store::with_timeouts(
+        meter.client(&config),
+        store.table().to_owned(),
+        patient,
+    ));
     let (account, auth) = infra::testing::active_account(&store).await;
     let sqs = aws_sdk_sqs::Client::new(&config);
     let queue = |name: &str| {

@@ -493,8 +493,8 @@ async fn by_status(
         return Ok(Listed::new(Vec::new(), total));
     }
     let reach = pagination.offset().saturating_add(pagination.per_page);
-    let shards = keys::POSTING_SHARDS as usize;
-    let walk = shards.saturating_mul(reach).saturating_mul(all.max(total)) / total;
+    // A walk reads about `reach × all / total` entries, each about 1.7 times a posting's bytes.
+    let walk = reach.saturating_mul(all.max(total)) / total * 2;
     let walked = match total <= walk {
         true => None,
         false => walked(store, account, billing_type, ranges, reach, all as f64 / total as f64, total).await?,
@@ -557,10 +557,14 @@ async fn ranged_total(store: &Store, counter: &str, ranges: &[StatusRange]) -> R
     Ok((positive(sums[0]), positive(total)))
 }
 
-/// The newest `reach` billings in `ranges` of each shard of the type's key partition (the shards
-/// at once), walking its entries newest first, a page at a time sized by `spread` (entries per
-/// match, from the counts) to what is still missing. None when a shard read `budget` entries
-/// (what the ranges' postings hold) without its page: the postings are the cheaper read then.
+/// The newest `reach` billings in `ranges`, walking the type's key entries newest first, the four
+/// shards in step: each round reads, at once, a page of every shard that may still hold one of the
+/// newest `reach` (its lowest id read is above the `reach`-th newest match known), sized by
+/// `spread` (entries per match, from the counts) to what is still missing, or to the gap left
+/// above that match. A shard holding few matches stops where the others found the page, so the
+/// walk reads about `reach × spread` entries in all, however the matches fall in the shards.
+/// None when it read `budget` entries (what the ranges' postings hold) without the page: the
+/// postings are the cheaper read then.
 async fn walked(
     store: &Store,
     account: AccountId,
@@ -581,36 +585,63 @@ async fn walked(
                 }
         })
     };
-    let admits = &admits;
-    let reads = keys::billing_posting_shards(account, billing_type.as_str(), None).into_iter().map(|partition| {
-        let range = KeyRange::listing(partition, Sort::All, false);
-        async move {
-            let (mut found, mut start, mut read) = (Vec::new(), None, 0usize);
-            loop {
-                if read >= budget {
-                    return Ok::<_, Refusal>(None);
-                }
-                let missing = reach - found.len();
-                let limit = ((missing as f64 * spread * 1.1).ceil() as usize).max(missing).min(100_000);
-                let page = store.page(&range, limit, start).await?;
-                read += page.items.len();
-                for entry in &page.items {
-                    if admits(entry) {
-                        found.extend(item::text(entry, "sk").and_then(keys::id_of));
-                        if found.len() == reach {
-                            return Ok(Some(found));
-                        }
-                    }
-                }
-                match page.next {
-                    Some(next) => start = Some(next),
-                    None => return Ok(Some(found)),
+    /// One shard of the walk: where its next page starts, the lowest id it read, whether it ended.
+    struct Walk {
+        range: KeyRange,
+        start: Option<crate::store::Item>,
+        lowest: i64,
+        ended: bool,
+    }
+    let mut walks: Vec<Walk> = keys::billing_posting_shards(account, billing_type.as_str(), None)
+        .into_iter()
+        .map(|partition| Walk {
+            range: KeyRange::listing(partition, Sort::All, false),
+            start: None,
+            lowest: i64::MAX,
+            ended: false,
+        })
+        .collect();
+    let shards = walks.len() as f64;
+    let (mut found, mut read) = (Vec::<i64>::new(), 0usize);
+    loop {
+        found.sort_unstable_by_key(|id| Reverse(*id));
+        // The reach-th newest match known: a shard read below it has nothing more for the page.
+        let floor = found.get(reach.saturating_sub(1)).copied();
+        let pending: Vec<usize> = (0..walks.len())
+            .filter(|n| !walks[*n].ended && floor.is_none_or(|floor| walks[*n].lowest > floor))
+            .collect();
+        if pending.is_empty() {
+            found.truncate(reach);
+            return Ok(Some(found));
+        }
+        if read >= budget {
+            return Ok(None);
+        }
+        let limit = |walk: &Walk| -> usize {
+            let wanted = match floor {
+                None => (reach - found.len()) as f64 * spread / shards,
+                Some(floor) => walk.lowest.saturating_sub(floor) as f64 / shards,
+            };
+            ((wanted * 1.1).ceil() as usize).clamp(1, 100_000)
+        };
+        let reads = pending.iter().map(|n| store.page(&walks[*n].range, limit(&walks[*n]), walks[*n].start.clone()));
+        let pages = futures::future::try_join_all(reads).await?;
+        for (n, page) in pending.into_iter().zip(pages) {
+            let walk = &mut walks[n];
+            read += page.items.len();
+            for entry in &page.items {
+                let Some(id) = item::text(entry, "sk").and_then(keys::id_of) else { continue };
+                walk.lowest = walk.lowest.min(id);
+                if admits(entry) {
+                    found.push(id);
                 }
             }
+            match page.next {
+                Some(next) => walk.start = Some(next),
+                None => walk.ended = true,
+            }
         }
-    });
-    let shards: Option<Vec<Vec<i64>>> = futures::future::try_join_all(reads).await?.into_iter().collect();
-    Ok(shards.map(|shards| shards.into_iter().flatten().collect()))
+    }
 }
 
 /// The statuses and due dates of a list by one bank rule or category with them, when every

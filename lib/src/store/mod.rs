@@ -119,10 +119,28 @@ impl Store {
         Store::lazily(db.config().to_builder(), table)
     }
 
+    /// [`Store::new`] waiting `timeouts` instead of the service's: a bench against an emulator far
+    /// slower than DynamoDB on a large table (`infra/bench scale`).
+    pub fn with_timeouts(
+        db: Client,
+        table: impl Into<Arc<str>>,
+        timeouts: aws_sdk_dynamodb::config::timeout::TimeoutConfig,
+    ) -> Self {
+        Store::lazily_with(db.config().to_builder(), table, timeouts)
+    }
+
     /// A store whose client is made from `config` (with [`crate::config::timeouts`]) at its first
     /// call.
     fn lazily(config: aws_sdk_dynamodb::config::Builder, table: impl Into<Arc<str>>) -> Self {
-        let config = config.timeout_config(crate::config::timeouts());
+        Store::lazily_with(config, table, crate::config::timeouts())
+    }
+
+    fn lazily_with(
+        config: aws_sdk_dynamodb::config::Builder,
+        table: impl Into<Arc<str>>,
+        timeouts: aws_sdk_dynamodb::config::timeout::TimeoutConfig,
+    ) -> Self {
+        let config = config.timeout_config(timeouts);
         let db: Db = Arc::new(std::sync::LazyLock::new(Box::new(move || Client::from_conf(config.build()))));
         Store { db, table: table.into(), meter: None, stream: None }
     }
