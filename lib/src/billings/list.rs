@@ -474,12 +474,12 @@ async fn counted_alone(
 /// `Record::dated_tally`, read from the earliest bound on, so that `expired` reads the days from
 /// today on and takes them off its statuses' counts), then the cheaper of two reads of the page:
 /// every posting of the ranges (`total` of them), or a walk of the key entries newest first, each
-/// carrying its status and due date, until each shard gave the page's end (about
-/// `reach × all / total` entries a shard, `all` the type's billings). A range that is a fair share
+/// carrying its status and due date, the four shards in step (`walked`: about
+/// `reach × all / total` entries in all, `all` the type's billings). A range that is a fair share
 /// of the billings walks a few pages; a rare one reads its own postings, few by then. A walk that
 /// meets fewer matches than the counts promised (the matches are older than the rest) stops after
-/// as many entries as the postings hold and reads the postings: never much more than the cheaper
-/// way.
+/// as many entries as the postings hold and reads the postings: at worst about three times the
+/// cheaper way.
 async fn by_status(
     store: &Store,
     account: AccountId,
