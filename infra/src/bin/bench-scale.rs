@@ -163,7 +163,7 @@ fn row(size: &str, name: &str, rows: usize, total: &str, cost: &infra::meter::Co
     );
 }
 
-/// Page 1 and the last page of a list.
+/// Page 1, a page in the middle and the last page of a list.
 async fn list(bench: &Bench, size: &str, name: &str, path: &str, key: &str) -> anyhow::Result<()> {
     let sep = if path.contains('?') { '&' } else { '?' };
     let first = bench.call(reqwest::Method::GET, &format!("{path}{sep}per_page={PER_PAGE}"), None).await?;
@@ -178,6 +178,17 @@ async fn list(bench: &Bench, size: &str, name: &str, path: &str, key: &str) -> a
     let rows = |m: &Measured| m.body[key].as_array().map_or(0, Vec::len);
     row(size, &format!("{name}, page 1"), rows(&first), &total.to_string(), &first.cost, first.ms);
     let last_page = total.div_ceil(PER_PAGE).max(1);
+    if last_page > 2 {
+        // A page in the middle: what a list skips to, beside the first page and the last.
+        let middle_page = last_page / 2;
+        let middle = bench
+            .call(reqwest::Method::GET, &format!("{path}{sep}per_page={PER_PAGE}&page={middle_page}"), None)
+            .await?;
+        if middle.status == 200 {
+            let name = format!("{name}, page {middle_page} (middle)");
+            row(size, &name, rows(&middle), &total.to_string(), &middle.cost, middle.ms);
+        }
+    }
     if last_page > 1 {
         let last =
             bench.call(reqwest::Method::GET, &format!("{path}{sep}per_page={PER_PAGE}&page={last_page}"), None).await?;

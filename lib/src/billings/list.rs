@@ -557,14 +557,10 @@ async fn ranged_total(store: &Store, counter: &str, ranges: &[StatusRange]) -> R
     Ok((positive(sums[0]), positive(total)))
 }
 
-/// The newest `reach` billings in `ranges`, walking the type's key entries newest first, the four
-/// shards in step: each round reads, at once, a page of every shard that may still hold one of the
-/// newest `reach` (its lowest id read is above the `reach`-th newest match known), sized by
-/// `spread` (entries per match, from the counts) to what is still missing, or to the gap left
-/// above that match. A shard holding few matches stops where the others found the page, so the
-/// walk reads about `reach × spread` entries in all, however the matches fall in the shards.
-/// None when it read `budget` entries (what the ranges' postings hold) without the page: the
-/// postings are the cheaper read then.
+/// The newest `reach` billings in `ranges`, walking the type's key entries (each carrying its
+/// status and due date) newest first, in step (`in_step`), from `spread` entries per match (the
+/// counts'). None when it read `budget` entries (what the ranges' postings hold) without the
+/// page: the postings are the cheaper read then.
 async fn walked(
     store: &Store,
     account: AccountId,
@@ -585,14 +581,34 @@ async fn walked(
                 }
         })
     };
-    /// One shard of the walk: where its next page starts, the lowest id it read, whether it ended.
+    let partitions = keys::billing_posting_shards(account, billing_type.as_str(), None);
+    in_step(store, partitions, reach, spread, budget, admits).await
+}
+
+/// The newest `reach` ids that `admits` keeps among the items of `partitions` (the shards of one
+/// facet, sort keys ending in the id), reading them newest first, the shards in step: each round
+/// reads, at once, a page of every shard that may still hold one of the newest `reach` (not ended,
+/// its lowest id read above the `reach`-th newest match known), sized to what is still missing
+/// (at `spread` items per match, then at the rate met so far, shared among the shards that have
+/// not ended) or to the gap left above that match. A shard with few matches stops where the
+/// others found the page: about `reach × spread` items in all, however the matches fall in the
+/// shards. None when `budget` items were read without the page.
+async fn in_step(
+    store: &Store,
+    partitions: Vec<String>,
+    reach: usize,
+    spread: f64,
+    budget: usize,
+    admits: impl Fn(&crate::store::Item) -> bool,
+) -> Result<Option<Vec<i64>>, Refusal> {
+    /// One shard: where its next page starts, the lowest id it read, whether it ended.
     struct Walk {
         range: KeyRange,
         start: Option<crate::store::Item>,
         lowest: i64,
         ended: bool,
     }
-    let mut walks: Vec<Walk> = keys::billing_posting_shards(account, billing_type.as_str(), None)
+    let mut walks: Vec<Walk> = partitions
         .into_iter()
         .map(|partition| Walk {
             range: KeyRange::listing(partition, Sort::All, false),
@@ -601,7 +617,6 @@ async fn walked(
             ended: false,
         })
         .collect();
-    let shards = walks.len() as f64;
     let (mut found, mut read) = (Vec::<i64>::new(), 0usize);
     loop {
         found.sort_unstable_by_key(|id| Reverse(*id));
@@ -617,10 +632,15 @@ async fn walked(
         if read >= budget {
             return Ok(None);
         }
+        let open = walks.iter().filter(|walk| !walk.ended).count().max(1) as f64;
+        let rate = match found.len() {
+            0 => spread,
+            matched => spread.max(read as f64 / matched as f64),
+        };
         let limit = |walk: &Walk| -> usize {
             let wanted = match floor {
-                None => (reach - found.len()) as f64 * spread / shards,
-                Some(floor) => walk.lowest.saturating_sub(floor) as f64 / shards,
+                None => (reach - found.len()) as f64 * rate / open,
+                Some(floor) => walk.lowest.saturating_sub(floor) as f64 / walks.len() as f64,
             };
             ((wanted * 1.1).ceil() as usize).clamp(1, 100_000)
         };
@@ -665,9 +685,10 @@ async fn of_every_billing(
 }
 
 /// The page of a list of `total` billings whose postings (sort keys ending in the id) are in
-/// `shards`: in each, only the keys up to the page's end, newest first, merged, then the page's
-/// billings. Cost grows with the page number by about one read unit per 90 billings skipped in
-/// each shard, not with the size of the billings nor with the matches past the page.
+/// `shards`: the keys up to the page's end, newest first, the shards in step (`in_step`: about
+/// the page's end in all, not the page's end in each shard), then the page's billings. Cost grows with the page
+/// number by about one read unit per 90 billings skipped, not with the size of the billings nor
+/// with the matches past the page.
 async fn in_id_order(
     store: &Store,
     account: AccountId,
@@ -679,10 +700,9 @@ async fn in_id_order(
         return Ok(Listed::new(Vec::new(), total));
     }
     let end = pagination.offset().saturating_add(pagination.per_page);
-    let reads = shards.into_iter().map(|partition| store.keys_descending(partition, 0, end));
-    let mut ids: Vec<i64> =
-        futures::future::try_join_all(reads).await?.iter().flatten().filter_map(|sk| keys::id_of(sk)).collect();
-    ids.sort_unstable_by_key(|id| Reverse(*id));
+    // Every key is a match: a quarter of the page's end from each shard at first (and a tenth
+    // more), then what the shards that ended early left missing, from the others.
+    let ids = in_step(store, shards, end, 1.0, usize::MAX, |_| true).await?.unwrap_or_default();
     page_of(store, account, ids, total, pagination).await
 }
 

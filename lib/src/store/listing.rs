@@ -295,40 +295,6 @@ impl Store {
         Ok(keys)
     }
 
-    /// Sort keys `skip..skip + take` of a partition of key-only items, in descending order: reads
-    /// the items up to the last one wanted (about 45 bytes each, 90 per eventually consistent
-    /// read unit) and nothing after.
-    pub async fn keys_descending(&self, pk: String, skip: usize, take: usize) -> StoreResult<Vec<String>> {
-        let wanted = skip.saturating_add(take);
-        let mut keys = Vec::new();
-        let mut start: Option<HashMap<String, AttributeValue>> = None;
-        while keys.len() < wanted {
-            let output = self
-                .client()
-                .query()
-                .table_name(self.table())
-                .key_condition_expression("pk = :pk")
-                .expression_attribute_values(":pk", AttributeValue::S(pk.clone()))
-                .scan_index_forward(false)
-                .limit(i32::try_from(wanted - keys.len()).unwrap_or(i32::MAX))
-                .set_exclusive_start_key(start.take())
-                .send()
-                .await
-                .map_err(|e| failed("Query a key partition", e))?;
-            self.metered(|m| m.query(output.items(), false));
-            for item in output.items.unwrap_or_default() {
-                if let Some(AttributeValue::S(sk)) = item.get("sk") {
-                    keys.push(sk.clone());
-                }
-            }
-            match output.last_evaluated_key {
-                Some(key) if !key.is_empty() => start = Some(key),
-                _ => break,
-            }
-        }
-        Ok(keys.into_iter().skip(skip).take(take).collect())
-    }
-
     /// Every item of a partition whose sort key starts with `prefix`, in key order or reversed
     /// (strongly consistent: small ranges read right after a write).
     pub async fn items_with_prefix(&self, pk: String, prefix: String, ascending: bool) -> StoreResult<Vec<Item>> {
