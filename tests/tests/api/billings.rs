@@ -606,6 +606,29 @@ async fn a_list_by_the_only_bank_rule_with_a_status_reads_as_the_status_alone() 
 }
 
 #[tokio::test]
+async fn an_unfiltered_page_reads_about_the_keys_before_it_not_that_many_from_each_shard() {
+    let meter = std::sync::Arc::new(billing_api::store::meter::ReadMeter::default());
+    let api = Api::on(infra::testing::DevServer::start_metered(meter.clone()).await).await;
+    let s = setup(&api).await;
+    let mut made = Vec::new();
+    for _ in 0..40 {
+        made.push(create_with(&api, &s, json!({})).await);
+    }
+    made.reverse();
+    let page = |n: usize| format!("/v1/billings?per_page=4&page={n}");
+    for n in [1, 3, 5, 10] {
+        assert_eq!(ids(&api.get(&page(n)).await.expect(200)), made[4 * n - 4..4 * n].to_vec(), "page {n}");
+    }
+    // Page 5 needs the newest 20 keys: about 20 read in all (a quarter of them from each of the
+    // four shards, and a tenth more), not 20 from each shard, which is every key of these 40;
+    // page 10 needs all 40. Both read 4 billings of the same payer besides.
+    let middle = super::support::fewest_reads(&api, &meter, &page(5)).await;
+    let last = super::support::fewest_reads(&api, &meter, &page(10)).await;
+    let entry = 75;
+    assert!(last.bytes > middle.bytes + 12 * entry, "{middle:?} {last:?}");
+}
+
+#[tokio::test]
 async fn a_list_by_one_bank_rule_or_category_reads_its_page_not_its_matches() {
     let meter = std::sync::Arc::new(billing_api::store::meter::ReadMeter::default());
     let api = Api::on(infra::testing::DevServer::start_metered(meter.clone()).await).await;
