@@ -67,16 +67,9 @@ pub async fn sums_of(store: &Store, counter: String, attributes: &[&str]) -> Sto
 pub async fn recount(
     store: &Store,
     counter: String,
-    counts: &std::collections::BTreeMap<String, i64>,
+    counts: &BTreeMap<String, i64>,
 ) -> StoreResult<Vec<(String, i64, i64)>> {
-    let current = totals(store, counter.clone()).await?;
-    let names: std::collections::BTreeSet<&String> = counts.keys().chain(current.keys()).collect();
-    let count = |map: &std::collections::BTreeMap<String, i64>, name: &String| map.get(name).copied().unwrap_or(0);
-    let moved: Vec<(String, i64, i64)> = names
-        .into_iter()
-        .map(|name| (name.clone(), count(&current, name), count(counts, name)))
-        .filter(|(_, was, is)| was != is)
-        .collect();
+    let moved = differences(&totals(store, counter.clone()).await?, counts);
     if !moved.is_empty() {
         let deltas: Vec<(String, i64)> = moved.iter().map(|(name, was, is)| (name.clone(), is - was)).collect();
         store.write(vec![add_each(counter, 0, &deltas)]).await?;
@@ -84,15 +77,30 @@ pub async fn recount(
     Ok(moved)
 }
 
+/// The counts that differ between what a counter says and what its records say (a count one
+/// leaves out is zero there): each name with both numbers.
+fn differences(said: &BTreeMap<String, i64>, says: &BTreeMap<String, i64>) -> Vec<(String, i64, i64)> {
+    let names: std::collections::BTreeSet<&String> = said.keys().chain(says.keys()).collect();
+    let count = |map: &BTreeMap<String, i64>, name: &String| map.get(name).copied().unwrap_or(0);
+    names
+        .into_iter()
+        .map(|name| (name.clone(), count(said, name), count(says, name)))
+        .filter(|(_, was, is)| was != is)
+        .collect()
+}
+
+/// The counts an item of a counter holds: its numeric attributes.
+fn counts_in(item: &super::Item) -> impl Iterator<Item = (&String, i64)> {
+    item.iter().filter_map(|(name, value)| Some((name, value.as_n().ok()?.parse::<i64>().ok()?)))
+}
+
 /// Every count a counter keeps (its numeric attributes: `value` and what [`add_each`] added), as
 /// its shards add up.
-async fn totals(store: &Store, counter: String) -> StoreResult<std::collections::BTreeMap<String, i64>> {
-    let mut totals = std::collections::BTreeMap::new();
+async fn totals(store: &Store, counter: String) -> StoreResult<BTreeMap<String, i64>> {
+    let mut totals = BTreeMap::new();
     for shard in shards_of(store, &counter).await? {
-        for (name, value) in &shard {
-            if let Some(n) = value.as_n().ok().and_then(|n| n.parse::<i64>().ok()) {
-                *totals.entry(name.clone()).or_default() += n;
-            }
+        for (name, n) in counts_in(&shard) {
+            *totals.entry(name.clone()).or_default() += n;
         }
     }
     Ok(totals)
@@ -148,10 +156,8 @@ pub async fn days(
             let mut read: Vec<(NaiveDate, String, i64)> = Vec::new();
             super::postings::scan(store, &range, usize::MAX, |shard| {
                 let day = super::item::text(shard, "sk").and_then(|sk| sk.split_once('#')?.0.parse().ok());
-                for (name, value) in shard.iter().filter(|(name, _)| !matches!(name.as_str(), "pk" | "sk")) {
-                    if let (Some(day), Some(n)) = (day, value.as_n().ok().and_then(|n| n.parse::<i64>().ok())) {
-                        read.push((day, name.clone(), n));
-                    }
+                if let Some(day) = day {
+                    read.extend(counts_in(shard).map(|(name, n)| (day, name.clone(), n)));
                 }
             })
             .await?;
@@ -179,19 +185,11 @@ pub async fn recount_days(
     let mut moved = Vec::new();
     let mut writes = Vec::new();
     for day in all_days {
-        let (said, says) = (current.get(day).unwrap_or(&empty), counts.get(day).unwrap_or(&empty));
-        let names: std::collections::BTreeSet<&String> = said.keys().chain(says.keys()).collect();
-        let count = |map: &BTreeMap<String, i64>, name: &String| map.get(name).copied().unwrap_or(0);
-        let deltas: Vec<(String, i64)> = names
-            .into_iter()
-            .filter(|name| count(said, name) != count(says, name))
-            .map(|name| {
-                moved.push((format!("{day}:{name}"), count(said, name), count(says, name)));
-                (name.clone(), count(says, name) - count(said, name))
-            })
-            .collect();
-        if !deltas.is_empty() {
+        let differ = differences(current.get(day).unwrap_or(&empty), counts.get(day).unwrap_or(&empty));
+        if !differ.is_empty() {
+            let deltas: Vec<(String, i64)> = differ.iter().map(|(name, was, is)| (name.clone(), is - was)).collect();
             writes.push(add_on_day(counter, *day, 0, &deltas));
+            moved.extend(differ.into_iter().map(|(name, was, is)| (format!("{day}:{name}"), was, is)));
         }
     }
     for write in writes {
