@@ -242,6 +242,18 @@ fn status_ranges(filter: StatusFilter, today: NaiveDate) -> Vec<StatusRange> {
     }
 }
 
+/// Whether a billing in `status`, due on `due`, is in one of `ranges` (a range with a bound
+/// admits no billing whose due date is unknown).
+fn within(ranges: &[StatusRange], status: BillingStatus, due: Option<NaiveDate>) -> bool {
+    ranges.iter().any(|(s, from, to)| {
+        *s == status
+            && match (from, to) {
+                (None, None) => true,
+                (from, to) => due.is_some_and(|d| from.is_none_or(|f| d >= f) && to.is_none_or(|t| d <= t)),
+            }
+    })
+}
+
 /// The ranges of each status joined where they overlap or touch, so that a status is read at most
 /// once per separate range: `opened expired` reads each collectable status once, whole, and
 /// however many words a `status` repeats, a request reads at most one range per status.
@@ -401,11 +413,9 @@ async fn matching(
     }
     let admits = |item: &crate::store::Item| match (&admitted, item.get("v").and_then(|v| v.as_s().ok())) {
         (None, _) => true,
-        (Some(admitted), Some(state)) => super::postings::read_state(state).is_some_and(|(status, due)| {
-            admitted.iter().any(|(s, from, to)| {
-                *s == status && from.is_none_or(|from| due >= from) && to.is_none_or(|to| due <= to)
-            })
-        }),
+        (Some(admitted), Some(state)) => {
+            super::postings::read_state(state).is_some_and(|(status, due)| within(admitted, status, Some(due)))
+        }
         (Some(_), None) => false,
     };
     let value_reads = values.iter().map(|facet| ids_where(store, shards(facet), Sort::All, admits));
@@ -485,10 +495,9 @@ async fn by_status(
     account: AccountId,
     billing_type: BillingType,
     ranges: &[StatusRange],
+    Ranged { all, total, .. }: Ranged,
     pagination: Pagination,
 ) -> Result<Listed<Billing>, Refusal> {
-    let counter = keys::billing_count_shards(account, billing_type.as_str());
-    let (all, total) = ranged_total(store, &counter, ranges).await?;
     if pagination.offset() >= total {
         return Ok(Listed::new(Vec::new(), total));
     }
@@ -515,14 +524,32 @@ async fn by_status(
     page_of(store, account, ids, total, pagination).await
 }
 
-/// The count of the billings in `ranges` (with the type's whole count, read beside it): each
-/// status's count in the billings counter, and for a status within due dates the counter's days
-/// (`shards::days`), read once from the earliest bound on. A range open below counts its status
-/// less the days after its end, so that `expired` reads the days from today on, not the past.
-async fn ranged_total(store: &Store, counter: &str, ranges: &[StatusRange]) -> Result<(usize, usize), Refusal> {
+/// What the counts say of a list by statuses and due dates.
+struct Ranged {
+    /// The type's billings.
+    all: usize,
+    /// The list's.
+    total: usize,
+    /// Whether every billing of the type carries the value whose count was read beside (a bank
+    /// rule's or category's, `postings::tallies`); true without one.
+    everyone: bool,
+}
+
+/// The count of the billings in `ranges`, with the type's whole count and `tally` (a value's
+/// count) read beside it: each status's count in the billings counter, and for a status within
+/// due dates the counter's days (`shards::days`), read once from the earliest bound on. A range
+/// open below counts its status less the days after its end, so that `expired` reads the days
+/// from today on, not the past.
+async fn ranged_total(
+    store: &Store,
+    counter: &str,
+    ranges: &[StatusRange],
+    tally: Option<&str>,
+) -> Result<Ranged, Refusal> {
     let names: Vec<String> = ranges.iter().map(|(status, _, _)| billing_facet::status(*status)).collect();
     let mut attributes: Vec<&str> = vec!["value"];
     attributes.extend(names.iter().map(String::as_str));
+    attributes.extend(tally);
     let bounded: Vec<&StatusRange> = ranges.iter().filter(|(_, from, to)| from.is_some() || to.is_some()).collect();
     // From the earliest day a bounded range counts on (its start, or the day after its end when
     // it is open below), to the latest (none when one is open above or below).
@@ -554,7 +581,8 @@ async fn ranged_total(store: &Store, counter: &str, ranges: &[StatusRange]) -> R
         .max(0);
     }
     let positive = |n: i64| usize::try_from(n).unwrap_or_default();
-    Ok((positive(sums[0]), positive(total)))
+    let everyone = tally.is_none() || sums.last() == sums.first();
+    Ok(Ranged { all: positive(sums[0]), total: positive(total), everyone })
 }
 
 /// The newest `reach` billings in `ranges`, walking the type's key entries (each carrying its
@@ -571,15 +599,8 @@ async fn walked(
     budget: usize,
 ) -> Result<Option<Vec<i64>>, Refusal> {
     let admits = |entry: &crate::store::Item| {
-        let Some(status) = item::text(entry, "s").and_then(BillingStatus::parse) else { return false };
-        let due = || item::text(entry, "d").and_then(parse_date);
-        ranges.iter().any(|(s, from, to)| {
-            *s == status
-                && match (from, to) {
-                    (None, None) => true,
-                    (from, to) => due().is_some_and(|d| from.is_none_or(|f| d >= f) && to.is_none_or(|t| d <= t)),
-                }
-        })
+        let status = item::text(entry, "s").and_then(BillingStatus::parse);
+        status.is_some_and(|status| within(ranges, status, item::text(entry, "d").and_then(parse_date)))
     };
     let partitions = keys::billing_posting_shards(account, billing_type.as_str(), None);
     in_step(store, partitions, reach, spread, budget, admits).await
@@ -664,26 +685,6 @@ async fn in_step(
     }
 }
 
-/// The statuses and due dates of a list by one bank rule or category with them, when every
-/// billing of the type carries that rule or category (its count in the billings counter is the
-/// type's total: an account with one bank rule): the value then filters nothing, and the list is
-/// the statuses' and dates' alone, read about its page (`by_status`) instead of every posting of
-/// the value. One read of the counter (4 queries at once) decides; otherwise None, and the list
-/// reads the value's postings.
-async fn of_every_billing(
-    store: &Store,
-    account: AccountId,
-    billing_type: BillingType,
-    filters: &Filters,
-    today: NaiveDate,
-) -> Result<Option<Vec<StatusRange>>, Refusal> {
-    let Some((_, tally)) = filters.counted_value() else { return Ok(None) };
-    let Some(ranges) = filters.admitted(today) else { return Ok(None) };
-    let counter = keys::billing_count_shards(account, billing_type.as_str());
-    let sums = crate::store::shards::sums_of(store, counter, &["value", &tally]).await?;
-    Ok((sums[0] == sums[1]).then_some(ranges))
-}
-
 /// The page of a list of `total` billings whose postings (sort keys ending in the id) are in
 /// `shards`: the keys up to the page's end, newest first, the shards in step (`in_step`: about
 /// the page's end in all, not the page's end in each shard), then the page's billings. Cost grows with the page
@@ -748,11 +749,20 @@ pub async fn list(
     if let Some(counted) = filters.counted_alone() {
         return counted_alone(store, account, billing_type, counted, pagination).await;
     }
+    let counter = keys::billing_count_shards(account, billing_type.as_str());
     if let Some(ranges) = filters.dated_alone(today) {
-        return by_status(store, account, billing_type, &ranges, pagination).await;
+        let ranged = ranged_total(store, &counter, &ranges, None).await?;
+        return by_status(store, account, billing_type, &ranges, ranged, pagination).await;
     }
-    if let Some(ranges) = of_every_billing(store, account, billing_type, &filters, today).await? {
-        return by_status(store, account, billing_type, &ranges, pagination).await;
+    // One bank rule or category with statuses or due dates: when every billing of the type carries
+    // it (its count, read with the others, is the type's total: an account with one bank rule),
+    // it filters nothing, and the list is the statuses' and dates' alone, read about its page
+    // instead of every posting of the value; otherwise the value's postings.
+    if let (Some((_, tally)), Some(ranges)) = (filters.counted_value(), filters.admitted(today)) {
+        let ranged = ranged_total(store, &counter, &ranges, Some(&tally)).await?;
+        if ranged.everyone {
+            return by_status(store, account, billing_type, &ranges, ranged, pagination).await;
+        }
     }
     let (found, partial) = matching(store, account, billing_type, &filters, today).await?;
     let total = found.len();
