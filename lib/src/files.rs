@@ -8,6 +8,7 @@
 
 use anyhow::Context as _;
 use aws_sdk_s3::primitives::ByteStream;
+use std::sync::{Arc, LazyLock};
 
 pub const DEFAULT_BUCKET: &str = "billing-files";
 
@@ -19,24 +20,29 @@ pub const RETURNS: &str = "returns/";
 /// The largest return file read (a CNAB 240 line is 242 bytes: about 40,000 lines).
 pub const MAX_RETURN_BYTES: i64 = 10 * 1024 * 1024;
 
+/// An S3 client made when first used (`Files::from_config`).
+type S3 = Arc<LazyLock<aws_sdk_s3::Client, Box<dyn FnOnce() -> aws_sdk_s3::Client + Send>>>;
+
 #[derive(Clone, Debug)]
 pub struct Files {
-    client: aws_sdk_s3::Client,
+    client: S3,
     bucket: String,
 }
 
 impl Files {
     pub fn new(client: aws_sdk_s3::Client, bucket: impl Into<String>) -> Files {
-        Files { client, bucket: bucket.into() }
+        Files { client: Arc::new(LazyLock::new(Box::new(move || client))), bucket: bucket.into() }
     }
 
-    /// The bucket of `FILES_BUCKET` through a client of `config`.
+    /// The bucket of `FILES_BUCKET` through a client of `config`, made at its first call: its
+    /// setup (S3's endpoint rules among it) is not part of a function's start (docs/cold-start.md).
     pub fn from_config(config: &aws_config::SdkConfig) -> Files {
         let mut builder = aws_sdk_s3::config::Builder::from(config);
         if std::env::var_os("AWS_ENDPOINT_URL").is_some() || std::env::var_os("AWS_ENDPOINT_URL_S3").is_some() {
             builder = builder.force_path_style(true);
         }
-        Files::new(aws_sdk_s3::Client::from_conf(builder.build()), bucket_name())
+        let client: S3 = Arc::new(LazyLock::new(Box::new(move || aws_sdk_s3::Client::from_conf(builder.build()))));
+        Files { client, bucket: bucket_name() }
     }
 
     /// The same client on another bucket.
