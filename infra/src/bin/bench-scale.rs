@@ -542,15 +542,13 @@ async fn fill(
     let first = store.reserve_ids(keys::account(account), keys::sequence("BILLING"), size).await?;
     let mut items = Vec::new();
     let mut counts: std::collections::BTreeMap<String, i64> = std::collections::BTreeMap::new();
-    let mut days: std::collections::BTreeMap<_, std::collections::BTreeMap<String, i64>> = Default::default();
+    let mut days = billing_api::store::shards::DayCounts::new();
     for n in range.clone() {
         let made = billing(first + n - range.start(), n, world, now);
         for (count, delta) in billing_api::store::records::counts_of(&made, 1) {
             *counts.entry(count).or_default() += delta;
         }
-        if let Some((day, count)) = made.dated_tally() {
-            *days.entry(day).or_default().entry(count).or_default() += 1;
-        }
+        billing_api::store::shards::count_day(&mut days, made.dated_tally());
         items.push(item_of(account, &made)?);
         items.extend(postings::items(account, &made));
         if items.len() >= 50_000 {
@@ -564,10 +562,7 @@ async fn fill(
     if !counts.is_empty() {
         writes.push(billing_api::store::shards::add_each(counter.clone(), 0, &counts));
     }
-    for (day, counts) in days {
-        let counts: Vec<(String, i64)> = counts.into_iter().collect();
-        writes.push(billing_api::store::shards::add_on_day(&counter, day, 0, &counts));
-    }
+    writes.extend(billing_api::store::shards::add_on_days(&counter, 0, days));
     for write in writes {
         store.write(vec![write]).await?;
     }

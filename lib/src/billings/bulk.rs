@@ -518,15 +518,12 @@ fn transactions(account: AccountId, billings: &[&Billing], draft: &Draft) -> any
             let counts: Vec<(String, i64)> = counts.into_iter().collect();
             transaction.writes.push(shards::add_each(counter.clone(), first.id.get(), &counts));
             // Their counts per due date (one day: the draft's), in the day's shard of their ids.
-            let mut days: BTreeMap<chrono::NaiveDate, BTreeMap<String, i64>> = BTreeMap::new();
-            for (day, count) in transaction.billings.iter().filter_map(Billing::dated_tally) {
-                *days.entry(day).or_default().entry(count).or_default() += 1;
+            let mut days = shards::DayCounts::new();
+            for billing in &transaction.billings {
+                shards::count_day(&mut days, billing.dated_tally());
             }
             let day_writes = days.len();
-            for (day, counts) in days {
-                let counts: Vec<(String, i64)> = counts.into_iter().collect();
-                transaction.writes.push(shards::add_on_day(&counter, day, first.id.get(), &counts));
-            }
+            transaction.writes.extend(shards::add_on_days(&counter, first.id.get(), days));
             let registrations: Vec<BilletRegistration> = transaction
                 .billings
                 .iter()

@@ -30,15 +30,13 @@ pub async fn recount(store: &Store, account: AccountId, billing_type: BillingTyp
         .await?;
     }
     let mut counted: BTreeMap<String, i64> = BTreeMap::new();
-    let mut days: BTreeMap<chrono::NaiveDate, BTreeMap<String, i64>> = BTreeMap::new();
+    let mut days = shards::DayCounts::new();
     for chunk in ids.chunks(100) {
         for billing in records::find_many::<Billing>(store, account, chunk).await? {
             for (name, delta) in records::counts_of(&billing, 1) {
                 *counted.entry(name).or_default() += delta;
             }
-            if let Some((day, name)) = billing.dated_tally() {
-                *days.entry(day).or_default().entry(name).or_default() += 1;
-            }
+            shards::count_day(&mut days, billing.dated_tally());
         }
     }
     let counter = keys::billing_count_shards(account, billing_type.as_str());

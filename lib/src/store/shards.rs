@@ -131,6 +131,26 @@ fn day_key(day: NaiveDate, shard: i64) -> String {
     format!("{day}#{shard:02}")
 }
 
+/// Counts by day and name: a counter's days as read ([`days`]), or what records add to them
+/// ([`count_day`]).
+pub type DayCounts = BTreeMap<NaiveDate, BTreeMap<String, i64>>;
+
+/// Adds one to `days` where `dated` says (a record's `Record::dated_tally`: a day and a count's
+/// name), when it says one.
+pub fn count_day(days: &mut DayCounts, dated: Option<(NaiveDate, String)>) {
+    if let Some((day, name)) = dated {
+        *days.entry(day).or_default().entry(name).or_default() += 1;
+    }
+}
+
+/// [`add_on_day`] of each day of `days`: one write a day.
+pub fn add_on_days(counter: &str, holder: i64, days: DayCounts) -> Vec<Write> {
+    let write = |(day, counts): (NaiveDate, BTreeMap<String, i64>)| {
+        add_on_day(counter, day, holder, &counts.into_iter().collect::<Vec<_>>())
+    };
+    days.into_iter().map(write).collect()
+}
+
 /// Counts kept per day beside a counter (a billing's status on its due date), each moved by its
 /// delta, in the day's shard of `holder`: one small item per day and shard, whatever moves.
 pub fn add_on_day(counter: &str, day: NaiveDate, holder: i64, deltas: &[(String, i64)]) -> Write {
@@ -147,7 +167,7 @@ pub async fn days(
     counter: &str,
     from: Option<NaiveDate>,
     to: Option<NaiveDate>,
-) -> StoreResult<BTreeMap<NaiveDate, BTreeMap<String, i64>>> {
+) -> StoreResult<DayCounts> {
     let low = from.map_or_else(|| "0".to_owned(), |day| format!("{day}#"));
     let high = to.map_or_else(|| "9".to_owned(), |day| format!("{day}#~"));
     let reads = (0..PARTITIONS).map(|n| {
@@ -164,7 +184,7 @@ pub async fn days(
             Ok::<_, super::StoreError>(read)
         }
     });
-    let mut days: BTreeMap<NaiveDate, BTreeMap<String, i64>> = BTreeMap::new();
+    let mut days = DayCounts::new();
     for (day, name, n) in futures::future::try_join_all(reads).await?.into_iter().flatten() {
         *days.entry(day).or_default().entry(name).or_default() += n;
     }
@@ -174,11 +194,7 @@ pub async fn days(
 /// Moves each day's counts of `counter` to what `counts` gives them (a count it leaves out, to
 /// zero), in each day's shard 0: the per-day counterpart of [`recount`]. Answers the counts that
 /// differed, named `<day>:<count>`, each with what the counter said and what `counts` says.
-pub async fn recount_days(
-    store: &Store,
-    counter: &str,
-    counts: &BTreeMap<NaiveDate, BTreeMap<String, i64>>,
-) -> StoreResult<Vec<(String, i64, i64)>> {
+pub async fn recount_days(store: &Store, counter: &str, counts: &DayCounts) -> StoreResult<Vec<(String, i64, i64)>> {
     let current = days(store, counter, None, None).await?;
     let all_days: std::collections::BTreeSet<&NaiveDate> = counts.keys().chain(current.keys()).collect();
     let empty = BTreeMap::new();
