@@ -59,6 +59,51 @@ ensure_validators() {
   fi
 }
 
+# dynalite (DynamoDB on LevelDB, on disk) for the scale bench at a million billings
+# (BENCH_ENGINE=dynalite), installed into infra/local/dynalite from its lockfile.
+ensure_dynalite() {
+  need node "Node.js 18+ with npm (dynalite runs on it)"
+  need npm "npm"
+  local dir="$ROOT/infra/local/dynalite"
+  local marker="$dir/node_modules/.installed-$(sha256sum "$dir/package-lock.json" | cut -c1-16)"
+  if [ ! -f "$marker" ]; then
+    say "==> installing dynalite into infra/local/dynalite (once)"
+    (cd "$dir" && npm ci --silent --no-audit --no-fund)
+    touch "$marker"
+  fi
+}
+
+# Starts dynalite on 127.0.0.1:$1 with its data in the directory $2 (pid in DYNALITE_PID), and in
+# front of it on 127.0.0.1:$3 the proxy that does the transactions it lacks
+# (infra/local/transactions.py, pid in TRANSACTIONS_PID); waits until both answer.
+start_dynalite() {
+  local port="$1" data="$2" front="$3"
+  mkdir -p "$LOCAL_DIR" "$data"
+  node "$ROOT/infra/local/dynalite/serve.js" "$port" "$data" >"$LOCAL_DIR/dynalite-$port.log" 2>&1 &
+  DYNALITE_PID=$!
+  python3 "$ROOT/infra/local/transactions.py" --port "$front" --upstream "http://127.0.0.1:$port" \
+    >"$LOCAL_DIR/transactions-$front.log" 2>&1 &
+  TRANSACTIONS_PID=$!
+  for _ in $(seq 1 100); do
+    if python3 -c "import socket,sys; [socket.create_connection(('127.0.0.1', p), 1).close() for p in ($port, $front)]" 2>/dev/null; then
+      say "==> dynalite on 127.0.0.1:$port (data in $data), transactions on 127.0.0.1:$front"
+      return
+    fi
+    sleep 0.1
+  done
+  say "error: dynalite or its transactions proxy did not start; see $LOCAL_DIR/dynalite-$port.log"
+  exit 1
+}
+
+stop_dynalite() {
+  for pid in "${TRANSACTIONS_PID:-}" "${DYNALITE_PID:-}"; do
+    if [ -n "$pid" ]; then
+      kill "$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+    fi
+  done
+}
+
 # Installs Debian packages (none given: nothing), as root or through sudo. A fresh machine's package
 # lists may be empty or stale: they are updated only when the install fails.
 apt_install() {

@@ -11,7 +11,9 @@
 //! (which scans where DynamoDB seeks: the times grow with the table, the units are what DynamoDB
 //! would charge).
 //!
-//! Run with `infra/bench scale` (`BENCH_BILLINGS` = the second size, default 100,000).
+//! Run with `infra/bench scale` (`BENCH_BILLINGS` = the sizes after the first, default 100,000;
+//! `100000,1000000` measures at 10,000, 100,000 and 1,000,000; `BENCH_ENGINE=dynalite` for a
+//! million, which moto cannot hold).
 
 use std::time::Instant;
 
@@ -345,8 +347,15 @@ impl Totals {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let size: i64 =
-        std::env::var("BENCH_BILLINGS").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000).max(FIRST_SIZE);
+    // The sizes after the first, each grown from the one before: `100000` or `100000,1000000`.
+    let mut sizes: Vec<i64> = std::env::var("BENCH_BILLINGS")
+        .unwrap_or_else(|_| "100000".to_owned())
+        .split(',')
+        .map(|size| size.trim().parse().with_context(|| format!("BENCH_BILLINGS: {size:?} is not a number")))
+        .collect::<anyhow::Result<_>>()?;
+    sizes.retain(|size| *size > FIRST_SIZE);
+    sizes.sort_unstable();
+    let engine = std::env::var("BENCH_ENGINE").unwrap_or_else(|_| "moto".to_owned());
     let (config, store) = infra::testing::local_stack().await;
     let meter = Meter::default();
     // moto reads a partition from its start at every call: a list over a 100,000-billing table can
@@ -461,17 +470,24 @@ async fn main() -> anyhow::Result<()> {
     fill(&store, account, &world, 1..=FIRST_SIZE, now).await?;
     eprintln!("filled in {:.0} s", started.elapsed().as_secs_f64());
 
-    println!("| billings | request | rows | X-Total-Count | sequential round trips | calls | read units | write units | ms (moto) |");
+    println!(
+        "| billings | request | rows | X-Total-Count | sequential round trips | calls | read units | write units | ms ({engine}) |"
+    );
     println!("|---|---|---|---|---|---|---|---|---|");
     // The first request pays the authorizer's reads; it is not counted.
     bench.call(reqwest::Method::GET, "/v1/billings?per_page=1", None).await?;
     measure(&bench, &FIRST_SIZE.to_string(), &world, &queues).await?;
     big_bulk(&bench, &store, account, &world).await?;
 
-    let started = Instant::now();
-    fill(&store, account, &world, FIRST_SIZE + 1..=size, now).await?;
-    eprintln!("grown to {size} billings in {:.0} s", started.elapsed().as_secs_f64());
-    measure(&bench, &size.to_string(), &world, &queues).await
+    let mut filled = FIRST_SIZE;
+    for size in sizes {
+        let started = Instant::now();
+        fill(&store, account, &world, filled + 1..=size, now).await?;
+        eprintln!("grown to {size} billings in {:.0} s", started.elapsed().as_secs_f64());
+        measure(&bench, &size.to_string(), &world, &queues).await?;
+        filled = size;
+    }
+    Ok(())
 }
 
 /// The `202` of a bulk billing on a tag of BENCH_BULK_TAG holders (default 100,000, written
