@@ -564,7 +564,7 @@ async fn fill(
         for (count, delta) in billing_api::store::records::counts_of(&made, 1) {
             *counts.entry(count).or_default() += delta;
         }
-        billing_api::store::shards::count_day(&mut days, made.dated_tally());
+        billing_api::store::shards::count_days(&mut days, made.dated_tallies());
         items.push(item_of(account, &made)?);
         items.extend(postings::items(account, &made));
         if items.len() >= 50_000 {

@@ -472,9 +472,9 @@ async fn write_billings(store: &Store, account: AccountId, plan: &Plan, draft: &
 /// 100 actions.
 fn transactions(account: AccountId, billings: &[&Billing], draft: &Draft) -> anyhow::Result<Vec<Vec<Transaction>>> {
     let tags = tags_of(draft);
-    // The tags' counts, the billings counter, its day (the billings share the draft's due date),
-    // the registrations' task.
-    let shared = tags.len() + 3;
+    // The tags' counts, the billings counter, its days (the billings share the draft's due date
+    // and their creation date: they are made at one moment), the registrations' task.
+    let shared = tags.len() + 4;
     let mut by_shard: BTreeMap<i64, Vec<&Billing>> = BTreeMap::new();
     for billing in billings {
         by_shard.entry(billing.id.get().rem_euclid(refs::SHARDS)).or_default().push(billing);
@@ -517,10 +517,11 @@ fn transactions(account: AccountId, billings: &[&Billing], draft: &Draft) -> any
             }
             let counts: Vec<(String, i64)> = counts.into_iter().collect();
             transaction.writes.push(shards::add_each(counter.clone(), first.id.get(), &counts));
-            // Their counts per due date (one day: the draft's), in the day's shard of their ids.
+            // Their counts per due date (one day: the draft's) and creation date (one: today), in
+            // the days' shard of their ids.
             let mut days = shards::DayCounts::new();
             for billing in &transaction.billings {
-                shards::count_day(&mut days, billing.dated_tally());
+                shards::count_days(&mut days, billing.dated_tallies());
             }
             let day_writes = days.len();
             transaction.writes.extend(shards::add_on_days(&counter, first.id.get(), days));

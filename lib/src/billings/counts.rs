@@ -36,7 +36,7 @@ pub async fn recount(store: &Store, account: AccountId, billing_type: BillingTyp
             for (name, delta) in records::counts_of(&billing, 1) {
                 *counted.entry(name).or_default() += delta;
             }
-            shards::count_day(&mut days, billing.dated_tally());
+            shards::count_days(&mut days, billing.dated_tallies());
         }
     }
     let counter = keys::billing_count_shards(account, billing_type.as_str());

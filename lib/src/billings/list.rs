@@ -139,6 +139,18 @@ impl Filters {
         self.admitted(today)
     }
 
+    /// The creation dates of a list by a creation-date range and nothing else: the days' counts
+    /// give its total (`by_created`).
+    fn created_alone(&self) -> Option<(NaiveDate, NaiveDate)> {
+        let others = self.statuses.is_some()
+            || !self.numbers.is_empty()
+            || self.your_code.is_some()
+            || self.due.is_some()
+            || self.search.is_some()
+            || self.impossible;
+        self.created.filter(|_| !others)
+    }
+
     /// The statuses and due dates the list admits, each status's ranges merged (`merged`): none
     /// when neither `status` nor a due-date range filters it; a due-date range alone admits every
     /// status in it.
@@ -481,23 +493,83 @@ async fn counted_alone(
 /// A page of the billings in some statuses, each within due dates (`status`, a due-date range,
 /// or both): the total from the counts (a status's whole count from the billings counter,
 /// `postings::tallies`; a status between due dates from the counter's days,
-/// `Record::dated_tally`, read from the earliest bound on, so that `expired` reads the days from
-/// today on and takes them off its statuses' counts), then the cheaper of two reads of the page:
-/// every posting of the ranges (`total` of them), or a walk of the key entries newest first, each
-/// carrying its status and due date, the four shards in step (`walked`: about
-/// `reach × all / total` entries in all, `all` the type's billings). A range that is a fair share
-/// of the billings walks a few pages; a rare one reads its own postings, few by then. A walk that
-/// meets fewer matches than the counts promised (the matches are older than the rest) stops after
-/// as many entries as the postings hold and reads the postings: at worst about three times the
-/// cheaper way.
+/// `Record::dated_tallies`, read from the earliest bound on, so that `expired` reads the days from
+/// today on and takes them off its statuses' counts), then the cheaper read of the page
+/// (`cheaper_page`): every posting of the ranges, or a walk of the key entries, each carrying
+/// its status and due date.
 async fn by_status(
     store: &Store,
     account: AccountId,
     billing_type: BillingType,
     ranges: &[StatusRange],
-    Ranged { all, total, .. }: Ranged,
+    ranged: Ranged,
     pagination: Pagination,
 ) -> Result<Listed<Billing>, Refusal> {
+    let admits = |entry: &crate::store::Item| {
+        let status = item::text(entry, "s").and_then(BillingStatus::parse);
+        status.is_some_and(|status| within(ranges, status, item::text(entry, "d").and_then(parse_date)))
+    };
+    let postings = || async {
+        let reads = ranges.iter().map(|(status, from, to)| {
+            let facet = billing_facet::status(*status);
+            let shards = keys::billing_posting_shards(account, billing_type.as_str(), Some(&facet));
+            ids_where(store, shards, dates(*from, *to), |_| true)
+        });
+        Ok(futures::future::try_join_all(reads).await?.into_iter().flatten().collect())
+    };
+    cheaper_page(store, account, billing_type, ranged, pagination, admits, postings).await
+}
+
+/// A page of the billings created between two dates (both included), and nothing else: the
+/// total from the counter's days (each billing counted on its creation date,
+/// `Record::dated_tallies`), then the cheaper read of the page (`cheaper_page`): the range's
+/// creation-date postings, or a walk of the key entries, each carrying its creation date. A
+/// recent range, the usual one, is where the walk starts.
+async fn by_created(
+    store: &Store,
+    account: AccountId,
+    billing_type: BillingType,
+    (from, to): (NaiveDate, NaiveDate),
+    pagination: Pagination,
+) -> Result<Listed<Billing>, Refusal> {
+    let counter = keys::billing_count_shards(account, billing_type.as_str());
+    let (all, days) = tokio::try_join!(
+        crate::store::shards::sum(store, counter.clone()),
+        crate::store::shards::days(store, &counter, Some(from), Some(to))
+    )?;
+    let created: i64 = days.values().filter_map(|counts| counts.get(billing_facet::CREATED)).sum();
+    let positive = |n: i64| usize::try_from(n).unwrap_or_default();
+    let ranged = Ranged { all: positive(all), total: positive(created), everyone: true };
+    let admits = |entry: &crate::store::Item| {
+        item::text(entry, "t").and_then(parse_date).is_some_and(|created| from <= created && created <= to)
+    };
+    let postings = || async {
+        let shards = keys::billing_posting_shards(account, billing_type.as_str(), Some(billing_facet::CREATED));
+        Ok(ids_where(store, shards, dates(Some(from), Some(to)), |_| true).await?.into_iter().collect())
+    };
+    cheaper_page(store, account, billing_type, ranged, pagination, admits, postings).await
+}
+
+/// The page of a list of `total` billings of `all` (the counts') that `admits` keeps of the
+/// type's key entries, read the cheaper of two ways: every posting of the list (`postings`,
+/// `total` of them), or a walk of the key entries newest first, the four shards in step
+/// (`in_step`: about `reach × all / total` entries in all). A list that is a fair share of the
+/// billings walks a few pages; a rare one reads its own postings, few by then. A walk that meets
+/// fewer matches than the counts promised (the matches are older than the rest) stops after as
+/// many entries as the postings hold and reads the postings: at worst about three times the
+/// cheaper way.
+async fn cheaper_page<Read>(
+    store: &Store,
+    account: AccountId,
+    billing_type: BillingType,
+    Ranged { all, total, .. }: Ranged,
+    pagination: Pagination,
+    admits: impl Fn(&crate::store::Item) -> bool,
+    postings: impl FnOnce() -> Read,
+) -> Result<Listed<Billing>, Refusal>
+where
+    Read: std::future::Future<Output = Result<Vec<i64>, Refusal>>,
+{
     if pagination.offset() >= total {
         return Ok(Listed::new(Vec::new(), total));
     }
@@ -506,18 +578,14 @@ async fn by_status(
     let walk = reach.saturating_mul(all.max(total)) / total * 2;
     let walked = match total <= walk {
         true => None,
-        false => walked(store, account, billing_type, ranges, reach, all as f64 / total as f64, total).await?,
+        false => {
+            let partitions = keys::billing_posting_shards(account, billing_type.as_str(), None);
+            in_step(store, partitions, reach, all as f64 / total as f64, total, admits).await?
+        }
     };
     let mut ids: Vec<i64> = match walked {
         Some(ids) => ids,
-        None => {
-            let reads = ranges.iter().map(|(status, from, to)| {
-                let facet = billing_facet::status(*status);
-                let shards = keys::billing_posting_shards(account, billing_type.as_str(), Some(&facet));
-                ids_where(store, shards, dates(*from, *to), |_| true)
-            });
-            futures::future::try_join_all(reads).await?.into_iter().flatten().collect()
-        }
+        None => postings().await?,
     };
     ids.sort_unstable_by_key(|id| Reverse(*id));
     ids.dedup();
@@ -583,27 +651,6 @@ async fn ranged_total(
     let positive = |n: i64| usize::try_from(n).unwrap_or_default();
     let everyone = tally.is_none() || sums.last() == sums.first();
     Ok(Ranged { all: positive(sums[0]), total: positive(total), everyone })
-}
-
-/// The newest `reach` billings in `ranges`, walking the type's key entries (each carrying its
-/// status and due date) newest first, in step (`in_step`), from `spread` entries per match (the
-/// counts'). None when it read `budget` entries (what the ranges' postings hold) without the
-/// page: the postings are the cheaper read then.
-async fn walked(
-    store: &Store,
-    account: AccountId,
-    billing_type: BillingType,
-    ranges: &[StatusRange],
-    reach: usize,
-    spread: f64,
-    budget: usize,
-) -> Result<Option<Vec<i64>>, Refusal> {
-    let admits = |entry: &crate::store::Item| {
-        let status = item::text(entry, "s").and_then(BillingStatus::parse);
-        status.is_some_and(|status| within(ranges, status, item::text(entry, "d").and_then(parse_date)))
-    };
-    let partitions = keys::billing_posting_shards(account, billing_type.as_str(), None);
-    in_step(store, partitions, reach, spread, budget, admits).await
 }
 
 /// The newest `reach` ids that `admits` keeps among the items of `partitions` (the shards of one
@@ -748,6 +795,9 @@ pub async fn list(
     }
     if let Some(counted) = filters.counted_alone() {
         return counted_alone(store, account, billing_type, counted, pagination).await;
+    }
+    if let Some(created) = filters.created_alone() {
+        return by_created(store, account, billing_type, created, pagination).await;
     }
     let counter = keys::billing_count_shards(account, billing_type.as_str());
     if let Some(ranges) = filters.dated_alone(today) {

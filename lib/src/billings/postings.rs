@@ -31,8 +31,9 @@ pub fn read_state(text: &str) -> Option<(BillingStatus, chrono::NaiveDate)> {
 }
 
 /// The postings of a billing as it is: its entry in the type's key partition (by id, for
-/// unfiltered lists, carrying its status `s` and due date `d` for a list by status or due date
-/// that walks them, and its contact `c` for the search) and one per filter value.
+/// unfiltered lists, carrying its status `s`, due date `d` and creation date `t` for a list by
+/// status, due date or creation date that walks them, and its contact `c` for the search) and one
+/// per filter value.
 pub fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
     let shard = keys::posting_shard(billing.id);
     let partition = |facet: &str| keys::billing_postings(account, billing.billing_type.as_str(), facet, shard);
@@ -42,7 +43,10 @@ pub fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
         keys::billing_keys(account, billing.billing_type.as_str(), shard),
         keys::record("BILLING", billing.id),
     );
-    let mut entry = entry.with("s", billing.status.as_str().to_owned()).with("d", billing.due_date.to_string());
+    let mut entry = entry
+        .with("s", billing.status.as_str().to_owned())
+        .with("d", billing.due_date.to_string())
+        .with("t", billing.created_at.date().to_string());
     if let Some(contact) = billing.contact_id {
         entry = entry.with("c", contact.to_string());
     }
@@ -140,10 +144,15 @@ mod tests {
         assert_eq!(read_state("opened#2030-03-04"), Some((BillingStatus::Opened, "2030-03-04".parse().unwrap())));
         let evincive = postings.iter().find(|p| p.pk.ends_with("#E#2")).unwrap();
         assert_eq!(evincive.extra, [("e", "contrato abc".to_owned())]);
-        // The key entry carries the status and due date, for a list that walks them, and the
-        // contact, for the search.
+        // The key entry carries the status, due date and creation date, for a list that walks
+        // them, and the contact, for the search.
         let entry = postings.iter().find(|p| p.pk == "A#3#BILLINGS#billing#2").unwrap();
-        let carried = [("s", "opened".to_owned()), ("d", "2030-03-04".to_owned()), ("c", "7".to_owned())];
+        let carried = [
+            ("s", "opened".to_owned()),
+            ("d", "2030-03-04".to_owned()),
+            ("t", "2026-11-23".to_owned()),
+            ("c", "7".to_owned()),
+        ];
         assert_eq!(entry.extra, carried);
         // About 45 bytes a posting: one read unit (eventually consistent) per ~180.
         let status = postings[5].item();

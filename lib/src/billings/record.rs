@@ -58,8 +58,14 @@ impl Record for Billing {
 
     /// Its status on its due date (`S<status>`): what a list by `opened`, `expired` or a due-date
     /// range takes its total from.
-    fn dated_tally(&self) -> Option<(chrono::NaiveDate, String)> {
-        Some((self.due_date, keys::billing_facet::status(self.status)))
+    /// Its status on its due date (a list by `status` or due dates counts them) and its creation
+    /// on its creation date (`T`, as its creation-date posting: a list by creation dates counts
+    /// them).
+    fn dated_tallies(&self) -> Vec<(chrono::NaiveDate, String)> {
+        vec![
+            (self.due_date, keys::billing_facet::status(self.status)),
+            (self.created_at.date(), keys::billing_facet::CREATED.to_owned()),
+        ]
     }
 
     /// Lists are per billing type (`billing`, `schedule`, `carne`).

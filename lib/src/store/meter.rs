@@ -24,6 +24,8 @@ pub struct Reading {
     pub writes: u64,
     pub read_units: f64,
     pub bytes: u64,
+    /// Items read.
+    pub items: u64,
 }
 
 impl Reading {
@@ -42,9 +44,10 @@ impl ReadMeter {
         std::mem::take(&mut *self.0.lock().expect("meter lock"))
     }
 
-    fn add(&self, blocks: usize, bytes: usize, consistent: bool) {
+    fn add(&self, items: usize, blocks: usize, bytes: usize, consistent: bool) {
         let mut reading = self.0.lock().expect("meter lock");
         reading.round_trips += 1;
+        reading.items += items as u64;
         reading.read_units += blocks.max(1) as f64 * if consistent { 1.0 } else { 0.5 };
         reading.bytes += bytes as u64;
     }
@@ -57,14 +60,14 @@ impl ReadMeter {
     /// One `Query` page (or one `GetItem`): the items' sizes summed, then rounded up.
     pub(super) fn query(&self, items: &[Item], consistent: bool) {
         let bytes: usize = items.iter().map(item_size).sum();
-        self.add(bytes.div_ceil(BLOCK), bytes, consistent);
+        self.add(items.len(), bytes.div_ceil(BLOCK), bytes, consistent);
     }
 
     /// One `BatchGetItem` call: each item rounded up on its own.
     pub(super) fn batch(&self, items: &[Item], consistent: bool) {
         let bytes: usize = items.iter().map(item_size).sum();
         let blocks = items.iter().map(|i| item_size(i).div_ceil(BLOCK).max(1)).sum();
-        self.add(blocks, bytes, consistent);
+        self.add(items.len(), blocks, bytes, consistent);
     }
 }
 

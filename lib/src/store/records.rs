@@ -67,11 +67,11 @@ pub trait Record: Serialize + DeserializeOwned + Send + Sync + Sized {
     fn tallies(&self) -> Vec<String> {
         Vec::new()
     }
-    /// The count this record adds to on one day of its counter (`shards::add_on_day`): the day
-    /// and the count's name (a billing: its status on its due date), kept the same way as
-    /// [`Record::tallies`]. None by default.
-    fn dated_tally(&self) -> Option<(chrono::NaiveDate, String)> {
-        None
+    /// The counts this record adds to on days of its counter (`shards::add_on_day`): each a day
+    /// and the count's name (a billing: its status on its due date, and its creation on its
+    /// creation date), kept the same way as [`Record::tallies`]. None by default.
+    fn dated_tallies(&self) -> Vec<(chrono::NaiveDate, String)> {
+        Vec::new()
     }
     /// Whether new ids come from this process's block of the sequence ([`Store::ids_from_block`]:
     /// no write on most creates, ids unique but in creation order only within a process) rather
@@ -240,43 +240,39 @@ fn kept<R: Record>(account: AccountId, before: Option<&R>, after: Option<&R>) ->
             if !deltas.is_empty() {
                 writes.push(super::shards::add_each(new.clone(), is.id().into(), &deltas));
             }
-            writes.extend(days_moved(&new, is.id().into(), was.dated_tally(), is.dated_tally()));
+            writes.extend(days_moved(&new, is.id().into(), was.dated_tallies(), is.dated_tallies()));
         }
         (old, new) => {
             if let Some((counter, r)) = &old {
                 writes.push(super::shards::add_each(counter.clone(), r.id().into(), &counts_of(*r, -1)));
-                writes.extend(days_moved(counter, r.id().into(), r.dated_tally(), None));
+                writes.extend(days_moved(counter, r.id().into(), r.dated_tallies(), Vec::new()));
             }
             if let Some((counter, r)) = &new {
                 writes.push(super::shards::add_each(counter.clone(), r.id().into(), &counts_of(*r, 1)));
-                writes.extend(days_moved(counter, r.id().into(), None, r.dated_tally()));
+                writes.extend(days_moved(counter, r.id().into(), Vec::new(), r.dated_tallies()));
             }
         }
     }
     writes
 }
 
-/// What a record's move from one dated count to another writes on its counter's days: nothing
-/// when it stays, one item when both are on one day, else one item a day.
+/// What a record's move from some dated counts to others writes on its counter's days: one item
+/// for each day whose counts it left or joined (nothing for a count it keeps), whatever moves on
+/// that day in it.
 fn days_moved(
     counter: &str,
     holder: i64,
-    left: Option<(chrono::NaiveDate, String)>,
-    joined: Option<(chrono::NaiveDate, String)>,
+    left: Vec<(chrono::NaiveDate, String)>,
+    joined: Vec<(chrono::NaiveDate, String)>,
 ) -> Vec<Write> {
-    if left == joined {
-        return Vec::new();
+    let mut days: std::collections::BTreeMap<chrono::NaiveDate, Vec<(String, i64)>> = Default::default();
+    for (day, name) in left.iter().filter(|tally| !joined.contains(tally)) {
+        days.entry(*day).or_default().push((name.clone(), -1));
     }
-    match (left, joined) {
-        (Some((was, old)), Some((is, new))) if was == is => {
-            vec![super::shards::add_on_day(counter, is, holder, &[(old, -1), (new, 1)])]
-        }
-        (left, joined) => {
-            let left = left.map(|(day, name)| super::shards::add_on_day(counter, day, holder, &[(name, -1)]));
-            let joined = joined.map(|(day, name)| super::shards::add_on_day(counter, day, holder, &[(name, 1)]));
-            left.into_iter().chain(joined).collect()
-        }
+    for (day, name) in joined.iter().filter(|tally| !left.contains(tally)) {
+        days.entry(*day).or_default().push((name.clone(), 1));
     }
+    days.into_iter().map(|(day, deltas)| super::shards::add_on_day(counter, day, holder, &deltas)).collect()
 }
 
 /// What a record's arrival (`delta` 1) or departure (−1) moves in its counter: the total

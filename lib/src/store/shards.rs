@@ -132,13 +132,13 @@ fn day_key(day: NaiveDate, shard: i64) -> String {
 }
 
 /// Counts by day and name: a counter's days as read ([`days`]), or what records add to them
-/// ([`count_day`]).
+/// ([`count_days`]).
 pub type DayCounts = BTreeMap<NaiveDate, BTreeMap<String, i64>>;
 
-/// Adds one to `days` where `dated` says (a record's `Record::dated_tally`: a day and a count's
-/// name), when it says one.
-pub fn count_day(days: &mut DayCounts, dated: Option<(NaiveDate, String)>) {
-    if let Some((day, name)) = dated {
+/// Adds one to `days` where each of `dated` says (a record's `Record::dated_tallies`: a day and a
+/// count's name).
+pub fn count_days(days: &mut DayCounts, dated: Vec<(NaiveDate, String)>) {
+    for (day, name) in dated {
         *days.entry(day).or_default().entry(name).or_default() += 1;
     }
 }
