@@ -48,26 +48,24 @@ ensure_moto_venv() {
 # The third-party validators the tests run (tests/validators, npm; pinned by its lock file): billet
 # documents and webhook signatures.
 ensure_validators() {
-  need node "Node.js 18+ with npm (the independent validators of billets and webhooks run on it)"
-  need npm "npm"
-  local dir="$ROOT/tests/validators"
-  local marker="$dir/node_modules/.installed-$(sha256sum "$dir/package-lock.json" | cut -c1-16)"
-  if [ ! -f "$marker" ]; then
-    say "==> installing the independent validators into tests/validators (once)"
-    (cd "$dir" && npm ci --silent --no-audit --no-fund)
-    touch "$marker"
-  fi
+  npm_ci_once tests/validators "the independent validators" "of billets and webhooks"
 }
 
 # dynalite (DynamoDB on LevelDB, on disk) for the scale bench at a million billings
 # (BENCH_ENGINE=dynalite), installed into infra/local/dynalite from its lockfile.
 ensure_dynalite() {
-  need node "Node.js 18+ with npm (dynalite runs on it)"
+  npm_ci_once infra/local/dynalite "dynalite" ""
+}
+
+# `npm ci` in the folder $1 of the repository (what: $2, $3 said of it), once per version of its
+# lockfile.
+npm_ci_once() {
+  local dir="$ROOT/$1" what="$2" of="$3"
+  need node "Node.js 18+ with npm (${what}${of:+ $of} run on it)"
   need npm "npm"
-  local dir="$ROOT/infra/local/dynalite"
   local marker="$dir/node_modules/.installed-$(sha256sum "$dir/package-lock.json" | cut -c1-16)"
   if [ ! -f "$marker" ]; then
-    say "==> installing dynalite into infra/local/dynalite (once)"
+    say "==> installing $what into $1 (once)"
     (cd "$dir" && npm ci --silent --no-audit --no-fund)
     touch "$marker"
   fi
