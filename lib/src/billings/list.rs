@@ -104,22 +104,24 @@ impl Filters {
     /// The postings and the count of a list by one bank rule or one category and nothing else
     /// (`counted_alone`).
     fn counted_alone(&self) -> Option<(String, String)> {
-        self.counted_value().filter(|_| self.statuses.is_none() && self.due.is_none())
+        let alone = self.statuses.is_none() && self.due.is_none();
+        self.counted_value().filter(|_| alone).map(|(facet, tally, _)| (facet, tally))
     }
 
     /// The postings and the count of the list's one bank rule or category, when nothing but
-    /// statuses and due dates filter beside it.
-    fn counted_value(&self) -> Option<(String, String)> {
+    /// statuses and due dates filter beside it, and whether its counts per status are kept (a
+    /// bank rule's: `postings::tallies`).
+    fn counted_value(&self) -> Option<(String, String, bool)> {
         let others = self.your_code.is_some() || self.created.is_some() || self.search.is_some() || self.impossible;
         match self.numbers.as_slice() {
             _ if others => None,
             [(IdField::BankRule, id)] => {
                 let rule = BankRuleId::new(*id);
-                Some((billing_facet::bank_rule(rule), super::postings::rule_tally(rule)))
+                Some((billing_facet::bank_rule(rule), super::postings::rule_tally(rule), true))
             }
             [(IdField::Category, id)] => {
                 let category = BillCategoryId::new(*id);
-                Some((billing_facet::category(category), super::postings::category_tally(category)))
+                Some((billing_facet::category(category), super::postings::category_tally(category), false))
             }
             _ => None,
         }
@@ -539,7 +541,7 @@ async fn by_created(
     )?;
     let created: i64 = days.values().filter_map(|counts| counts.get(billing_facet::CREATED)).sum();
     let positive = |n: i64| usize::try_from(n).unwrap_or_default();
-    let ranged = Ranged { all: positive(all), total: positive(created), everyone: true };
+    let ranged = Ranged { all: positive(all), total: positive(created), everyone: true, of_value: None };
     let admits = |entry: &crate::store::Item| {
         item::text(entry, "t").and_then(parse_date).is_some_and(|created| from <= created && created <= to)
     };
@@ -601,23 +603,39 @@ struct Ranged {
     /// Whether every billing of the type carries the value whose count was read beside (a bank
     /// rule's or category's, `postings::tallies`); true without one.
     everyone: bool,
+    /// The value's billings and those of them in the ranges, when its counts per status are kept
+    /// (a bank rule's, `postings::tallies`).
+    of_value: Option<Ranged2>,
+}
+
+/// A value's billings, and those of them a list admits.
+struct Ranged2 {
+    all: usize,
+    total: usize,
 }
 
 /// The count of the billings in `ranges`, with the type's whole count and `tally` (a value's
-/// count) read beside it: each status's count in the billings counter, and for a status within
-/// due dates the counter's days (`shards::days`), read once from the earliest bound on. A range
-/// open below counts its status less the days after its end, so that `expired` reads the days
-/// from today on, not the past.
+/// count) read beside it, and with `scoped` the value's own billings in the ranges (from its
+/// counts per status, `<tally>S<status>`): each status's count in the billings counter, and for a
+/// status within due dates the counter's days (`shards::days`), read once from the earliest bound
+/// on. A range open below counts its status less the days after its end, so that `expired` reads
+/// the days from today on, not the past.
 async fn ranged_total(
     store: &Store,
     counter: &str,
     ranges: &[StatusRange],
     tally: Option<&str>,
+    scoped: bool,
 ) -> Result<Ranged, Refusal> {
-    let names: Vec<String> = ranges.iter().map(|(status, _, _)| billing_facet::status(*status)).collect();
+    let statuses: Vec<String> = ranges.iter().map(|(status, _, _)| billing_facet::status(*status)).collect();
+    let of_value: Vec<String> = match (tally, scoped) {
+        (Some(tally), true) => statuses.iter().map(|status| format!("{tally}{status}")).collect(),
+        _ => Vec::new(),
+    };
     let mut attributes: Vec<&str> = vec!["value"];
-    attributes.extend(names.iter().map(String::as_str));
+    attributes.extend(statuses.iter().map(String::as_str));
     attributes.extend(tally);
+    attributes.extend(of_value.iter().map(String::as_str));
     let bounded: Vec<&StatusRange> = ranges.iter().filter(|(_, from, to)| from.is_some() || to.is_some()).collect();
     // From the earliest day a bounded range counts on (its start, or the day after its end when
     // it is open below), to the latest (none when one is open above or below).
@@ -638,19 +656,54 @@ async fn ranged_total(
             .filter_map(|(_, counts)| counts.get(name))
             .sum()
     };
-    let mut total = 0i64;
-    for ((status, from, to), whole) in ranges.iter().zip(sums.iter().skip(1)) {
-        let name = billing_facet::status(*status);
-        total += match (from, to) {
-            (None, None) => *whole,
-            (None, Some(to)) => whole - to.succ_opt().map_or(0, |after| on(&name, Some(after), None)),
-            (from, to) => on(&name, *from, *to),
+    // The ranges' count, each status's under `names` with its whole count in `wholes`.
+    let count = |names: &[String], wholes: &[i64]| -> i64 {
+        let mut total = 0i64;
+        for (((_, from, to), name), whole) in ranges.iter().zip(names).zip(wholes) {
+            total += match (from, to) {
+                (None, None) => *whole,
+                (None, Some(to)) => whole - to.succ_opt().map_or(0, |after| on(name, Some(after), None)),
+                (from, to) => on(name, *from, *to),
+            }
+            .max(0);
         }
-        .max(0);
-    }
+        total
+    };
     let positive = |n: i64| usize::try_from(n).unwrap_or_default();
-    let everyone = tally.is_none() || sums.last() == sums.first();
-    Ok(Ranged { all: positive(sums[0]), total: positive(total), everyone })
+    let n = statuses.len();
+    let total = count(&statuses, &sums[1..=n]);
+    let everyone = tally.is_none() || sums.get(n + 1) == sums.first();
+    let of_value = (!of_value.is_empty())
+        .then(|| Ranged2 { all: positive(sums[n + 1]), total: positive(count(&of_value, &sums[n + 2..])) });
+    Ok(Ranged { all: positive(sums[0]), total: positive(total), everyone, of_value })
+}
+
+/// A page of one bank rule's billings in some statuses, each within due dates, when the rule is
+/// not every billing's: the total from the rule's counts per status (and day), then a walk of
+/// the rule's postings newest first, each carrying its billing's status and due date, the four
+/// shards in step (`in_step`: about `reach × rule's billings / total` postings, at most the
+/// rule's). A rare status of a large rule reads far into it; a fair share reads about its page.
+async fn by_value_status(
+    store: &Store,
+    account: AccountId,
+    billing_type: BillingType,
+    facet: &str,
+    ranges: &[StatusRange],
+    Ranged2 { all, total }: Ranged2,
+    pagination: Pagination,
+) -> Result<Listed<Billing>, Refusal> {
+    if pagination.offset() >= total {
+        return Ok(Listed::new(Vec::new(), total));
+    }
+    let reach = pagination.offset().saturating_add(pagination.per_page);
+    let admits = |posting: &crate::store::Item| {
+        let state = item::text(posting, "v").and_then(super::postings::read_state);
+        state.is_some_and(|(status, due)| within(ranges, status, Some(due)))
+    };
+    let shards = keys::billing_posting_shards(account, billing_type.as_str(), Some(facet));
+    let spread = all.max(total) as f64 / total as f64;
+    let ids = in_step(store, shards, reach, spread, usize::MAX, admits).await?.unwrap_or_default();
+    page_of(store, account, ids, total, pagination).await
 }
 
 /// The newest `reach` ids that `admits` keeps among the items of `partitions` (the shards of one
@@ -801,17 +854,21 @@ pub async fn list(
     }
     let counter = keys::billing_count_shards(account, billing_type.as_str());
     if let Some(ranges) = filters.dated_alone(today) {
-        let ranged = ranged_total(store, &counter, &ranges, None).await?;
+        let ranged = ranged_total(store, &counter, &ranges, None, false).await?;
         return by_status(store, account, billing_type, &ranges, ranged, pagination).await;
     }
     // One bank rule or category with statuses or due dates: when every billing of the type carries
     // it (its count, read with the others, is the type's total: an account with one bank rule),
     // it filters nothing, and the list is the statuses' and dates' alone, read about its page
-    // instead of every posting of the value; otherwise the value's postings.
-    if let (Some((_, tally)), Some(ranges)) = (filters.counted_value(), filters.admitted(today)) {
-        let ranged = ranged_total(store, &counter, &ranges, Some(&tally)).await?;
+    // instead of every posting of the value; otherwise a rule's counts per status give the total
+    // and a walk of its postings the page; a category's postings are read whole.
+    if let (Some((facet, tally, scoped)), Some(ranges)) = (filters.counted_value(), filters.admitted(today)) {
+        let mut ranged = ranged_total(store, &counter, &ranges, Some(&tally), scoped).await?;
         if ranged.everyone {
             return by_status(store, account, billing_type, &ranges, ranged, pagination).await;
+        }
+        if let Some(of_value) = ranged.of_value.take() {
+            return by_value_status(store, account, billing_type, &facet, &ranges, of_value, pagination).await;
         }
     }
     let (found, partial) = matching(store, account, billing_type, &filters, today).await?;

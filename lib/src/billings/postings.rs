@@ -95,9 +95,19 @@ pub fn category_tally(category: BillCategoryId) -> String {
 /// status's (named as its postings' facet, `S<status>`), its bank rule's and its category's. A list
 /// by one of them takes its total from them.
 pub fn tallies(billing: &Billing) -> Vec<String> {
+    let status = billing_facet::status(billing.status);
     let rule = billing.bank_rule_id.map(rule_tally);
-    let status = std::iter::once(billing_facet::status(billing.status));
-    status.chain(rule).chain(billing.bill_category_id.map(category_tally)).collect()
+    let rule_status = rule_status_tally(billing);
+    let category = billing.bill_category_id.map(category_tally);
+    std::iter::once(status).chain(rule).chain(rule_status).chain(category).collect()
+}
+
+/// The count of a bank rule's billings in a status (`r<rule>S<status>`), beside the rule's, in
+/// the counter and on the days of the billings' due dates: a list by a rule and statuses or due
+/// dates takes its total from them. Kept for bank rules, which an account has a few of; not for
+/// categories, which can be many (each would add its statuses to the counter's item).
+pub fn rule_status_tally(billing: &Billing) -> Option<String> {
+    billing.bank_rule_id.map(|rule| format!("{}{}", rule_tally(rule), billing_facet::status(billing.status)))
 }
 
 #[cfg(test)]

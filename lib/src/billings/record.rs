@@ -58,14 +58,17 @@ impl Record for Billing {
 
     /// Its status on its due date (`S<status>`): what a list by `opened`, `expired` or a due-date
     /// range takes its total from.
-    /// Its status on its due date (a list by `status` or due dates counts them) and its creation
-    /// on its creation date (`T`, as its creation-date posting: a list by creation dates counts
-    /// them).
+    /// Its status on its due date (a list by `status` or due dates counts them), its creation on
+    /// its creation date (`T`, as its creation-date posting: a list by creation dates counts
+    /// them), and its bank rule's status on its due date (`r<rule>S<status>`: a list by a rule and
+    /// statuses or due dates counts them).
     fn dated_tallies(&self) -> Vec<(chrono::NaiveDate, String)> {
-        vec![
+        let mut tallies = vec![
             (self.due_date, keys::billing_facet::status(self.status)),
             (self.created_at.date(), keys::billing_facet::CREATED.to_owned()),
-        ]
+        ];
+        tallies.extend(super::postings::rule_status_tally(self).map(|tally| (self.due_date, tally)));
+        tallies
     }
 
     /// Lists are per billing type (`billing`, `schedule`, `carne`).
