@@ -125,6 +125,10 @@ pub struct DevServer {
     /// Messages a drain's worker failed (each would go back to its queue, and after its receive
     /// limit to the queue's DLQ).
     failed: Arc<std::sync::atomic::AtomicUsize>,
+    /// The bodies of every message the drains handled so far, by queue URL. SQS may deliver a
+    /// message again seconds later (the fault proxy does), into a later drain: a body seen before
+    /// is that copy, never a new message (each carries its request's time).
+    seen: Arc<std::sync::Mutex<std::collections::HashMap<String, std::collections::HashSet<String>>>>,
 }
 
 /// A table of one test server's own.
@@ -258,6 +262,7 @@ impl DevServer {
             handing_on: Arc::default(),
             fair: lanes,
             failed: Arc::default(),
+            seen: Arc::default(),
         }
     }
 
@@ -330,7 +335,8 @@ impl DevServer {
     }
 
     /// Runs `worker` over the queue until it is empty; returns how many different messages it
-    /// handled (SQS may deliver one twice: a copy is the same message).
+    /// handled that no drain before handled (SQS may deliver one twice, even into a later drain:
+    /// a copy is the same message).
     async fn drain(&self, queue_url: &str, worker: &Worker) -> usize {
         let mut handled = std::collections::HashSet::new();
         self.drain_into(queue_url, worker, &mut handled).await;
@@ -366,8 +372,8 @@ impl DevServer {
         registered.len()
     }
 
-    /// Runs `worker` over the queue until it is empty, adding the bodies of the messages it handled
-    /// to `handled`.
+    /// Runs `worker` over the queue until it is empty, adding to `handled` the bodies of the
+    /// messages it handled that no drain of this server handled before.
     async fn drain_into(&self, queue_url: &str, worker: &Worker, handled: &mut std::collections::HashSet<String>) {
         let sqs = aws_sdk_sqs::Client::new(&self.config);
         loop {
@@ -378,8 +384,29 @@ impl DevServer {
                 return;
             }
             self.failed.fetch_add(round.failed, std::sync::atomic::Ordering::SeqCst);
-            handled.extend(round.bodies);
+            let mut seen = self.seen.lock().expect("the drains' bodies");
+            let seen = seen.entry(queue_url.to_owned()).or_default();
+            for body in round.bodies {
+                if handled.contains(&body) || seen.insert(body.clone()) {
+                    handled.insert(body);
+                }
+            }
         }
+    }
+
+    /// Sends every message the drains of this server handled from the queue at `queue_url` to it
+    /// again, as SQS delivers a message a second time after it was handled (on a server without
+    /// lanes); returns how many.
+    pub async fn deliver_again(&self, queue_url: &str) -> usize {
+        let bodies: Vec<String> = {
+            let seen = self.seen.lock().expect("the drains' bodies");
+            seen.get(queue_url).map(|bodies| bodies.iter().cloned().collect()).unwrap_or_default()
+        };
+        let sqs = aws_sdk_sqs::Client::new(&self.config);
+        for body in &bodies {
+            sqs.send_message().queue_url(queue_url).message_body(body).send().await.expect("send a message again");
+        }
+        bodies.len()
     }
 
     /// Both workers polling this server's queues in the background, as the dev server runs them,

@@ -109,6 +109,21 @@ async fn snapshots_stay_as_issued() {
 }
 
 #[tokio::test]
+async fn a_copy_delivered_after_its_message_was_handled_changes_nothing() {
+    let api = Api::start().await;
+    let s = setup(&api).await;
+    let id = create(&api, &s).await;
+    assert_eq!(api.server.register_billets().await, 1);
+    let before = billets(&api, id).await;
+    // SQS's late copy (the fault proxy sends one 0.2-3 s after the receive): the same body again,
+    // after the drain that handled it. Handled again, it is no new message and makes no billet.
+    assert_eq!(api.server.deliver_again(&api.server.billet_queue_url).await, 1);
+    assert_eq!(api.server.register_billets().await, 0, "a copy is the message handled before");
+    assert_eq!(api.server.failed_messages(), 0);
+    assert_eq!(billets(&api, id).await, before);
+}
+
+#[tokio::test]
 async fn duplicate_deliveries_create_one_billet() {
     let api = Api::start().await;
     let s = setup(&api).await;
