@@ -504,7 +504,7 @@ async fn by_status(
     account: AccountId,
     billing_type: BillingType,
     ranges: &[StatusRange],
-    ranged: Ranged,
+    counted: Counted,
     pagination: Pagination,
 ) -> Result<Listed<Billing>, Refusal> {
     let admits = |entry: &crate::store::Item| {
@@ -519,7 +519,7 @@ async fn by_status(
         });
         Ok(futures::future::try_join_all(reads).await?.into_iter().flatten().collect())
     };
-    cheaper_page(store, account, billing_type, ranged, pagination, admits, postings).await
+    cheaper_page(store, account, billing_type, counted, pagination, admits, postings).await
 }
 
 /// A page of the billings created between two dates (both included), and nothing else: the
@@ -541,7 +541,7 @@ async fn by_created(
     )?;
     let created: i64 = days.values().filter_map(|counts| counts.get(billing_facet::CREATED)).sum();
     let positive = |n: i64| usize::try_from(n).unwrap_or_default();
-    let ranged = Ranged { all: positive(all), total: positive(created), everyone: true, of_value: None };
+    let counted = Counted { all: positive(all), total: positive(created) };
     let admits = |entry: &crate::store::Item| {
         item::text(entry, "t").and_then(parse_date).is_some_and(|created| from <= created && created <= to)
     };
@@ -549,7 +549,7 @@ async fn by_created(
         let shards = keys::billing_posting_shards(account, billing_type.as_str(), Some(billing_facet::CREATED));
         Ok(ids_where(store, shards, dates(Some(from), Some(to)), |_| true).await?.into_iter().collect())
     };
-    cheaper_page(store, account, billing_type, ranged, pagination, admits, postings).await
+    cheaper_page(store, account, billing_type, counted, pagination, admits, postings).await
 }
 
 /// The page of a list of `total` billings of `all` (the counts') that `admits` keeps of the
@@ -564,7 +564,7 @@ async fn cheaper_page<Read>(
     store: &Store,
     account: AccountId,
     billing_type: BillingType,
-    Ranged { all, total, .. }: Ranged,
+    counted: Counted,
     pagination: Pagination,
     admits: impl Fn(&crate::store::Item) -> bool,
     postings: impl FnOnce() -> Read,
@@ -572,17 +572,15 @@ async fn cheaper_page<Read>(
 where
     Read: std::future::Future<Output = Result<Vec<i64>, Refusal>>,
 {
-    if pagination.offset() >= total {
-        return Ok(Listed::new(Vec::new(), total));
-    }
-    let reach = pagination.offset().saturating_add(pagination.per_page);
-    // A walk reads about `reach × all / total` entries, each about 1.7 times a posting's bytes.
-    let walk = reach.saturating_mul(all.max(total)) / total * 2;
+    let total = counted.total;
+    let Some(reach) = counted.reach(pagination) else { return Ok(Listed::new(Vec::new(), total)) };
+    // A walk reads about `reach × spread` entries, each about 1.7 times a posting's bytes.
+    let walk = (reach as f64 * counted.spread() * 2.0) as usize;
     let walked = match total <= walk {
         true => None,
         false => {
             let partitions = keys::billing_posting_shards(account, billing_type.as_str(), None);
-            in_step(store, partitions, reach, all as f64 / total as f64, total, admits).await?
+            in_step(store, partitions, reach, counted.spread(), total, admits).await?
         }
     };
     let mut ids: Vec<i64> = match walked {
@@ -596,22 +594,35 @@ where
 
 /// What the counts say of a list by statuses and due dates.
 struct Ranged {
-    /// The type's billings.
-    all: usize,
-    /// The list's.
-    total: usize,
+    /// The type's billings, and those in the ranges.
+    of_type: Counted,
     /// Whether every billing of the type carries the value whose count was read beside (a bank
     /// rule's or category's, `postings::tallies`); true without one.
     everyone: bool,
-    /// The value's billings and those of them in the ranges, when its counts per status are kept
-    /// (a bank rule's, `postings::tallies`).
-    of_value: Option<Ranged2>,
+    /// The value's billings, and those of them in the ranges, when its counts per status are
+    /// kept (a bank rule's, `postings::tallies`).
+    of_value: Option<Counted>,
 }
 
-/// A value's billings, and those of them a list admits.
-struct Ranged2 {
+/// The billings a list is drawn from (`all`, whose entries a walk reads) and those it admits
+/// (`total`), as their counts say.
+#[derive(Clone, Copy)]
+struct Counted {
     all: usize,
     total: usize,
+}
+
+impl Counted {
+    /// How many of the list's newest matches a page needs (up to its end): none when it starts
+    /// past the list's end.
+    fn reach(&self, pagination: Pagination) -> Option<usize> {
+        (pagination.offset() < self.total).then(|| pagination.offset().saturating_add(pagination.per_page))
+    }
+
+    /// How many entries a walk reads for one match, as the counts spread them (at least one).
+    fn spread(&self) -> f64 {
+        self.all.max(self.total) as f64 / self.total.max(1) as f64
+    }
 }
 
 /// The count of the billings in `ranges`, with the type's whole count and `tally` (a value's
@@ -674,8 +685,8 @@ async fn ranged_total(
     let total = count(&statuses, &sums[1..=n]);
     let everyone = tally.is_none() || sums.get(n + 1) == sums.first();
     let of_value = (!of_value.is_empty())
-        .then(|| Ranged2 { all: positive(sums[n + 1]), total: positive(count(&of_value, &sums[n + 2..])) });
-    Ok(Ranged { all: positive(sums[0]), total: positive(total), everyone, of_value })
+        .then(|| Counted { all: positive(sums[n + 1]), total: positive(count(&of_value, &sums[n + 2..])) });
+    Ok(Ranged { of_type: Counted { all: positive(sums[0]), total: positive(total) }, everyone, of_value })
 }
 
 /// A page of one bank rule's billings in some statuses, each within due dates, when the rule is
@@ -689,21 +700,17 @@ async fn by_value_status(
     billing_type: BillingType,
     facet: &str,
     ranges: &[StatusRange],
-    Ranged2 { all, total }: Ranged2,
+    counted: Counted,
     pagination: Pagination,
 ) -> Result<Listed<Billing>, Refusal> {
-    if pagination.offset() >= total {
-        return Ok(Listed::new(Vec::new(), total));
-    }
-    let reach = pagination.offset().saturating_add(pagination.per_page);
+    let Some(reach) = counted.reach(pagination) else { return Ok(Listed::new(Vec::new(), counted.total)) };
     let admits = |posting: &crate::store::Item| {
         let state = item::text(posting, "v").and_then(super::postings::read_state);
         state.is_some_and(|(status, due)| within(ranges, status, Some(due)))
     };
     let shards = keys::billing_posting_shards(account, billing_type.as_str(), Some(facet));
-    let spread = all.max(total) as f64 / total as f64;
-    let ids = in_step(store, shards, reach, spread, usize::MAX, admits).await?.unwrap_or_default();
-    page_of(store, account, ids, total, pagination).await
+    let ids = in_step(store, shards, reach, counted.spread(), usize::MAX, admits).await?.unwrap_or_default();
+    page_of(store, account, ids, counted.total, pagination).await
 }
 
 /// The newest `reach` ids that `admits` keeps among the items of `partitions` (the shards of one
@@ -797,10 +804,9 @@ async fn in_id_order(
     total: usize,
     pagination: Pagination,
 ) -> Result<Listed<Billing>, Refusal> {
-    if pagination.offset() >= total {
+    let Some(end) = (Counted { all: total, total }).reach(pagination) else {
         return Ok(Listed::new(Vec::new(), total));
-    }
-    let end = pagination.offset().saturating_add(pagination.per_page);
+    };
     // Every key is a match: a quarter of the page's end from each shard at first (and a tenth
     // more), then what the shards that ended early left missing, from the others.
     let ids = in_step(store, shards, end, 1.0, usize::MAX, |_| true).await?.unwrap_or_default();
@@ -855,7 +861,7 @@ pub async fn list(
     let counter = keys::billing_count_shards(account, billing_type.as_str());
     if let Some(ranges) = filters.dated_alone(today) {
         let ranged = ranged_total(store, &counter, &ranges, None, false).await?;
-        return by_status(store, account, billing_type, &ranges, ranged, pagination).await;
+        return by_status(store, account, billing_type, &ranges, ranged.of_type, pagination).await;
     }
     // One bank rule or category with statuses or due dates: when every billing of the type carries
     // it (its count, read with the others, is the type's total: an account with one bank rule),
@@ -865,7 +871,7 @@ pub async fn list(
     if let (Some((facet, tally, scoped)), Some(ranges)) = (filters.counted_value(), filters.admitted(today)) {
         let mut ranged = ranged_total(store, &counter, &ranges, Some(&tally), scoped).await?;
         if ranged.everyone {
-            return by_status(store, account, billing_type, &ranges, ranged, pagination).await;
+            return by_status(store, account, billing_type, &ranges, ranged.of_type, pagination).await;
         }
         if let Some(of_value) = ranged.of_value.take() {
             return by_value_status(store, account, billing_type, &facet, &ranges, of_value, pagination).await;

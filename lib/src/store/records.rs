@@ -233,10 +233,7 @@ fn kept<R: Record>(account: AccountId, before: Option<&R>, after: Option<&R>) ->
     }
     match (counted(account, before), counted(account, after)) {
         (Some((old, was)), Some((new, is))) if old == new => {
-            let (left, joined) = (was.tallies(), is.tallies());
-            let mut deltas: Vec<(String, i64)> =
-                left.iter().filter(|t| !joined.contains(t)).map(|t| (t.clone(), -1)).collect();
-            deltas.extend(joined.iter().filter(|t| !left.contains(t)).map(|t| (t.clone(), 1)));
+            let deltas = moves(&was.tallies(), &is.tallies());
             if !deltas.is_empty() {
                 writes.push(super::shards::add_each(new.clone(), is.id().into(), &deltas));
             }
@@ -266,13 +263,18 @@ fn days_moved(
     joined: Vec<(chrono::NaiveDate, String)>,
 ) -> Vec<Write> {
     let mut days: std::collections::BTreeMap<chrono::NaiveDate, Vec<(String, i64)>> = Default::default();
-    for (day, name) in left.iter().filter(|tally| !joined.contains(tally)) {
-        days.entry(*day).or_default().push((name.clone(), -1));
-    }
-    for (day, name) in joined.iter().filter(|tally| !left.contains(tally)) {
-        days.entry(*day).or_default().push((name.clone(), 1));
+    for ((day, name), delta) in moves(&left, &joined) {
+        days.entry(day).or_default().push((name, delta));
     }
     days.into_iter().map(|(day, deltas)| super::shards::add_on_day(counter, day, holder, &deltas)).collect()
+}
+
+/// What a move from the counts `left` to the counts `joined` adds to each: −1 to a count left and
+/// not joined, 1 to one joined and not left (nothing to one kept).
+fn moves<T: PartialEq + Clone>(left: &[T], joined: &[T]) -> Vec<(T, i64)> {
+    let gone = left.iter().filter(|tally| !joined.contains(tally)).map(|tally| (tally.clone(), -1));
+    let anew = joined.iter().filter(|tally| !left.contains(tally)).map(|tally| (tally.clone(), 1));
+    gone.chain(anew).collect()
 }
 
 /// What a record's arrival (`delta` 1) or departure (−1) moves in its counter: the total
@@ -416,4 +418,18 @@ pub async fn page_of<R: Record>(
     let mut records = find_many::<R>(store, account, &ids).await?;
     records.sort_by_key(|r| page.iter().position(|id| *id == r.id().into()));
     Ok(Listed::new(records, total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_move_takes_one_from_the_counts_left_and_adds_one_to_those_joined() {
+        let left = ["S1", "c4", "T"];
+        let joined = ["S2", "T", "c5"];
+        assert_eq!(moves(&left, &joined), [("S1", -1), ("c4", -1), ("S2", 1), ("c5", 1)]);
+        assert_eq!(moves(&left, &left), []);
+        assert_eq!(moves(&[], &["T"]), [("T", 1)]);
+    }
 }
