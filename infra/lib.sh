@@ -74,6 +74,25 @@ npm_ci_once() {
 # Starts dynalite on 127.0.0.1:$1 with its data in the directory $2 (pid in DYNALITE_PID), and in
 # front of it on 127.0.0.1:$3 the proxy that does the transactions it lacks
 # (infra/local/transactions.py, pid in TRANSACTIONS_PID); waits until both answer.
+# Waits up to 10 s for the command line `check` to succeed while the processes `pids`
+# (space-separated) run, then says `ready`. Fails, pointing at `log`, when one of them stops first
+# or the time is up.
+wait_until() {
+  local check="$1" pids="$2" ready="$3" log="$4"
+  for _ in $(seq 1 100); do
+    if eval "$check" 2>/dev/null; then
+      say "$ready"
+      return
+    fi
+    for pid in $pids; do
+      kill -0 "$pid" 2>/dev/null || { say "error: process $pid stopped before it answered; see $log"; exit 1; }
+    done
+    sleep 0.1
+  done
+  say "error: no answer within 10 s; see $log"
+  exit 1
+}
+
 start_dynalite() {
   local port="$1" data="$2" front="$3"
   mkdir -p "$LOCAL_DIR" "$data"
@@ -82,15 +101,10 @@ start_dynalite() {
   python3 "$ROOT/infra/local/transactions.py" --port "$front" --upstream "http://127.0.0.1:$port" \
     >"$LOCAL_DIR/transactions-$front.log" 2>&1 &
   TRANSACTIONS_PID=$!
-  for _ in $(seq 1 100); do
-    if python3 -c "import socket,sys; [socket.create_connection(('127.0.0.1', p), 1).close() for p in ($port, $front)]" 2>/dev/null; then
-      say "==> dynalite on 127.0.0.1:$port (data in $data), transactions on 127.0.0.1:$front"
-      return
-    fi
-    sleep 0.1
-  done
-  say "error: dynalite or its transactions proxy did not start; see $LOCAL_DIR/dynalite-$port.log"
-  exit 1
+  wait_until "python3 -c \"import socket; [socket.create_connection(('127.0.0.1', p), 1).close() for p in ($port, $front)]\"" \
+    "$DYNALITE_PID $TRANSACTIONS_PID" \
+    "==> dynalite on 127.0.0.1:$port (data in $data), transactions on 127.0.0.1:$front" \
+    "$LOCAL_DIR/dynalite-$port.log and $LOCAL_DIR/transactions-$front.log"
 }
 
 stop_dynalite() {
@@ -173,13 +187,8 @@ start_moto() {
   mkdir -p "$LOCAL_DIR"
   "$VENV/bin/python" "$ROOT/infra/local/moto_server.py" -H 127.0.0.1 -p "$port" >"$LOCAL_DIR/moto-$port.log" 2>&1 &
   MOTO_PID=$!
-  for _ in $(seq 1 100); do
-    moto_answers "$port" && { say "==> moto server on 127.0.0.1:$port (pid $MOTO_PID)"; return; }
-    kill -0 "$MOTO_PID" 2>/dev/null || { say "error: the moto server did not start; see $LOCAL_DIR/moto-$port.log"; exit 1; }
-    sleep 0.1
-  done
-  say "error: the moto server did not answer on 127.0.0.1:$port"
-  exit 1
+  wait_until "moto_answers $port" "$MOTO_PID" "==> moto server on 127.0.0.1:$port (pid $MOTO_PID)" \
+    "$LOCAL_DIR/moto-$port.log"
 }
 
 # Resident memory of the moto server started by start_moto, in MB ("?" when unknown).
@@ -207,16 +216,9 @@ start_faults() {
   python3 "$ROOT/infra/local/faults.py" --port "$port" --upstream "http://127.0.0.1:$upstream" \
     >"$LOCAL_DIR/faults-$port.log" 2>&1 &
   FAULTS_PID=$!
-  for _ in $(seq 1 100); do
-    if python3 -c "import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:$port/_faults', timeout=1)" 2>/dev/null; then
-      say "==> fault proxy on 127.0.0.1:$port in front of the moto server (pid $FAULTS_PID)"
-      return
-    fi
-    kill -0 "$FAULTS_PID" 2>/dev/null || { say "error: the fault proxy did not start; see $LOCAL_DIR/faults-$port.log"; exit 1; }
-    sleep 0.1
-  done
-  say "error: the fault proxy did not answer on 127.0.0.1:$port"
-  exit 1
+  wait_until "python3 -c \"import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/_faults', timeout=1)\"" \
+    "$FAULTS_PID" "==> fault proxy on 127.0.0.1:$port in front of the moto server (pid $FAULTS_PID)" \
+    "$LOCAL_DIR/faults-$port.log"
 }
 
 stop_faults() {
