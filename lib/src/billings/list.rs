@@ -470,7 +470,7 @@ async fn unfiltered(
     pagination: Pagination,
 ) -> Result<Listed<Billing>, Refusal> {
     let counter = keys::billing_count_shards(account, billing_type.as_str());
-    let total = usize::try_from(crate::store::shards::sum(store, counter).await?).unwrap_or_default();
+    let total = async { Ok(usize::try_from(crate::store::shards::sum(store, counter).await?).unwrap_or_default()) };
     let shards = keys::billing_posting_shards(account, billing_type.as_str(), None);
     in_id_order(store, account, shards, total, pagination).await
 }
@@ -487,7 +487,8 @@ async fn counted_alone(
     pagination: Pagination,
 ) -> Result<Listed<Billing>, Refusal> {
     let counter = keys::billing_count_shards(account, billing_type.as_str());
-    let total = usize::try_from(crate::store::shards::sum_of(store, counter, &tally).await?).unwrap_or_default();
+    let total =
+        async { Ok(usize::try_from(crate::store::shards::sum_of(store, counter, &tally).await?).unwrap_or_default()) };
     let shards = keys::billing_posting_shards(account, billing_type.as_str(), Some(&facet));
     in_id_order(store, account, shards, total, pagination).await
 }
@@ -792,24 +793,36 @@ async fn in_step(
     }
 }
 
-/// The page of a list of `total` billings whose postings (sort keys ending in the id) are in
-/// `shards`: the keys up to the page's end, newest first, the shards in step (`in_step`: about
-/// the page's end in all, not the page's end in each shard), then the page's billings. Cost grows with the page
-/// number by about one read unit per 90 billings skipped, not with the size of the billings nor
-/// with the matches past the page.
+/// The page of a list whose postings (sort keys ending in the id) are in `shards`, its total
+/// from `total` (the counter's): the keys up to the page's end, newest first, the shards in step
+/// (`in_step`: about the page's end in all, not the page's end in each shard), then the page's
+/// billings. Cost grows with the page number by about one read unit per 90 billings skipped, not
+/// with the size of the billings nor with the matches past the page.
 async fn in_id_order(
     store: &Store,
     account: AccountId,
     shards: Vec<String>,
-    total: usize,
+    total: impl std::future::Future<Output = Result<usize, Refusal>>,
     pagination: Pagination,
 ) -> Result<Listed<Billing>, Refusal> {
-    let Some(end) = (Counted { all: total, total }).reach(pagination) else {
-        return Ok(Listed::new(Vec::new(), total));
-    };
     // Every key is a match: a quarter of the page's end from each shard at first (and a tenth
     // more), then what the shards that ended early left missing, from the others.
-    let ids = in_step(store, shards, end, 1.0, usize::MAX, |_| true).await?.unwrap_or_default();
+    let walk = |end: usize| async move {
+        Ok(in_step(store, shards, end, 1.0, usize::MAX, |_| true).await?.unwrap_or_default())
+    };
+    // A page within the first entries walks beside the count (`postings::BESIDE_THE_COUNT`); a
+    // deeper one after it, and not at all past the end.
+    let end = pagination.offset().saturating_add(pagination.per_page);
+    let (total, ids) = match end <= crate::store::postings::BESIDE_THE_COUNT {
+        true => tokio::try_join!(total, walk(end))?,
+        false => {
+            let total = total.await?;
+            match (Counted { all: total, total }).reach(pagination) {
+                Some(end) => (total, walk(end).await?),
+                None => return Ok(Listed::new(Vec::new(), total)),
+            }
+        }
+    };
     page_of(store, account, ids, total, pagination).await
 }
 

@@ -320,33 +320,52 @@ pub async fn list(
     filter: &ContactFilter,
     window: Window,
 ) -> Result<Listed<Contact>, Refusal> {
-    let nothing = || Ok(Listed::empty());
     if filter.impossible {
-        return nothing();
+        return Ok(Listed::empty());
     }
-    // A deleted group or tag has no contacts, even while its cascade runs.
-    if let Some(Some(group)) = filter.group_id {
-        if records::find::<Group>(store, account, group).await?.is_none() {
-            return nothing();
+    // A deleted group or tag has no contacts, even while its cascade runs: whether they are there
+    // is read beside the list.
+    let group = async {
+        match filter.group_id {
+            Some(Some(group)) => Ok::<_, Refusal>(records::find::<Group>(store, account, group).await?.is_some()),
+            _ => Ok(true),
         }
-    }
-    if let Some(tag) = filter.tag_id {
-        if records::find::<Tag>(store, account, tag).await?.is_none() {
-            return nothing();
+    };
+    let tag = async {
+        match filter.tag_id {
+            Some(tag) => Ok::<_, Refusal>(records::find::<Tag>(store, account, tag).await?.is_some()),
+            None => Ok(true),
         }
-    }
+    };
+    let (group, tag, listed) = tokio::try_join!(group, tag, listed(store, account, filter, window))?;
+    Ok(match group && tag {
+        true => listed,
+        false => Listed::empty(),
+    })
+}
+
+/// [`list`] once its group and tag are known to be there.
+async fn listed(
+    store: &Store,
+    account: AccountId,
+    filter: &ContactFilter,
+    window: Window,
+) -> Result<Listed<Contact>, Refusal> {
     let types: Vec<ContactType> = match filter.contact_type {
         Some(contact_type) => vec![contact_type],
         None => ContactType::ALL.to_vec(),
     };
     if let Some(facet) = counted_alone(filter) {
         let totals = types.iter().map(|contact_type| facet.total(store, account, *contact_type));
-        let total = futures::future::try_join_all(totals).await?.into_iter().map(|n| n.max(0)).sum::<i64>() as usize;
+        let total = async {
+            let totals = futures::future::try_join_all(totals).await?;
+            Ok::<_, Refusal>(totals.into_iter().map(|n| usize::try_from(n).unwrap_or_default()).sum::<usize>())
+        };
         let partitions: Vec<String> = types
             .iter()
             .map(|contact_type| keys::contact_postings(account, contact_type.as_str(), &facet.name()))
             .collect();
-        let positions = postings::leading(store, &partitions, window.reach(total)).await?;
+        let (positions, total) = postings::leading_counted(store, &partitions, window, total).await?;
         return Ok(crate::store::records::page_of::<Contact>(store, account, positions, total, window).await?);
     }
     let found = types.iter().map(|contact_type| matching(store, account, *contact_type, filter));

@@ -34,37 +34,46 @@ pub async fn list(
         Some(contact_type) => vec![contact_type],
         None => GroupContactType::ALL.to_vec(),
     };
-    let mut positions = Vec::new();
-    let mut total = 0;
-    let mut partial = false;
-    let mut counts = Vec::new();
-    if filter.search.is_none() {
-        let sums = types.iter().map(|contact_type| {
+    let counts = async {
+        let sums = types.iter().filter(|_| filter.search.is_none()).map(|contact_type| {
             shards::sum(store, keys::count_shards(account, &format!("{}#{contact_type}", Group::KIND)))
         });
-        counts = futures::future::try_join_all(sums).await?.into_iter().map(|n| n as usize).collect();
-    }
-    let reach = window.reach(counts.iter().sum());
-    // Every type's postings at once (one round trip); in type order, a type's positions prefixed
-    // so that the merged order is by type first.
-    let reads = types.iter().map(|contact_type| async move {
-        let partition = keys::group_postings(account, contact_type.as_str());
-        let (found, stopped): (Vec<(i64, String)>, bool) = match filter.search {
-            None => (postings::leading(store, &[partition], reach).await?, false),
-            Some(term) => postings::named(store, partition, term).await?,
-        };
-        Ok::<_, Refusal>((contact_type, found, stopped))
-    });
-    for (contact_type, found, stopped) in futures::future::try_join_all(reads).await? {
-        partial |= stopped;
-        if filter.search.is_some() {
-            total += found.len();
+        let counts = futures::future::try_join_all(sums).await?;
+        Ok::<usize, Refusal>(counts.into_iter().map(|n| usize::try_from(n).unwrap_or_default()).sum())
+    };
+    // Every type's postings at once (one round trip), up to `reach` each.
+    let reads = |reach: usize| {
+        futures::future::try_join_all(types.iter().map(move |contact_type| async move {
+            let partition = keys::group_postings(account, contact_type.as_str());
+            let (found, stopped): (Vec<(i64, String)>, bool) = match filter.search {
+                None => (postings::leading(store, &[partition], reach).await?, false),
+                Some(term) => postings::named(store, partition, term).await?,
+            };
+            Ok::<_, Refusal>((*contact_type, found, stopped))
+        }))
+    };
+    // A search, or a page within the first entries, reads beside the count
+    // (`postings::BESIDE_THE_COUNT`); a deeper page after it.
+    let (counted, found) = match filter.search.is_some() || window.end() <= postings::BESIDE_THE_COUNT {
+        true => tokio::try_join!(counts, reads(window.end()))?,
+        false => {
+            let counted = counts.await?;
+            (counted, reads(window.reach(counted)).await?)
         }
+    };
+    // In type order, a type's positions prefixed so that the merged order is by type first.
+    let mut positions = Vec::new();
+    let mut partial = false;
+    let mut searched = 0;
+    for (contact_type, found, stopped) in found {
+        partial |= stopped;
+        searched += found.len();
         positions.extend(found.into_iter().map(|(id, order)| (id, format!("{contact_type}#{order}"))));
     }
-    if filter.search.is_none() {
-        total = counts.iter().sum();
-    }
+    let total = match filter.search {
+        Some(_) => searched,
+        None => counted,
+    };
     Ok(crate::store::records::page_of::<Group>(store, account, positions, total, window).await?.partial_if(partial))
 }
 

@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use super::{Item, KeyRange, Sort, Store, StoreResult, Write};
+use super::records::Window;
+use super::{Item, KeyRange, Sort, Store, StoreError, StoreResult, Write};
 
 /// One posting: its keys, and the attributes a list reads with it (a searched text, a state).
 #[derive(Clone, Debug, PartialEq)]
@@ -79,6 +80,29 @@ pub async fn leading(store: &Store, partitions: &[String], n: usize) -> StoreRes
     }
     found.sort_by(|a, b| a.1.cmp(&b.1));
     Ok(found)
+}
+
+/// How far into a list a page may end and still read its leading entries beside the list's count
+/// ([`leading_counted`]): one call fewer on the caller's path. A page within it that starts past
+/// the end reads at most this many entries a partition for nothing; a page ending deeper reads its
+/// entries once the count is known, and none when it starts past the end.
+pub const BESIDE_THE_COUNT: usize = 1_000;
+
+/// [`leading`] for a page of `window`, and the list's total from `count`: read at once when the
+/// page ends within [`BESIDE_THE_COUNT`] entries (the usual first pages), the count first
+/// otherwise.
+pub async fn leading_counted<E: From<StoreError>>(
+    store: &Store,
+    partitions: &[String],
+    window: Window,
+    count: impl std::future::Future<Output = Result<usize, E>>,
+) -> Result<(Vec<(i64, String)>, usize), E> {
+    if window.end() <= BESIDE_THE_COUNT {
+        let read = async { leading(store, partitions, window.end()).await.map_err(E::from) };
+        return futures::try_join!(read, count);
+    }
+    let total = count.await?;
+    Ok((leading(store, partitions, window.reach(total)).await?, total))
 }
 
 /// The records whose postings fall in `range` (at most `limit` read), as id → position.

@@ -116,6 +116,11 @@ pub struct Window {
 }
 
 impl Window {
+    /// How many leading entries of the list this page needs, wherever the list ends.
+    pub fn end(&self) -> usize {
+        self.skip.saturating_add(self.take)
+    }
+
     /// How many leading entries of a list of `total` this page needs: none past the end.
     pub fn reach(&self, total: usize) -> usize {
         match self.skip >= total {

@@ -21,8 +21,12 @@ pub async fn list(
     let partition = keys::tag_postings(account);
     let (positions, total, partial) = match search {
         None => {
-            let total = shards::sum(store, keys::count_shards(account, Tag::KIND)).await? as usize;
-            (postings::leading(store, &[partition], window.reach(total)).await?, total, false)
+            let count = async {
+                let sum = shards::sum(store, keys::count_shards(account, Tag::KIND)).await?;
+                Ok::<_, Refusal>(usize::try_from(sum).unwrap_or_default())
+            };
+            let (positions, total) = postings::leading_counted(store, &[partition], window, count).await?;
+            (positions, total, false)
         }
         // A term longer than any name matches nothing.
         Some(term) if crate::values::text::beyond_search(term) => (Vec::new(), 0, false),

@@ -1,7 +1,8 @@
 //! Calls one after another on the caller's path (issue 27): the meter on the server's DynamoDB and
 //! SQS clients (`infra::meter`, the benchmarks' interceptor) counts the longest chain of calls each
 //! started after the one before it answered (`Cost::sequential`), on a server that counts its rate
-//! limits as on AWS (the count runs beside the route, its writes behind the count's gate). The routes' chains (docs/data-model.md, "Calls one after another"):
+//! limits as on AWS (the count runs beside the route, its writes behind the count's gate). The
+//! routes' chains (docs/data-model.md, "Calls one after another"):
 //! - show: the billing with its billets (one query), then its contact and tag. The issue asks for
 //!   one call; that needs the contact's summary kept in the billing (not done: 2).
 //! - create: the references (one batch), then the transaction (ids from the process's block).
@@ -12,6 +13,10 @@
 //!   built from what was read and written.
 //! - contact create (with a group and a tag): the id from the process's block, the group and tag
 //!   read at once, the transaction, then the view's reads (tags and the on-account counter).
+//! - a list's first page (ending within `postings::BESIDE_THE_COUNT` entries): its count beside its
+//!   keys, then its records (tags, groups end there), then what their representation reads at
+//!   once (billings: their payers and tags; contacts: their tags, groups and the on-account
+//!   counter); a contact list's group or tag is looked up beside all that.
 
 use billing_api::http::rate_limit::RateLimits;
 use infra::meter::{Cost, Meter};
@@ -77,6 +82,17 @@ async fn the_common_routes_make_few_calls_one_after_another() {
             "address_street": "Avenida Paulista", "address_number": "1000", "address_district": "Bela Vista",
             "address_city": "São Paulo", "address_state": "SP", "group_id": group, "tag_ids": [tag]}});
         check("contact create", measured(&meter, api.post("/v1/contacts", &contact)).await, 201, 3);
+        check("billing list", measured(&meter, api.get("/v1/billings")).await, 200, 3);
+        check(
+            "billing list by rule",
+            measured(&meter, api.get(&format!("/v1/billings?bank_rule_id={}", s.bank_rule))).await,
+            200,
+            3,
+        );
+        check("tag list", measured(&meter, api.get("/v1/tags")).await, 200, 2);
+        check("group list", measured(&meter, api.get("/v1/groups")).await, 200, 2);
+        check("contact list", measured(&meter, api.get("/v1/contacts")).await, 200, 3);
+        check("contact list by tag", measured(&meter, api.get(&format!("/v1/contacts?tag_id={tag}"))).await, 200, 3);
         fewest = match fewest.is_empty() {
             true => seen,
             false => fewest.into_iter().zip(seen).map(|(a, b)| (a.0, a.1.min(b.1), a.2)).collect(),
@@ -84,4 +100,44 @@ async fn the_common_routes_make_few_calls_one_after_another() {
     }
     let over: Vec<_> = fewest.iter().filter(|(_, calls, most)| calls > most).collect();
     assert!(over.is_empty(), "calls one after another over their bound (route, calls, bound): {over:?}");
+}
+
+#[tokio::test]
+async fn a_first_page_reads_its_keys_beside_the_count_and_any_page_past_the_end_is_empty() {
+    let api = Api::start().await;
+    let s = setup(&api).await;
+    for _ in 0..2 {
+        create_with(&api, &s, json!({})).await;
+    }
+    for name in ["Mensalistas", "Anuais", "VIP"] {
+        api.post("/v1/tags", &json!({"tag": {"name": name}})).await.expect(201);
+    }
+    for description in ["Sócios", "Fornecedores"] {
+        let contact_type = if description == "Sócios" { "customers" } else { "suppliers" };
+        let group = json!({"group": {"contact_type": contact_type, "description": description}});
+        api.post("/v1/groups", &group).await.expect(201);
+    }
+    let rule = format!("/v1/billings?bank_rule_id={}", s.bank_rule);
+    let lists = [("/v1/billings", "billings", 2), (rule.as_str(), "billings", 2), ("/v1/tags", "tags", 3)];
+    let lists = lists.into_iter().chain([("/v1/groups", "groups", 2), ("/v1/contacts", "contacts", 1)]);
+    for (path, field, total) in lists {
+        let joiner = if path.contains('?') { '&' } else { '?' };
+        let page = |query: &str| format!("{path}{joiner}{query}");
+        let listed = |answer: &Answer| answer.body[field].as_array().map(Vec::len);
+        let first = api.get(&page("per_page=1")).await.expect(200);
+        assert_eq!((listed(&first), first.header("X-Total-Count")), (Some(1), Some(&*total.to_string())), "{path}");
+        let second = api.get(&page("page=2&per_page=1")).await.expect(200);
+        assert_eq!(listed(&second), Some(usize::from(total > 1)), "{path}");
+        assert_ne!(first.body[field][0]["id"], second.body[field][0]["id"], "{path}");
+        // Past the end within the first thousand entries (read beside the count), and beyond
+        // them (the count first, then nothing read).
+        for query in ["page=6&per_page=100", "page=11&per_page=100", "page=99999999&per_page=100"] {
+            let past = api.get(&page(query)).await.expect(200);
+            assert_eq!(
+                (listed(&past), past.header("X-Total-Count")),
+                (Some(0), Some(&*total.to_string())),
+                "{path}?{query}"
+            );
+        }
+    }
 }
