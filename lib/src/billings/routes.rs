@@ -1,7 +1,5 @@
 //! `/v1/billings` (§4.2): the routes and their thin handlers; the rules live in `service`.
 
-use std::collections::HashMap;
-
 use axum::extract::State;
 use axum::response::Response;
 use axum::routing::{get, post};
@@ -11,13 +9,10 @@ use super::input::{cancellation_reason, Draft, PayOff};
 use super::model::Billing;
 use super::service;
 use super::view::{BillingListView, BillingView, BulkAccepted, Embedded, Related};
-use crate::contacts::Contact;
 use crate::http::Tenant;
 use crate::http::{response, ApiError, ApiResult, Params, Path, RequestBody};
 use crate::state::AppState;
-use crate::store::records;
-use crate::tags::Tag;
-use crate::values::{today, BillingId, ContactId, IssueType, TagId};
+use crate::values::{today, BillingId, IssueType};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -89,25 +84,13 @@ async fn destroy(State(state): State<AppState>, tenant: Tenant, Path(id): Path<B
     Ok(response::no_content())
 }
 
-/// The list representation, with each billing's contact and tag (two batch reads for the page).
+/// The list representation, with each billing's contact and tag (two batch reads at once for the
+/// page).
 async fn list(State(state): State<AppState>, tenant: Tenant, params: Params) -> ApiResult<Response> {
     let account = tenant.account_id();
     let today = today();
     let listed = super::list::list(&state.store, account, &params, today).await?;
-
-    let mut contact_ids: Vec<ContactId> = listed.records.iter().filter_map(|b| b.contact_id).collect();
-    contact_ids.sort_unstable();
-    contact_ids.dedup();
-    let contacts: HashMap<ContactId, Contact> = records::find_many::<Contact>(&state.store, account, &contact_ids)
-        .await?
-        .into_iter()
-        .map(|c| (c.id, c))
-        .collect();
-    let mut tag_ids: Vec<TagId> = listed.records.iter().filter_map(|b| b.tag_id).collect();
-    tag_ids.sort_unstable();
-    tag_ids.dedup();
-    let tags: HashMap<TagId, Tag> =
-        records::find_many::<Tag>(&state.store, account, &tag_ids).await?.into_iter().map(|t| (t.id, t)).collect();
+    let (contacts, tags) = service::related_to_page(&state.store, account, &listed.records).await?;
 
     let views: Vec<_> = listed
         .records

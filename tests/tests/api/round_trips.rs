@@ -55,6 +55,9 @@ async fn the_common_routes_make_few_calls_one_after_another() {
     bulk["billing"]["billing_issue_type"] = json!("bulk");
     bulk["billing"]["tag_id"] = tag.clone();
     let warm = create_with(&api, &s, json!({})).await;
+    // A billing of a bulk billing on the lists' pages: its tag is read with the page's contacts.
+    api.post("/v1/billings", &bulk).await.expect(202);
+    assert_eq!(api.server.expand_bulk().await, 1);
     api.post(&format!("/v1/billings/{warm}/pay_off"), &pay_off).await.expect(200);
     // The fewest of three tries of each route: in CI the suite runs again through the fault
     // proxy, whose conflicts and 500s make a route run its transaction again.
