@@ -2,9 +2,11 @@
 //! them with the `coldstart` profile and starts a moto server; docs/cold-start.md).
 //!
 //! This process serves a minimal Lambda Runtime API on 127.0.0.1, then starts every binary of
-//! `functions/Cargo.toml` (and the `hello` baseline) with the environment Lambda and
-//! `template.yaml` give it, hands it one event from `events/` and times, from the exec, its first
-//! `GET /next` (init) and its first answer; then kills it. BENCH_COLD_RUNS starts per binary
+//! `functions/Cargo.toml` (and the baselines: `hello`, the runtime alone; `hello-table`, with the
+//! table client and one GetItem a call) with the environment Lambda and `template.yaml` give it,
+//! hands it one event from `events/` and times, from the exec, its first `GET /next` (init) and
+//! its first answer; then kills it. The table shows each init over hello's, and each first answer
+//! over twice its init plus one storage round trip (hello-table's first answer less its init). BENCH_COLD_RUNS starts per binary
 //! (default 20), one binary after the other in each round so that load from elsewhere on the
 //! machine falls on all of them alike; a first round warms the page cache and is not counted.
 //!
@@ -33,6 +35,9 @@ use tokio::sync::mpsc;
 
 /// The baseline binary: the runtime alone.
 const HELLO: &str = "hello";
+/// The second baseline: the runtime, the table client and one GetItem a call. Its first answer
+/// less its init is one storage round trip from a cold process.
+const HELLO_TABLE: &str = "hello-table";
 /// Time a start may take before the bench gives up on it.
 const GIVE_UP: Duration = Duration::from_secs(30);
 
@@ -165,7 +170,7 @@ fn queue_of(variable: &str) -> String {
 /// The event each binary answers without needing data: lists, messages about absent records.
 fn event_of(binary: &str) -> anyhow::Result<Bytes> {
     let fixture = match binary {
-        HELLO => return Ok(Bytes::from_static(br#"{"hello":"world"}"#)),
+        HELLO | HELLO_TABLE => return Ok(Bytes::from_static(br#"{"hello":"world"}"#)),
         "outbox-sweeper" => return Ok(Bytes::from_static(SCHEDULED_EVENT.as_bytes())),
         "authorizer" => "authorizer.json",
         "tags" => "tags-list.json",
@@ -403,31 +408,47 @@ fn functions(stack: &Stack) -> anyhow::Result<Vec<Function>> {
     Ok(chosen)
 }
 
-/// The markdown table: init median and p90, first answer median, init against the baseline.
+/// The markdown table: init median and p90, first answer median, init against the baseline,
+/// and the first answer against issue 27's bar for it: twice the function's init plus one storage
+/// round trip (`hello-table`'s first answer less its init, medians).
 fn report(functions: &[Function], samples: &[Vec<Sample>]) -> String {
     let median_init = |runs: &[Sample]| {
         let mut inits: Vec<Duration> = runs.iter().map(|s| s.init).collect();
         inits.sort();
         (percentile(&inits, 0.5), percentile(&inits, 0.9))
     };
-    let hello = functions.iter().position(|f| f.name == HELLO).map(|i| median_init(&samples[i]).0);
-    let mut out = String::from(
-        "| binary | init median (ms) | init p90 (ms) | first answer median (ms) | init / hello | answer |\n\
-         |---|---:|---:|---:|---:|---|\n",
+    let median_first = |runs: &[Sample]| {
+        let mut firsts: Vec<Duration> = runs.iter().map(|s| s.first_answer).collect();
+        firsts.sort();
+        percentile(&firsts, 0.5)
+    };
+    let of = |name: &str| functions.iter().position(|f| f.name == name);
+    let hello = of(HELLO).map(|i| median_init(&samples[i]).0);
+    let round_trip = of(HELLO_TABLE).map(|i| median_first(&samples[i]).saturating_sub(median_init(&samples[i]).0));
+    let mut out = String::new();
+    if let Some(round_trip) = round_trip {
+        out.push_str(&format!("One storage round trip from a cold process ({HELLO_TABLE}): {} ms\n\n", ms(round_trip)));
+    }
+    out.push_str(
+        "| binary | init median (ms) | init p90 (ms) | first answer median (ms) | init / hello | first answer / (2 × init + 1 round trip) | answer |\n\
+         |---|---:|---:|---:|---:|---:|---|\n",
     );
     for (function, runs) in functions.iter().zip(samples) {
         let (init, init_p90) = median_init(runs);
-        let mut firsts: Vec<Duration> = runs.iter().map(|s| s.first_answer).collect();
-        firsts.sort();
+        let first = median_first(runs);
         let ratio = hello.map_or("–".to_owned(), |h| format!("{:.2}×", init.as_secs_f64() / h.as_secs_f64()));
+        let bar = round_trip.map_or("–".to_owned(), |trip| {
+            format!("{:.2}", first.as_secs_f64() / (2.0 * init.as_secs_f64() + trip.as_secs_f64()))
+        });
         let answer = runs.first().map_or("", |s| s.answer.as_str());
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} |\n",
             function.name,
             ms(init),
             ms(init_p90),
-            ms(percentile(&firsts, 0.5)),
+            ms(first),
             ratio,
+            bar,
             answer
         ));
     }

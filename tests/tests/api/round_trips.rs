@@ -17,6 +17,8 @@
 //!   keys, then its records (tags, groups end there), then what their representation reads at
 //!   once (billings: their payers and tags; contacts: their tags, groups and the on-account
 //!   counter); a contact list's group or tag is looked up beside all that.
+//! - the categories (their index entries, then the page), a billing's billets (one query: the billing and
+//!   its billets), the events (one query of each event partition, at once).
 
 use billing_api::http::rate_limit::RateLimits;
 use infra::meter::{Cost, Meter};
@@ -96,6 +98,9 @@ async fn the_common_routes_make_few_calls_one_after_another() {
         check("group list", measured(&meter, api.get("/v1/groups")).await, 200, 2);
         check("contact list", measured(&meter, api.get("/v1/contacts")).await, 200, 3);
         check("contact list by tag", measured(&meter, api.get(&format!("/v1/contacts?tag_id={tag}"))).await, 200, 3);
+        check("category list", measured(&meter, api.get("/v1/bill_categories")).await, 200, 2);
+        check("billet list", measured(&meter, api.get(&format!("/v1/billings/{other}/bank_billets"))).await, 200, 1);
+        check("event list", measured(&meter, api.get("/v1/events")).await, 200, 1);
         fewest = match fewest.is_empty() {
             true => seen,
             false => fewest.into_iter().zip(seen).map(|(a, b)| (a.0, a.1.min(b.1), a.2)).collect(),
