@@ -18,6 +18,7 @@ pub mod refs;
 pub mod shards;
 pub mod stored;
 pub mod turns;
+pub mod window;
 mod writes;
 
 use std::sync::Arc;

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 
-use super::records::Window;
+use super::window::Window;
 use super::{Item, KeyRange, Sort, Store, StoreError, StoreResult, Write};
 
 /// One posting: its keys, and the attributes a list reads with it (a searched text, a state).

@@ -18,6 +18,7 @@ use serde::Serialize;
 use super::item::{from_attribute, from_item, to_item};
 use super::postings::Posting;
 use super::stored::{self, Key, Stored};
+pub use super::window::Window;
 use super::{keys, Condition, Item, Store, StoreError, StoreResult, Write};
 use crate::values::{AccountId, RecordId};
 
@@ -105,34 +106,6 @@ impl<R> Listed<R> {
     /// The same page, marked partial when `partial`.
     pub fn partial_if(self, partial: bool) -> Listed<R> {
         Listed { partial: self.partial || partial, ..self }
-    }
-}
-
-/// Which entries of a filtered, ordered list a page shows.
-#[derive(Clone, Copy, Debug)]
-pub struct Window {
-    pub skip: usize,
-    pub take: usize,
-}
-
-impl Window {
-    /// How many leading entries of the list this page needs, wherever the list ends.
-    pub fn end(&self) -> usize {
-        self.skip.saturating_add(self.take)
-    }
-
-    /// How many leading entries of a list of `total` this page needs: none past the end.
-    pub fn reach(&self, total: usize) -> usize {
-        match self.skip >= total {
-            true => 0,
-            false => self.skip.saturating_add(self.take).min(total),
-        }
-    }
-
-    fn slice<'a, T>(&self, items: &'a [T]) -> &'a [T] {
-        let start = self.skip.min(items.len());
-        let end = start.saturating_add(self.take).min(items.len());
-        &items[start..end]
     }
 }
 
