@@ -227,6 +227,17 @@ async fn measure(bench: &Bench, size: &str, world: &World, queues: &Queues<'_>) 
             "bank_rule_id + due date",
             format!("/v1/billings?bank_rule_id={}&start_due_date=2026-09-01&end_due_date=2026-09-30", world.rules[0]),
         ),
+        (
+            "bill_category_id + status=opened",
+            format!("/v1/billings?bill_category_id={}&status=opened", world.categories[0]),
+        ),
+        (
+            "bill_category_id + due date",
+            format!(
+                "/v1/billings?bill_category_id={}&start_due_date=2026-09-01&end_due_date=2026-09-30",
+                world.categories[0]
+            ),
+        ),
         ("s=<payer name>", "/v1/billings?s=Cliente%20Honorato".to_owned()),
     ];
     for (name, path) in &cases {
@@ -545,8 +556,8 @@ async fn big_bulk(
     Ok(())
 }
 
-/// Billings `range` (their ids from the account's sequence), with their postings; the counter's
-/// shard 0 raised by their number and their rules' and categories' counts.
+/// Billings `range` (their ids from the account's sequence), with their postings; shard 0 of
+/// each counter they count in (the type's, their categories') raised by their counts.
 async fn fill(
     store: &Store,
     account: billing_api::values::AccountId,
@@ -557,14 +568,18 @@ async fn fill(
     let size = range.end() - range.start() + 1;
     let first = store.reserve_ids(keys::account(account), keys::sequence("BILLING"), size).await?;
     let mut items = Vec::new();
-    let mut counts: std::collections::BTreeMap<String, i64> = std::collections::BTreeMap::new();
-    let mut days = billing_api::store::shards::DayCounts::new();
+    // Each counter the billings count in (the type's, each category's): its counts and days.
+    type Counted = (std::collections::BTreeMap<String, i64>, billing_api::store::shards::DayCounts);
+    let mut counters: std::collections::BTreeMap<String, Counted> = std::collections::BTreeMap::new();
     for n in range.clone() {
         let made = billing(first + n - range.start(), n, world, now);
-        for (count, delta) in billing_api::store::records::counts_of(&made, 1) {
-            *counts.entry(count).or_default() += delta;
+        for counted in billing_api::store::records::counters(&made, account) {
+            let (counts, days) = counters.entry(counted.counter.clone()).or_default();
+            for (count, delta) in counted.moved(1) {
+                *counts.entry(count).or_default() += delta;
+            }
+            billing_api::store::shards::count_days(days, counted.dated);
         }
-        billing_api::store::shards::count_days(&mut days, made.dated_tallies());
         items.push(item_of(account, &made)?);
         items.extend(postings::items(account, &made));
         if items.len() >= 50_000 {
@@ -572,13 +587,14 @@ async fn fill(
         }
     }
     store.put_all(items).await?;
-    let counter = keys::billing_count_shards(account, BillingType::Billing.as_str());
-    let counts: Vec<(String, i64)> = counts.into_iter().collect();
     let mut writes = Vec::new();
-    if !counts.is_empty() {
-        writes.push(billing_api::store::shards::add_each(counter.clone(), 0, &counts));
+    for (counter, (counts, days)) in counters {
+        let counts: Vec<(String, i64)> = counts.into_iter().collect();
+        if !counts.is_empty() {
+            writes.push(billing_api::store::shards::add_each(counter.clone(), 0, &counts));
+        }
+        writes.extend(billing_api::store::shards::add_on_days(&counter, 0, days));
     }
-    writes.extend(billing_api::store::shards::add_on_days(&counter, 0, days));
     for write in writes {
         store.write(vec![write]).await?;
     }

@@ -36,7 +36,7 @@
 //!   chunk, the expansion is deleted with the hold on its tags), on the condition that it still
 //!   names this chunk: of two copies of a message, exactly one sends the next.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -472,9 +472,13 @@ async fn write_billings(store: &Store, account: AccountId, plan: &Plan, draft: &
 /// 100 actions.
 fn transactions(account: AccountId, billings: &[&Billing], draft: &Draft) -> anyhow::Result<Vec<Vec<Transaction>>> {
     let tags = tags_of(draft);
-    // The tags' counts, the billings counter, its days (the billings share the draft's due date
-    // and their creation date: they are made at one moment), the registrations' task.
-    let shared = tags.len() + 4;
+    // The tags' counts, each counter the billings count in (the type's; the category's) and its
+    // days (the billings share the draft's due date, its category, and their creation date: they
+    // are made at one moment), the registrations' task.
+    let counted = billings.first().map(|b| records::counters(*b, account)).unwrap_or_default();
+    let days: usize =
+        counted.iter().map(|c| 1 + c.dated.iter().map(|(day, _)| day).collect::<BTreeSet<_>>().len()).sum();
+    let shared = tags.len() + days + 1;
     let mut by_shard: BTreeMap<i64, Vec<&Billing>> = BTreeMap::new();
     for billing in billings {
         by_shard.entry(billing.id.get().rem_euclid(refs::SHARDS)).or_default().push(billing);
@@ -508,30 +512,33 @@ fn transactions(account: AccountId, billings: &[&Billing], draft: &Draft) -> any
             for tag in &tags {
                 transaction.writes.push(refs::moved(account, <Tag as Record>::KIND, tag.get(), shard, count));
             }
-            let first = &transaction.billings[0];
-            let counter = first.counted_in(account).context("billings are counted")?;
-            // Their total and tallies, summed: one item.
-            let mut counts: BTreeMap<String, i64> = BTreeMap::new();
-            for (count, delta) in transaction.billings.iter().flat_map(|b| records::counts_of(b, 1)) {
-                *counts.entry(count).or_default() += delta;
+            let first = transaction.billings[0].id.get();
+            let shared_from = transaction.writes.len();
+            // In each counter, their total and tallies, summed: one item; their counts per due
+            // date (one day: the draft's) and creation date (one: today), in the days' shard of
+            // their ids.
+            let mut by_counter: BTreeMap<String, (BTreeMap<String, i64>, shards::DayCounts)> = BTreeMap::new();
+            for counts in transaction.billings.iter().flat_map(|b| records::counters(b, account)) {
+                let (sums, days) = by_counter.entry(counts.counter.clone()).or_default();
+                for (count, delta) in counts.moved(1) {
+                    *sums.entry(count).or_default() += delta;
+                }
+                shards::count_days(days, counts.dated);
             }
-            let counts: Vec<(String, i64)> = counts.into_iter().collect();
-            transaction.writes.push(shards::add_each(counter.clone(), first.id.get(), &counts));
-            // Their counts per due date (one day: the draft's) and creation date (one: today), in
-            // the days' shard of their ids.
-            let mut days = shards::DayCounts::new();
-            for billing in &transaction.billings {
-                shards::count_days(&mut days, billing.dated_tallies());
+            for (counter, (sums, days)) in by_counter {
+                let sums: Vec<(String, i64)> = sums.into_iter().collect();
+                transaction.writes.push(shards::add_each(counter.clone(), first, &sums));
+                transaction.writes.extend(shards::add_on_days(&counter, first, days));
             }
-            let day_writes = days.len();
-            transaction.writes.extend(shards::add_on_days(&counter, first.id.get(), days));
             let registrations: Vec<BilletRegistration> = transaction
                 .billings
                 .iter()
                 .map(|b| BilletRegistration::new(account, b.id, b.billet_generation))
                 .collect();
             transaction.writes.push(tasks::record(account, &registrations)?);
-            transaction.roles.extend(std::iter::repeat_n(Role::Other, tags.len() + 2 + day_writes));
+            transaction
+                .roles
+                .extend(std::iter::repeat_n(Role::Other, transaction.writes.len() - shared_from + tags.len()));
         }
         shards.push(transactions);
     }

@@ -7,17 +7,18 @@ use std::collections::BTreeMap;
 use super::model::Billing;
 use crate::refusal::Refusal;
 use crate::store::keys;
-use crate::store::records::{self, Record};
+use crate::store::records::{self, Window};
 use crate::store::{item, postings, shards, KeyRange, Sort, Store};
 use crate::values::{AccountId, BillingId, BillingType};
 
 /// One count that moved: its name (`value`, `S<status>`, `r<rule>`, `k<category>`, or a day's
-/// `<due date>:S<status>`), what the counter said, and what the billings say.
+/// `<due date>:S<status>`; in a category's own counter, prefixed `K<category>/`), what the
+/// counter said, and what the billings say.
 pub type Moved = (String, i64, i64);
 
 /// Counts the account's billings of `billing_type` again (every key entry of the type's four
-/// shards, then the billings a hundred to a batch, holding only the counts) and moves the counter
-/// by the difference, in its shard 0: the counts that differed. A billing written while it runs
+/// shards, then the billings a hundred to a batch, holding only the counts) and moves the type's
+/// counter and each category's by the difference, in their shard 0: the counts that differed. A billing written while it runs
 /// can leave a count one off: run it again when the account is quiet if in doubt (a second run
 /// moves nothing).
 pub async fn recount(store: &Store, account: AccountId, billing_type: BillingType) -> Result<Vec<Moved>, Refusal> {
@@ -29,18 +30,38 @@ pub async fn recount(store: &Store, account: AccountId, billing_type: BillingTyp
         })
         .await?;
     }
-    let mut counted: BTreeMap<String, i64> = BTreeMap::new();
-    let mut days = shards::DayCounts::new();
+    // Every counter the type's billings may count in: the type's, and each category's (one whose
+    // billings all left it is brought to zero too).
+    let counter = keys::billing_count_shards(account, billing_type.as_str());
+    let mut counted: BTreeMap<String, (BTreeMap<String, i64>, shards::DayCounts)> = BTreeMap::new();
+    counted.entry(counter.clone()).or_default();
+    let every = Window { skip: 0, take: usize::MAX };
+    let categories = crate::bill_categories::service::list(store, account, None, every).await?;
+    for category in categories.records {
+        let category = keys::billing_category_count_shards(account, billing_type.as_str(), category.id.get());
+        counted.entry(category).or_default();
+    }
     for chunk in ids.chunks(100) {
         for billing in records::find_many::<Billing>(store, account, chunk).await? {
-            for (name, delta) in records::counts_of(&billing, 1) {
-                *counted.entry(name).or_default() += delta;
+            for counts in records::counters(&billing, account) {
+                let (sums, days) = counted.entry(counts.counter.clone()).or_default();
+                for (name, delta) in counts.moved(1) {
+                    *sums.entry(name).or_default() += delta;
+                }
+                shards::count_days(days, counts.dated);
             }
-            shards::count_days(&mut days, billing.dated_tallies());
         }
     }
-    let counter = keys::billing_count_shards(account, billing_type.as_str());
-    let mut moved = shards::recount(store, counter.clone(), &counted).await?;
-    moved.extend(shards::recount_days(store, &counter, &days).await?);
+    let mut moved = Vec::new();
+    for (other, (sums, days)) in counted {
+        // A category's counts are named after it (`K<category>/S<status>`).
+        let scope = other.strip_prefix(&counter).and_then(|rest| rest.strip_prefix('#')).map(str::to_owned);
+        let named = |(name, was, is): Moved| match &scope {
+            Some(scope) => (format!("{scope}/{name}"), was, is),
+            None => (name, was, is),
+        };
+        moved.extend(shards::recount(store, other.clone(), &sums).await?.into_iter().map(named));
+        moved.extend(shards::recount_days(store, &other, &days).await?.into_iter().map(named));
+    }
     Ok(moved)
 }

@@ -70,6 +70,16 @@ fn range(params: &Params, start: &str, end: &str) -> Option<(NaiveDate, NaiveDat
     Some((parse_date(params.get(start)?)?, parse_date(params.get(end)?)?))
 }
 
+/// Where the counts per status of a list's one value (with statuses or due dates) are kept.
+#[derive(Clone, Copy)]
+enum ValueCounts {
+    /// A bank rule's: `r<rule>S<status>` in the type's counter and on its days
+    /// (`postings::rule_status_tally`).
+    InTypeCounter,
+    /// A category's: its own counter and days (`postings::category_counts`).
+    Own(BillCategoryId),
+}
+
 impl Filters {
     fn from(params: &Params) -> Self {
         let mut f = Filters::default();
@@ -109,19 +119,19 @@ impl Filters {
     }
 
     /// The postings and the count of the list's one bank rule or category, when nothing but
-    /// statuses and due dates filter beside it, and whether its counts per status are kept (a
-    /// bank rule's: `postings::tallies`).
-    fn counted_value(&self) -> Option<(String, String, bool)> {
+    /// statuses and due dates filter beside it, and where its counts per status are kept.
+    fn counted_value(&self) -> Option<(String, String, ValueCounts)> {
         let others = self.your_code.is_some() || self.created.is_some() || self.search.is_some() || self.impossible;
         match self.numbers.as_slice() {
             _ if others => None,
             [(IdField::BankRule, id)] => {
                 let rule = BankRuleId::new(*id);
-                Some((billing_facet::bank_rule(rule), super::postings::rule_tally(rule), true))
+                Some((billing_facet::bank_rule(rule), super::postings::rule_tally(rule), ValueCounts::InTypeCounter))
             }
             [(IdField::Category, id)] => {
                 let category = BillCategoryId::new(*id);
-                Some((billing_facet::category(category), super::postings::category_tally(category), false))
+                let counts = ValueCounts::Own(category);
+                Some((billing_facet::category(category), super::postings::category_tally(category), counts))
             }
             _ => None,
         }
@@ -690,11 +700,11 @@ async fn ranged_total(
     Ok(Ranged { of_type: Counted { all: positive(sums[0]), total: positive(total) }, everyone, of_value })
 }
 
-/// A page of one bank rule's billings in some statuses, each within due dates, when the rule is
-/// not every billing's: the total from the rule's counts per status (and day), then a walk of
-/// the rule's postings newest first, each carrying its billing's status and due date, the four
-/// shards in step (`in_step`: about `reach × rule's billings / total` postings, at most the
-/// rule's). A rare status of a large rule reads far into it; a fair share reads about its page.
+/// A page of one bank rule's or category's billings in some statuses, each within due dates: the
+/// total from the value's counts per status (and day), then a walk of the value's postings
+/// newest first, each carrying its billing's status and due date, the four shards in step
+/// (`in_step`: about `reach × value's billings / total` postings, at most the value's). A rare
+/// status of a large value reads far into it; a fair share reads about its page.
 async fn by_value_status(
     store: &Store,
     account: AccountId,
@@ -876,18 +886,35 @@ pub async fn list(
         let ranged = ranged_total(store, &counter, &ranges, None, false).await?;
         return by_status(store, account, billing_type, &ranges, ranged.of_type, pagination).await;
     }
-    // One bank rule or category with statuses or due dates: when every billing of the type carries
-    // it (its count, read with the others, is the type's total: an account with one bank rule),
-    // it filters nothing, and the list is the statuses' and dates' alone, read about its page
-    // instead of every posting of the value; otherwise a rule's counts per status give the total
-    // and a walk of its postings the page; a category's postings are read whole.
-    if let (Some((facet, tally, scoped)), Some(ranges)) = (filters.counted_value(), filters.admitted(today)) {
-        let mut ranged = ranged_total(store, &counter, &ranges, Some(&tally), scoped).await?;
-        if ranged.everyone {
-            return by_status(store, account, billing_type, &ranges, ranged.of_type, pagination).await;
-        }
-        if let Some(of_value) = ranged.of_value.take() {
-            return by_value_status(store, account, billing_type, &facet, &ranges, of_value, pagination).await;
+    // One bank rule with statuses or due dates: when every billing of the type carries it (its
+    // count, read with the others, is the type's total: an account with one bank rule), it
+    // filters nothing, and the list is the statuses' and dates' alone, read about its page
+    // instead of every posting of the rule; otherwise the rule's counts per status give the total
+    // and a walk of its postings the page. A category's own counter gives its total, and a walk
+    // of its postings the page; but when that counter does not hold every billing of the
+    // category (billings written before it: `ops billing recount` fills it), its postings are
+    // read whole.
+    if let (Some((facet, tally, counts)), Some(ranges)) = (filters.counted_value(), filters.admitted(today)) {
+        match counts {
+            ValueCounts::InTypeCounter => {
+                let mut ranged = ranged_total(store, &counter, &ranges, Some(&tally), true).await?;
+                if ranged.everyone {
+                    return by_status(store, account, billing_type, &ranges, ranged.of_type, pagination).await;
+                }
+                if let Some(of_value) = ranged.of_value.take() {
+                    return by_value_status(store, account, billing_type, &facet, &ranges, of_value, pagination).await;
+                }
+            }
+            ValueCounts::Own(category) => {
+                let own = keys::billing_category_count_shards(account, billing_type.as_str(), category.get());
+                let (ranged, in_type) = tokio::try_join!(ranged_total(store, &own, &ranges, None, false), async {
+                    Ok(crate::store::shards::sum_of(store, counter.clone(), &tally).await?)
+                })?;
+                if i64::try_from(ranged.of_type.all).ok() == Some(in_type.max(0)) {
+                    return by_value_status(store, account, billing_type, &facet, &ranges, ranged.of_type, pagination)
+                        .await;
+                }
+            }
         }
     }
     let (found, partial) = matching(store, account, billing_type, &filters, today).await?;

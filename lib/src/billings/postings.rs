@@ -104,10 +104,25 @@ pub fn tallies(billing: &Billing) -> Vec<String> {
 
 /// The count of a bank rule's billings in a status (`r<rule>S<status>`), beside the rule's, in
 /// the counter and on the days of the billings' due dates: a list by a rule and statuses or due
-/// dates takes its total from them. Kept for bank rules, which an account has a few of; not for
-/// categories, which can be many (each would add its statuses to the counter's item).
+/// dates takes its total from them. Kept for bank rules, which an account has a few of; categories,
+/// which can be many, count in counters of their own ([`category_counts`]).
 pub fn rule_status_tally(billing: &Billing) -> Option<String> {
     billing.bank_rule_id.map(|rule| format!("{}{}", rule_tally(rule), billing_facet::status(billing.status)))
+}
+
+/// What a billing counts in its category's own counter (`keys::billing_category_count_shards`),
+/// beside its type's: its status (`S<status>`), and its status on its due date. A list by the
+/// category and statuses or due dates takes its total from them (as a rule's from
+/// [`rule_status_tally`]); kept apart from the type's counter, which every list reads, because an
+/// account may have dozens of categories.
+pub fn category_counts(account: AccountId, billing: &Billing) -> Option<crate::store::records::Counts> {
+    let category = billing.bill_category_id?;
+    let status = billing_facet::status(billing.status);
+    Some(crate::store::records::Counts {
+        counter: keys::billing_category_count_shards(account, billing.billing_type.as_str(), category.get()),
+        tallies: vec![status.clone()],
+        dated: vec![(billing.due_date, status)],
+    })
 }
 
 #[cfg(test)]

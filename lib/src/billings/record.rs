@@ -56,8 +56,6 @@ impl Record for Billing {
         super::postings::tallies(self)
     }
 
-    /// Its status on its due date (`S<status>`): what a list by `opened`, `expired` or a due-date
-    /// range takes its total from.
     /// Its status on its due date (a list by `status` or due dates counts them), its creation on
     /// its creation date (`T`, as its creation-date posting: a list by creation dates counts
     /// them), and its bank rule's status on its due date (`r<rule>S<status>`: a list by a rule and
@@ -69,6 +67,12 @@ impl Record for Billing {
         ];
         tallies.extend(super::postings::rule_status_tally(self).map(|tally| (self.due_date, tally)));
         tallies
+    }
+
+    /// Its category's counter (`postings::category_counts`): its status there, and on its due
+    /// date.
+    fn also_counted(&self, account: AccountId) -> Vec<crate::store::records::Counts> {
+        super::postings::category_counts(account, self).into_iter().collect()
     }
 
     /// Lists are per billing type (`billing`, `schedule`, `carne`).

@@ -253,6 +253,12 @@ pub fn billing_count_shards(account: AccountId, billing_type: &str) -> String {
     format!("A#{account}#COUNT#BILLING#{billing_type}")
 }
 
+/// Counter of the billings of a type in one category (its total, per status, and per status on
+/// each due day): the total of a list by the category and statuses or due dates.
+pub fn billing_category_count_shards(account: AccountId, billing_type: &str, category: i64) -> String {
+    format!("{}#K{category}", billing_count_shards(account, billing_type))
+}
+
 /// Partition of the reference-count shards of record `(kind, id)` that fall in `partition`
 /// (`store::refs`).
 pub fn reference_shards(account: AccountId, kind: &str, id: i64, partition: i64) -> String {

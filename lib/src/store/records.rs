@@ -74,6 +74,11 @@ pub trait Record: Serialize + DeserializeOwned + Send + Sync + Sized {
     fn dated_tallies(&self) -> Vec<(chrono::NaiveDate, String)> {
         Vec::new()
     }
+    /// Counters beside its own it counts in, each with its tallies and dated tallies (a billing:
+    /// its category's), kept the same way. None by default.
+    fn also_counted(&self, _account: AccountId) -> Vec<Counts> {
+        Vec::new()
+    }
     /// Whether new ids come from this process's block of the sequence ([`Store::ids_from_block`]:
     /// no write on most creates, ids unique but in creation order only within a process) rather
     /// than one `ADD` on the sequence per record.
@@ -200,33 +205,63 @@ pub async fn find_many<R: Record>(store: &Store, account: AccountId, ids: &[R::I
     store.batch_get(&keys).await?.into_iter().map(read).collect()
 }
 
+/// What a record adds to one sharded counter (`store::shards`): its total (`value`), its tallies
+/// beside it, and its dated tallies on the counter's days.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Counts {
+    pub counter: String,
+    pub tallies: Vec<String>,
+    pub dated: Vec<(chrono::NaiveDate, String)>,
+}
+
+impl Counts {
+    /// What the record's arrival (`delta` 1) or departure (−1) moves in the counter's item: the
+    /// total and each tally.
+    pub fn moved(&self, delta: i64) -> Vec<(String, i64)> {
+        let tallies = self.tallies.iter().map(|tally| (tally.clone(), delta));
+        std::iter::once(("value".to_owned(), delta)).chain(tallies).collect()
+    }
+}
+
+/// Every counter `record` counts in: its own ([`Record::counted_in`], with its tallies and dated
+/// tallies) and those beside it ([`Record::also_counted`]).
+pub fn counters<R: Record>(record: &R, account: AccountId) -> Vec<Counts> {
+    let own = record.counted_in(account).map(|counter| Counts {
+        counter,
+        tallies: record.tallies(),
+        dated: record.dated_tallies(),
+    });
+    own.into_iter().chain(record.also_counted(account)).collect()
+}
+
 /// The postings and counter shards that follow a record from `before` to `after` (create: no
-/// `before`; delete: no `after`): one counter item, in the shard of the record's id, moved by what
-/// changed (its total when it enters or leaves the counter, the tallies it left and joined).
+/// `before`; delete: no `after`): in each counter it counts in, one item in the shard of the
+/// record's id, moved by what changed (its total when it enters or leaves the counter, the
+/// tallies it left and joined), and the days whose dated tallies it left or joined.
 fn kept<R: Record>(account: AccountId, before: Option<&R>, after: Option<&R>) -> Vec<Write> {
     let postings = |record: Option<&R>| record.map(|r| r.postings(account)).unwrap_or_default();
     let mut writes = super::postings::moved(postings(before), postings(after));
-    fn counted<R: Record>(account: AccountId, record: Option<&R>) -> Option<(String, &R)> {
-        record.and_then(|r| r.counted_in(account).map(|c| (c, r)))
+    let Some(holder) = after.or(before).map(|r| r.id().into()) else { return writes };
+    let was = before.map(|r| counters(r, account)).unwrap_or_default();
+    let is = after.map(|r| counters(r, account)).unwrap_or_default();
+    for old in &was {
+        match is.iter().find(|new| new.counter == old.counter) {
+            Some(new) => {
+                let deltas = moves(&old.tallies, &new.tallies);
+                if !deltas.is_empty() {
+                    writes.push(super::shards::add_each(new.counter.clone(), holder, &deltas));
+                }
+                writes.extend(days_moved(&new.counter, holder, &old.dated, &new.dated));
+            }
+            None => {
+                writes.push(super::shards::add_each(old.counter.clone(), holder, &old.moved(-1)));
+                writes.extend(days_moved(&old.counter, holder, &old.dated, &[]));
+            }
+        }
     }
-    match (counted(account, before), counted(account, after)) {
-        (Some((old, was)), Some((new, is))) if old == new => {
-            let deltas = moves(&was.tallies(), &is.tallies());
-            if !deltas.is_empty() {
-                writes.push(super::shards::add_each(new.clone(), is.id().into(), &deltas));
-            }
-            writes.extend(days_moved(&new, is.id().into(), was.dated_tallies(), is.dated_tallies()));
-        }
-        (old, new) => {
-            if let Some((counter, r)) = &old {
-                writes.push(super::shards::add_each(counter.clone(), r.id().into(), &counts_of(*r, -1)));
-                writes.extend(days_moved(counter, r.id().into(), r.dated_tallies(), Vec::new()));
-            }
-            if let Some((counter, r)) = &new {
-                writes.push(super::shards::add_each(counter.clone(), r.id().into(), &counts_of(*r, 1)));
-                writes.extend(days_moved(counter, r.id().into(), Vec::new(), r.dated_tallies()));
-            }
-        }
+    for new in is.iter().filter(|new| !was.iter().any(|old| old.counter == new.counter)) {
+        writes.push(super::shards::add_each(new.counter.clone(), holder, &new.moved(1)));
+        writes.extend(days_moved(&new.counter, holder, &[], &new.dated));
     }
     writes
 }
@@ -237,11 +272,11 @@ fn kept<R: Record>(account: AccountId, before: Option<&R>, after: Option<&R>) ->
 fn days_moved(
     counter: &str,
     holder: i64,
-    left: Vec<(chrono::NaiveDate, String)>,
-    joined: Vec<(chrono::NaiveDate, String)>,
+    left: &[(chrono::NaiveDate, String)],
+    joined: &[(chrono::NaiveDate, String)],
 ) -> Vec<Write> {
     let mut days: std::collections::BTreeMap<chrono::NaiveDate, Vec<(String, i64)>> = Default::default();
-    for ((day, name), delta) in moves(&left, &joined) {
+    for ((day, name), delta) in moves(left, joined) {
         days.entry(day).or_default().push((name, delta));
     }
     days.into_iter().map(|(day, deltas)| super::shards::add_on_day(counter, day, holder, &deltas)).collect()
