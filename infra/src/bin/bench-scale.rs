@@ -238,6 +238,15 @@ async fn measure(bench: &Bench, size: &str, world: &World, queues: &Queues<'_>) 
                 world.categories[0]
             ),
         ),
+        ("contact_id + bank_rule_id", format!("/v1/billings?contact_id={contact}&bank_rule_id={}", world.rules[1])),
+        (
+            "contact_id + the growing rule (no match)",
+            format!("/v1/billings?contact_id={contact}&bank_rule_id={}", world.rules[2]),
+        ),
+        (
+            "bank_rule_id + bill_category_id",
+            format!("/v1/billings?bank_rule_id={}&bill_category_id={}", world.rules[1], world.categories[1]),
+        ),
         ("s=<payer name>", "/v1/billings?s=Cliente%20Honorato".to_owned()),
     ];
     for (name, path) in &cases {

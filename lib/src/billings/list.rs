@@ -442,6 +442,29 @@ async fn matching(
         }
         (Some(_), None) => false,
     };
+    // Several values, or a value and creation dates (no search): one value's postings carry the
+    // billing's other values and creation date, so the list reads the postings of the value that
+    // likely holds the fewest billings and keeps those that name the others; the others' postings,
+    // however many, are not read. A posting written before they were carried sends the list the
+    // long way (every filter's postings).
+    if filters.search.is_none() && (values.len() > 1 || (values.len() == 1 && filters.created.is_some())) {
+        let driver = fewest(store, account, billing_type, &values).await?;
+        let others: Vec<&str> = values.iter().map(String::as_str).filter(|facet| *facet != driver).collect();
+        let uncarried = std::sync::atomic::AtomicBool::new(false);
+        let keep = |posting: &crate::store::Item| {
+            let Some(carried) = item::text(posting, "f") else {
+                uncarried.store(true, std::sync::atomic::Ordering::Relaxed);
+                return false;
+            };
+            let (facets, created) = super::postings::read_facets(carried);
+            let in_created = filters.created.is_none_or(|(from, to)| created.is_some_and(|d| from <= d && d <= to));
+            admits(posting) && in_created && others.iter().all(|other| facets.contains(other))
+        };
+        let found = ids_where(store, shards(&driver), Sort::All, keep).await?;
+        if !uncarried.load(std::sync::atomic::Ordering::Relaxed) {
+            return Ok((found, false));
+        }
+    }
     let value_reads = values.iter().map(|facet| ids_where(store, shards(facet), Sort::All, admits));
     let reads =
         filters_ranges.iter().flatten().map(|(shards, sort)| ids_where(store, shards.clone(), sort.clone(), |_| true));
@@ -469,6 +492,39 @@ async fn matching(
         found.retain(|id| other.contains(id));
     }
     Ok((found, partial))
+}
+
+/// Of a list's value facets, the one whose postings likely hold the fewest billings: a
+/// `your_code`'s, then a parent booklet's, then a contact's (a few billings each); of a bank rule
+/// and a category, the one with the smaller count in the type's counter (`r<rule>`, `k<category>`,
+/// read at once).
+async fn fewest(
+    store: &Store,
+    account: AccountId,
+    billing_type: BillingType,
+    facets: &[String],
+) -> Result<String, Refusal> {
+    let rank = |facet: &String| match facet.chars().next() {
+        Some('Y') => 0,
+        Some('P') => 1,
+        Some('C') => 2,
+        _ => 3,
+    };
+    let best = facets.iter().map(rank).min().unwrap_or(3);
+    let candidates: Vec<&String> = facets.iter().filter(|facet| rank(facet) == best).collect();
+    if candidates.len() < 2 {
+        return Ok(candidates.first().map(|facet| (*facet).clone()).unwrap_or_default());
+    }
+    // A bank rule's count is `r<rule>`, a category's `k<category>`: the facet's letter in lower case.
+    let counter = keys::billing_count_shards(account, billing_type.as_str());
+    let counts = candidates.iter().map(|facet| {
+        let tally = facet.to_lowercase();
+        let counter = counter.clone();
+        async move { crate::store::shards::sum_of(store, counter, &tally).await }
+    });
+    let counts = futures::future::try_join_all(counts).await?;
+    let smallest = candidates.into_iter().zip(counts).min_by_key(|(_, count)| *count).map(|(facet, _)| facet.clone());
+    Ok(smallest.unwrap_or_default())
 }
 
 /// An unfiltered page: the total from the counter's shards, then the page from the key partition

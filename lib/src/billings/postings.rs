@@ -4,12 +4,15 @@
 //! (`keys::billing_postings`): its contact (`C`), bank rule (`R`), category (`K`), parent booklet
 //! (`P`), `your_code` (`Y`, hashed), its status (`S`, in due-date order, so `opened` and `expired`
 //! are key ranges, and a due-date range alone is the union of the statuses' ranges), and the
-//! creation-date order (`T`); with an `evincive`, a posting carrying that text (`E`). The substring search `s`,
-//! which no key can serve, reads every `E` posting and every key entry (which carries the
-//! contact). A posting is about 45 bytes (keys
-//! only), so reading the postings of a filter costs about one read unit per 180 matching billings,
-//! whatever the account holds. They are written in the transaction that writes the billing: a
-//! change moves only the postings whose value changed. Each kind of posting is spread over
+//! creation-date order (`T`); with an `evincive`, a posting carrying that text (`E`). The substring
+//! search `s`, which no key can serve, reads every `E` posting and every key entry (which carries
+//! the contact). A status or creation posting is about 45 bytes (keys only), so reading the
+//! postings of a filter costs about one read unit per 180 matching billings, whatever the account
+//! holds; a value's posting (`C`, `R`, `K`, `P`, `Y`) carries its billing's status and due date
+//! (`v`) and its other values and creation date (`f`), about 100 bytes, so that a list by a value
+//! and anything but a search reads that value's postings alone. They are written in the
+//! transaction that writes the billing: a change moves only the postings whose keys or carried
+//! attributes changed. Each kind of posting is spread over
 //! `keys::POSTING_SHARDS` partitions by the billing's id, so that the creates of one account write
 //! no partition past DynamoDB's 1,000 write units a second; a list reads every shard of its facets.
 
@@ -28,6 +31,37 @@ pub fn state_of(billing: &Billing) -> String {
 pub fn read_state(text: &str) -> Option<(BillingStatus, chrono::NaiveDate)> {
     let (status, due) = text.split_once('#')?;
     Some((BillingStatus::parse(status)?, crate::values::calendar::parse_date(due)?))
+}
+
+/// The filter values a billing carries, as the facets of its postings: its contact (`C`), bank
+/// rule (`R`), category (`K`), parent booklet (`P`) and `your_code` (`Y`, hashed).
+fn value_facets(billing: &Billing) -> Vec<String> {
+    let contact = billing.contact_id.map(billing_facet::contact);
+    let rule = billing.bank_rule_id.map(billing_facet::bank_rule);
+    let category = billing.bill_category_id.map(billing_facet::category);
+    let parent = billing.parent_id.map(billing_facet::parent);
+    let code = billing.your_code.as_deref().filter(|c| !c.is_empty()).map(keys::your_code_facet);
+    [contact, rule, category, parent, code].into_iter().flatten().collect()
+}
+
+/// What a value's posting carries besides its state (`f`): the billing's value facets and its
+/// creation date (`T<date>`), space-separated (about 40 bytes).
+pub fn facets_of(billing: &Billing) -> String {
+    let created = format!("{}{}", billing_facet::CREATED, billing.created_at.date());
+    value_facets(billing).into_iter().chain(std::iter::once(created)).collect::<Vec<_>>().join(" ")
+}
+
+/// The value facets and the creation date a value's posting carries ([`facets_of`]).
+pub fn read_facets(text: &str) -> (Vec<&str>, Option<chrono::NaiveDate>) {
+    let mut created = None;
+    let mut facets = Vec::new();
+    for facet in text.split(' ') {
+        match facet.strip_prefix(billing_facet::CREATED) {
+            Some(date) => created = crate::values::calendar::parse_date(date),
+            None => facets.push(facet),
+        }
+    }
+    (facets, created)
 }
 
 /// The postings of a billing as it is: its entry in the type's key partition (by id, for
@@ -55,22 +89,11 @@ pub fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
         postings.push(Posting { pk: partition(&facet), sk: sk.to_owned(), extra });
     };
     // A value's postings carry the status and due date, so that a list by a value and a status or
-    // due date reads only the value's postings.
-    let state = || vec![("v", state_of(billing))];
-    if let Some(contact) = billing.contact_id {
-        add(billing_facet::contact(contact), &by_id, state());
-    }
-    if let Some(rule) = billing.bank_rule_id {
-        add(billing_facet::bank_rule(rule), &by_id, state());
-    }
-    if let Some(category) = billing.bill_category_id {
-        add(billing_facet::category(category), &by_id, state());
-    }
-    if let Some(parent) = billing.parent_id {
-        add(billing_facet::parent(parent), &by_id, state());
-    }
-    if let Some(code) = billing.your_code.as_deref().filter(|c| !c.is_empty()) {
-        add(keys::your_code_facet(code), &by_id, state());
+    // due date reads only the value's postings; and the billing's other values and creation date,
+    // so that a list by several values (or a value and creation dates) reads one value's postings.
+    let carried = facets_of(billing);
+    for facet in value_facets(billing) {
+        add(facet, &by_id, vec![("v", state_of(billing)), ("f", carried.clone())]);
     }
     add(billing_facet::status(billing.status), &by_due, Vec::new());
     add(billing_facet::CREATED.to_owned(), &keys::posting_by_date(billing.created_at.date(), billing.id), Vec::new());
@@ -138,6 +161,8 @@ pub fn items(account: AccountId, billing: &Billing) -> Vec<Item> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use super::*;
     use crate::values::{BankRuleId, BillingId, BillingType, ContactId, Timestamp};
 
@@ -165,8 +190,13 @@ mod tests {
         assert!(keys.contains(&("A#3#BILLINGS#billing#2", "BILLING#0000000042")));
         assert_eq!(postings.len(), 7);
         let contact = postings.iter().find(|p| p.pk.ends_with("#C7#2")).unwrap();
-        assert_eq!(contact.extra, [("v", "opened#2030-03-04".to_owned())]);
+        // Its state, and the billing's values and creation date (the code hashed).
+        let code = keys::your_code_facet("ERP-1");
+        let carried = format!("C7 R1 {code} T2026-11-23");
+        assert_eq!(contact.extra, [("v", "opened#2030-03-04".to_owned()), ("f", carried.clone())]);
         assert_eq!(read_state("opened#2030-03-04"), Some((BillingStatus::Opened, "2030-03-04".parse().unwrap())));
+        let (facets, created) = read_facets(&carried);
+        assert_eq!((facets, created), (vec!["C7", "R1", code.as_str()], Some("2026-11-23".parse().unwrap())));
         let evincive = postings.iter().find(|p| p.pk.ends_with("#E#2")).unwrap();
         assert_eq!(evincive.extra, [("e", "contrato abc".to_owned())]);
         // The key entry carries the status, due date and creation date, for a list that walks
@@ -203,6 +233,27 @@ mod tests {
         );
         assert!(put("A#3#BILLINGS#billing#2"));
         assert!(moved(AccountId::new(3), Some(&before), Some(&before)).is_empty());
+        // A change of rule moves the rule's posting, and the other values' postings carry it.
+        let ruled = Billing { bank_rule_id: Some(BankRuleId::new(2)), ..before.clone() };
+        let writes = moved(AccountId::new(3), Some(&before), Some(&ruled));
+        let written: Vec<String> = writes
+            .iter()
+            .map(|w| match w {
+                crate::store::Write::Put { item, .. } => {
+                    format!("put {}", crate::store::item::text(item, "pk").unwrap())
+                }
+                crate::store::Write::Delete { pk, .. } => format!("delete {pk}"),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        let code = keys::your_code_facet("ERP-1");
+        let expected = [
+            "delete A#3#BILLINGS#billing#R1#2".to_owned(),
+            "put A#3#BILLINGS#billing#C7#2".to_owned(),
+            "put A#3#BILLINGS#billing#R2#2".to_owned(),
+            format!("put A#3#BILLINGS#billing#{code}#2"),
+        ];
+        assert_eq!(written.iter().collect::<BTreeSet<_>>(), expected.iter().collect::<BTreeSet<_>>());
         assert_eq!(moved(AccountId::new(3), None, Some(&before)).len(), 7);
         assert_eq!(moved(AccountId::new(3), Some(&before), None).len(), 7);
     }

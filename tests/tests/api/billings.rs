@@ -956,3 +956,134 @@ async fn a_list_by_status_counts_its_total_and_reads_its_page_the_cheaper_way() 
     let again = infra::ops::recount_billings(store, api.account_id, billings).await.unwrap();
     assert_eq!(again["moved"], json!([]));
 }
+
+/// A billing of the test below: id, contact, rule, category, status.
+type Made = (i64, i64, i64, i64, &'static str);
+/// Whether a list admits one.
+type Admits<'a> = dyn Fn(&Made) -> bool + 'a;
+
+#[tokio::test]
+async fn a_list_by_several_values_reads_the_postings_of_the_one_with_fewest() {
+    let meter = std::sync::Arc::new(billing_api::store::meter::ReadMeter::default());
+    let api = Api::on(infra::testing::DevServer::start_metered(meter.clone()).await).await;
+    let s = setup(&api).await;
+    let store = &api.server.store;
+    let other_rule =
+        infra::ops::create_bank_rule(store, api.account_id, "Outro banco", "simulated", None).await.unwrap();
+    let other_rule = other_rule["bank_rule"]["id"].as_i64().unwrap();
+    let other_category = infra::ops::create_category(store, api.account_id, "Outras receitas", "receivable").await;
+    let other_category = other_category.unwrap()["bill_category"]["id"].as_i64().unwrap();
+    let payer = json!({"contact": {
+        "full_name": "João Souza", "cpf": infra::testing::cpf(320_000_000), "address_postal_code": "01310-100",
+        "address_street": "Avenida Paulista", "address_number": "1000", "address_district": "Bela Vista",
+        "address_city": "São Paulo", "address_state": "SP"}});
+    let other_payer = api.post("/v1/contacts", &payer).await.expect(201).body["id"].as_i64().unwrap();
+    // 12 billings: every third of the other payer, every other one of the other rule, two in four
+    // of the other category; the last with a code of its own.
+    let mut made: Vec<Made> = Vec::new();
+    for n in 0..12 {
+        let contact = if n % 3 == 0 { other_payer } else { s.contact };
+        let rule = if n % 2 == 0 { s.bank_rule } else { other_rule };
+        let category = if n % 4 < 2 { s.receivable } else { other_category };
+        let mut changes = json!({"contact_id": contact, "bank_rule_id": rule, "bill_category_id": category});
+        if n == 11 {
+            changes["your_code"] = json!("ERP-99");
+        }
+        let id = create_with(&api, &s, changes).await;
+        made.push((id, contact, rule, category, "opened"));
+    }
+    let cancel = json!({"billing": {"cancellation_reason": "Cliente desistiu"}});
+    api.post(&format!("/v1/billings/{}/cancel", made[6].0), &cancel).await.expect(200);
+    made[6].4 = "canceled";
+    let listed = |q: String| {
+        let api = &api;
+        async move {
+            let answer = api.get(&format!("/v1/billings?per_page=100&{q}")).await.expect(200);
+            (answer.header("x-total-count").unwrap().parse::<usize>().unwrap(), ids(&answer))
+        }
+    };
+    let expected = |made: &[Made], keep: &Admits<'_>| {
+        let ids: Vec<i64> = made.iter().rev().filter(|b| keep(b)).map(|b| b.0).collect();
+        (ids.len(), ids)
+    };
+    let today = billing_api::values::today().to_string();
+    let yesterday = (billing_api::values::today() - chrono::Duration::days(1)).to_string();
+    let (rule, category, contact) = (s.bank_rule, s.receivable, s.contact);
+    let check = |made: Vec<Made>| {
+        let (listed, today, yesterday) = (&listed, today.clone(), yesterday.clone());
+        async move {
+            let coded = made[11].0;
+            let cases: Vec<(String, Box<Admits>)> = vec![
+                (
+                    format!("contact_id={other_payer}&bank_rule_id={rule}"),
+                    Box::new(move |b| b.1 == other_payer && b.2 == rule),
+                ),
+                (
+                    format!("bank_rule_id={rule}&bill_category_id={other_category}"),
+                    Box::new(move |b| b.2 == rule && b.3 == other_category),
+                ),
+                (
+                    format!("contact_id={contact}&bank_rule_id={other_rule}&bill_category_id={category}"),
+                    Box::new(move |b| b.1 == contact && b.2 == other_rule && b.3 == category),
+                ),
+                (
+                    format!("contact_id={contact}&bank_rule_id={rule}&status=opened"),
+                    Box::new(move |b| b.1 == contact && b.2 == rule && b.4 == "opened"),
+                ),
+                (
+                    format!("bank_rule_id={rule}&start_created_at={today}&end_created_at={today}"),
+                    Box::new(move |b| b.2 == rule),
+                ),
+                (
+                    format!("bank_rule_id={rule}&start_created_at={yesterday}&end_created_at={yesterday}"),
+                    Box::new(|_| false),
+                ),
+                (
+                    format!("your_code=ERP-99&bank_rule_id={other_rule}"),
+                    Box::new(move |b| b.0 == coded && b.2 == other_rule),
+                ),
+                (format!("your_code=ERP-99&bank_rule_id={rule}"), Box::new(|_| false)),
+            ];
+            for (q, keep) in &cases {
+                assert_eq!(listed(q.clone()).await, expected(&made, keep.as_ref()), "{q}");
+            }
+        }
+    };
+    check(made.clone()).await;
+    // A billing moved to the other rule and category: the postings of its payer carry them.
+    let moved = made[0].0;
+    let change = json!({"billing": {"bank_rule_id": other_rule, "bill_category_id": other_category}});
+    api.patch(&format!("/v1/billings/{moved}"), &change).await.expect(200);
+    (made[0].2, made[0].3) = (other_rule, other_category);
+    check(made.clone()).await;
+    // The other payer's billings of the rule cost the same after 30 more billings of the rule
+    // (another payer's): the payer's postings are read, not the rule's. (Reading both, as before,
+    // it read 30 postings more.)
+    let path = format!("/v1/billings?contact_id={other_payer}&bank_rule_id={rule}");
+    let before = super::support::fewest_reads(&api, &meter, &path).await;
+    for _ in 0..30 {
+        create_with(&api, &s, json!({"bank_rule_id": rule})).await;
+    }
+    let after = super::support::fewest_reads(&api, &meter, &path).await;
+    let reads = |r: &billing_api::store::meter::Reading| (r.round_trips, r.read_units, r.items);
+    assert_eq!(reads(&after), reads(&before), "{before:?} {after:?}");
+    // A posting written before the values were carried (no `f`) sends the list the long way:
+    // right still.
+    let first = billing_api::values::BillingId::new(made[3].0);
+    let billing =
+        billing_api::store::records::find::<billing_api::billings::model::Billing>(store, api.account_id, first)
+            .await
+            .unwrap()
+            .unwrap();
+    let mut items = billing_api::billings::postings::items(api.account_id, &billing);
+    items.retain(|item| {
+        billing_api::store::item::text(item, "pk").is_some_and(|pk| pk.contains(&format!("#C{other_payer}#")))
+    });
+    assert_eq!(items.len(), 1);
+    items[0].remove("f");
+    store.put_all(items).await.unwrap();
+    assert_eq!(
+        listed(format!("contact_id={other_payer}&bank_rule_id={rule}")).await,
+        expected(&made, &|b| b.1 == other_payer && b.2 == rule)
+    );
+}
