@@ -9,7 +9,7 @@
 //! the contact). A status or creation posting is about 45 bytes (keys only), so reading the
 //! postings of a filter costs about one read unit per 180 matching billings, whatever the account
 //! holds; a value's posting (`C`, `R`, `K`, `P`, `Y`) carries its billing's status and due date
-//! (`v`) and its other values and creation date (`f`), about 100 bytes, so that a list by a value
+//! (`v`) and its other values and creation date (`f`), about 85 bytes, so that a list by a value
 //! and anything but a search reads that value's postings alone. They are written in the
 //! transaction that writes the billing: a change moves only the postings whose keys or carried
 //! attributes changed. Each kind of posting is spread over
@@ -44,11 +44,14 @@ fn value_facets(billing: &Billing) -> Vec<String> {
     [contact, rule, category, parent, code].into_iter().flatten().collect()
 }
 
-/// What a value's posting carries besides its state (`f`): the billing's value facets and its
-/// creation date (`T<date>`), space-separated (about 40 bytes).
-pub fn facets_of(billing: &Billing) -> String {
+/// What the posting of a billing's value `own` carries besides its state (`f`): the billing's
+/// other value facets and its creation date (`T<date>`), space-separated (about 25 bytes). Not
+/// its code's: a list that names a code reads the code's postings (`billings::list`'s `fewest`),
+/// so no other posting is asked for it.
+pub fn facets_of(billing: &Billing, own: &str) -> String {
     let created = format!("{}{}", billing_facet::CREATED, billing.created_at.date());
-    value_facets(billing).into_iter().chain(std::iter::once(created)).collect::<Vec<_>>().join(" ")
+    let others = value_facets(billing).into_iter().filter(|facet| facet != own && !facet.starts_with('Y'));
+    others.chain(std::iter::once(created)).collect::<Vec<_>>().join(" ")
 }
 
 /// The value facets and the creation date a value's posting carries ([`facets_of`]).
@@ -91,9 +94,9 @@ pub fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
     // A value's postings carry the status and due date, so that a list by a value and a status or
     // due date reads only the value's postings; and the billing's other values and creation date,
     // so that a list by several values (or a value and creation dates) reads one value's postings.
-    let carried = facets_of(billing);
     for facet in value_facets(billing) {
-        add(facet, &by_id, vec![("v", state_of(billing)), ("f", carried.clone())]);
+        let carried = facets_of(billing, &facet);
+        add(facet, &by_id, vec![("v", state_of(billing)), ("f", carried)]);
     }
     add(billing_facet::status(billing.status), &by_due, Vec::new());
     add(billing_facet::CREATED.to_owned(), &keys::posting_by_date(billing.created_at.date(), billing.id), Vec::new());
@@ -190,13 +193,13 @@ mod tests {
         assert!(keys.contains(&("A#3#BILLINGS#billing#2", "BILLING#0000000042")));
         assert_eq!(postings.len(), 7);
         let contact = postings.iter().find(|p| p.pk.ends_with("#C7#2")).unwrap();
-        // Its state, and the billing's values and creation date (the code hashed).
-        let code = keys::your_code_facet("ERP-1");
-        let carried = format!("C7 R1 {code} T2026-11-23");
-        assert_eq!(contact.extra, [("v", "opened#2030-03-04".to_owned()), ("f", carried.clone())]);
+        // Its state, and the billing's other values (not its code) and creation date.
+        assert_eq!(contact.extra, [("v", "opened#2030-03-04".to_owned()), ("f", "R1 T2026-11-23".to_owned())]);
         assert_eq!(read_state("opened#2030-03-04"), Some((BillingStatus::Opened, "2030-03-04".parse().unwrap())));
-        let (facets, created) = read_facets(&carried);
-        assert_eq!((facets, created), (vec!["C7", "R1", code.as_str()], Some("2026-11-23".parse().unwrap())));
+        let (facets, created) = read_facets("R1 T2026-11-23");
+        assert_eq!((facets, created), (vec!["R1"], Some("2026-11-23".parse().unwrap())));
+        let code = postings.iter().find(|p| p.pk.contains("#Y")).unwrap();
+        assert_eq!(code.extra[1], ("f", "C7 R1 T2026-11-23".to_owned()));
         let evincive = postings.iter().find(|p| p.pk.ends_with("#E#2")).unwrap();
         assert_eq!(evincive.extra, [("e", "contrato abc".to_owned())]);
         // The key entry carries the status, due date and creation date, for a list that walks
