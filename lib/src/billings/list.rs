@@ -47,12 +47,33 @@ impl StatusFilter {
 }
 
 /// An id filter: which field of the entry it tests.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum IdField {
     Contact,
     Parent,
     BankRule,
     Category,
+}
+
+impl IdField {
+    /// The facet of the postings of the billings whose field is `id`.
+    fn facet(self, id: i64) -> String {
+        match self {
+            IdField::Contact => billing_facet::contact(ContactId::new(id)),
+            IdField::Parent => billing_facet::parent(BillingId::new(id)),
+            IdField::BankRule => billing_facet::bank_rule(BankRuleId::new(id)),
+            IdField::Category => billing_facet::category(BillCategoryId::new(id)),
+        }
+    }
+
+    /// Their count in the type's counter, when it is kept (a bank rule's, a category's).
+    fn tally(self, id: i64) -> Option<String> {
+        match self {
+            IdField::BankRule => Some(super::postings::rule_tally(BankRuleId::new(id))),
+            IdField::Category => Some(super::postings::category_tally(BillCategoryId::new(id))),
+            IdField::Contact | IdField::Parent => None,
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -122,19 +143,14 @@ impl Filters {
     /// statuses and due dates filter beside it, and where its counts per status are kept.
     fn counted_value(&self) -> Option<(String, String, ValueCounts)> {
         let others = self.your_code.is_some() || self.created.is_some() || self.search.is_some() || self.impossible;
-        match self.numbers.as_slice() {
-            _ if others => None,
-            [(IdField::BankRule, id)] => {
-                let rule = BankRuleId::new(*id);
-                Some((billing_facet::bank_rule(rule), super::postings::rule_tally(rule), ValueCounts::InTypeCounter))
-            }
-            [(IdField::Category, id)] => {
-                let category = BillCategoryId::new(*id);
-                let counts = ValueCounts::Own(category);
-                Some((billing_facet::category(category), super::postings::category_tally(category), counts))
-            }
-            _ => None,
-        }
+        let [(field, id)] = self.numbers.as_slice() else { return None };
+        let counts = match field {
+            _ if others => return None,
+            IdField::BankRule => ValueCounts::InTypeCounter,
+            IdField::Category => ValueCounts::Own(BillCategoryId::new(*id)),
+            IdField::Contact | IdField::Parent => return None,
+        };
+        Some((field.facet(*id), field.tally(*id)?, counts))
     }
 
     /// The statuses and due dates of a list by `status`, a due-date range, or both, and nothing
@@ -406,16 +422,7 @@ async fn matching(
     today: NaiveDate,
 ) -> Result<(BTreeSet<i64>, bool), Refusal> {
     let shards = |facet: &str| keys::billing_posting_shards(account, billing_type.as_str(), Some(facet));
-    let mut values: Vec<String> = filters
-        .numbers
-        .iter()
-        .map(|(field, id)| match field {
-            IdField::Contact => billing_facet::contact(ContactId::new(*id)),
-            IdField::Parent => billing_facet::parent(BillingId::new(*id)),
-            IdField::BankRule => billing_facet::bank_rule(BankRuleId::new(*id)),
-            IdField::Category => billing_facet::category(BillCategoryId::new(*id)),
-        })
-        .collect();
+    let mut values: Vec<String> = filters.numbers.iter().map(|(field, id)| field.facet(*id)).collect();
     values.extend(filters.your_code.as_deref().map(keys::your_code_facet));
     let admitted = filters.admitted(today);
     // Each filter is a union of ranges of postings; every range is read at once. With a value
@@ -448,7 +455,7 @@ async fn matching(
     // however many, are not read. A posting written before they were carried sends the list the
     // long way (every filter's postings).
     if filters.search.is_none() && (values.len() > 1 || (values.len() == 1 && filters.created.is_some())) {
-        let driver = fewest(store, account, billing_type, &values).await?;
+        let driver = fewest(store, account, billing_type, filters).await?;
         let others: Vec<&str> = values.iter().map(String::as_str).filter(|facet| *facet != driver).collect();
         let uncarried = std::sync::atomic::AtomicBool::new(false);
         let keep = |posting: &crate::store::Item| {
@@ -494,36 +501,33 @@ async fn matching(
     Ok((found, partial))
 }
 
-/// Of a list's value facets, the one whose postings likely hold the fewest billings: a
-/// `your_code`'s, then a parent booklet's, then a contact's (a few billings each); of a bank rule
-/// and a category, the one with the smaller count in the type's counter (`r<rule>`, `k<category>`,
-/// read at once).
+/// Of a list's value filters, the facet whose postings likely hold the fewest billings: a
+/// `your_code`'s, then a parent booklet's, then a contact's (a few billings each); of bank rules
+/// and categories, the one with the smallest count in the type's counter (`r<rule>`,
+/// `k<category>`, read at once).
 async fn fewest(
     store: &Store,
     account: AccountId,
     billing_type: BillingType,
-    facets: &[String],
+    filters: &Filters,
 ) -> Result<String, Refusal> {
-    let rank = |facet: &String| match facet.chars().next() {
-        Some('Y') => 0,
-        Some('P') => 1,
-        Some('C') => 2,
-        _ => 3,
-    };
-    let best = facets.iter().map(rank).min().unwrap_or(3);
-    let candidates: Vec<&String> = facets.iter().filter(|facet| rank(facet) == best).collect();
-    if candidates.len() < 2 {
-        return Ok(candidates.first().map(|facet| (*facet).clone()).unwrap_or_default());
+    if let Some(code) = &filters.your_code {
+        return Ok(keys::your_code_facet(code));
     }
-    // A bank rule's count is `r<rule>`, a category's `k<category>`: the facet's letter in lower case.
+    for few in [IdField::Parent, IdField::Contact] {
+        if let Some((field, id)) = filters.numbers.iter().find(|(field, _)| *field == few) {
+            return Ok(field.facet(*id));
+        }
+    }
+    let counted: Vec<(String, String)> =
+        filters.numbers.iter().filter_map(|(field, id)| Some((field.facet(*id), field.tally(*id)?))).collect();
+    if let [(only, _)] = counted.as_slice() {
+        return Ok(only.clone());
+    }
     let counter = keys::billing_count_shards(account, billing_type.as_str());
-    let counts = candidates.iter().map(|facet| {
-        let tally = facet.to_lowercase();
-        let counter = counter.clone();
-        async move { crate::store::shards::sum_of(store, counter, &tally).await }
-    });
+    let counts = counted.iter().map(|(_, tally)| crate::store::shards::sum_of(store, counter.clone(), tally));
     let counts = futures::future::try_join_all(counts).await?;
-    let smallest = candidates.into_iter().zip(counts).min_by_key(|(_, count)| *count).map(|(facet, _)| facet.clone());
+    let smallest = counted.into_iter().zip(counts).min_by_key(|(_, count)| *count).map(|((facet, _), _)| facet);
     Ok(smallest.unwrap_or_default())
 }
 
