@@ -578,17 +578,10 @@ async fn fill(
     let first = store.reserve_ids(keys::account(account), keys::sequence("BILLING"), size).await?;
     let mut items = Vec::new();
     // Each counter the billings count in (the type's, each category's): its counts and days.
-    type Counted = (std::collections::BTreeMap<String, i64>, billing_api::store::shards::DayCounts);
-    let mut counters: std::collections::BTreeMap<String, Counted> = std::collections::BTreeMap::new();
+    let mut summed = billing_api::store::records::Summed::new();
     for n in range.clone() {
         let made = billing(first + n - range.start(), n, world, now);
-        for counted in billing_api::store::records::counters(&made, account) {
-            let (counts, days) = counters.entry(counted.counter.clone()).or_default();
-            for (count, delta) in counted.moved(1) {
-                *counts.entry(count).or_default() += delta;
-            }
-            billing_api::store::shards::count_days(days, counted.dated);
-        }
+        billing_api::store::records::sum_into(&mut summed, &made, account);
         items.push(item_of(account, &made)?);
         items.extend(postings::items(account, &made));
         if items.len() >= 50_000 {
@@ -596,15 +589,7 @@ async fn fill(
         }
     }
     store.put_all(items).await?;
-    let mut writes = Vec::new();
-    for (counter, (counts, days)) in counters {
-        let counts: Vec<(String, i64)> = counts.into_iter().collect();
-        if !counts.is_empty() {
-            writes.push(billing_api::store::shards::add_each(counter.clone(), 0, &counts));
-        }
-        writes.extend(billing_api::store::shards::add_on_days(&counter, 0, days));
-    }
-    for write in writes {
+    for write in billing_api::store::records::added(summed, 0) {
         store.write(vec![write]).await?;
     }
     Ok(())

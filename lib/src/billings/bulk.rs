@@ -54,7 +54,7 @@ use crate::jobs::{tasks, BilletRegistration, BulkExpansion};
 use crate::refusal::{Code, Problem, Refusal};
 use crate::store::records::{self, Record};
 use crate::store::stored::{self, Key, Stored};
-use crate::store::{keys, postings, refs, shards, Condition, KeyRange, Sort, Store, StoreError, Update, Write};
+use crate::store::{keys, postings, refs, Condition, KeyRange, Sort, Store, StoreError, Update, Write};
 use crate::tags::Tag;
 use crate::values::{AccountId, BillingId, ContactId, IssueType, TagId, Timestamp};
 
@@ -517,19 +517,11 @@ fn transactions(account: AccountId, billings: &[&Billing], draft: &Draft) -> any
             // In each counter, their total and tallies, summed: one item; their counts per due
             // date (one day: the draft's) and creation date (one: today), in the days' shard of
             // their ids.
-            let mut by_counter: BTreeMap<String, (BTreeMap<String, i64>, shards::DayCounts)> = BTreeMap::new();
-            for counts in transaction.billings.iter().flat_map(|b| records::counters(b, account)) {
-                let (sums, days) = by_counter.entry(counts.counter.clone()).or_default();
-                for (count, delta) in counts.moved(1) {
-                    *sums.entry(count).or_default() += delta;
-                }
-                shards::count_days(days, counts.dated);
+            let mut summed = records::Summed::new();
+            for billing in &transaction.billings {
+                records::sum_into(&mut summed, billing, account);
             }
-            for (counter, (sums, days)) in by_counter {
-                let sums: Vec<(String, i64)> = sums.into_iter().collect();
-                transaction.writes.push(shards::add_each(counter.clone(), first, &sums));
-                transaction.writes.extend(shards::add_on_days(&counter, first, days));
-            }
+            transaction.writes.extend(records::added(summed, first));
             let registrations: Vec<BilletRegistration> = transaction
                 .billings
                 .iter()

@@ -2,8 +2,6 @@
 //! billings written around the service (or before the counts existed) left behind
 //! (`ops billing recount`).
 
-use std::collections::BTreeMap;
-
 use super::model::Billing;
 use crate::refusal::Refusal;
 use crate::store::keys;
@@ -33,7 +31,7 @@ pub async fn recount(store: &Store, account: AccountId, billing_type: BillingTyp
     // Every counter the type's billings may count in: the type's, and each category's (one whose
     // billings all left it is brought to zero too).
     let counter = keys::billing_count_shards(account, billing_type.as_str());
-    let mut counted: BTreeMap<String, (BTreeMap<String, i64>, shards::DayCounts)> = BTreeMap::new();
+    let mut counted = records::Summed::new();
     counted.entry(counter.clone()).or_default();
     let every = Window { skip: 0, take: usize::MAX };
     let categories = crate::bill_categories::service::list(store, account, None, every).await?;
@@ -43,13 +41,7 @@ pub async fn recount(store: &Store, account: AccountId, billing_type: BillingTyp
     }
     for chunk in ids.chunks(100) {
         for billing in records::find_many::<Billing>(store, account, chunk).await? {
-            for counts in records::counters(&billing, account) {
-                let (sums, days) = counted.entry(counts.counter.clone()).or_default();
-                for (name, delta) in counts.moved(1) {
-                    *sums.entry(name).or_default() += delta;
-                }
-                shards::count_days(days, counts.dated);
-            }
+            records::sum_into(&mut counted, &billing, account);
         }
     }
     let mut moved = Vec::new();

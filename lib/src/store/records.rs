@@ -218,8 +218,7 @@ impl Counts {
     /// What the record's arrival (`delta` 1) or departure (−1) moves in the counter's item: the
     /// total and each tally.
     pub fn moved(&self, delta: i64) -> Vec<(String, i64)> {
-        let tallies = self.tallies.iter().map(|tally| (tally.clone(), delta));
-        std::iter::once(("value".to_owned(), delta)).chain(tallies).collect()
+        with_total(self.tallies.clone(), delta)
     }
 }
 
@@ -232,6 +231,33 @@ pub fn counters<R: Record>(record: &R, account: AccountId) -> Vec<Counts> {
         dated: record.dated_tallies(),
     });
     own.into_iter().chain(record.also_counted(account)).collect()
+}
+
+/// Counts summed per counter, by the counter's key: its total and tallies, and its days
+/// ([`sum_into`]).
+pub type Summed =
+    std::collections::BTreeMap<String, (std::collections::BTreeMap<String, i64>, super::shards::DayCounts)>;
+
+/// Adds `record`'s arrival to `summed`, in every counter it counts in ([`counters`]).
+pub fn sum_into<R: Record>(summed: &mut Summed, record: &R, account: AccountId) {
+    for counts in counters(record, account) {
+        let (sums, days) = summed.entry(counts.counter.clone()).or_default();
+        for (name, delta) in counts.moved(1) {
+            *sums.entry(name).or_default() += delta;
+        }
+        super::shards::count_days(days, counts.dated);
+    }
+}
+
+/// The writes that add `summed` to its counters, in the shards of `holder`: an item a counter and
+/// an item a day.
+pub fn added(summed: Summed, holder: i64) -> Vec<Write> {
+    let mut writes = Vec::new();
+    for (counter, (sums, days)) in summed {
+        writes.push(super::shards::add_each(counter.clone(), holder, &sums.into_iter().collect::<Vec<_>>()));
+        writes.extend(super::shards::add_on_days(&counter, holder, days));
+    }
+    writes
 }
 
 /// The postings and counter shards that follow a record from `before` to `after` (create: no
@@ -293,8 +319,12 @@ fn moves<T: PartialEq + Clone>(left: &[T], joined: &[T]) -> Vec<(T, i64)> {
 /// What a record's arrival (`delta` 1) or departure (−1) moves in its counter: the total
 /// (`value`) and each of its tallies.
 pub fn counts_of<R: Record>(record: &R, delta: i64) -> Vec<(String, i64)> {
-    let tallies = record.tallies().into_iter().map(|tally| (tally, delta));
-    std::iter::once(("value".to_owned(), delta)).chain(tallies).collect()
+    with_total(record.tallies(), delta)
+}
+
+/// The total (`value`) and each of `tallies`, moved by `delta`.
+fn with_total(tallies: Vec<String>, delta: i64) -> Vec<(String, i64)> {
+    std::iter::once(("value".to_owned(), delta)).chain(tallies.into_iter().map(|tally| (tally, delta))).collect()
 }
 
 /// A write that failed because the guard's value is taken becomes [`StoreError::Duplicate`].
