@@ -89,9 +89,11 @@ impl Receiver {
         panic!("{what}: not received; got {:#?}", self.received());
     }
 
-    /// Waits (up to 30 s) until it has received `count` requests.
+    /// Waits (up to 60 s) until it has received `count` requests. A delivery whose sender failed
+    /// (the fault proxy's throttles and 500s past the retries) comes back after the test queue's
+    /// 30 s visibility timeout, so one such failure must fit in the wait.
     pub async fn wait_for_count(&self, count: usize) -> Vec<Received> {
-        for _ in 0..300 {
+        for _ in 0..600 {
             let got = self.received();
             if got.len() >= count {
                 return got;
