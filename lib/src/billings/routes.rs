@@ -89,7 +89,8 @@ async fn destroy(State(state): State<AppState>, tenant: Tenant, Path(id): Path<B
 async fn list(State(state): State<AppState>, tenant: Tenant, params: Params) -> ApiResult<Response> {
     let account = tenant.account_id();
     let today = today();
-    let listed = super::list::list(&state.store, account, &params, today).await?;
+    let query = super::list::BillingQuery::read(|name| params.get(name), params.pagination().window());
+    let listed = super::list::list(&state.store, account, &query, today).await?;
     let (contacts, tags) = service::related_to_page(&state.store, account, &listed.records).await?;
 
     let views: Vec<_> = listed
