@@ -35,6 +35,6 @@ impl Record for BillCategory {
 
     /// Listed per type: a list narrowed by type reads only its part.
     fn index_sk(&self) -> String {
-        format!("{}#{}", self.category_type, keys::record(Self::KIND, self.id))
+        keys::typed(self.category_type, &keys::record(Self::KIND, self.id))
     }
 }

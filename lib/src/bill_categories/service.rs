@@ -37,7 +37,7 @@ pub async fn list(
 ) -> Result<Listed<BillCategory>, Refusal> {
     let prefix = match category_type {
         Some(Err(())) => return Ok(Listed::empty()),
-        Some(Ok(kind)) => Some(format!("{kind}#")),
+        Some(Ok(kind)) => Some(crate::store::keys::typed_prefix(kind)),
         None => None,
     };
     Ok(records::list::<BillCategory, _, _, _>(

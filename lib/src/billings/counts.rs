@@ -47,7 +47,7 @@ pub async fn recount(store: &Store, account: AccountId, billing_type: BillingTyp
     let mut moved = Vec::new();
     for (other, (sums, days)) in counted {
         // A category's counts are named after it (`K<category>/S<status>`).
-        let scope = other.strip_prefix(&counter).and_then(|rest| rest.strip_prefix('#')).map(str::to_owned);
+        let scope = keys::counted_category(&other, &counter).map(str::to_owned);
         let named = |(name, was, is): Moved| match &scope {
             Some(scope) => (format!("{scope}/{name}"), was, is),
             None => (name, was, is),

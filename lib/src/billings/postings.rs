@@ -17,20 +17,14 @@
 //! no partition past DynamoDB's 1,000 write units a second; a list reads every shard of its facets.
 
 use super::model::Billing;
-use crate::store::keys::{self, billing_facet};
+use crate::store::keys::{self, billing_facet, BillingEntry, BillingTally, TextPosting, ValuePosting};
 use crate::store::postings::Posting;
 use crate::store::Item;
-use crate::values::{AccountId, BankRuleId, BillCategoryId, BillingStatus};
+use crate::values::AccountId;
 
-/// What a value's posting carries: `<status>#<due date>` (about 18 bytes).
+/// What a value's posting carries as its billing's state (`keys::posting_state`).
 pub fn state_of(billing: &Billing) -> String {
-    format!("{}#{}", billing.status, billing.due_date)
-}
-
-/// The status and due date a value's posting carries.
-pub fn read_state(text: &str) -> Option<(BillingStatus, chrono::NaiveDate)> {
-    let (status, due) = text.split_once('#')?;
-    Some((BillingStatus::parse(status)?, crate::values::calendar::parse_date(due)?))
+    keys::posting_state(billing.status, billing.due_date)
 }
 
 /// The filter values a billing carries, as the facets of its postings: its contact (`C`), bank
@@ -44,106 +38,86 @@ fn value_facets(billing: &Billing) -> Vec<String> {
     [contact, rule, category, parent, code].into_iter().flatten().collect()
 }
 
-/// What the posting of a billing's value `own` carries besides its state (`f`): the billing's
-/// other value facets and its creation date (`T<date>`), space-separated (about 25 bytes). Not
-/// its code's: a list that names a code reads the code's postings (`billings::list`'s `fewest`),
-/// so no other posting is asked for it.
+/// What the posting of a billing's value `own` carries besides its state
+/// (`keys::carried_facets`): the billing's other value facets and its creation date. Not its
+/// code's: a list that names a code reads the code's postings (`billings::list`'s plan), so no
+/// other posting is asked for it.
 pub fn facets_of(billing: &Billing, own: &str) -> String {
-    let created = format!("{}{}", billing_facet::CREATED, billing.created_at.date());
-    let others = value_facets(billing).into_iter().filter(|facet| facet != own && !facet.starts_with('Y'));
-    others.chain(std::iter::once(created)).collect::<Vec<_>>().join(" ")
-}
-
-/// The value facets and the creation date a value's posting carries ([`facets_of`]).
-pub fn read_facets(text: &str) -> (Vec<&str>, Option<chrono::NaiveDate>) {
-    let mut created = None;
-    let mut facets = Vec::new();
-    for facet in text.split(' ') {
-        match facet.strip_prefix(billing_facet::CREATED) {
-            Some(date) => created = crate::values::calendar::parse_date(date),
-            None => facets.push(facet),
-        }
-    }
-    (facets, created)
+    let others = value_facets(billing).into_iter().filter(|facet| facet != own && !keys::is_code_facet(facet));
+    keys::carried_facets(others, billing.created_at.date())
 }
 
 /// The postings of a billing as it is: its entry in the type's key partition (by id, for
-/// unfiltered lists, carrying its status `s`, due date `d` and creation date `t` for a list by
-/// status, due date or creation date that walks them, and its contact `c` for the search) and one
-/// per filter value.
+/// unfiltered lists, carrying its status, due date and creation date for a list by status, due
+/// date or creation date that walks them, and its contact for the search: `keys::BillingEntry`)
+/// and one per filter value.
 pub fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
     let shard = keys::posting_shard(billing.id);
     let partition = |facet: &str| keys::billing_postings(account, billing.billing_type.as_str(), facet, shard);
     let by_id = keys::posting_by_id(billing.id);
     let by_due = keys::posting_by_date(billing.due_date, billing.id);
-    let entry = Posting::new(
-        keys::billing_keys(account, billing.billing_type.as_str(), shard),
-        keys::record("BILLING", billing.id),
-    );
-    let mut entry = entry
-        .with("s", billing.status.as_str().to_owned())
-        .with("d", billing.due_date.to_string())
-        .with("t", billing.created_at.date().to_string());
-    if let Some(contact) = billing.contact_id {
-        entry = entry.with("c", contact.to_string());
-    }
-    let mut postings = vec![entry];
+    let (status, due_date, created_on) =
+        (billing.status.as_str(), billing.due_date.to_string(), billing.created_at.date().to_string());
+    let contact = billing.contact_id.map(|contact| contact.to_string());
+    let entry = BillingEntry {
+        status: Some(status),
+        due_date: Some(&due_date),
+        created_on: Some(&created_on),
+        contact: contact.as_deref(),
+    };
+    let mut postings = vec![Posting {
+        pk: keys::billing_keys(account, billing.billing_type.as_str(), shard),
+        sk: keys::record("BILLING", billing.id),
+        extra: entry.attributes(),
+    }];
     let mut add = |facet: String, sk: &str, extra: Vec<(&'static str, String)>| {
         postings.push(Posting { pk: partition(&facet), sk: sk.to_owned(), extra });
     };
     // A value's postings carry the status and due date, so that a list by a value and a status or
     // due date reads only the value's postings; and the billing's other values and creation date,
     // so that a list by several values (or a value and creation dates) reads one value's postings.
+    let state = state_of(billing);
     for facet in value_facets(billing) {
         let carried = facets_of(billing, &facet);
-        add(facet, &by_id, vec![("v", state_of(billing)), ("f", carried)]);
+        add(facet, &by_id, ValuePosting { state: Some(&state), carried: Some(&carried) }.attributes());
     }
     add(billing_facet::status(billing.status), &by_due, Vec::new());
     add(billing_facet::CREATED.to_owned(), &keys::posting_by_date(billing.created_at.date(), billing.id), Vec::new());
     if let Some(text) = billing.evincive.as_deref().filter(|t| !t.trim().is_empty()) {
-        add(billing_facet::EVINCIVE.to_owned(), &by_id, vec![("e", crate::values::text::sort_key(text))]);
+        let text = crate::values::text::sort_key(text);
+        add(billing_facet::EVINCIVE.to_owned(), &by_id, TextPosting { text: Some(&text) }.attributes());
     }
     postings
 }
 
-/// The count of a bank rule's billings in the billings counter (`r<rule>`).
-pub fn rule_tally(rule: BankRuleId) -> String {
-    format!("r{rule}")
-}
-
-/// The count of a category's billings in the billings counter (`k<category>`).
-pub fn category_tally(category: BillCategoryId) -> String {
-    format!("k{category}")
-}
-
 /// The counts a billing adds to in its type's counter beside the total, in the same item (written
 /// where the total is: its create, delete, and a change of its status, rule or category): its
-/// status's (named as its postings' facet, `S<status>`), its bank rule's and its category's. A list
-/// by one of them takes its total from them.
+/// status's, its bank rule's (and the rule's in its status) and its category's. A list by one of
+/// them takes its total from them.
 pub fn tallies(billing: &Billing) -> Vec<String> {
-    let status = billing_facet::status(billing.status);
-    let rule = billing.bank_rule_id.map(rule_tally);
-    let rule_status = rule_status_tally(billing);
-    let category = billing.bill_category_id.map(category_tally);
-    std::iter::once(status).chain(rule).chain(rule_status).chain(category).collect()
+    let status = BillingTally::Status(billing.status);
+    let rule = billing.bank_rule_id.map(BillingTally::Rule);
+    let category = billing.bill_category_id.map(BillingTally::Category);
+    let tallies = std::iter::once(status).chain(rule).chain(rule_status_tally(billing)).chain(category);
+    tallies.map(BillingTally::name).collect()
 }
 
-/// The count of a bank rule's billings in a status (`r<rule>S<status>`), beside the rule's, in
-/// the counter and on the days of the billings' due dates: a list by a rule and statuses or due
-/// dates takes its total from them. Kept for bank rules, which an account has a few of; categories,
-/// which can be many, count in counters of their own ([`category_counts`]).
-pub fn rule_status_tally(billing: &Billing) -> Option<String> {
-    billing.bank_rule_id.map(|rule| format!("{}{}", rule_tally(rule), billing_facet::status(billing.status)))
+/// The count of a billing's bank rule in its status, beside the rule's, in the counter and on the
+/// days of the billings' due dates: a list by a rule and statuses or due dates takes its total from
+/// them. Kept for bank rules, which an account has a few of; categories, which can be many, count
+/// in counters of their own ([`category_counts`]).
+pub fn rule_status_tally(billing: &Billing) -> Option<BillingTally> {
+    billing.bank_rule_id.map(|rule| BillingTally::RuleStatus(rule, billing.status))
 }
 
 /// What a billing counts in its category's own counter (`keys::billing_category_count_shards`),
-/// beside its type's: its status (`S<status>`), and its status on its due date. A list by the
-/// category and statuses or due dates takes its total from them (as a rule's from
-/// [`rule_status_tally`]); kept apart from the type's counter, which every list reads, because an
-/// account may have dozens of categories.
+/// beside its type's: its status, and its status on its due date. A list by the category and
+/// statuses or due dates takes its total from them (as a rule's from [`rule_status_tally`]); kept
+/// apart from the type's counter, which every list reads, because an account may have dozens of
+/// categories.
 pub fn category_counts(account: AccountId, billing: &Billing) -> Option<crate::store::records::Counts> {
     let category = billing.bill_category_id?;
-    let status = billing_facet::status(billing.status);
+    let status = BillingTally::Status(billing.status).name();
     Some(crate::store::records::Counts {
         counter: keys::billing_category_count_shards(account, billing.billing_type.as_str(), category.get()),
         tallies: vec![status.clone()],
@@ -167,7 +141,7 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
-    use crate::values::{BankRuleId, BillingId, BillingType, ContactId, Timestamp};
+    use crate::values::{BankRuleId, BillingId, BillingStatus, BillingType, ContactId, Timestamp};
 
     fn billing() -> Billing {
         let now = Timestamp::parse("2026-11-23T10:00:00-03:00").unwrap();
@@ -195,8 +169,11 @@ mod tests {
         let contact = postings.iter().find(|p| p.pk.ends_with("#C7#2")).unwrap();
         // Its state, and the billing's other values (not its code) and creation date.
         assert_eq!(contact.extra, [("v", "opened#2030-03-04".to_owned()), ("f", "R1 T2026-11-23".to_owned())]);
-        assert_eq!(read_state("opened#2030-03-04"), Some((BillingStatus::Opened, "2030-03-04".parse().unwrap())));
-        let (facets, created) = read_facets("R1 T2026-11-23");
+        assert_eq!(
+            keys::read_posting_state("opened#2030-03-04"),
+            Some((BillingStatus::Opened, "2030-03-04".parse().unwrap()))
+        );
+        let (facets, created) = keys::read_carried_facets("R1 T2026-11-23");
         assert_eq!((facets, created), (vec!["R1"], Some("2026-11-23".parse().unwrap())));
         let code = postings.iter().find(|p| p.pk.contains("#Y")).unwrap();
         assert_eq!(code.extra[1], ("f", "C7 R1 T2026-11-23".to_owned()));

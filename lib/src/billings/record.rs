@@ -62,10 +62,10 @@ impl Record for Billing {
     /// statuses or due dates counts them).
     fn dated_tallies(&self) -> Vec<(chrono::NaiveDate, String)> {
         let mut tallies = vec![
-            (self.due_date, keys::billing_facet::status(self.status)),
-            (self.created_at.date(), keys::billing_facet::CREATED.to_owned()),
+            (self.due_date, keys::BillingTally::Status(self.status).name()),
+            (self.created_at.date(), keys::BillingTally::Created.name()),
         ];
-        tallies.extend(super::postings::rule_status_tally(self).map(|tally| (self.due_date, tally)));
+        tallies.extend(super::postings::rule_status_tally(self).map(|tally| (self.due_date, tally.name())));
         tallies
     }
 
@@ -73,10 +73,5 @@ impl Record for Billing {
     /// date.
     fn also_counted(&self, account: AccountId) -> Vec<crate::store::records::Counts> {
         super::postings::category_counts(account, self).into_iter().collect()
-    }
-
-    /// Lists are per billing type (`billing`, `schedule`, `carne`).
-    fn index_sk(&self) -> String {
-        format!("{}#{}", self.billing_type, keys::record(Self::KIND, self.id))
     }
 }

@@ -5,8 +5,8 @@
 //! description's order.
 
 use super::model::Contact;
-use crate::store::keys::{self, contact_facet};
-use crate::store::postings::{ordered, Posting};
+use crate::store::keys::{self, contact_facet, ordered, ContactPosting, ListedElsewhere};
+use crate::store::postings::Posting;
 use crate::values::text::sort_key;
 use crate::values::AccountId;
 
@@ -18,10 +18,9 @@ pub fn order_of(contact: &Contact) -> String {
 pub fn of(account: AccountId, contact: &Contact) -> Vec<Posting> {
     let partition = |facet: &str| keys::contact_postings(account, contact.contact_type.as_str(), facet);
     let order = order_of(contact);
+    let document = contact.document();
     let mut all = Posting::new(partition(contact_facet::ALL), order.clone());
-    if let Some(document) = contact.document() {
-        all = all.with("d", document);
-    }
+    all.extra = ContactPosting { document: document.as_deref() }.attributes();
     let mut postings = vec![all];
     postings.push(Posting::new(partition(&contact_facet::group(contact.group_id)), order.clone()));
     for tag in &contact.tag_ids {
@@ -32,8 +31,9 @@ pub fn of(account: AccountId, contact: &Contact) -> Vec<Posting> {
         postings.push(Posting::new(partition(&contact_facet::code(code)), order.clone()));
     }
     if let Some(email) = contact.email.as_deref().filter(|e| !e.is_empty()) {
-        let by_email = Posting::new(partition(contact_facet::EMAIL), format!("{email}#{order}"));
-        postings.push(by_email.with("o", order.clone()));
+        let mut by_email = Posting::new(partition(contact_facet::EMAIL), keys::by_email(email, &order));
+        by_email.extra = ListedElsewhere { order: Some(&order) }.attributes();
+        postings.push(by_email);
     }
     postings
 }

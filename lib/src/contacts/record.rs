@@ -25,11 +25,6 @@ pub struct ContactListFields {
     pub tag_ids: Vec<TagId>,
 }
 
-/// Index sort keys start with the contact type, so a list narrowed by type reads only its part.
-pub fn index_prefix(contact_type: ContactType) -> String {
-    format!("{contact_type}#")
-}
-
 impl Record for Contact {
     const KIND: &'static str = "CONTACT";
     const ITEM_KIND: &'static str = "contact";
@@ -60,10 +55,6 @@ impl Record for Contact {
         }
     }
 
-    fn index_sk(&self) -> String {
-        format!("{}{}", index_prefix(self.contact_type), keys::record(Self::KIND, self.id))
-    }
-
     /// Lists read the contact postings (`contacts::postings`).
     const LISTED: bool = false;
 
@@ -87,7 +78,7 @@ impl Record for Contact {
 
     /// The document is unique per (account, contact type).
     fn unique_value(&self) -> Option<String> {
-        self.document().map(|d| format!("{}#{d}", self.contact_type))
+        self.document().map(|d| keys::typed(self.contact_type, &d))
     }
 
     /// Contacts stored before `group_id` and `tag_ids` were attributes of their own kept them only

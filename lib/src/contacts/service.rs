@@ -31,7 +31,7 @@ const REACH_BUCKET: i64 = 100;
 /// (`t<tag>`).
 fn reach_count(account: AccountId, tag: TagId) -> (String, String) {
     let bucket = tag.get().div_euclid(REACH_BUCKET);
-    (keys::count_shards(account, &format!("REACH#{bucket}")), format!("t{}", tag.get()))
+    (keys::tag_reach_count_shards(account, bucket), keys::tag_reach_tally(tag))
 }
 
 /// Whether a contact counts in the reach of the tags it holds: an active customer, whom a bulk
@@ -44,7 +44,7 @@ pub fn reaches(contact: &Contact) -> bool {
 /// `<type>#T<tag>` (the type and the tag's postings facet): the total of a contact list by the tag.
 fn holding_count(account: AccountId, tag: TagId, contact_type: ContactType) -> (String, String) {
     let (counter, _) = reach_count(account, tag);
-    (counter, format!("{contact_type}#{}", contact_facet::tag(tag)))
+    (counter, keys::tag_holding_tally(contact_type, tag))
 }
 
 /// The tag counts `contact` adds to: for each of its tags, the holders of its type and, when it
@@ -156,7 +156,7 @@ pub async fn recount(store: &Store, account: AccountId) -> Result<Vec<Recounted>
     let mut counted: BTreeMap<String, BTreeMap<String, i64>> = BTreeMap::new();
     for contact_type in ContactType::ALL {
         counted.entry(keys::contact_count_shards(account, *contact_type)).or_default();
-        let range = KeyRange::listing(keys::contact_postings(account, contact_type.as_str(), "ALL"), Sort::All, true);
+        let range = KeyRange::listing(keys::contact_postings(account, contact_type.as_str(), contact_facet::ALL), Sort::All, true);
         let mut ids = Vec::new();
         postings::scan(store, &range, usize::MAX, |posting| {
             ids.extend(crate::store::item::text(posting, "sk").and_then(postings::id_at_end).map(ContactId::new));
@@ -464,15 +464,15 @@ async fn matching(
     let searched = async {
         Ok::<_, Refusal>(match &filter.search {
             Some(Search::Description(term)) => {
-                let (found, stopped) = postings::named(store, partition("ALL"), term).await?;
+                let (found, stopped) = postings::named(store, partition(contact_facet::ALL), term).await?;
                 Some((found.into_iter().collect(), stopped))
             }
             Some(Search::Document(digits)) => {
                 let mut found = BTreeMap::new();
                 let mut stopped = false;
                 if !digits.is_empty() {
-                    stopped = postings::scan(store, &every("ALL"), postings::SEARCH_SCAN, |posting| {
-                        let document = crate::store::item::text(posting, "d").unwrap_or_default();
+                    stopped = postings::scan(store, &every(contact_facet::ALL), postings::SEARCH_SCAN, |posting| {
+                        let document = keys::ContactPosting::read(posting).document.unwrap_or_default();
                         if document.contains(digits.as_str()) {
                             found.extend(postings::position(posting));
                         }

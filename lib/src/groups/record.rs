@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::model::Group;
 use crate::store::keys;
-use crate::store::postings::{ordered, Posting};
+use crate::store::postings::Posting;
 use crate::store::records::Record;
 use crate::values::text::{sort_key, uniqueness_key};
 use crate::values::{AccountId, GroupContactType, GroupId};
@@ -17,11 +17,6 @@ pub struct GroupListFields {
     pub contact_type: GroupContactType,
     #[serde(default)]
     pub description: String,
-}
-
-/// Index sort keys start with the contact type, so a list narrowed by type reads only its part.
-pub fn index_prefix(contact_type: GroupContactType) -> String {
-    format!("{contact_type}#")
 }
 
 impl Record for Group {
@@ -43,10 +38,6 @@ impl Record for Group {
         GroupListFields { contact_type: self.contact_type, description: self.description.clone() }
     }
 
-    fn index_sk(&self) -> String {
-        format!("{}{}", index_prefix(self.contact_type), keys::record(Self::KIND, self.id))
-    }
-
     fn unique_value(&self) -> Option<String> {
         Some(uniqueness_key(&self.description))
     }
@@ -56,10 +47,10 @@ impl Record for Group {
 
     fn postings(&self, account: AccountId) -> Vec<Posting> {
         let partition = keys::group_postings(account, self.contact_type.as_str());
-        vec![Posting::new(partition, ordered(&sort_key(&self.description), self.id.get()))]
+        vec![Posting::new(partition, keys::ordered(&sort_key(&self.description), self.id.get()))]
     }
 
     fn counted_in(&self, account: AccountId) -> Option<String> {
-        Some(keys::count_shards(account, &format!("{}#{}", Self::KIND, self.contact_type)))
+        Some(keys::group_count_shards(account, self.contact_type))
     }
 }

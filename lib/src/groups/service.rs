@@ -5,7 +5,7 @@ use super::model::Group;
 use crate::editing;
 use crate::refusal::Refusal;
 use crate::store::postings;
-use crate::store::records::{Listed, Record as _, Window};
+use crate::store::records::{Listed, Window};
 use crate::store::{keys, shards, Store};
 use crate::values::{AccountId, GroupContactType, GroupId};
 
@@ -35,9 +35,10 @@ pub async fn list(
         None => GroupContactType::ALL.to_vec(),
     };
     let counts = async {
-        let sums = types.iter().filter(|_| filter.search.is_none()).map(|contact_type| {
-            shards::sum(store, keys::count_shards(account, &format!("{}#{contact_type}", Group::KIND)))
-        });
+        let sums = types
+            .iter()
+            .filter(|_| filter.search.is_none())
+            .map(|contact_type| shards::sum(store, keys::group_count_shards(account, contact_type)));
         let counts = futures::future::try_join_all(sums).await?;
         Ok::<usize, Refusal>(counts.into_iter().map(|n| usize::try_from(n).unwrap_or_default()).sum())
     };
@@ -68,7 +69,7 @@ pub async fn list(
     for (contact_type, found, stopped) in found {
         partial |= stopped;
         searched += found.len();
-        positions.extend(found.into_iter().map(|(id, order)| (id, format!("{contact_type}#{order}"))));
+        positions.extend(found.into_iter().map(|(id, order)| (id, keys::typed(contact_type, &order))));
     }
     let total = match filter.search {
         Some(_) => searched,

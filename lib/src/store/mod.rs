@@ -242,7 +242,7 @@ impl Store {
         // block: the same shard of every posting).
         // Past the request's gate before taking the refill's turn (`store::gate`).
         gate::passed().await?;
-        let _refilling = turns::turn_of((format!("{}#{pk}", self.table), sk.clone())).lock_owned().await;
+        let _refilling = turns::turn_of((format!("{} {pk}", self.table), sk.clone())).lock_owned().await;
         if let Some(first) = take_from_block(&key, count) {
             return Ok(first);
         }

@@ -42,11 +42,6 @@ impl Posting {
     }
 }
 
-/// A sort key in `order`, then id.
-pub fn ordered(order: &str, id: i64) -> String {
-    format!("{order}#{id:010}")
-}
-
 /// The id a posting's sort key ends with.
 pub fn id_at_end(sk: &str) -> Option<i64> {
     let digits = sk.get(sk.len().checked_sub(10)?..)?;
@@ -54,14 +49,10 @@ pub fn id_at_end(sk: &str) -> Option<i64> {
 }
 
 /// A posting read back: the record's id and its position in the list (the sort key, or for a
-/// posting ordered otherwise its `o` attribute).
+/// posting ordered otherwise the order it carries, `keys::ListedElsewhere`).
 pub fn position(item: &Item) -> Option<(i64, String)> {
-    let text = |name: &str| match item.get(name) {
-        Some(AttributeValue::S(value)) => Some(value.clone()),
-        _ => None,
-    };
-    let order = text("o").or_else(|| text("sk"))?;
-    Some((id_at_end(&order)?, order))
+    let order = super::keys::ListedElsewhere::read(item).order.or_else(|| super::item::text(item, "sk"))?;
+    Some((id_at_end(order)?, order.to_owned()))
 }
 
 /// The first `n` postings of each partition (ascending), merged in order: all a page within the
@@ -129,7 +120,7 @@ pub async fn named_within(
     let mut found = Vec::new();
     let partial = scan(store, &range, limit, |item| {
         let named =
-            position(item).filter(|(_, order)| order.rsplit_once('#').is_some_and(|(name, _)| name.contains(&term)));
+            position(item).filter(|(_, order)| super::keys::order_name(order).is_some_and(|name| name.contains(&term)));
         found.extend(named);
     })
     .await?;
@@ -185,6 +176,7 @@ pub fn moved(before: Vec<Posting>, after: Vec<Posting>) -> Vec<Write> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::keys::ordered;
 
     #[test]
     fn ids_are_read_back_from_the_end_of_the_sort_key() {

@@ -123,12 +123,12 @@ const _: () = assert!(super::refs::SHARDS % DAY_SHARDS == 0);
 
 /// The partition of a day shard of `counter` (`<counter>#DAYS#<shard mod PARTITIONS>`).
 fn day_partition(counter: &str, shard: i64) -> String {
-    keys::counter_partition(&format!("{counter}#DAYS"), shard.rem_euclid(PARTITIONS))
+    keys::counter_days_partition(counter, shard.rem_euclid(PARTITIONS))
 }
 
 /// The sort key of a day shard: the day first, so that a range of days is a key range.
 fn day_key(day: NaiveDate, shard: i64) -> String {
-    format!("{day}#{shard:02}")
+    keys::day_shard(day, shard)
 }
 
 /// Counts by day and name: a counter's days as read ([`days`]), or what records add to them
@@ -168,14 +168,13 @@ pub async fn days(
     from: Option<NaiveDate>,
     to: Option<NaiveDate>,
 ) -> StoreResult<DayCounts> {
-    let low = from.map_or_else(|| "0".to_owned(), |day| format!("{day}#"));
-    let high = to.map_or_else(|| "9".to_owned(), |day| format!("{day}#~"));
+    let (low, high) = keys::day_shards_between(from, to);
     let reads = (0..PARTITIONS).map(|n| {
         let range = KeyRange::listing(day_partition(counter, n), Sort::Between(low.clone(), high.clone()), true);
         async move {
             let mut read: Vec<(NaiveDate, String, i64)> = Vec::new();
             super::postings::scan(store, &range, usize::MAX, |shard| {
-                let day = super::item::text(shard, "sk").and_then(|sk| sk.split_once('#')?.0.parse().ok());
+                let day = super::item::text(shard, "sk").and_then(keys::day_of_shard);
                 if let Some(day) = day {
                     read.extend(counts_in(shard).map(|(name, n)| (day, name.clone(), n)));
                 }

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::model::Tag;
 use crate::store::keys;
-use crate::store::postings::{ordered, Posting};
+use crate::store::postings::Posting;
 use crate::store::records::Record;
 use crate::values::text::{sort_key, uniqueness_key};
 use crate::values::{AccountId, TagId};
@@ -44,7 +44,7 @@ impl Record for Tag {
     const LISTED: bool = false;
 
     fn postings(&self, account: AccountId) -> Vec<Posting> {
-        vec![Posting::new(keys::tag_postings(account), ordered(&sort_key(&self.name), self.id.get()))]
+        vec![Posting::new(keys::tag_postings(account), keys::ordered(&sort_key(&self.name), self.id.get()))]
     }
 
     fn counted_in(&self, account: AccountId) -> Option<String> {

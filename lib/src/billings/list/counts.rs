@@ -7,8 +7,9 @@ use chrono::NaiveDate;
 use super::statuses::StatusRange;
 use super::walk::ListSize;
 use crate::refusal::Refusal;
-use crate::store::keys::billing_facet;
+use crate::store::keys::BillingTally;
 use crate::store::{shards, Store};
+use crate::values::BankRuleId;
 
 /// What the counts say of a list by statuses and due dates.
 pub struct Ranged {
@@ -57,9 +58,9 @@ impl Sums {
     }
 }
 
-/// The count of the billings of `counter` in `ranges`, with its whole count, and with `value` (a
-/// bank rule's tally, `r<rule>`) that value's count and its billings in the ranges (from its
-/// counts per status, `r<rule>S<status>`): each status's count in the counter, and for a status
+/// The count of the billings of `counter` in `ranges`, with its whole count, and with `rule` that
+/// bank rule's count (`r<rule>`) and its billings in the ranges (from its counts per status,
+/// `r<rule>S<status>`): each status's count in the counter, and for a status
 /// within due dates the counter's days (`shards::days`), read once from the earliest bound on. A
 /// range open below counts its status less the days after its end, so that `expired` reads the
 /// days from today on, not the past.
@@ -67,11 +68,14 @@ pub async fn ranged(
     store: &Store,
     counter: &str,
     ranges: &[StatusRange],
-    value: Option<&str>,
+    rule: Option<BankRuleId>,
 ) -> Result<Ranged, Refusal> {
-    let statuses: Vec<String> = ranges.iter().map(|range| billing_facet::status(range.status)).collect();
-    let value_statuses: Vec<String> =
-        value.map(|tally| statuses.iter().map(|status| format!("{tally}{status}")).collect()).unwrap_or_default();
+    let statuses: Vec<String> = ranges.iter().map(|range| BillingTally::Status(range.status).name()).collect();
+    let value_statuses: Vec<String> = rule
+        .map(|rule| ranges.iter().map(|range| BillingTally::RuleStatus(rule, range.status).name()).collect())
+        .unwrap_or_default();
+    let value = rule.map(|rule| BillingTally::Rule(rule).name());
+    let value = value.as_deref();
     let bounded: Vec<&StatusRange> = ranges.iter().filter(|range| range.bounded()).collect();
     // From the earliest day a bounded range counts on (its start, or the day after its end when
     // it is open below), to the latest (none when one is open above or below).

@@ -9,10 +9,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use super::plan::{Driver, Intersection};
 use super::query::Value;
 use super::statuses::within;
-use super::walk::{dates, ids_where};
-use crate::billings::postings as billing_postings;
+use super::walk::ids_where;
 use crate::refusal::Refusal;
-use crate::store::keys::{self, billing_facet};
+use crate::store::keys::{self, billing_facet, ValuePosting};
 use crate::store::{shards, Item, Sort, Store};
 use crate::values::{AccountId, BillingType};
 
@@ -32,10 +31,10 @@ impl Postings {
 /// Whether a value's posting carries a status and due date in `intersection`'s ranges (every
 /// posting, without ranges).
 fn in_ranges(intersection: &Intersection, posting: &Item) -> bool {
-    match (&intersection.ranges, posting.get("v").and_then(|v| v.as_s().ok())) {
+    match (&intersection.ranges, ValuePosting::read(posting).state) {
         (None, _) => true,
         (Some(ranges), Some(state)) => {
-            billing_postings::read_state(state).is_some_and(|(status, due)| within(ranges, status, Some(due)))
+            keys::read_posting_state(state).is_some_and(|(status, due)| within(ranges, status, Some(due)))
         }
         (Some(_), None) => false,
     }
@@ -59,14 +58,18 @@ pub async fn matching(
         if let Some(ranges) = &intersection.ranges {
             let ranges = ranges
                 .iter()
-                .map(|range| (postings.shards(&billing_facet::status(range.status)), dates(range.from, range.to)))
+                .map(|range| {
+                    (postings.shards(&billing_facet::status(range.status)), keys::posting_dates(range.from, range.to))
+                })
                 .collect();
             filters_ranges.push(ranges);
         }
     }
     if let Some(created) = intersection.created {
-        filters_ranges
-            .push(vec![(postings.shards(billing_facet::CREATED), dates(Some(created.from), Some(created.to)))]);
+        filters_ranges.push(vec![(
+            postings.shards(billing_facet::CREATED),
+            keys::posting_dates(Some(created.from), Some(created.to)),
+        )]);
     }
     let admits = |posting: &Item| in_ranges(intersection, posting);
     let value_reads =
@@ -117,11 +120,11 @@ pub async fn carried(
     let others: Vec<&str> = facets.iter().map(String::as_str).filter(|facet| *facet != driver).collect();
     let uncarried = AtomicBool::new(false);
     let keep = |posting: &Item| {
-        let Some(carried) = crate::store::item::text(posting, "f") else {
+        let Some(carried) = ValuePosting::read(posting).carried else {
             uncarried.store(true, Ordering::Relaxed);
             return false;
         };
-        let (facets, created) = billing_postings::read_facets(carried);
+        let (facets, created) = keys::read_carried_facets(carried);
         let in_created = intersection.created.is_none_or(|range| created.is_some_and(|d| range.contains(d)));
         in_ranges(intersection, posting) && in_created && others.iter().all(|other| facets.contains(other))
     };
@@ -133,7 +136,7 @@ pub async fn carried(
 /// counter (`r<rule>`, `k<category>`, read at once; the first of equals).
 async fn smallest_count(store: &Store, postings: Postings, values: &[Value]) -> Result<String, Refusal> {
     let counted: Vec<(String, String)> =
-        values.iter().filter_map(|value| Some((value.facet(), value.tally()?))).collect();
+        values.iter().filter_map(|value| Some((value.facet(), value.tally()?.name()))).collect();
     let counter = keys::billing_count_shards(postings.account, postings.billing_type.as_str());
     let counts = counted.iter().map(|(_, tally)| shards::sum_of(store, counter.clone(), tally));
     let counts = futures::future::try_join_all(counts).await?;

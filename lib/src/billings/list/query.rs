@@ -6,8 +6,7 @@
 use chrono::NaiveDate;
 
 use super::statuses::StatusFilter;
-use crate::billings::postings as billing_postings;
-use crate::store::keys::{self, billing_facet};
+use crate::store::keys::{self, billing_facet, BillingTally};
 use crate::store::window::Window;
 use crate::values::calendar::parse_date;
 use crate::values::ids::parse_positive;
@@ -51,10 +50,10 @@ impl Value {
     }
 
     /// Its count in the type's counter, where one is kept (a bank rule's, a category's).
-    pub fn tally(&self) -> Option<String> {
+    pub fn tally(&self) -> Option<BillingTally> {
         match self {
-            Value::BankRule(id) => Some(billing_postings::rule_tally(*id)),
-            Value::Category(id) => Some(billing_postings::category_tally(*id)),
+            Value::BankRule(id) => Some(BillingTally::Rule(*id)),
+            Value::Category(id) => Some(BillingTally::Category(*id)),
             Value::Contact(_) | Value::Parent(_) | Value::Code(_) => None,
         }
     }

@@ -7,13 +7,12 @@ use super::intersect::{carried, matching, Postings};
 use super::plan::{Intersection, Plan};
 use super::query::{DateRange, Value};
 use super::statuses::{within, StatusRange};
-use super::walk::{dates, ids_where, in_id_order, in_step, page_of, ListSize};
+use super::walk::{ids_where, in_id_order, in_step, page_of, ListSize};
 use crate::billings::model::Billing;
-use crate::billings::postings as billing_postings;
 use crate::refusal::Refusal;
-use crate::store::keys::{self, billing_facet};
+use crate::store::keys::{self, billing_facet, BillingEntry, BillingTally, ValuePosting};
 use crate::store::records::{Listed, Window};
-use crate::store::{item, shards, Item, Store};
+use crate::store::{shards, Item, Store};
 use crate::values::calendar::parse_date;
 use crate::values::{AccountId, BillCategoryId, BillingStatus, BillingType};
 
@@ -39,7 +38,7 @@ pub async fn run(
             in_id_order(store, account, list.shards(None), total, window).await
         }
         Plan::OneValue(value) => {
-            let tally = value.tally().unwrap_or_default();
+            let tally = value.tally().map(BillingTally::name).unwrap_or_default();
             let total =
                 async { Ok(usize::try_from(shards::sum_of(store, counter, &tally).await?).unwrap_or_default()) };
             in_id_order(store, account, list.shards(Some(&value.facet())), total, window).await
@@ -51,7 +50,7 @@ pub async fn run(
         }
         Plan::RuleStates(rule, ranges) => {
             let value = Value::BankRule(rule);
-            let counted = ranged(store, &counter, &ranges, value.tally().as_deref()).await?;
+            let counted = ranged(store, &counter, &ranges, Some(rule)).await?;
             match (counted.everyone, counted.of_value) {
                 (false, Some(of_value)) => list.value_states(&value, &ranges, of_value).await,
                 _ => list.states(&ranges, counted.of_counter).await,
@@ -100,10 +99,12 @@ impl List<'_> {
         let created: i64 = days.values().filter_map(|counts| counts.get(billing_facet::CREATED)).sum();
         let positive = |n: i64| usize::try_from(n).unwrap_or_default();
         let counted = ListSize { drawn_from: positive(all), total: positive(created) };
-        let admits = |entry: &Item| item::text(entry, "t").and_then(parse_date).is_some_and(|day| range.contains(day));
+        let admits = |entry: &Item| {
+            BillingEntry::read(entry).created_on.and_then(parse_date).is_some_and(|day| range.contains(day))
+        };
         let postings = || async {
             let shards = self.shards(Some(billing_facet::CREATED));
-            Ok(ids_where(self.store, shards, dates(Some(range.from), Some(range.to)), |_| true)
+            Ok(ids_where(self.store, shards, keys::posting_dates(Some(range.from), Some(range.to)), |_| true)
                 .await?
                 .into_iter()
                 .collect())
@@ -115,13 +116,14 @@ impl List<'_> {
     /// the key entries (each carrying its status and due date).
     async fn states(&self, ranges: &[StatusRange], counted: ListSize) -> Result<Listed<Billing>, Refusal> {
         let admits = |entry: &Item| {
-            let status = item::text(entry, "s").and_then(BillingStatus::parse);
-            status.is_some_and(|status| within(ranges, status, item::text(entry, "d").and_then(parse_date)))
+            let entry = BillingEntry::read(entry);
+            let status = entry.status.and_then(BillingStatus::parse);
+            status.is_some_and(|status| within(ranges, status, entry.due_date.and_then(parse_date)))
         };
         let postings = || async {
             let reads = ranges.iter().map(|range| {
                 let shards = self.shards(Some(&billing_facet::status(range.status)));
-                ids_where(self.store, shards, dates(range.from, range.to), |_| true)
+                ids_where(self.store, shards, keys::posting_dates(range.from, range.to), |_| true)
             });
             Ok(futures::future::try_join_all(reads).await?.into_iter().flatten().collect())
         };
@@ -137,7 +139,7 @@ impl List<'_> {
     ) -> Result<Option<ListSize>, Refusal> {
         let counter = keys::billing_count_shards(self.account, self.billing_type.as_str());
         let own = keys::billing_category_count_shards(self.account, self.billing_type.as_str(), category.get());
-        let tally = billing_postings::category_tally(category);
+        let tally = BillingTally::Category(category).name();
         let (counted, in_type) = tokio::try_join!(ranged(self.store, &own, ranges, None), async {
             Ok(shards::sum_of(self.store, counter, &tally).await?)
         })?;
@@ -157,7 +159,7 @@ impl List<'_> {
     ) -> Result<Listed<Billing>, Refusal> {
         let Some(reach) = counted.reach(self.window) else { return Ok(Listed::new(Vec::new(), counted.total)) };
         let admits = |posting: &Item| {
-            let state = item::text(posting, "v").and_then(billing_postings::read_state);
+            let state = ValuePosting::read(posting).state.and_then(keys::read_posting_state);
             state.is_some_and(|(status, due)| within(ranges, status, Some(due)))
         };
         let shards = self.shards(Some(&value.facet()));

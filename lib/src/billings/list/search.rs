@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashSet};
 
 use super::walk::{ids_where, ids_within};
 use crate::refusal::Refusal;
-use crate::store::keys::{self, billing_facet};
+use crate::store::keys::{self, billing_facet, contact_facet, BillingEntry, ContactPosting, TextPosting};
 use crate::store::{item, postings, Item, KeyRange, Sort, Store};
 use crate::values::text::sort_key;
 use crate::values::{AccountId, BillingType, ContactId, ContactType};
@@ -30,12 +30,12 @@ pub async fn searched(
     let folded = sort_key(term);
     let (digits, folded) = (digits.as_str(), folded.as_str());
     let contact_scans = ContactType::ALL.iter().map(|contact_type| async move {
-        let range = KeyRange::listing(keys::contact_postings(account, contact_type.as_str(), "ALL"), Sort::All, true);
+        let range = KeyRange::listing(keys::contact_postings(account, contact_type.as_str(), contact_facet::ALL), Sort::All, true);
         let mut payers = Vec::new();
         let stopped = postings::scan(store, &range, postings::SEARCH_SCAN, |posting| {
             let sk = item::text(posting, "sk").unwrap_or_default();
-            let described = sk.rsplit_once('#').is_some_and(|(description, _)| description.contains(folded));
-            let documented = !digits.is_empty() && item::text(posting, "d") == Some(digits);
+            let described = keys::order_name(sk).is_some_and(|description| description.contains(folded));
+            let documented = !digits.is_empty() && ContactPosting::read(posting).document == Some(digits);
             if described || documented {
                 payers.extend(postings::id_at_end(sk));
             }
@@ -44,7 +44,7 @@ pub async fn searched(
         Ok::<_, Refusal>((payers, stopped))
     });
     let texts = keys::billing_posting_shards(account, billing_type.as_str(), Some(billing_facet::EVINCIVE));
-    let described = |posting: &Item| item::text(posting, "e").is_some_and(|text| text.contains(folded));
+    let described = |posting: &Item| TextPosting::read(posting).text.is_some_and(|text| text.contains(folded));
     let (payers, (described, stopped)) = tokio::try_join!(
         futures::future::try_join_all(contact_scans),
         ids_within(store, texts, Sort::All, postings::SEARCH_SCAN, described)
@@ -87,7 +87,8 @@ async fn billed_to(
 ) -> Result<(BTreeSet<i64>, bool), Refusal> {
     let entries = keys::billing_posting_shards(account, billing_type.as_str(), None);
     let billed = |entry: &Item| {
-        item::text(entry, "c").and_then(|c| c.parse::<i64>().ok()).is_some_and(|contact| payers.contains(&contact))
+        let contact = BillingEntry::read(entry).contact.and_then(|c| c.parse::<i64>().ok());
+        contact.is_some_and(|contact| payers.contains(&contact))
     };
     ids_within(store, entries, Sort::All, postings::SEARCH_SCAN, billed).await
 }

@@ -5,8 +5,6 @@
 use std::cmp::Reverse;
 use std::collections::BTreeSet;
 
-use chrono::NaiveDate;
-
 use crate::billings::model::Billing;
 use crate::refusal::Refusal;
 use crate::store::records::{self, Listed, Window};
@@ -61,14 +59,6 @@ pub async fn ids_within(
         found.1 |= stopped;
     }
     Ok(found)
-}
-
-/// A range of dates in date-ordered postings (`<date>#<id>`): from `from`, up to `to`, both
-/// included.
-pub fn dates(from: Option<NaiveDate>, to: Option<NaiveDate>) -> Sort {
-    let low = from.map(|d| format!("{d}#")).unwrap_or_else(|| "0".to_owned());
-    let high = to.map(|d| format!("{d}#9999999999")).unwrap_or_else(|| "9".to_owned());
-    Sort::Between(low, high)
 }
 
 /// The newest `reach` ids that `admits` keeps among the items of `partitions` (the shards of one
@@ -222,13 +212,6 @@ impl ListSize {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_date_range_reads_its_first_day_to_its_last() {
-        let day = |d: &str| Some(d.parse::<NaiveDate>().unwrap());
-        assert_eq!(dates(day("2026-11-22"), None), Sort::Between("2026-11-22#".into(), "9".into()));
-        assert_eq!(dates(None, day("2026-11-22")), Sort::Between("0".into(), "2026-11-22#9999999999".into()));
-    }
 
     #[test]
     fn a_page_reaches_its_end_unless_it_starts_past_the_list() {

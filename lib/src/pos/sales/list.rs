@@ -50,7 +50,7 @@ pub async fn list(
             if to < from {
                 return Ok((Vec::new(), 0));
             }
-            Sort::Between(format!("{from:013}#"), format!("{to:013}#9999999999"))
+            keys::sales_between(from, to)
         }
     };
     let range = KeyRange::listing(partition, sort, false);
@@ -68,7 +68,7 @@ pub async fn list(
         .iter()
         .filter_map(|item| {
             let (_, sk) = KeyItem::keys_of(item);
-            let id = sk.rsplit('#').next()?.parse::<SaleId>().ok()?;
+            let id = SaleId::new(keys::id_of(&sk)?);
             Some((keys::account(account), keys::sale(id)))
         })
         .collect();

@@ -1,0 +1,28 @@
+//! Keys of bank billets (in their billing's partition) and of the payer's links to them.
+
+use sha2::{Digest, Sha256};
+
+use super::billings::billing_partition;
+use crate::values::{AccountId, BilletId, BillingId};
+
+/// Prefix of the sort keys of a billing's bank billets (in the billing's partition).
+pub const BILLET_PREFIX: &str = "BILLET#";
+
+/// The keys of a bank billet: in its billing's partition (`sk = BILLET#<id:010>`), so that a
+/// billing's billets are one key range of it.
+pub fn billet(account: AccountId, billing_id: BillingId, billet_id: BilletId) -> (String, String) {
+    (billing_partition(account, billing_id), format!("{BILLET_PREFIX}{:010}", billet_id.get()))
+}
+
+/// The partition and sort-key prefix of a billing's billets.
+pub fn billets_of(account: AccountId, billing_id: BillingId) -> (String, String) {
+    (billing_partition(account, billing_id), BILLET_PREFIX.to_owned())
+}
+
+/// Lookup item of a payer's link to a billet (`billets::link`): the SHA-256 of its token, never the
+/// token, in a partition of its own (links spread evenly; no account's partition grows with them).
+pub fn payer_link(token: &str) -> (String, String) {
+    (format!("PAYLINK#{}", hex::encode(Sha256::digest(token.as_bytes()))), PAYER_LINK_SK.to_owned())
+}
+
+pub const PAYER_LINK_SK: &str = "PAYLINK";

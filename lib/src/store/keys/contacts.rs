@@ -1,0 +1,103 @@
+//! Keys of contacts, tags and groups: their postings, counters and a tag's links to its holders.
+
+use super::*;
+use crate::values::{AccountId, ContactType, TagId};
+
+/// The facets of a contact's posting partitions (`contact_postings`): one per filter value.
+pub mod contact_facet {
+    use crate::values::{GroupId, TagId};
+
+    /// Every contact of the type.
+    pub const ALL: &str = "ALL";
+    /// Contacts by e-mail (`<email>#<order>`).
+    pub const EMAIL: &str = "M";
+
+    /// The contacts of a group; `None` (no group) is a facet of its own.
+    pub fn group(id: Option<GroupId>) -> String {
+        id.map_or("G0".to_owned(), |g| format!("G{g}"))
+    }
+
+    pub fn tag(id: TagId) -> String {
+        format!("T{id}")
+    }
+
+    pub fn active(active: bool) -> &'static str {
+        if active {
+            "A1"
+        } else {
+            "A0"
+        }
+    }
+
+    /// A contact's code: a hash (any length fits).
+    pub fn code(code: &str) -> String {
+        format!("K{}", super::hashed(code))
+    }
+}
+
+/// Partition of the postings of one filter value of an account's contacts of a type:
+/// `A#<account>#CONTACTS#<customer|supplier>#<facet>`, the facet being `ALL` (every contact, with
+/// its document digits for the document search), `G<group>` (`G0`: none), `T<tag>`, `A1`/`A0`
+/// (active or not), `K<code hash>` or `M` (by e-mail, for the prefix search). Sort keys are the
+/// description's sort key and the id (`M`: the e-mail first). See `contacts::postings`.
+pub fn contact_postings(account: AccountId, contact_type: &str, facet: &str) -> String {
+    format!("A#{account}#CONTACTS#{contact_type}#{facet}")
+}
+
+/// Partition of the shards of the counter of an account's contacts of a type (`store::shards`):
+/// `value`, and the tallies of `Contact::tallies`.
+pub fn contact_count_shards(account: AccountId, contact_type: ContactType) -> String {
+    count_shards(account, &format!("CONTACT#{contact_type}"))
+}
+
+/// Partition of an account's tag postings (by name), which tag lists read.
+pub fn tag_postings(account: AccountId) -> String {
+    format!("A#{account}#TAGS")
+}
+
+/// Partition of the links from one tag to its contacts (`sk` = the contact's record key), which the
+/// bulk expansion of billings and tag deletion query.
+pub fn tag_links(account: AccountId, tag: TagId) -> String {
+    format!("A#{account}#TAG#{tag}")
+}
+
+/// Partition of an account's group postings of a contact type (by description).
+pub fn group_postings(account: AccountId, contact_type: &str) -> String {
+    format!("A#{account}#GROUPS#{contact_type}")
+}
+
+stored_attributes! {
+    /// What a contact's `ALL` posting carries: its document's digits, which the document search
+    /// (of contacts and of billings by payer) reads.
+    pub struct ContactPosting {
+        document = "d",
+    }
+}
+
+/// The sort key of a contact's posting by e-mail (`M`): the e-mail, then its [`ordered`] position.
+pub fn by_email(email: &str, order: &str) -> String {
+    format!("{email}#{order}")
+}
+
+/// Partition of the shards of the counter of an account's groups of a contact type.
+pub fn group_count_shards(account: AccountId, contact_type: impl std::fmt::Display) -> String {
+    count_shards(account, &format!("GROUP#{contact_type}"))
+}
+
+/// Partition of the shards of the counter of the reach of a bucket of tags (the tags whose ids
+/// divided by the bucket's size give `bucket`): `A#<acct>#COUNT#REACH#<bucket>`.
+pub fn tag_reach_count_shards(account: AccountId, bucket: i64) -> String {
+    count_shards(account, &format!("REACH#{bucket}"))
+}
+
+/// A tag's reach in its bucket's counter (`t<tag>`): the active customers a bulk billing on it
+/// reaches.
+pub fn tag_reach_tally(tag: TagId) -> String {
+    format!("t{}", tag.get())
+}
+
+/// A tag's holders of a contact type in its bucket's counter (`<type>#T<tag>`): the total of a
+/// contact list by the tag.
+pub fn tag_holding_tally(contact_type: ContactType, tag: TagId) -> String {
+    typed(contact_type, &contact_facet::tag(tag))
+}

@@ -1,0 +1,169 @@
+//! Every stored name of the table is written here and nowhere else (docs/data-model.md): the keys
+//! of each resource in a file of its own, built by functions; the shared shapes (an account's
+//! partition, a record's key by kind and id, sequences, guards) below. `lib/tests/stored_names.rs`
+//! fails when a key fragment is spelled outside this module.
+
+use sha2::{Digest, Sha256};
+
+use crate::values::AccountId;
+
+/// Declares what an item carries beside its keys: each attribute's stored name, written here once,
+/// beside its full name. Each is text, absent from items written before it was carried. Not serde:
+/// a posting's attributes are compared in their declared order to write only the postings that
+/// changed, and a walk reads them from the items it holds without copying them.
+macro_rules! stored_attributes {
+    ($(#[$meta:meta])* pub struct $name:ident { $($(#[$field_meta:meta])* $field:ident = $stored:literal,)* }) => {
+        $(#[$meta])*
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct $name<'a> {
+            $($(#[$field_meta])* pub $field: Option<&'a str>,)*
+        }
+
+        impl<'a> $name<'a> {
+            /// The attributes `item` holds.
+            pub fn read(item: &'a crate::store::Item) -> Self {
+                $name { $($field: crate::store::item::text(item, $stored),)* }
+            }
+
+            /// The attributes to write, by stored name, in the order they are declared.
+            pub fn attributes(&self) -> Vec<(&'static str, String)> {
+                let mut written = Vec::new();
+                $(if let Some(value) = self.$field {
+                    written.push(($stored, value.to_owned()));
+                })*
+                written
+            }
+        }
+    };
+}
+
+mod auth;
+mod bank_files;
+mod billets;
+mod billings;
+mod contacts;
+mod counters;
+mod events;
+mod pos;
+mod webhooks;
+
+pub use auth::*;
+pub use bank_files::*;
+pub use billets::*;
+pub use billings::*;
+pub use contacts::*;
+pub use counters::*;
+pub use events::*;
+pub use pos::*;
+pub use webhooks::*;
+
+/// Partition of everything an account owns.
+pub fn account(account: AccountId) -> String {
+    format!("A#{account}")
+}
+
+pub const ACCOUNT_SK: &str = "ACCOUNT";
+
+/// Items not owned by an account (the account-id sequence).
+pub const GLOBAL_PK: &str = "GLOBAL";
+
+/// Sequence item of a kind of record (`UpdateItem ADD`): per account, or global for accounts.
+pub fn sequence(kind: &str) -> String {
+    format!("SEQ#{kind}")
+}
+
+/// Records of one kind, by id, zero-padded so that key order is id order.
+pub fn record(kind: &str, id: impl Into<i64>) -> String {
+    format!("{kind}#{:010}", id.into())
+}
+
+/// `gsi1` partition listing the records of one kind of one account.
+pub fn listing(account: AccountId, kind: &str) -> String {
+    format!("A#{account}#{kind}")
+}
+
+/// Guard item that makes a value unique in an account. The value is hashed so that the key stays
+/// short whatever its length (a 255-character description may be 1 KB of UTF-8).
+pub fn unique(kind: &str, value: &str) -> String {
+    format!("UNIQUE#{kind}#{}", hex::encode(Sha256::digest(value.as_bytes())))
+}
+
+/// A short, fixed-length form of a text in a key (any length fits): 16 hex digits of its SHA-256.
+pub fn hashed(text: &str) -> String {
+    hex::encode(Sha256::digest(text.as_bytes()))[..16].to_owned()
+}
+
+/// A number from 0 to `shards - 1` that a text (an event's or a task's id) always gets: what
+/// spreads the items an account writes fast over partitions.
+pub fn shard_of(text: &str, shards: i64) -> i64 {
+    let digest = Sha256::digest(text.as_bytes());
+    i64::from(u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]])).rem_euclid(shards)
+}
+
+/// Id part of a zero-padded record key.
+pub fn id_of(sk: &str) -> Option<i64> {
+    sk.rsplit('#').next()?.parse().ok()
+}
+
+/// The state of the cascade of a deleted tag or group (`A#<acct>`): which round of its holders
+/// runs next. `kind` is the record's (`TAG`, `GROUP`).
+pub fn cascade(kind: &str, id: i64) -> String {
+    format!("CASCADE#{}", record(kind, id))
+}
+
+/// A value prefixed by the type of its record (a contact's or group's `customers`, a category's
+/// `receivable`): a listing index's sort key, narrowed by type as a key prefix, or a value unique
+/// per type.
+pub fn typed(record_type: impl std::fmt::Display, value: &str) -> String {
+    format!("{record_type}#{value}")
+}
+
+/// The prefix of the [`typed`] values of one type.
+pub fn typed_prefix(record_type: impl std::fmt::Display) -> String {
+    format!("{record_type}#")
+}
+
+/// The sort key of a posting in a list's `order` (a folded name), then the record's id.
+pub fn ordered(order: &str, id: i64) -> String {
+    format!("{order}#{id:010}")
+}
+
+/// The name an [`ordered`] sort key (or a [`ListedElsewhere`]'s order) begins with.
+pub fn order_name(order: &str) -> Option<&str> {
+    order.rsplit_once('#').map(|(name, _)| name)
+}
+
+stored_attributes! {
+    /// What a posting whose sort key is not its list's order carries (a contact's by e-mail): its
+    /// [`ordered`] position in the list.
+    pub struct ListedElsewhere {
+        order = "o",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::values::{BilletId, BillingId, TagId};
+
+    #[test]
+    fn keys_have_fixed_shapes() {
+        let account_42 = AccountId::new(42);
+        assert_eq!(account(account_42), "A#42");
+        assert_eq!(record("TAG", TagId::new(7)), "TAG#0000000007");
+        assert_eq!(listing(account_42, "TAG"), "A#42#TAG");
+        assert_eq!(id_of("TAG#0000000007"), Some(7));
+        assert_eq!(id_of("customers#0000000012"), Some(12));
+        let (b12, third) = (BillingId::new(12), BilletId::new(3));
+        assert_eq!(billing(account_42, b12), ("A#42#BILLING#0000000012".to_owned(), "BILLING".to_owned()));
+        assert_eq!(
+            billet(account_42, b12, third),
+            ("A#42#BILLING#0000000012".to_owned(), "BILLET#0000000003".to_owned())
+        );
+        assert_eq!(billets_of(account_42, b12).0, billing(account_42, b12).0);
+        assert_eq!(billing_postings(account_42, "billing", "Sopened", 3), "A#42#BILLINGS#billing#Sopened#3");
+        assert_eq!(event(1_795_352_400_000, "evt_1"), "EVENT#1795352400000#evt_1");
+        let long = "x".repeat(1000);
+        assert_eq!(unique("GROUP", &long).len(), "UNIQUE#GROUP#".len() + 64);
+    }
+}
