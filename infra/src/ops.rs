@@ -197,7 +197,7 @@ pub async fn recount_contacts(store: &Store, account: AccountId) -> anyhow::Resu
     let moved = billing_api::contacts::service::recount(store, account).await?;
     let moved: Vec<Value> = moved
         .iter()
-        .map(|(counter, count, was, is)| json!({"counter": counter, "count": count, "was": was, "is": is}))
+        .map(|(counter, moved)| json!({"counter": counter, "count": moved.count, "was": moved.was, "is": moved.is}))
         .collect();
     Ok(json!({ "moved": moved }))
 }
@@ -212,7 +212,7 @@ pub async fn recount_billings(
     require_account(store, account).await?;
     let moved = billing_api::billings::counts::recount(store, account, billing_type).await?;
     let moved: Vec<Value> =
-        moved.iter().map(|(count, was, is)| json!({"count": count, "was": was, "is": is})).collect();
+        moved.iter().map(|moved| json!({"count": moved.count, "was": moved.was, "is": moved.is})).collect();
     Ok(json!({ "billing_type": billing_type, "moved": moved }))
 }
 

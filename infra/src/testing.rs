@@ -632,7 +632,7 @@ async fn customers(
         if listed {
             let postings = billing_api::contacts::postings::of(account, &contact);
             items.extend(postings.iter().map(billing_api::store::postings::Posting::item));
-            for (count, delta) in records::counts_of(&contact, 1) {
+            for (count, delta) in billing_api::store::counting::counts_of(&contact, 1) {
                 *counts.entry(count).or_default() += delta;
             }
         }

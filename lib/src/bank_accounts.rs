@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::store::counting::Counting;
 use crate::store::records::{self, Record};
 use crate::store::Store;
 use crate::values::text::collapse_whitespace;
@@ -41,6 +42,8 @@ impl Record for BankAccount {
         BankAccountListFields { name: self.name.clone() }
     }
 }
+
+impl Counting for BankAccount {}
 
 pub async fn create(
     store: &Store,

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::store::counting::Counting;
 use crate::store::records::{self, Record};
 use crate::store::Store;
 use crate::values::text::collapse_whitespace;
@@ -43,6 +44,8 @@ impl Record for BankRule {
         BankRuleListFields { name: self.name.clone() }
     }
 }
+
+impl Counting for BankRule {}
 
 pub async fn create(
     store: &Store,

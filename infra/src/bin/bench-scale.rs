@@ -24,6 +24,7 @@ use billing_api::auth::AuthCache;
 use billing_api::billings::model::{Billing, BillingItem};
 use billing_api::billings::postings;
 use billing_api::contacts::Contact;
+use billing_api::store::counting::Counting as _;
 use billing_api::store::records::{item_of, Record as _};
 use billing_api::store::{keys, Item, Store};
 use billing_api::values::{
@@ -461,7 +462,7 @@ async fn main() -> anyhow::Result<()> {
         }
         let counts = per_type.entry(made.counted_in(account).context("contacts are counted")?);
         let counts: &mut std::collections::BTreeMap<String, i64> = counts.or_default();
-        for (count, delta) in billing_api::store::records::counts_of(&made, 1) {
+        for (count, delta) in billing_api::store::counting::counts_of(&made, 1) {
             *counts.entry(count).or_default() += delta;
         }
         for tag in &made.tag_ids {
@@ -578,10 +579,10 @@ async fn fill(
     let first = store.reserve_ids(keys::account(account), keys::sequence("BILLING"), size).await?;
     let mut items = Vec::new();
     // Each counter the billings count in (the type's, each category's): its counts and days.
-    let mut summed = billing_api::store::records::Summed::new();
+    let mut summed = billing_api::store::counting::Summed::new();
     for n in range.clone() {
         let made = billing(first + n - range.start(), n, world, now);
-        billing_api::store::records::sum_into(&mut summed, &made, account);
+        billing_api::store::counting::sum_into(&mut summed, &made, account);
         items.push(item_of(account, &made)?);
         items.extend(postings::items(account, &made));
         if items.len() >= 50_000 {
@@ -589,7 +590,7 @@ async fn fill(
         }
     }
     store.put_all(items).await?;
-    for write in billing_api::store::records::added(summed, 0) {
+    for write in billing_api::store::counting::added(summed, 0) {
         store.write(vec![write]).await?;
     }
     Ok(())

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::model::BillCategory;
+use crate::store::counting::Counting;
 use crate::store::keys;
 use crate::store::records::Record;
 use crate::values::{BillCategoryId, CategoryType};
@@ -38,3 +39,5 @@ impl Record for BillCategory {
         keys::typed(self.category_type, &keys::record(Self::KIND, self.id))
     }
 }
+
+impl Counting for BillCategory {}

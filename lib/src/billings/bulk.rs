@@ -475,7 +475,7 @@ fn transactions(account: AccountId, billings: &[&Billing], draft: &Draft) -> any
     // The tags' counts, each counter the billings count in (the type's; the category's) and its
     // days (the billings share the draft's due date, its category, and their creation date: they
     // are made at one moment), the registrations' task.
-    let counted = billings.first().map(|b| records::counters(*b, account)).unwrap_or_default();
+    let counted = billings.first().map(|b| crate::store::counting::counters(*b, account)).unwrap_or_default();
     let days: usize =
         counted.iter().map(|c| 1 + c.dated.iter().map(|(day, _)| day).collect::<BTreeSet<_>>().len()).sum();
     let shared = tags.len() + days + 1;
@@ -517,11 +517,11 @@ fn transactions(account: AccountId, billings: &[&Billing], draft: &Draft) -> any
             // In each counter, their total and tallies, summed: one item; their counts per due
             // date (one day: the draft's) and creation date (one: today), in the days' shard of
             // their ids.
-            let mut summed = records::Summed::new();
+            let mut summed = crate::store::counting::Summed::new();
             for billing in &transaction.billings {
-                records::sum_into(&mut summed, billing, account);
+                crate::store::counting::sum_into(&mut summed, billing, account);
             }
-            transaction.writes.extend(records::added(summed, first));
+            transaction.writes.extend(crate::store::counting::added(summed, first));
             let registrations: Vec<BilletRegistration> = transaction
                 .billings
                 .iter()

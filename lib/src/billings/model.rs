@@ -117,21 +117,6 @@ pub struct Billing {
     pub version: i64,
 }
 
-/// What the listing index keeps of a billing: everything its list filters on (§4.2), so a list
-/// never reads billings it does not show.
-#[derive(Serialize, Deserialize)]
-pub struct BillingListFields {
-    pub status: BillingStatus,
-    pub due_date: NaiveDate,
-    pub created_on: NaiveDate,
-    pub contact_id: Option<ContactId>,
-    pub bank_rule_id: Option<BankRuleId>,
-    pub bill_category_id: Option<BillCategoryId>,
-    pub parent_id: Option<BillingId>,
-    pub your_code: Option<String>,
-    pub evincive: Option<String>,
-}
-
 impl Billing {
     /// What the computed fields are computed from (a kind left out is a percentage, a period
     /// monthly, as records made elsewhere may have them).

@@ -115,10 +115,10 @@ pub fn rule_status_tally(billing: &Billing) -> Option<BillingTally> {
 /// statuses or due dates takes its total from them (as a rule's from [`rule_status_tally`]); kept
 /// apart from the type's counter, which every list reads, because an account may have dozens of
 /// categories.
-pub fn category_counts(account: AccountId, billing: &Billing) -> Option<crate::store::records::Counts> {
+pub fn category_counts(account: AccountId, billing: &Billing) -> Option<crate::store::counting::Counts> {
     let category = billing.bill_category_id?;
     let status = BillingTally::Status(billing.status).name();
-    Some(crate::store::records::Counts {
+    Some(crate::store::counting::Counts {
         counter: keys::billing_category_count_shards(account, billing.billing_type.as_str(), category.get()),
         tallies: vec![status.clone()],
         dated: vec![(billing.due_date, status)],

@@ -1,7 +1,8 @@
 //! How a billing is stored: its partition (which its billets share), its list fields, its
 //! postings (`super::postings`) and its counter. The model (`super::model`) knows nothing of them.
 
-use super::model::{Billing, BillingListFields};
+use super::model::Billing;
+use crate::store::counting::Counting;
 use crate::store::keys;
 use crate::store::postings::Posting;
 use crate::store::records::Record;
@@ -13,7 +14,7 @@ impl Record for Billing {
     /// Billing lists read key partitions and postings (`billings::postings`), not the index.
     const LISTED: bool = false;
     type Id = BillingId;
-    type ListFields = BillingListFields;
+    type ListFields = ();
 
     fn id(&self) -> BillingId {
         self.id
@@ -28,24 +29,15 @@ impl Record for Billing {
         keys::billing(account, id)
     }
 
-    fn list_fields(&self) -> BillingListFields {
-        BillingListFields {
-            status: self.status,
-            due_date: self.due_date,
-            created_on: self.created_at.date(),
-            contact_id: self.contact_id,
-            bank_rule_id: self.bank_rule_id,
-            bill_category_id: self.bill_category_id,
-            parent_id: self.parent_id,
-            your_code: self.your_code.clone(),
-            evincive: self.evincive.clone(),
-        }
-    }
+    /// Not in the listing index: nothing to project.
+    fn list_fields(&self) {}
 
     fn postings(&self, account: AccountId) -> Vec<Posting> {
         super::postings::of(account, self)
     }
+}
 
+impl Counting for Billing {
     fn counted_in(&self, account: AccountId) -> Option<String> {
         Some(keys::billing_count_shards(account, self.billing_type.as_str()))
     }
@@ -71,7 +63,7 @@ impl Record for Billing {
 
     /// Its category's counter (`postings::category_counts`): its status there, and on its due
     /// date.
-    fn also_counted(&self, account: AccountId) -> Vec<crate::store::records::Counts> {
+    fn also_counted(&self, account: AccountId) -> Vec<crate::store::counting::Counts> {
         super::postings::category_counts(account, self).into_iter().collect()
     }
 }

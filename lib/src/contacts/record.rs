@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::model::Contact;
+use crate::store::counting::Counting;
 use crate::store::keys::{self, contact_facet};
 use crate::store::postings::Posting;
 use crate::store::records::Record;
@@ -62,6 +63,19 @@ impl Record for Contact {
         super::postings::of(account, self)
     }
 
+    /// The document is unique per (account, contact type).
+    fn unique_value(&self) -> Option<String> {
+        self.document().map(|d| keys::typed(self.contact_type, &d))
+    }
+
+    /// Contacts stored before `group_id` and `tag_ids` were attributes of their own kept them only
+    /// in `list_fields`.
+    fn upgrade(item: &mut Item) {
+        crate::store::item::lift(item, "list_fields", &["group_id", "tag_ids"]);
+    }
+}
+
+impl Counting for Contact {
     fn counted_in(&self, account: AccountId) -> Option<String> {
         Some(keys::contact_count_shards(account, self.contact_type))
     }
@@ -74,17 +88,6 @@ impl Record for Contact {
             true => vec![group, contact_facet::active(true).to_owned()],
             false => vec![group],
         }
-    }
-
-    /// The document is unique per (account, contact type).
-    fn unique_value(&self) -> Option<String> {
-        self.document().map(|d| keys::typed(self.contact_type, &d))
-    }
-
-    /// Contacts stored before `group_id` and `tag_ids` were attributes of their own kept them only
-    /// in `list_fields`.
-    fn upgrade(item: &mut Item) {
-        crate::store::item::lift(item, "list_fields", &["group_id", "tag_ids"]);
     }
 }
 

@@ -10,6 +10,7 @@ use super::model::{document_field, duplicate_message, Contact, MSG_IN_USE, MSG_I
 use crate::editing::Editable;
 use crate::groups::Group;
 use crate::refusal::{Problem, Refusal};
+use crate::store::counting::Counting as _;
 use crate::store::keys::{self, contact_facet};
 use crate::store::postings;
 use crate::store::records::{self, Listed, Record, Window};
@@ -141,9 +142,8 @@ pub async fn recount_reach(store: &Store, account: AccountId, tag: TagId) -> Res
     Ok((was, counted))
 }
 
-/// One count that moved in a recount: its counter, its name, what the counter said and what the
-/// records say.
-pub type Recounted = (String, String, i64, i64);
+/// One count that moved in a recount, and its counter.
+pub type Recounted = (String, shards::Recounted);
 
 /// Counts the account's contacts again (every contact of both types, a hundred to a batch read,
 /// holding only the counts) and moves every count their writes keep to what they say: each type's
@@ -156,7 +156,11 @@ pub async fn recount(store: &Store, account: AccountId) -> Result<Vec<Recounted>
     let mut counted: BTreeMap<String, BTreeMap<String, i64>> = BTreeMap::new();
     for contact_type in ContactType::ALL {
         counted.entry(keys::contact_count_shards(account, *contact_type)).or_default();
-        let range = KeyRange::listing(keys::contact_postings(account, contact_type.as_str(), contact_facet::ALL), Sort::All, true);
+        let range = KeyRange::listing(
+            keys::contact_postings(account, contact_type.as_str(), contact_facet::ALL),
+            Sort::All,
+            true,
+        );
         let mut ids = Vec::new();
         postings::scan(store, &range, usize::MAX, |posting| {
             ids.extend(crate::store::item::text(posting, "sk").and_then(postings::id_at_end).map(ContactId::new));
@@ -165,7 +169,7 @@ pub async fn recount(store: &Store, account: AccountId) -> Result<Vec<Recounted>
         for chunk in ids.chunks(100) {
             for contact in records::find_many::<Contact>(store, account, chunk).await? {
                 let counter = contact.counted_in(account).unwrap_or_default();
-                for (name, delta) in records::counts_of(&contact, 1) {
+                for (name, delta) in crate::store::counting::counts_of(&contact, 1) {
                     *counted.entry(counter.clone()).or_default().entry(name).or_default() += delta;
                 }
                 for (counter, name) in tag_counts(account, Some(&contact)) {
@@ -187,7 +191,7 @@ pub async fn recount(store: &Store, account: AccountId) -> Result<Vec<Recounted>
     let mut moved = Vec::new();
     for (counter, counts) in counted {
         let here = shards::recount(store, counter.clone(), &counts).await?;
-        moved.extend(here.into_iter().map(|(name, was, is)| (counter.clone(), name, was, is)));
+        moved.extend(here.into_iter().map(|moved| (counter.clone(), moved)));
     }
     Ok(moved)
 }

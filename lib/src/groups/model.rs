@@ -82,6 +82,8 @@ mod tests {
         let next =
             g.changed(&parse(json!({"contact_type": "suppliers"}), false).unwrap(), Timestamp::now()).unwrap().unwrap();
         assert_eq!((next.contact_type, next.description.as_str()), (GroupContactType::Suppliers, "A"));
-        assert_eq!(next.index_sk(), "suppliers#GROUP#0000000001");
+        // Its list is its type's postings: the change moves it there.
+        let postings = next.postings(crate::values::AccountId::new(1));
+        assert_eq!(postings[0].pk, crate::store::keys::group_postings(crate::values::AccountId::new(1), "suppliers"));
     }
 }

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::model::Group;
+use crate::store::counting::Counting;
 use crate::store::keys;
 use crate::store::postings::Posting;
 use crate::store::records::Record;
@@ -49,7 +50,9 @@ impl Record for Group {
         let partition = keys::group_postings(account, self.contact_type.as_str());
         vec![Posting::new(partition, keys::ordered(&sort_key(&self.description), self.id.get()))]
     }
+}
 
+impl Counting for Group {
     fn counted_in(&self, account: AccountId) -> Option<String> {
         Some(keys::group_count_shards(account, self.contact_type))
     }

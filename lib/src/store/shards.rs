@@ -61,17 +61,22 @@ pub async fn sums_of(store: &Store, counter: String, attributes: &[&str]) -> Sto
     Ok(attributes.iter().map(|a| shards.iter().filter_map(|shard| value(shard, a)).sum::<i64>()).collect())
 }
 
+/// One count a recount moved: its name, what the counter said and what the records say.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recounted {
+    pub count: String,
+    pub was: i64,
+    pub is: i64,
+}
+
 /// Moves each count of `counter` to the number `counts` gives it (a count it leaves out, to zero),
 /// in shard 0: a counter's repair from the records it counts. Answers the counts that differed,
 /// each with what the counter said and what `counts` says.
-pub async fn recount(
-    store: &Store,
-    counter: String,
-    counts: &BTreeMap<String, i64>,
-) -> StoreResult<Vec<(String, i64, i64)>> {
+pub async fn recount(store: &Store, counter: String, counts: &BTreeMap<String, i64>) -> StoreResult<Vec<Recounted>> {
     let moved = differences(&totals(store, counter.clone()).await?, counts);
     if !moved.is_empty() {
-        let deltas: Vec<(String, i64)> = moved.iter().map(|(name, was, is)| (name.clone(), is - was)).collect();
+        let deltas: Vec<(String, i64)> =
+            moved.iter().map(|moved| (moved.count.clone(), moved.is - moved.was)).collect();
         store.write(vec![add_each(counter, 0, &deltas)]).await?;
     }
     Ok(moved)
@@ -79,13 +84,13 @@ pub async fn recount(
 
 /// The counts that differ between what a counter says and what its records say (a count one
 /// leaves out is zero there): each name with both numbers.
-fn differences(said: &BTreeMap<String, i64>, says: &BTreeMap<String, i64>) -> Vec<(String, i64, i64)> {
+fn differences(said: &BTreeMap<String, i64>, says: &BTreeMap<String, i64>) -> Vec<Recounted> {
     let names: std::collections::BTreeSet<&String> = said.keys().chain(says.keys()).collect();
     let count = |map: &BTreeMap<String, i64>, name: &String| map.get(name).copied().unwrap_or(0);
     names
         .into_iter()
-        .map(|name| (name.clone(), count(said, name), count(says, name)))
-        .filter(|(_, was, is)| was != is)
+        .map(|name| Recounted { count: name.clone(), was: count(said, name), is: count(says, name) })
+        .filter(|moved| moved.was != moved.is)
         .collect()
 }
 
@@ -193,7 +198,7 @@ pub async fn days(
 /// Moves each day's counts of `counter` to what `counts` gives them (a count it leaves out, to
 /// zero), in each day's shard 0: the per-day counterpart of [`recount`]. Answers the counts that
 /// differed, named `<day>:<count>`, each with what the counter said and what `counts` says.
-pub async fn recount_days(store: &Store, counter: &str, counts: &DayCounts) -> StoreResult<Vec<(String, i64, i64)>> {
+pub async fn recount_days(store: &Store, counter: &str, counts: &DayCounts) -> StoreResult<Vec<Recounted>> {
     let current = days(store, counter, None, None).await?;
     let all_days: std::collections::BTreeSet<&NaiveDate> = counts.keys().chain(current.keys()).collect();
     let empty = BTreeMap::new();
@@ -202,9 +207,11 @@ pub async fn recount_days(store: &Store, counter: &str, counts: &DayCounts) -> S
     for day in all_days {
         let differ = differences(current.get(day).unwrap_or(&empty), counts.get(day).unwrap_or(&empty));
         if !differ.is_empty() {
-            let deltas: Vec<(String, i64)> = differ.iter().map(|(name, was, is)| (name.clone(), is - was)).collect();
+            let deltas: Vec<(String, i64)> =
+                differ.iter().map(|moved| (moved.count.clone(), moved.is - moved.was)).collect();
             writes.push(add_on_day(counter, *day, 0, &deltas));
-            moved.extend(differ.into_iter().map(|(name, was, is)| (format!("{day}:{name}"), was, is)));
+            moved
+                .extend(differ.into_iter().map(|moved| Recounted { count: format!("{day}:{}", moved.count), ..moved }));
         }
     }
     for write in writes {

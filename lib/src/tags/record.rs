@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::model::Tag;
+use crate::store::counting::Counting;
 use crate::store::keys;
 use crate::store::postings::Posting;
 use crate::store::records::Record;
@@ -46,7 +47,9 @@ impl Record for Tag {
     fn postings(&self, account: AccountId) -> Vec<Posting> {
         vec![Posting::new(keys::tag_postings(account), keys::ordered(&sort_key(&self.name), self.id.get()))]
     }
+}
 
+impl Counting for Tag {
     fn counted_in(&self, account: AccountId) -> Option<String> {
         Some(keys::count_shards(account, Self::KIND))
     }

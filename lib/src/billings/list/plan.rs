@@ -151,7 +151,7 @@ mod tests {
     }
 
     fn statuses(text: &str) -> Vec<StatusRange> {
-        let filters: Vec<_> = text.split(' ').filter_map(statuses::StatusFilter::parse).collect();
+        let filters: Vec<_> = text.split(' ').filter_map(crate::billings::list::query::StatusFilter::parse).collect();
         statuses::admitted(Some(&filters), None, today()).unwrap()
     }
 
@@ -176,7 +176,7 @@ mod tests {
         let due = "start_due_date=2026-12-01&end_due_date=2026-12-31";
         let due_ranges = statuses::admitted(None, Some(dates("2026-12-01", "2026-12-31")), today()).unwrap();
         let opened_in_due = statuses::admitted(
-            Some(&[statuses::StatusFilter::Opened]),
+            Some(&[crate::billings::list::query::StatusFilter::Opened]),
             Some(dates("2026-12-01", "2026-12-31")),
             today(),
         )

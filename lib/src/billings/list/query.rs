@@ -5,12 +5,34 @@
 
 use chrono::NaiveDate;
 
-use super::statuses::StatusFilter;
 use crate::store::keys::{self, billing_facet, BillingTally};
 use crate::store::window::Window;
 use crate::values::calendar::parse_date;
 use crate::values::ids::parse_positive;
-use crate::values::{BankRuleId, BillCategoryId, BillingId, BillingType, ContactId};
+use crate::values::{BankRuleId, BillCategoryId, BillingId, BillingStatus, BillingType, ContactId};
+
+/// One accepted value of `status`: a persisted status or an aggregate of §3.1.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum StatusFilter {
+    Exactly(BillingStatus),
+    /// Collectable and due today or later.
+    Opened,
+    /// Collectable and due before today.
+    Expired,
+    /// `paid` plus `available`.
+    Paid,
+}
+
+impl StatusFilter {
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "opened" => Some(StatusFilter::Opened),
+            "expired" => Some(StatusFilter::Expired),
+            "paid" => Some(StatusFilter::Paid),
+            other => BillingStatus::parse(other).map(StatusFilter::Exactly),
+        }
+    }
+}
 
 /// Two dates, both included.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

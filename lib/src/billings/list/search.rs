@@ -30,7 +30,11 @@ pub async fn searched(
     let folded = sort_key(term);
     let (digits, folded) = (digits.as_str(), folded.as_str());
     let contact_scans = ContactType::ALL.iter().map(|contact_type| async move {
-        let range = KeyRange::listing(keys::contact_postings(account, contact_type.as_str(), contact_facet::ALL), Sort::All, true);
+        let range = KeyRange::listing(
+            keys::contact_postings(account, contact_type.as_str(), contact_facet::ALL),
+            Sort::All,
+            true,
+        );
         let mut payers = Vec::new();
         let stopped = postings::scan(store, &range, postings::SEARCH_SCAN, |posting| {
             let sk = item::text(posting, "sk").unwrap_or_default();

@@ -6,46 +6,8 @@
 
 use chrono::NaiveDate;
 
-use super::query::DateRange;
+use super::query::{DateRange, StatusFilter};
 use crate::values::BillingStatus;
-
-/// One accepted value of `status`: a persisted status or an aggregate of §3.1.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum StatusFilter {
-    Exactly(BillingStatus),
-    /// Collectable and due today or later.
-    Opened,
-    /// Collectable and due before today.
-    Expired,
-    /// `paid` plus `available`.
-    Paid,
-}
-
-impl StatusFilter {
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "opened" => Some(StatusFilter::Opened),
-            "expired" => Some(StatusFilter::Expired),
-            "paid" => Some(StatusFilter::Paid),
-            other => BillingStatus::parse(other).map(StatusFilter::Exactly),
-        }
-    }
-
-    /// The statuses and due-date bounds it reads: a persisted status whole, or an aggregate as the
-    /// collectable statuses due from or before `today`.
-    fn ranges(self, today: NaiveDate) -> Vec<StatusRange> {
-        let collectable = || BillingStatus::ALL.iter().copied().filter(|s| s.collectable());
-        let range = |status, from, to| StatusRange { status, from, to };
-        match self {
-            StatusFilter::Exactly(status) => vec![StatusRange::whole(status)],
-            StatusFilter::Opened => collectable().map(|s| range(s, Some(today), None)).collect(),
-            StatusFilter::Expired => collectable().map(|s| range(s, None, today.pred_opt())).collect(),
-            StatusFilter::Paid => {
-                vec![StatusRange::whole(BillingStatus::Paid), StatusRange::whole(BillingStatus::Available)]
-            }
-        }
-    }
-}
 
 /// A status and the due dates admitted in it, both included (either end open).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,6 +38,21 @@ impl StatusRange {
     }
 }
 
+/// The statuses and due-date bounds it reads: a persisted status whole, or an aggregate as the
+/// collectable statuses due from or before `today`.
+fn ranges(filter: StatusFilter, today: NaiveDate) -> Vec<StatusRange> {
+    let collectable = || BillingStatus::ALL.iter().copied().filter(|s| s.collectable());
+    let range = |status, from, to| StatusRange { status, from, to };
+    match filter {
+        StatusFilter::Exactly(status) => vec![StatusRange::whole(status)],
+        StatusFilter::Opened => collectable().map(|s| range(s, Some(today), None)).collect(),
+        StatusFilter::Expired => collectable().map(|s| range(s, None, today.pred_opt())).collect(),
+        StatusFilter::Paid => {
+            vec![StatusRange::whole(BillingStatus::Paid), StatusRange::whole(BillingStatus::Available)]
+        }
+    }
+}
+
 /// Whether a billing in `status`, due on `due`, is in one of `ranges`.
 pub fn within(ranges: &[StatusRange], status: BillingStatus, due: Option<NaiveDate>) -> bool {
     ranges.iter().any(|range| range.admits(status, due))
@@ -97,7 +74,7 @@ pub fn admitted(
     };
     let mut admitted = Vec::new();
     for filter in filters {
-        for range in filter.ranges(today) {
+        for range in ranges(filter, today) {
             let from = narrowed(range.from, due_from, true);
             let to = narrowed(range.to, due_to, false);
             if from.zip(to).is_none_or(|(from, to)| from <= to) {
@@ -156,7 +133,7 @@ mod tests {
     #[test]
     fn status_aggregates_read_the_collectable_statuses_by_due_date() {
         let (today, yesterday) = (day("2026-11-22"), day("2026-11-21"));
-        let opened = StatusFilter::parse("opened").unwrap().ranges(today);
+        let opened = ranges(StatusFilter::parse("opened").unwrap(), today);
         let statuses: Vec<BillingStatus> = opened.iter().map(|r| r.status).collect();
         assert_eq!(
             statuses,
@@ -168,11 +145,11 @@ mod tests {
             ]
         );
         assert!(opened.iter().all(|r| r.from == Some(today) && r.to.is_none()));
-        let expired = StatusFilter::parse("expired").unwrap().ranges(today);
+        let expired = ranges(StatusFilter::parse("expired").unwrap(), today);
         assert!(expired.iter().all(|r| r.from.is_none() && r.to == Some(yesterday)));
-        let paid = StatusFilter::parse("paid").unwrap().ranges(today);
+        let paid = ranges(StatusFilter::parse("paid").unwrap(), today);
         assert_eq!(paid, [StatusRange::whole(BillingStatus::Paid), StatusRange::whole(BillingStatus::Available)]);
-        let discharged = StatusFilter::parse("discharged").unwrap().ranges(today);
+        let discharged = ranges(StatusFilter::parse("discharged").unwrap(), today);
         assert_eq!(discharged, [StatusRange::whole(BillingStatus::Discharged)]);
         assert_eq!(StatusFilter::parse("nope"), None);
         // A due range narrows an aggregate's own bound.
