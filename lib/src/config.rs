@@ -12,7 +12,7 @@ use aws_smithy_runtime_api::client::connector_metadata::ConnectorMetadata;
 use aws_smithy_runtime_api::client::http::{HttpClient, HttpConnectorSettings, SharedHttpClient, SharedHttpConnector};
 use aws_smithy_runtime_api::client::runtime_components::RuntimeComponents;
 
-pub const DEFAULT_TABLE_NAME: &str = "billing-service";
+const DEFAULT_TABLE_NAME: &str = "billing-service";
 
 /// The SDK's configuration from the environment. On Lambda, made from Lambda's variables
 /// (`lambda_config`); elsewhere (ops CLI, dev server, tests) the SDK's loader, which keeps the
@@ -170,7 +170,7 @@ pub fn webhook_key_secret_id() -> String {
 /// HTTP clients here use rustls with the aws-lc-rs provider (the one the AWS SDK already links,
 /// so no second crypto library is built). reqwest needs it installed as the process default
 /// before it builds a client without a TLS configuration of its own; this does so, once.
-pub fn install_crypto_provider() {
+fn install_crypto_provider() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         // Err only when another default is installed already, which serves as well.

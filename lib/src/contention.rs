@@ -11,10 +11,10 @@ use crate::refusal::Refusal;
 
 /// How long a request keeps running again an operation that lost races, before it gives up with
 /// [`Refusal::Conflict`] (a 409 with `Retry-After`). Well inside the API functions' 10 s timeout.
-pub const CONFLICT_BUDGET: Duration = Duration::from_secs(5);
+const CONFLICT_BUDGET: Duration = Duration::from_secs(5);
 /// The most a writer waits for its turn and retries together (a queue of writers of one record in
 /// one process, which only the dev server has: a Lambda container serves one request at a time).
-pub const TURN_BUDGET: Duration = Duration::from_secs(9);
+const TURN_BUDGET: Duration = Duration::from_secs(9);
 
 /// The first pause after a lost race; each next one may be twice as long, up to [`MAX_PAUSE`].
 const FIRST_PAUSE: Duration = Duration::from_millis(10);

@@ -10,7 +10,7 @@ use anyhow::Context as _;
 use aws_sdk_s3::primitives::ByteStream;
 use std::sync::{Arc, LazyLock};
 
-pub const DEFAULT_BUCKET: &str = "billing-files";
+const DEFAULT_BUCKET: &str = "billing-files";
 
 /// Where remittance files go.
 pub const REMITTANCES: &str = "remittances/";

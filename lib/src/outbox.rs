@@ -28,7 +28,7 @@ use crate::values::Timestamp;
 use crate::webhooks::dispatcher::Batch;
 
 /// Whether the item under this sort key is one the outbox hands on (an event or a task).
-pub fn is_outbox_item(sk: &str) -> bool {
+fn is_outbox_item(sk: &str) -> bool {
     sk.starts_with(keys::EVENT_PREFIX) || sk.starts_with(keys::TASK_PREFIX)
 }
 

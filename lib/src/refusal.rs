@@ -227,10 +227,4 @@ impl<T> Made<T> {
             Made::Created(value) | Made::Existing(value) | Made::Resumed(value) => value,
         }
     }
-
-    pub fn into_value(self) -> T {
-        match self {
-            Made::Created(value) | Made::Existing(value) | Made::Resumed(value) => value,
-        }
-    }
 }

@@ -108,7 +108,9 @@ fn no_key(literal: &str) -> bool {
 
 /// Whether a literal is a short attribute name (one or two lower-case letters, `pk` and `sk` aside).
 fn attribute_name(literal: &str) -> bool {
-    (1..=2).contains(&literal.len()) && literal.bytes().all(|b| b.is_ascii_lowercase()) && !["pk", "sk"].contains(&literal)
+    (1..=2).contains(&literal.len())
+        && literal.bytes().all(|b| b.is_ascii_lowercase())
+        && !["pk", "sk"].contains(&literal)
 }
 
 /// Whether a literal names a count by a letter and a number or name (`r{rule}`, `k{}`).

@@ -5,8 +5,8 @@ use rand::Rng;
 use sha2::{Digest, Sha256};
 
 pub const PREFIX: &str = "sct_";
-pub const RANDOM_LEN: usize = 48;
-pub const TOKEN_LEN: usize = 52;
+const RANDOM_LEN: usize = 48;
+const TOKEN_LEN: usize = 52;
 const BASE58: &[u8] = b"123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
 
 /// A well-formed token. Its `Debug` never shows it.

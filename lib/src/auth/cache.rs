@@ -36,7 +36,7 @@ impl Default for AuthCache {
 }
 
 impl AuthCache {
-    pub fn with_ttl(ttl: Duration) -> Self {
+    fn with_ttl(ttl: Duration) -> Self {
         AuthCache { entries: Arc::default(), ttl }
     }
 

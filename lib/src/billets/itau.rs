@@ -21,7 +21,7 @@ const CARTEIRAS_WITHOUT_ACCOUNT: [&str; 5] = ["126", "131", "146", "150", "168"]
 
 /// Modulo 10 digit: weights 2, 1, 2, … from the rightmost digit, the digits of each product
 /// summed; `(10 - sum mod 10) mod 10`. `None` for anything but digits.
-pub fn mod10(digits: &str) -> Option<u32> {
+fn mod10(digits: &str) -> Option<u32> {
     let mut sum = 0;
     for (n, c) in digits.chars().rev().enumerate() {
         let product = c.to_digit(10)? * if n % 2 == 0 { 2 } else { 1 };

@@ -26,7 +26,7 @@ const TOKEN_BYTES: usize = 24;
 // At least 128 bits, as unguessable links need.
 const _: () = assert!(TOKEN_BYTES * 8 >= 128);
 /// Characters of a token: 24 bytes in base64 without padding.
-pub const TOKEN_CHARS: usize = TOKEN_BYTES * 4 / 3;
+const TOKEN_CHARS: usize = TOKEN_BYTES * 4 / 3;
 /// The path of the payer's pages, before the token.
 pub const PATH: &str = "/pay/";
 
@@ -69,7 +69,7 @@ pub fn new_token() -> String {
 }
 
 /// Whether `text` has the form of a token (checked before anything is read).
-pub fn is_token(text: &str) -> bool {
+fn is_token(text: &str) -> bool {
     text.len() == TOKEN_CHARS && text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 

@@ -72,7 +72,7 @@ fn field_check_digit(field: &str) -> u32 {
 }
 
 /// Due-date factor: days since 1997-10-07, restarting at 1000 after 9999.
-pub fn due_date_factor(due: NaiveDate) -> Result<u32, DocumentError> {
+fn due_date_factor(due: NaiveDate) -> Result<u32, DocumentError> {
     let base = NaiveDate::from_ymd_opt(1997, 10, 7).expect("a valid date");
     let days = u32::try_from((due - base).num_days()).map_err(|_| DocumentError::DueDate)?;
     Ok(if days < 10_000 { days } else { (days - 10_000) % 9_000 + 1_000 })

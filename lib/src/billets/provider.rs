@@ -32,11 +32,11 @@ use super::payment_codes::{self, PixCharge};
 use crate::accounts::Account;
 use crate::values::AccountId;
 
-pub const SIMULATED: &str = "simulated";
-pub const SIMULATED_BANK_CODE: &str = "999";
+const SIMULATED: &str = "simulated";
+const SIMULATED_BANK_CODE: &str = "999";
 const SIMULATED_WALLET: &str = "17";
 /// The amount the simulated bank always rejects (sandbox trigger).
-pub const SIMULATED_REJECTED_AMOUNT: &str = "6.66";
+const SIMULATED_REJECTED_AMOUNT: &str = "6.66";
 
 /// The bank's answer to a registration.
 #[derive(Clone, Debug, PartialEq)]
@@ -87,7 +87,7 @@ pub fn provider_for(bank_symbol: &str) -> Option<&'static dyn BankProvider> {
     }
 }
 
-pub struct SimulatedBank;
+struct SimulatedBank;
 
 /// Modulo 11 digit of an account number (weights 2..9 from the right; 10 → 0).
 fn mod11(number: &str) -> u32 {
@@ -106,7 +106,7 @@ fn agreement_digits(agreement: &str) -> Option<String> {
 
 /// The account's random Pix key at the simulated bank: a UUID (version 4 layout) derived from
 /// the account id, the same on every call.
-pub fn simulated_pix_key(account: AccountId) -> String {
+fn simulated_pix_key(account: AccountId) -> String {
     let digest = Sha256::digest(format!("simulated-pix-key:{account}").as_bytes());
     let mut bytes = [0u8; 16];
     bytes.copy_from_slice(&digest[..16]);
@@ -192,7 +192,7 @@ impl BankProvider for SimulatedBank {
 /// Itaú (341), through CNAB 240 remittance files (issue 26): the rule's agreement is
 /// `agency/account-DAC/carteira` (`billets::itau::Agreement`); registering computes the documents
 /// and leaves the billet waiting for its remittance. No Pix: Itaú's CNAB flow has none.
-pub struct ItauBank;
+struct ItauBank;
 
 impl ItauBank {
     fn answer(billet: &BankBillet) -> Answer {

@@ -16,16 +16,16 @@ use crate::values::{
     InterestPeriod, IssueType, Money, TagId, ValueKind,
 };
 
-pub const MINIMUM_AMOUNT: &str = "5.00";
+const MINIMUM_AMOUNT: &str = "5.00";
 /// The largest amount a bank billet can carry (ten digits of cents in the barcode): a billing, and
 /// each of its items, may not exceed it.
-pub const MAXIMUM_AMOUNT: &str = "99999999.99";
-pub const MAX_RATE: &str = "999999999";
+const MAXIMUM_AMOUNT: &str = "99999999.99";
+const MAX_RATE: &str = "999999999";
 /// Items per billing. Each may hold 100 characters of up to 4 bytes of UTF-8, so 500 of them stay
 /// near 230 KB, well under DynamoDB's 400 KB item limit (the billing and its outbox event copy).
 pub const MAX_ITEMS: usize = 500;
 /// Tags a bulk billing may leave out; each is counted on the tag in the billing's transaction.
-pub const MAX_EXCLUDED_TAGS: usize = 50;
+const MAX_EXCLUDED_TAGS: usize = 50;
 pub const REFERENCE_MAX_CHARS: usize = 255;
 const EVINCIVE_FORBIDDEN: &[char] = &['@', '#', '$', '%', '^', '&', '*', '"', '{', '}', '|', '<', '>', '\\', '[', ']'];
 
@@ -88,7 +88,7 @@ fn msg_item_above_maximum(n: usize) -> String {
 
 /// The field of a billing's total: not sent (it is the sum of the items) but shown, and the
 /// field its bounds are about.
-pub const TOTAL: &str = "amount";
+const TOTAL: &str = "amount";
 
 fn total_above_maximum() -> Problem {
     Problem::too_large(TOTAL, format!("Valor máximo da cobrança é {MAXIMUM_AMOUNT}"))
@@ -112,7 +112,7 @@ pub fn due_date(text: &str) -> Result<NaiveDate, Problem> {
 }
 
 /// The largest amount of a billing or item, as a decimal.
-pub fn maximum_amount() -> Decimal {
+fn maximum_amount() -> Decimal {
     MAXIMUM_AMOUNT.parse().expect("a decimal constant")
 }
 
@@ -120,7 +120,7 @@ pub fn minimum_amount() -> Decimal {
     MINIMUM_AMOUNT.parse().expect("a decimal constant")
 }
 
-pub fn msg_too_many_items() -> String {
+fn msg_too_many_items() -> String {
     format!("A cobrança pode ter no máximo {MAX_ITEMS} itens (billing_items)")
 }
 
@@ -502,7 +502,7 @@ pub struct PayOff {
     pub gross: Option<Money>,
 }
 
-pub const MSG_BANK_ACCOUNT_NOT_FOUND: &str = "Conta bancária não encontrada";
+const MSG_BANK_ACCOUNT_NOT_FOUND: &str = "Conta bancária não encontrada";
 
 /// A `bank_account_id` that names no bank account of the account.
 pub fn bank_account_not_found() -> Problem {

@@ -42,7 +42,7 @@ fn value_facets(billing: &Billing) -> Vec<String> {
 /// (`keys::carried_facets`): the billing's other value facets and its creation date. Not its
 /// code's: a list that names a code reads the code's postings (`billings::list`'s plan), so no
 /// other posting is asked for it.
-pub fn facets_of(billing: &Billing, own: &str) -> String {
+fn facets_of(billing: &Billing, own: &str) -> String {
     let others = value_facets(billing).into_iter().filter(|facet| facet != own && !keys::is_code_facet(facet));
     keys::carried_facets(others, billing.created_at.date())
 }

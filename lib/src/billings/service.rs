@@ -42,13 +42,13 @@ use crate::values::{
     Money, TagId, Timestamp,
 };
 
-pub const MSG_BANK_RULE_NOT_FOUND: &str = "Regra bancária não encontrada";
-pub const MSG_CONTACT_NOT_FOUND: &str = "Contato não encontrado";
-pub const MSG_PATIENT_NOT_FOUND: &str = "Paciente não encontrado";
-pub const MSG_CATEGORY_INVALID: &str = "Categoria financeira não encontrada ou não é de recebimento";
-pub const MSG_TAG_NOT_FOUND: &str = "Etiqueta não encontrada";
-pub const MSG_EXCLUDED_TAG_NOT_FOUND: &str = "Etiquetas excluídas (excluded_tag_ids) não encontradas";
-pub const MSG_CONTACT_BLANK: &str = "Contato (contact_id) não pode ficar em branco";
+const MSG_BANK_RULE_NOT_FOUND: &str = "Regra bancária não encontrada";
+const MSG_CONTACT_NOT_FOUND: &str = "Contato não encontrado";
+const MSG_PATIENT_NOT_FOUND: &str = "Paciente não encontrado";
+const MSG_CATEGORY_INVALID: &str = "Categoria financeira não encontrada ou não é de recebimento";
+const MSG_TAG_NOT_FOUND: &str = "Etiqueta não encontrada";
+const MSG_EXCLUDED_TAG_NOT_FOUND: &str = "Etiquetas excluídas (excluded_tag_ids) não encontradas";
+const MSG_CONTACT_BLANK: &str = "Contato (contact_id) não pode ficar em branco";
 
 /// An individual billing without a payer.
 fn contact_blank() -> Problem {
@@ -87,7 +87,7 @@ where
 /// [`change`] for a route that answers the billing's single representation: what it embeds is
 /// read beside the rule (the contact and tag of the billing as read) and kept from the write (the
 /// billets), so that the answer costs no read after the transaction.
-pub async fn change_shown<T, F, Fut>(
+async fn change_shown<T, F, Fut>(
     store: &Store,
     account: AccountId,
     id: BillingId,
@@ -298,7 +298,7 @@ pub fn apply_modules(mut draft: Draft, health_module: bool) -> Result<Draft, Ref
 
 /// The records a draft names, read in one batch.
 #[derive(Clone, Debug, Default)]
-pub struct References {
+struct References {
     /// Who pays (see [`check_references`]).
     pub payer: Option<ContactId>,
     /// The payer's record, when the draft named it (the view embeds it).
@@ -316,7 +316,7 @@ pub async fn check_references(store: &Store, account: AccountId, draft: &Draft) 
 
 /// [`check_references`], with the records read: every reference in one batch read (and, with the
 /// health module and no `contact_id`, the patient's guardian in a second).
-pub async fn read_references(store: &Store, account: AccountId, draft: &Draft) -> Result<References, Refusal> {
+async fn read_references(store: &Store, account: AccountId, draft: &Draft) -> Result<References, Refusal> {
     let mut wanted = vec![records::key_of::<BankRule>(account, draft.bank_rule_id)];
     wanted.extend(draft.patient_id.map(|id| records::key_of::<Contact>(account, id)));
     wanted.extend(draft.contact_id.map(|id| records::key_of::<Contact>(account, id)));
@@ -420,16 +420,6 @@ impl NewIds {
     pub async fn reserve(store: &Store, account: AccountId, draft: &Draft) -> Result<NewIds, Refusal> {
         let (billing, first_item) = tokio::try_join!(new_id(store, account), new_item_ids(store, account, draft))?;
         Ok(NewIds { billing, first_item })
-    }
-
-    /// A billing id already taken from the sequence, and ids for its items.
-    pub async fn with_billing(
-        store: &Store,
-        account: AccountId,
-        billing: BillingId,
-        draft: &Draft,
-    ) -> Result<NewIds, Refusal> {
-        Ok(NewIds { billing, first_item: new_item_ids(store, account, draft).await? })
     }
 }
 

@@ -42,7 +42,7 @@ pub enum Outcome {
 
 /// How long after the delete the cascade's last round runs at the earliest: longer than any
 /// request that read the tag or group before it can go on writing (the API functions stop at 10 s).
-pub const GRACE: std::time::Duration = std::time::Duration::from_secs(30);
+const GRACE: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// A cascade while it runs: the round whose message runs next, and when the delete happened.
 #[derive(Clone, Debug, Serialize, Deserialize)]

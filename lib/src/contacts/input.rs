@@ -15,7 +15,7 @@ use crate::values::cpf_cnpj::{normalize_cnpj, normalize_cpf};
 use crate::values::text::collapse_whitespace;
 use crate::values::{Cnpj, ContactType, Cpf, GroupId, TagId};
 
-pub const TEXT_FIELDS: [&str; 19] = [
+const TEXT_FIELDS: [&str; 19] = [
     "code",
     "email",
     "full_name",
@@ -40,11 +40,11 @@ pub const TEXT_FIELDS: [&str; 19] = [
 pub const MAX_TAGS: usize = 40;
 /// The spec gives `observation` no bound; 10,000 characters (at most 40 KB) keep a contact far
 /// under DynamoDB's 400 KB item limit.
-pub const OBSERVATION_MAX_CHARS: usize = 10_000;
+const OBSERVATION_MAX_CHARS: usize = 10_000;
 pub const MSG_GROUP_NOT_FOUND: &str = "Grupo não encontrado";
 pub const MSG_TAGS_NOT_FOUND: &str = "Etiquetas não encontradas";
-pub const MSG_FULL_NAME_PATTERN: &str = "Nome completo deve conter nome e sobrenome (somente letras)";
-pub const MSG_UNDERAGE: &str = "Data de nascimento: o contato deve ter ao menos 18 anos na data do cadastro";
+const MSG_FULL_NAME_PATTERN: &str = "Nome completo deve conter nome e sobrenome (somente letras)";
+const MSG_UNDERAGE: &str = "Data de nascimento: o contato deve ter ao menos 18 anos na data do cadastro";
 
 const STATES: [&str; 27] = [
     "AC", "AL", "AP", "AM", "BA", "CE", "DF", "ES", "GO", "MA", "MT", "MS", "MG", "PA", "PB", "PR", "PE", "PI", "RJ",
@@ -423,7 +423,7 @@ fn chars(text: &str) -> usize {
 
 /// Whole years from `birth` to `on` (someone born on 29 February turns a year older on 1 March in
 /// common years).
-pub fn age_on(birth: NaiveDate, on: NaiveDate) -> i32 {
+fn age_on(birth: NaiveDate, on: NaiveDate) -> i32 {
     let mut age = on.year() - birth.year();
     if (on.month(), on.day()) < (birth.month(), birth.day()) {
         age -= 1;
@@ -434,7 +434,7 @@ pub fn age_on(birth: NaiveDate, on: NaiveDate) -> i32 {
 /// A given name plus a surname: two or more words of letters (accents included), apostrophes and
 /// hyphens inside words, lowercase particles between them, and single-letter initials with a
 /// period in the middle ("João P. Silva").
-pub fn is_full_name(name: &str) -> bool {
+fn is_full_name(name: &str) -> bool {
     let words: Vec<&str> = name.split(' ').collect();
     if words.len() < 2 {
         return false;
@@ -477,7 +477,7 @@ fn is_postal_code(code: &str) -> bool {
 
 /// A practical address check: one `@`, a local part of allowed characters without edge or double
 /// dots, and a domain of at least two labels with a letters-only top level.
-pub fn is_email(email: &str) -> bool {
+fn is_email(email: &str) -> bool {
     let Some((local, domain)) = email.split_once('@') else { return false };
     let local_ok = !local.is_empty()
         && local.len() <= 64

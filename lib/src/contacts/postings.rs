@@ -11,7 +11,7 @@ use crate::values::text::sort_key;
 use crate::values::AccountId;
 
 /// The position of a contact in every list: its description's sort key, then its id.
-pub fn order_of(contact: &Contact) -> String {
+fn order_of(contact: &Contact) -> String {
     ordered(&sort_key(contact.description().unwrap_or_default()), contact.id.get())
 }
 

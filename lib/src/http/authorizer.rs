@@ -69,7 +69,7 @@ fn over_the_limit(resource: &str, retry_after: u64) -> Value {
 
 /// `arn:aws:execute-api:region:acct:api/stage/GET/v1/tags` → `arn:aws:execute-api:region:acct:api/stage/*`,
 /// so the cached policy also allows the token's other routes.
-pub fn stage_wildcard(method_arn: &str) -> String {
+fn stage_wildcard(method_arn: &str) -> String {
     let mut parts = method_arn.splitn(3, '/');
     match (parts.next(), parts.next()) {
         (Some(api), Some(stage)) => format!("{api}/{stage}/*"),

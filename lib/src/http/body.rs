@@ -19,7 +19,7 @@ use super::fields::Fields;
 use crate::refusal::{Code, Problem};
 
 /// Levels of nesting a body may have: JSON containers, or segments of a form key (`a[b][]` is 3).
-pub const MAX_DEPTH: usize = 32;
+const MAX_DEPTH: usize = 32;
 
 /// The largest body read (axum's default limit): a `Content-Length` above it is a 413 before any
 /// byte is read ([`read_whole`]).
@@ -130,7 +130,7 @@ enum Segment {
 
 /// Parses `application/x-www-form-urlencoded` with Rack's nesting rules; a key of more than
 /// [`MAX_DEPTH`] segments is a 400.
-pub fn parse_form(bytes: &[u8]) -> Result<Value, ApiError> {
+fn parse_form(bytes: &[u8]) -> Result<Value, ApiError> {
     let mut root = Value::Object(Map::new());
     for (key, value) in super::urlencoded::decode(bytes)? {
         if let Some(segments) = segments(&key) {

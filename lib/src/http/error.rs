@@ -108,30 +108,29 @@ impl ApiError {
     }
 }
 
-pub const MSG_UNAUTHORIZED: &str = "Token de acesso ausente, malformado, desconhecido ou revogado";
-pub const MSG_NOT_FOUND: &str = "Não encontrado";
-pub const MSG_ROUTE_NOT_FOUND: &str = "Rota não encontrada";
-pub const MSG_MALFORMED_JSON: &str = "JSON malformado no corpo da requisição";
+const MSG_UNAUTHORIZED: &str = "Token de acesso ausente, malformado, desconhecido ou revogado";
+const MSG_NOT_FOUND: &str = "Não encontrado";
+const MSG_ROUTE_NOT_FOUND: &str = "Rota não encontrada";
+const MSG_MALFORMED_JSON: &str = "JSON malformado no corpo da requisição";
 pub const MSG_TOO_LARGE: &str = "Corpo da requisição muito grande";
 pub const MSG_TOO_DEEP: &str = "Corpo da requisição aninhado demais (máximo: 32 níveis)";
 pub const MSG_UNREADABLE_BODY: &str = "Corpo da requisição ilegível";
-pub const MSG_BODY_TIMEOUT: &str = "O corpo da requisição não chegou a tempo";
-pub const MSG_CONFLICT: &str =
-    "O registro foi alterado por outra requisição ao mesmo tempo; tente novamente em instantes";
+const MSG_BODY_TIMEOUT: &str = "O corpo da requisição não chegou a tempo";
+const MSG_CONFLICT: &str = "O registro foi alterado por outra requisição ao mesmo tempo; tente novamente em instantes";
 /// The stable `code` of a 409 for contention that outlasted the retries.
-pub const CODE_CONFLICT: &str = "conflict";
+const CODE_CONFLICT: &str = "conflict";
 /// At most this many problems go in a 422's `errors` and `details`; a last one (code
 /// `truncated`) says how many were left out.
 pub const MAX_ERRORS_SHOWN: usize = 50;
 /// Seconds a client waits before retrying a write that met contention.
-pub const CONFLICT_RETRY_AFTER: u32 = 1;
+const CONFLICT_RETRY_AFTER: u32 = 1;
 pub const MSG_INTERNAL: &str = "Erro interno do servidor";
 pub const MSG_UNAVAILABLE: &str =
     "Serviço temporariamente indisponível (armazenamento sobrecarregado); tente novamente em instantes";
 /// The stable `code` of a 503.
 pub const CODE_UNAVAILABLE: &str = "temporarily_unavailable";
 /// Seconds a client waits before retrying a request the storage could not take.
-pub const UNAVAILABLE_RETRY_AFTER: u32 = 2;
+const UNAVAILABLE_RETRY_AFTER: u32 = 2;
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {

@@ -45,23 +45,23 @@ use crate::store::{keys, Condition, Store, StoreError, Update, Write};
 use crate::values::AccountId;
 
 /// The request header.
-pub static IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
+static IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
 /// Set on a replayed answer.
-pub static IDEMPOTENT_REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
+static IDEMPOTENT_REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
 
 /// How long a key is remembered.
-pub const KEEP_SECONDS: i64 = 24 * 60 * 60;
+const KEEP_SECONDS: i64 = 24 * 60 * 60;
 /// How long a running request holds its key before another may take it over.
-pub const LEASE_SECONDS: i64 = 120;
+const LEASE_SECONDS: i64 = 120;
 /// Longest key, in characters.
-pub const MAX_KEY_LENGTH: usize = 255;
+const MAX_KEY_LENGTH: usize = 255;
 /// Largest answer kept for a replay (DynamoDB's item limit is 400 KB); a larger answer releases
 /// the key instead. `POST` answers are one record, a few KB.
-pub const MAX_KEPT_ANSWER: usize = 300 * 1024;
+const MAX_KEPT_ANSWER: usize = 300 * 1024;
 
-pub const MSG_BAD_KEY: &str = "Idempotency-Key inválida: use de 1 a 255 caracteres ASCII visíveis";
-pub const CODE_REUSED: &str = "idempotency_key_reused";
-pub const CODE_IN_USE: &str = "idempotency_key_in_use";
+const MSG_BAD_KEY: &str = "Idempotency-Key inválida: use de 1 a 255 caracteres ASCII visíveis";
+const CODE_REUSED: &str = "idempotency_key_reused";
+const CODE_IN_USE: &str = "idempotency_key_in_use";
 
 /// The body a replay answers instead of the one sent (a response extension): the same answer
 /// without what must not be stored, such as a signing secret in plain.

@@ -1,8 +1,8 @@
 //! Pagination by query parameters (§4.1): `page` ≥ 1 (else 1), `per_page` 1..100 (above 100 → 100;
 //! zero, negative or not a number → 25).
 
-pub const DEFAULT_PER_PAGE: usize = 25;
-pub const MAX_PER_PAGE: usize = 100;
+const DEFAULT_PER_PAGE: usize = 25;
+const MAX_PER_PAGE: usize = 100;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Pagination {

@@ -161,16 +161,16 @@ pub struct Refusal {
 }
 
 /// What the per-IP limit counts, as its refusal names it.
-pub const PER_IP: &str = "IP de origem";
+const PER_IP: &str = "IP de origem";
 
 /// Requests a minute one counter item takes before a limit is counted in several (30,000 a minute:
 /// 500 writes a second).
-pub const SHARD_REQUESTS: i64 = 30_000;
+const SHARD_REQUESTS: i64 = 30_000;
 
 /// `RateLimit-Policy`: the quotas every answer names.
-pub static RATELIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
+static RATELIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
 /// `RateLimit`: the tighter window's remaining requests and seconds to its reset.
-pub static RATELIMIT: HeaderName = HeaderName::from_static("ratelimit");
+static RATELIMIT: HeaderName = HeaderName::from_static("ratelimit");
 
 /// One request's standing in its windows: the counts after it (`None`: that limit is off, the
 /// client has no such key, or the count failed) and the seconds to the windows' reset.
@@ -204,7 +204,7 @@ impl Usage {
     }
 
     /// Adds `RateLimit-Policy` (the limits turned on) and `RateLimit` (when a window was counted).
-    pub fn write_headers(&self, headers: &mut HeaderMap) {
+    fn write_headers(&self, headers: &mut HeaderMap) {
         let policies: Vec<String> = [("ip", self.limits.per_ip), ("token", self.limits.per_token)]
             .into_iter()
             .filter_map(|(name, limit)| limit.map(|q| format!("\"{name}\";q={q};w=60")))

@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::pagination::Pagination;
 use crate::refusal::Made;
 
-pub const JSON_CONTENT_TYPE: &str = "application/json; charset=utf-8";
+const JSON_CONTENT_TYPE: &str = "application/json; charset=utf-8";
 
 pub fn json_response<T: Serialize + ?Sized>(status: StatusCode, body: &T) -> Response {
     let bytes = serde_json::to_vec(body).expect("response bodies serialize");

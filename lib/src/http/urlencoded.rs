@@ -5,8 +5,8 @@
 
 use super::error::ApiError;
 
-pub const MSG_BAD_ESCAPE: &str = "Codificação percentual inválida (um % deve ser seguido de dois dígitos hexadecimais)";
-pub const MSG_NOT_UTF8: &str = "Texto que não é UTF-8 válido";
+const MSG_BAD_ESCAPE: &str = "Codificação percentual inválida (um % deve ser seguido de dois dígitos hexadecimais)";
+const MSG_NOT_UTF8: &str = "Texto que não é UTF-8 válido";
 
 /// The `name=value` pairs of `input` (`&`-separated; `+` is a space; an empty pair is skipped; a
 /// pair without `=` has an empty value).

@@ -315,11 +315,6 @@ impl Queues {
         })
     }
 
-    /// Whether bulk billings can be accepted (their queue is configured).
-    pub fn expands_bulk(&self) -> bool {
-        self.bulk_expansion.is_some()
-    }
-
     pub async fn send<M: Message>(&self, message: &M) -> anyhow::Result<()> {
         let url = self.lane(self.url_of::<M>()?, message.account()).await?;
         let sent = self.sqs.send_message().queue_url(url).message_body(body(message)?);

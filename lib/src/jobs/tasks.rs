@@ -66,7 +66,7 @@ fn is_zero(n: &u32) -> bool {
 
 /// The most messages one task carries (a transaction's item stays small: a registration message
 /// is about 150 bytes).
-pub const MAX_MESSAGES: usize = 100;
+const MAX_MESSAGES: usize = 100;
 
 /// A new task id: `tsk_` and a version-7 UUID (time-ordered), without hyphens.
 fn new_id(at: Timestamp) -> String {

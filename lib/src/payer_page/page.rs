@@ -138,7 +138,7 @@ pub fn escape(value: &str) -> String {
 
 /// A CPF or CNPJ with the middle digits shown and the rest hidden, as Brazilian services show
 /// them to third parties (`***.456.789-**`, `**.345.678/0001-**`); anything else fully hidden.
-pub fn mask_document(document: &str) -> String {
+fn mask_document(document: &str) -> String {
     let digits: String = document.chars().filter(char::is_ascii_alphanumeric).collect();
     match digits.len() {
         11 => format!("***.{}.{}-**", &digits[3..6], &digits[6..9]),

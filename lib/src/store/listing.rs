@@ -12,7 +12,7 @@ use aws_sdk_dynamodb::types::{AttributeValue, KeysAndAttributes};
 use super::failures::failed;
 use super::{Item, Store, StoreResult};
 
-pub const LIST_INDEX: &str = "gsi1";
+const LIST_INDEX: &str = "gsi1";
 
 #[derive(Clone, Debug)]
 pub struct IndexEntry {
@@ -45,7 +45,7 @@ pub enum Sort {
 }
 
 /// Batch writes of [`Store::put_all`] in flight at once (16 × 25 = 400 items).
-pub const PUT_BATCHES_AT_ONCE: usize = 16;
+const PUT_BATCHES_AT_ONCE: usize = 16;
 
 /// A key range of one partition of the table, or of the listing index (`gsi1`).
 #[derive(Clone, Debug)]
@@ -205,20 +205,6 @@ impl Store {
             items: output.items.unwrap_or_default(),
             next: output.last_evaluated_key.filter(|key| !key.is_empty()),
         })
-    }
-
-    /// Every sort key of a key range, a page (1 MB) per round trip.
-    pub async fn sort_keys(&self, range: &KeyRange) -> StoreResult<Vec<String>> {
-        let (mut keys, mut start) = (Vec::new(), None);
-        loop {
-            // No real limit: a page is what 1 MB holds.
-            let page = self.page(range, 100_000, start).await?;
-            keys.extend(page.items.iter().map(|item| super::KeyItem::keys_of(item).1));
-            match page.next {
-                Some(next) => start = Some(next),
-                None => return Ok(keys),
-            }
-        }
     }
 
     /// The items `skip..skip + take` of a key range, reading only the pages up to them.

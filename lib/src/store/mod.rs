@@ -81,7 +81,7 @@ impl StoreError {
 pub type StoreResult<T> = Result<T, StoreError>;
 
 /// Ids a process reserves from a sequence at a time ([`Store::ids_from_block`]).
-pub const ID_BLOCK: i64 = 20;
+const ID_BLOCK: i64 = 20;
 
 type IdBlocks = std::collections::HashMap<(String, String, String), (i64, i64)>;
 

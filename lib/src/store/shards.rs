@@ -123,7 +123,7 @@ async fn shards_of(store: &Store, counter: &str) -> StoreResult<Vec<super::Item>
 /// Shards of a counter's counts per day: records of one day meet on one item only when their ids
 /// fall in the same shard. A divisor of `refs::SHARDS`, by which a bulk expansion groups its
 /// transactions (so that two of its groups never write one day's item at once).
-pub const DAY_SHARDS: i64 = 8;
+const DAY_SHARDS: i64 = 8;
 const _: () = assert!(super::refs::SHARDS % DAY_SHARDS == 0);
 
 /// The partition of a day shard of `counter` (`<counter>#DAYS#<shard mod PARTITIONS>`).

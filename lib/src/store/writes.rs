@@ -79,14 +79,6 @@ impl Write {
         Write::update(pk, sk, Update::new().add(attribute, delta), Some(bound))
     }
 
-    /// `ADD attribute delta` on an existing record (fails when the record is gone), bumping its
-    /// `version` so that a writer that read it before (a delete checking `billing_refs`) fails its
-    /// condition.
-    pub fn add_to_record(pk: String, sk: String, attribute: &str, delta: i64) -> Self {
-        let update = Update::new().add(attribute, delta).add("version", 1);
-        Write::update(pk, sk, update, Some(Condition::present()))
-    }
-
     /// The keys of the item this write adds to (an update that adds to a number: a counter's or a
     /// reference count's shard, a total), which other writers share.
     fn added_to(&self) -> Option<(String, String)> {
@@ -158,7 +150,7 @@ impl Write {
 
 /// How long [`Store::write`] keeps trying a write that was certainly not applied (or a
 /// transaction, with its token): short beside an API request's own budget (`contention`).
-pub const WRITE_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
+const WRITE_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// DynamoDB's limit of items in one transaction.
 pub const MAX_TRANSACTION_ITEMS: usize = 100;

@@ -5,7 +5,7 @@ use crate::http::Fields;
 use crate::refusal::Problem;
 use crate::values::TagColor;
 
-pub const NAME_MAX_CHARS: usize = 40;
+const NAME_MAX_CHARS: usize = 40;
 pub const DEFAULT_COLOR: TagColor = TagColor::Info;
 
 pub const MSG_NAME_BLANK: &str = "Nome não pode ficar em branco";

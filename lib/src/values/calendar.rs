@@ -79,7 +79,7 @@ pub fn parse_date(text: &str) -> Option<NaiveDate> {
 }
 
 /// The first due date a bank billet can carry: the base of the barcode's due-date factor.
-pub fn first_due_date() -> NaiveDate {
+fn first_due_date() -> NaiveDate {
     NaiveDate::from_ymd_opt(1997, 10, 7).expect("a valid date")
 }
 

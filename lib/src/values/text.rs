@@ -7,7 +7,7 @@ pub fn collapse_whitespace(s: &str) -> String {
 
 /// The longest search term (`s`) a list reads: longer than any name, description or code it is
 /// matched against, so a longer one matches nothing and costs no read.
-pub const SEARCH_MAX_CHARS: usize = 200;
+const SEARCH_MAX_CHARS: usize = 200;
 
 /// Whether a search term is too long to match anything ([`SEARCH_MAX_CHARS`], surrounding
 /// whitespace aside): the list answers nothing and reads nothing.
@@ -67,11 +67,6 @@ pub fn sort_key(s: &str) -> String {
     s.to_lowercase().chars().map(fold_accent).collect()
 }
 
-/// Case-insensitive substring match, as SQL `ILIKE '%term%'`.
-pub fn contains_ignoring_case(haystack: &str, needle: &str) -> bool {
-    haystack.to_lowercase().contains(&needle.to_lowercase())
-}
-
 fn fold_accent(c: char) -> char {
     match c {
         'á' | 'à' | 'â' | 'ã' | 'ä' => 'a',
@@ -120,12 +115,5 @@ mod tests {
         let mut names = vec!["banana", "Árvore", "avião", "Zebra", "água"];
         names.sort_by_key(|n| sort_key(n));
         assert_eq!(names, vec!["água", "Árvore", "avião", "banana", "Zebra"]);
-    }
-
-    #[test]
-    fn substring_ignores_case() {
-        assert!(contains_ignoring_case("Clientes VIP", "vip"));
-        assert!(contains_ignoring_case("AÇÃO", "ção"));
-        assert!(!contains_ignoring_case("VIP", "vp"));
     }
 }

@@ -18,7 +18,7 @@ use super::guard::refusal;
 /// The limit of one attempt, from connecting to the response's status.
 pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 /// The longest receiver URL accepted.
-pub const URL_MAX_CHARS: usize = 2048;
+const URL_MAX_CHARS: usize = 2048;
 const USER_AGENT: &str = "billing-service-webhooks/1";
 
 /// Where deliveries may go.
@@ -39,7 +39,7 @@ impl Policy {
     }
 
     /// The policy of the switch's value, on Lambda or not.
-    pub fn from_vars(switch: Option<&str>, on_lambda: bool) -> Self {
+    fn from_vars(switch: Option<&str>, on_lambda: bool) -> Self {
         let asked = switch == Some("1");
         if asked && on_lambda {
             tracing::warn!(

@@ -26,7 +26,7 @@ use crate::store::{keys, Condition, KeyItem, KeyRange, Sort, Store, StoreError, 
 use crate::values::{AccountId, DeliveryStatus, Timestamp, WebhookId};
 
 /// How long an attempt holds its delivery (a 10 s POST and its writes, with room).
-pub const LEASE: Duration = Duration::seconds(30);
+const LEASE: Duration = Duration::seconds(30);
 
 /// The waits between attempts (`WEBHOOK_RETRY_SCHEDULE`, seconds separated by commas, replaces
 /// the default: tests and the local stack retry in seconds).
@@ -60,7 +60,7 @@ impl Schedule {
 
     /// The wait after the `made`-th attempt of a round failed (with jitter), or `None` when that
     /// was the last one.
-    pub fn wait_after(&self, made: u32) -> Option<StdDuration> {
+    fn wait_after(&self, made: u32) -> Option<StdDuration> {
         let base = self.0.get(usize::try_from(made).ok()?.checked_sub(1)?)?;
         let jitter = rand::rng().random_range(0.9..=1.1);
         Some(base.mul_f64(jitter))
@@ -427,7 +427,7 @@ pub struct Listing {
 }
 
 /// The most deliveries one page examines: what bounds a page whose filter matches rarely.
-pub const PAGE_READ_LIMIT: usize = 1_000;
+const PAGE_READ_LIMIT: usize = 1_000;
 
 /// A page of the account's deliveries matching `listing`, newest event first: `take` of them
 /// after skipping `skip`, and the cursor of the next page while more may follow. One key range
@@ -500,7 +500,7 @@ pub async fn page(
 
 /// The most attempts a delivery shows: the latest ones (a delivery replayed again and again keeps
 /// every attempt for 30 days; one read stays one page).
-pub const ATTEMPTS_SHOWN: usize = 100;
+const ATTEMPTS_SHOWN: usize = 100;
 
 /// The latest [`ATTEMPTS_SHOWN`] attempts of a delivery, in order.
 pub async fn attempts(store: &Store, delivery: &Delivery) -> StoreResult<Vec<Attempt>> {

@@ -8,9 +8,9 @@ use super::receivers::{Changes, Registration};
 use crate::http::Fields;
 use crate::refusal::Problem;
 
-pub const MSG_URL_BLANK: &str = "url não pode ficar em branco";
-pub const MSG_EVENT_TYPES_INVALID: &str = "event_types deve ser uma lista de tipos de evento";
-pub const MSG_EVENT_TYPES_EMPTY: &str =
+const MSG_URL_BLANK: &str = "url não pode ficar em branco";
+const MSG_EVENT_TYPES_INVALID: &str = "event_types deve ser uma lista de tipos de evento";
+const MSG_EVENT_TYPES_EMPTY: &str =
     "event_types não pode ser vazia (para não receber eventos, use enabled: false; para receber todos, omita-a)";
 /// More than any list of distinct types could hold: a longer one is refused whole.
 const EVENT_TYPES_MAX: usize = 50;

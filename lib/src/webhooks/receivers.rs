@@ -23,9 +23,9 @@ use crate::values::{AccountId, Timestamp, WebhookId};
 
 pub const MAX_RECEIVERS: i64 = 3;
 /// How long a rotated secret keeps signing.
-pub const ROTATION_OVERLAP: Duration = Duration::hours(24);
+const ROTATION_OVERLAP: Duration = Duration::hours(24);
 /// A receiver failing for this long without a success is disabled.
-pub const DISABLE_AFTER: Duration = Duration::hours(72);
+const DISABLE_AFTER: Duration = Duration::hours(72);
 const COUNTER: &str = "WEBHOOKS";
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

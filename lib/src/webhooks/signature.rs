@@ -14,9 +14,9 @@ use base64::Engine as _;
 
 use super::secrets::SigningSecret;
 
-pub const DELIVERY_HEADER: &str = "X-Service-Delivery";
-pub const TIMESTAMP_HEADER: &str = "X-Service-Timestamp";
-pub const SIGNATURE_HEADER: &str = "X-Service-Signature";
+const DELIVERY_HEADER: &str = "X-Service-Delivery";
+const TIMESTAMP_HEADER: &str = "X-Service-Timestamp";
+const SIGNATURE_HEADER: &str = "X-Service-Signature";
 
 /// One signature: `v1,<base64>`.
 pub fn sign(secret: &SigningSecret, delivery_id: &str, timestamp: i64, body: &str) -> String {

@@ -10,7 +10,7 @@
 use barcoders::sym::tf::TF;
 
 /// Width of a wide element in narrow units (FEBRABAN allows 1:2.25 to 1:3).
-pub const WIDE: u32 = 3;
+const WIDE: u32 = 3;
 
 /// One bar: where it starts and how wide it is, in narrow units from the symbol's left edge.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

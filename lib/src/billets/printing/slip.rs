@@ -25,8 +25,8 @@ const RIGHT: f32 = LEFT + WIDTH;
 const THIN: f32 = 0.2;
 const THICK: f32 = 0.6;
 /// Narrow bar (mm): 0.01 inch, three device pixels at 300 dpi.
-pub const NARROW: f32 = 0.254;
-pub const BARCODE_HEIGHT: f32 = 13.0;
+const NARROW: f32 = 0.254;
+const BARCODE_HEIGHT: f32 = 13.0;
 /// The barcode's left edge (mm): half an inch, so bars fall on whole pixels at 300 dpi.
 const BARCODE_LEFT: f32 = 12.7;
 // The quiet zone left of the bars (the page's margin) is at least ten narrow bars.

@@ -46,7 +46,7 @@ use crate::values::{AccountId, BilletId, BillingId, Money, Timestamp};
 
 /// Titles in one file: the claim's transaction holds them, the record and its open marker
 /// (DynamoDB's limit is 100 items).
-pub const TITLES_PER_FILE: usize = 98;
+const TITLES_PER_FILE: usize = 98;
 
 /// What a file asks of the bank for one billet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -76,7 +76,7 @@ impl Instruction {
 
 /// An instruction waiting for its agreement's next file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Queued {
+struct Queued {
     pub account_id: AccountId,
     pub agreement: String,
     pub billing_id: BillingId,
@@ -382,7 +382,7 @@ where
 }
 
 /// Whether an error is the storage's weather rather than an answer.
-pub fn transient(error: &anyhow::Error) -> bool {
+fn transient(error: &anyhow::Error) -> bool {
     error.chain().any(|cause| {
         cause.downcast_ref::<StoreError>().is_some_and(StoreError::is_transient)
             || cause.downcast_ref::<Refusal>().is_some_and(Refusal::is_transient)

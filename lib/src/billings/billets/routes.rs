@@ -62,11 +62,11 @@ async fn show(
     Ok(response::ok(&BilletView::new(&billet, today())))
 }
 
-pub const MSG_NOT_PRINTABLE: &str =
+const MSG_NOT_PRINTABLE: &str =
     "Boleto sem código de barras (ainda não registrado pelo banco, ou recusado): não há o que imprimir";
-pub const CODE_NOT_PRINTABLE: &str = "billet_not_printable";
-pub const MSG_WITHOUT_PIX: &str = "Boleto sem código Pix (ainda não registrado, ou o banco não oferece Pix)";
-pub const CODE_WITHOUT_PIX: &str = "billet_without_pix";
+const CODE_NOT_PRINTABLE: &str = "billet_not_printable";
+const MSG_WITHOUT_PIX: &str = "Boleto sem código Pix (ainda não registrado, ou o banco não oferece Pix)";
+const CODE_WITHOUT_PIX: &str = "billet_without_pix";
 
 /// 404 `{status, message, code}`: the billet exists, but not what was asked of it.
 fn missing_part(code: &'static str, message: &str) -> ApiError {

@@ -81,6 +81,9 @@ impl Value {
     }
 }
 
+/// An id parameter and the value it names.
+type IdParameter = (&'static str, fn(i64) -> Value);
+
 /// `GET /v1/billings`'s query.
 #[derive(Clone, Debug)]
 pub struct BillingQuery {
@@ -111,7 +114,7 @@ impl BillingQuery {
             parsed
         });
         let mut values = Vec::new();
-        let ids: [(&str, fn(i64) -> Value); 4] = [
+        let ids: [IdParameter; 4] = [
             ("contact_id", |id| Value::Contact(ContactId::new(id))),
             ("billing_id", |id| Value::Parent(BillingId::new(id))),
             ("bank_rule_id", |id| Value::BankRule(BankRuleId::new(id))),

@@ -64,7 +64,7 @@ pub fn return_files(account: AccountId) -> String {
     format!("A#{account}#RETURNS")
 }
 
-pub const RETURN_FILE_PREFIX: &str = "F#";
+const RETURN_FILE_PREFIX: &str = "F#";
 
 pub fn return_file(account: AccountId, sha256: &str) -> (String, String) {
     (return_files(account), format!("{RETURN_FILE_PREFIX}{sha256}"))

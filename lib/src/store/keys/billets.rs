@@ -6,7 +6,7 @@ use super::billings::billing_partition;
 use crate::values::{AccountId, BilletId, BillingId};
 
 /// Prefix of the sort keys of a billing's bank billets (in the billing's partition).
-pub const BILLET_PREFIX: &str = "BILLET#";
+const BILLET_PREFIX: &str = "BILLET#";
 
 /// The keys of a bank billet: in its billing's partition (`sk = BILLET#<id:010>`), so that a
 /// billing's billets are one key range of it.
@@ -25,4 +25,4 @@ pub fn payer_link(token: &str) -> (String, String) {
     (format!("PAYLINK#{}", hex::encode(Sha256::digest(token.as_bytes()))), PAYER_LINK_SK.to_owned())
 }
 
-pub const PAYER_LINK_SK: &str = "PAYLINK";
+const PAYER_LINK_SK: &str = "PAYLINK";

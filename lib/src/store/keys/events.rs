@@ -41,7 +41,7 @@ pub fn events_through(created_at_millis: i64) -> String {
 
 /// Partitions an account's tasks (follow-up work recorded with a change, `jobs::tasks`) are
 /// spread over, by their id.
-pub const TASK_SHARDS: i64 = 8;
+const TASK_SHARDS: i64 = 8;
 
 /// Partition of one shard of an account's tasks.
 pub fn tasks(account: AccountId, task_id: &str) -> String {
