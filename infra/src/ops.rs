@@ -1,6 +1,8 @@
-//! What the ops CLI does: accounts and API tokens (created "elsewhere" in the spec's words). Each
-//! operation returns the JSON the CLI prints; token operations that change access flush the
-//! authorizer cache.
+//! What the ops CLI does (`infra/ops`): accounts and API tokens (created "elsewhere" in the spec's
+//! words), an account's bank rules, bank accounts and categories, legacy billings and their
+//! payment, a contact's financial guardian and on-account limit, and the recounts of the
+//! billings', contacts' and tags' counters. Each operation returns the JSON the CLI prints; token
+//! operations that change access flush the authorizer cache.
 
 use anyhow::Context as _;
 use billing_api::accounts::{self, AccountChanges};

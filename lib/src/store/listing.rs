@@ -1,7 +1,10 @@
-//! Lists read the `gsi1` index: one partition per (account, kind), whose entries carry only the
-//! keys and a small `list_fields` map (the INCLUDE projection). A list reads every entry of the
-//! partition (small, many per read unit), filters, counts and orders them in memory, then fetches
-//! the full items of the one page it shows with `BatchGetItem`.
+//! Reading key ranges and batches: a [`KeyRange`] (a partition of the table or of the `gsi1`
+//! listing index, and a [`Sort`] range in it), read a page at a time ([`Store::page`]), skipped to
+//! a window, counted, or read whole within a bound; the page's items by their keys at once
+//! (`BatchGetItem`); and batch puts and deletes. Lists of the few kinds still in the listing index
+//! (bank accounts, bank rules, categories) read its partition whole (`index_entries`: keys and a
+//! small `list_fields` map, the INCLUDE projection), filter and order in memory and fetch their
+//! page; the others read postings (`store::postings`, `billings::list`).
 
 use std::collections::HashMap;
 
