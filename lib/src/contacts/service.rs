@@ -312,19 +312,15 @@ pub enum Search {
     Code(String),
 }
 
-/// Contacts ordered by description (ignoring case and accents), then id. Without filters a page
-/// reads each type's postings up to it and the total from the counters; so does a list by one
-/// group, one tag or `active` alone ([`Counted`]), from that facet's postings. With filters, the
-/// postings of each filter value (group, tag, active, code, e-mail prefix) are read and
-/// intersected; the description and document searches, which no key can serve (substrings), read
-/// the type's postings, up to `postings::SEARCH_SCAN` of them, and match among those.
+/// Contacts ordered by description (ignoring case and accents), then id, read as [`plan`] says.
 pub async fn list(
     store: &Store,
     account: AccountId,
     filter: &ContactFilter,
     window: Window,
 ) -> Result<Listed<Contact>, Refusal> {
-    if filter.impossible {
+    let plan = plan(filter);
+    if plan == ContactPlan::Nothing {
         return Ok(Listed::empty());
     }
     // A deleted group or tag has no contacts, even while its cascade runs: whether they are there
@@ -341,7 +337,7 @@ pub async fn list(
             None => Ok(true),
         }
     };
-    let (group, tag, listed) = tokio::try_join!(group, tag, listed(store, account, filter, window))?;
+    let (group, tag, listed) = tokio::try_join!(group, tag, listed(store, account, filter, plan, window))?;
     Ok(match group && tag {
         true => listed,
         false => Listed::empty(),
@@ -353,13 +349,14 @@ async fn listed(
     store: &Store,
     account: AccountId,
     filter: &ContactFilter,
+    plan: ContactPlan,
     window: Window,
 ) -> Result<Listed<Contact>, Refusal> {
     let types: Vec<ContactType> = match filter.contact_type {
         Some(contact_type) => vec![contact_type],
         None => ContactType::ALL.to_vec(),
     };
-    if let Some(facet) = counted_alone(filter) {
+    if let ContactPlan::OneFacet(facet) = plan {
         let totals = types.iter().map(|contact_type| facet.total(store, account, *contact_type));
         let total = async {
             let totals = futures::future::try_join_all(totals).await?;
@@ -383,10 +380,41 @@ async fn listed(
     Ok(crate::store::records::page_of::<Contact>(store, account, positions, total, window).await?.partial_if(partial))
 }
 
-/// A filter a list takes its total from a count for and its page from one facet's postings, which
-/// are in the list's order: none, one group, one tag, or `active`, and nothing else (the type
-/// aside).
-enum Counted {
+/// How a contact list is answered (`contact_type` reads each of its types' partitions; without it,
+/// both types').
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum ContactPlan {
+    /// A filter value that cannot match anything (`group_id=abc`, `active=maybe`): nothing read.
+    Nothing,
+    /// No filter, or one group, one tag or `active` alone: the total from the type's counter (or
+    /// the tag's bucket), the page from that facet's postings, which are in the list's order, up
+    /// to the page (`postings::leading_counted`).
+    OneFacet(CountedFacet),
+    /// Anything else: the postings of each filter value (group, tag, active, code, e-mail prefix)
+    /// read and intersected; the description and document searches, which no key can serve
+    /// (substrings), read the type's postings, up to `postings::SEARCH_SCAN` of them, and match
+    /// among those (`matching`).
+    Intersect,
+}
+
+/// The plan of a contact list.
+fn plan(filter: &ContactFilter) -> ContactPlan {
+    if filter.impossible {
+        return ContactPlan::Nothing;
+    }
+    let facet = match (filter.group_id, filter.tag_id, filter.active, &filter.search) {
+        (None, None, None, None) => CountedFacet::All,
+        (Some(group), None, None, None) => CountedFacet::Group(group),
+        (None, Some(tag), None, None) => CountedFacet::Tag(tag),
+        (None, None, Some(active), None) => CountedFacet::Active(active),
+        _ => return ContactPlan::Intersect,
+    };
+    ContactPlan::OneFacet(facet)
+}
+
+/// A filter a list takes its total from a count for and its page from one facet's postings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum CountedFacet {
     /// No filter: every contact of the type.
     All,
     Group(Option<GroupId>),
@@ -394,24 +422,14 @@ enum Counted {
     Active(bool),
 }
 
-fn counted_alone(filter: &ContactFilter) -> Option<Counted> {
-    match (filter.group_id, filter.tag_id, filter.active, &filter.search) {
-        (None, None, None, None) => Some(Counted::All),
-        (Some(group), None, None, None) => Some(Counted::Group(group)),
-        (None, Some(tag), None, None) => Some(Counted::Tag(tag)),
-        (None, None, Some(active), None) => Some(Counted::Active(active)),
-        _ => None,
-    }
-}
-
-impl Counted {
+impl CountedFacet {
     /// The facet of its postings.
     fn name(&self) -> String {
         match self {
-            Counted::All => contact_facet::ALL.to_owned(),
-            Counted::Group(group) => contact_facet::group(*group),
-            Counted::Tag(tag) => contact_facet::tag(*tag),
-            Counted::Active(active) => contact_facet::active(*active).to_owned(),
+            CountedFacet::All => contact_facet::ALL.to_owned(),
+            CountedFacet::Group(group) => contact_facet::group(*group),
+            CountedFacet::Tag(tag) => contact_facet::tag(*tag),
+            CountedFacet::Active(active) => contact_facet::active(*active).to_owned(),
         }
     }
 
@@ -422,13 +440,13 @@ impl Counted {
         let counter = keys::contact_count_shards(account, contact_type);
         let active = contact_facet::active(true);
         Ok(match self {
-            Counted::All => shards::sum(store, counter).await?,
-            Counted::Group(_) | Counted::Active(true) => shards::sum_of(store, counter, &self.name()).await?,
-            Counted::Active(false) => match shards::sums_of(store, counter, &["value", active]).await?[..] {
+            CountedFacet::All => shards::sum(store, counter).await?,
+            CountedFacet::Group(_) | CountedFacet::Active(true) => shards::sum_of(store, counter, &self.name()).await?,
+            CountedFacet::Active(false) => match shards::sums_of(store, counter, &["value", active]).await?[..] {
                 [all, active] => all - active,
                 _ => 0,
             },
-            Counted::Tag(tag) => {
+            CountedFacet::Tag(tag) => {
                 let (counter, attribute) = holding_count(account, *tag, contact_type);
                 shards::sum_of(store, counter, &attribute).await?
             }
@@ -500,4 +518,47 @@ async fn matching(
         found.retain(|id, _| other.contains_key(id));
     }
     Ok((found, partial))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_contact_query_shape_has_one_plan() {
+        let filter = |f: ContactFilter| plan(&f);
+        let (group, tag) = (GroupId::new(3), TagId::new(4));
+        let search = || Some(Search::Description("maria".into()));
+        let rows = [
+            (ContactFilter::default(), ContactPlan::OneFacet(CountedFacet::All)),
+            (
+                ContactFilter { contact_type: Some(ContactType::Supplier), ..Default::default() },
+                ContactPlan::OneFacet(CountedFacet::All),
+            ),
+            (
+                ContactFilter { group_id: Some(Some(group)), ..Default::default() },
+                ContactPlan::OneFacet(CountedFacet::Group(Some(group))),
+            ),
+            (
+                ContactFilter { group_id: Some(None), ..Default::default() },
+                ContactPlan::OneFacet(CountedFacet::Group(None)),
+            ),
+            (ContactFilter { tag_id: Some(tag), ..Default::default() }, ContactPlan::OneFacet(CountedFacet::Tag(tag))),
+            (
+                ContactFilter { active: Some(false), ..Default::default() },
+                ContactPlan::OneFacet(CountedFacet::Active(false)),
+            ),
+            (
+                ContactFilter { group_id: Some(Some(group)), tag_id: Some(tag), ..Default::default() },
+                ContactPlan::Intersect,
+            ),
+            (ContactFilter { search: search(), ..Default::default() }, ContactPlan::Intersect),
+            (ContactFilter { tag_id: Some(tag), search: search(), ..Default::default() }, ContactPlan::Intersect),
+            (ContactFilter { impossible: true, tag_id: Some(tag), ..Default::default() }, ContactPlan::Nothing),
+        ];
+        for (query, expected) in rows {
+            let shown = format!("{query:?}");
+            assert_eq!(filter(query), expected, "{shown}");
+        }
+    }
 }
