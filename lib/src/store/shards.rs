@@ -140,7 +140,7 @@ fn day_key(day: NaiveDate, shard: i64) -> String {
 /// ([`count_days`]).
 pub type DayCounts = BTreeMap<NaiveDate, BTreeMap<String, i64>>;
 
-/// Adds one to `days` where each of `dated` says (a record's `Record::dated_tallies`: a day and a
+/// Adds one to `days` where each of `dated` says (a record's `Counting::dated_tallies`: a day and a
 /// count's name).
 pub fn count_days(days: &mut DayCounts, dated: Vec<(NaiveDate, String)>) {
     for (day, name) in dated {

@@ -2,7 +2,7 @@
 //! SQS clients (`infra::meter`, the benchmarks' interceptor) counts the longest chain of calls each
 //! started after the one before it answered (`Cost::sequential`), on a server that counts its rate
 //! limits as on AWS (the count runs beside the route, its writes behind the count's gate). The
-//! routes' chains (docs/data-model.md, "Calls one after another"):
+//! routes' chains (docs/decisions.md, "Calls one after another, counted by a meter"):
 //! - show: the billing with its billets (one query), then its contact and tag. The issue asks for
 //!   one call; that needs the contact's summary kept in the billing (not done: 2).
 //! - create: the references (one batch), then the transaction (ids from the process's block).
