@@ -12,6 +12,7 @@ pub mod local_stack;
 pub mod meter;
 pub mod ops;
 pub mod sales_ops;
+pub mod tampering;
 pub mod target;
 pub mod testing;
 pub mod webhook_receiver;

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use billing_api::store::meter::ReadMeter;
+use crate::support::ReadMeter;
 use billing_api::values::BillingStatus;
 use infra::testing::DevServer;
 use serde_json::json;

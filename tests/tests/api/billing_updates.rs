@@ -5,7 +5,6 @@
 use billing_api::accounts::{self, AccountChanges};
 use billing_api::billings::legacy::LegacyBilling;
 use billing_api::billings::model::Billing;
-use billing_api::store::records;
 use billing_api::values::{BankRuleId, BillingId, ContactId, GroupId, TagId};
 use serde_json::{json, Value};
 
@@ -129,11 +128,11 @@ async fn billings_past_editing_accept_only_the_due_date_or_nothing() {
     let store = &api.server.store;
     // On the checkout gateway: only due_date and cancel_penalty.
     let id = create_with(&api, &s, json!({})).await;
-    let current: Billing = records::find(store, api.account_id, BillingId::new(id)).await.unwrap().unwrap();
+    let current: Billing = infra::tampering::stored_billing(store, api.account_id, BillingId::new(id)).await;
     let mut next = current.clone();
     next.gw_payment_link = Some("https://checkout.example/p/1".into());
     next.version += 1;
-    records::replace(store, api.account_id, &current, &next, Vec::new()).await.unwrap();
+    infra::tampering::replace_billing(store, api.account_id, &current, &next).await;
     let path = format!("/v1/billings/{id}");
     let change = json!({"billing": {"due_date": "2031-01-04", "cancel_penalty": true, "observation": "ignorada",
         "billing_items": []}});

@@ -5,8 +5,7 @@
 use std::collections::BTreeSet;
 
 use billing_api::billings::bulk::{self, CHUNK, MSG_NO_CONTACTS};
-use billing_api::jobs::{tasks, BulkExpansion};
-use billing_api::store::item::from_item;
+use billing_api::jobs::BulkExpansion;
 use billing_api::values::ContactId;
 use infra::testing::cpf;
 use serde_json::{json, Value};
@@ -191,10 +190,8 @@ async fn a_bulk_billing_reaches_the_active_customers_of_its_tag() {
 /// The first chunk's message of the account's latest bulk create: the task it wrote, read without
 /// handing it on.
 async fn first_message(api: &Api) -> BulkExpansion {
-    let store = &api.server.store;
     let mut found = None;
-    for (pk, sk) in tasks::pending_of(store, api.account_id).await.unwrap() {
-        let task: tasks::Task = from_item(store.get(pk, sk).await.unwrap().unwrap()).unwrap();
+    for task in infra::tampering::pending_tasks(&api.server.store, api.account_id).await {
         if task.queue == "bulk_expansion" {
             found = Some(billing_api::jobs::parse::<BulkExpansion>(&task.messages[0]).unwrap());
         }

@@ -4,8 +4,6 @@ use futures::future::join_all;
 use reqwest::Method;
 use serde_json::{json, Value};
 
-use billing_api::store::{keys, shards};
-
 use super::support::{Answer, Api};
 
 const CPF: &str = "529.982.247-25";
@@ -293,9 +291,8 @@ async fn groups_of_the_account_only_and_released_on_group_delete() {
     // The cascade clears the stored contact, once; a second run finds nothing.
     assert_eq!(api.server.cascade().await, 1);
     let id = billing_api::values::ContactId::new(contact["id"].as_i64().unwrap());
-    let stored =
-        billing_api::store::records::find::<billing_api::contacts::Contact>(&api.server.store, api.account_id, id);
-    assert_eq!(stored.await.unwrap().unwrap().group_id, None);
+    let stored = infra::tampering::stored_contact(&api.server.store, api.account_id, id).await;
+    assert_eq!(stored.group_id, None);
     assert_eq!(api.server.cascade().await, 0);
     let after = api.get(&format!("/v1/contacts/{}", contact["id"])).await.expect(200).body;
     assert_eq!(after["updated_at"], contact["updated_at"]);
@@ -316,9 +313,8 @@ async fn deleting_a_tag_removes_its_links_and_leaves_the_contacts() {
     // The cascade takes the tag out of the stored contact; the view and its order stay.
     assert_eq!(api.server.cascade().await, 1);
     let id = billing_api::values::ContactId::new(contact["id"].as_i64().unwrap());
-    let stored =
-        billing_api::store::records::find::<billing_api::contacts::Contact>(&api.server.store, api.account_id, id);
-    assert_eq!(stored.await.unwrap().unwrap().tag_ids, vec![billing_api::values::TagId::new(b)]);
+    let stored = infra::tampering::stored_contact(&api.server.store, api.account_id, id).await;
+    assert_eq!(stored.tag_ids, vec![billing_api::values::TagId::new(b)]);
     let after = api.get(&format!("/v1/contacts/{}", contact["id"])).await.expect(200).body;
     assert_eq!((tag_ids(&after), &after["updated_at"]), (vec![b], &contact["updated_at"]));
 }
@@ -345,9 +341,8 @@ async fn a_tag_on_many_contacts_is_deleted_at_once_and_cleared_in_chunks() {
     assert_eq!(api.server.cascade().await, 2);
     for id in [made[0], made[holders - 1]] {
         let id = billing_api::values::ContactId::new(id);
-        let stored =
-            billing_api::store::records::find::<billing_api::contacts::Contact>(&api.server.store, api.account_id, id);
-        assert_eq!(stored.await.unwrap().unwrap().tag_ids, vec![billing_api::values::TagId::new(kept)]);
+        let stored = infra::tampering::stored_contact(&api.server.store, api.account_id, id).await;
+        assert_eq!(stored.tag_ids, vec![billing_api::values::TagId::new(kept)]);
     }
     let listed = api.get(&format!("/v1/contacts?tag_id={kept}&per_page=1")).await.expect(200);
     assert_eq!(listed.header("x-total-count"), Some(holders.to_string().as_str()));
@@ -434,7 +429,7 @@ const NATO: [&str; 8] = ["Alfa", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot",
 
 #[tokio::test]
 async fn a_list_by_one_group_tag_or_activity_counts_its_total_and_reads_its_page() {
-    let meter = std::sync::Arc::new(billing_api::store::meter::ReadMeter::default());
+    let meter = std::sync::Arc::new(crate::support::ReadMeter::default());
     let api = Api::on(infra::testing::DevServer::start_metered(meter.clone()).await).await;
     let group_body = json!({"group": {"contact_type": "customers", "description": "Turma A"}});
     let group = api.post("/v1/groups", &group_body).await.expect(201).body["id"].as_i64().unwrap();
@@ -500,12 +495,10 @@ async fn a_list_by_one_group_tag_or_activity_counts_its_total_and_reads_its_page
     // Counts left wrong (as contacts written around the service would leave them) are counted
     // again from the contacts by the operator's command; a second run moves nothing.
     let store = &api.server.store;
-    let customers = keys::count_shards(api.account_id, "CONTACT#customer");
-    let wrong = [("value".to_owned(), 3), ("A1".to_owned(), -2), ("G0".to_owned(), 7)];
-    let tag_bucket = keys::count_shards(api.account_id, &format!("REACH#{}", t / 100));
-    let holders = [(format!("customer#T{t}"), 4), (format!("t{t}"), -1)];
-    let writes = vec![shards::add_each(customers, 1, &wrong), shards::add_each(tag_bucket, 1, &holders)];
-    store.write(writes).await.unwrap();
+    let customer = billing_api::values::ContactType::Customer;
+    infra::tampering::miscount_contacts(store, api.account_id, customer, 3, -2, 7).await;
+    let tag = billing_api::values::TagId::new(t);
+    infra::tampering::miscount_tag(store, api.account_id, tag, customer, 4, -1).await;
     assert_eq!(listed(format!("tag_id={t}")).await.0, 28);
     let fixed = infra::ops::recount_contacts(store, api.account_id).await.unwrap();
     assert_eq!(fixed["moved"].as_array().unwrap().len(), 5, "{fixed}");

@@ -119,8 +119,7 @@ async fn unknown_malformed_and_deleted_links_are_404() {
     let path = path_of(&billing["bank_billets"][0]);
     assert_eq!(open(&api, &path, &[]).await.status, 200);
     let id = BillingId::new(billing["id"].as_i64().unwrap());
-    let (pk, sk) = billing_api::store::keys::billing(api.account_id, id);
-    api.server.store.write(vec![billing_api::store::Write::delete(pk, sk)]).await.unwrap();
+    infra::tampering::delete_billing_item(&api.server.store, api.account_id, id).await;
     assert_eq!(open(&api, &path, &[]).await.status, 404);
     assert_eq!(open(&api, &format!("{path}/boleto.pdf"), &[]).await.status, 404);
 }

@@ -100,7 +100,7 @@ async fn the_ip_limit_counts_every_token_from_the_address() {
 /// more.
 #[tokio::test]
 async fn requests_without_a_valid_token_count_on_their_ip_and_are_refused_cheaply() {
-    let meter = std::sync::Arc::new(billing_api::store::meter::ReadMeter::default());
+    let meter = std::sync::Arc::new(crate::support::ReadMeter::default());
     let server =
         DevServer::start_limited_metered(RateLimits { per_ip: Some(3), per_token: Some(100) }, meter.clone()).await;
     let api = Api::on(server).await;
@@ -136,7 +136,7 @@ async fn requests_without_a_valid_token_count_on_their_ip_and_are_refused_cheapl
 /// A refused read runs nothing but its counter.
 #[tokio::test]
 async fn a_refused_read_runs_nothing_but_its_counter() {
-    let meter = std::sync::Arc::new(billing_api::store::meter::ReadMeter::default());
+    let meter = std::sync::Arc::new(crate::support::ReadMeter::default());
     let server =
         DevServer::start_limited_metered(RateLimits { per_ip: Some(100), per_token: Some(2) }, meter.clone()).await;
     let api = Api::on(server).await;
@@ -218,7 +218,7 @@ async fn every_answer_tells_the_quota_and_what_is_left_of_the_tighter_window() {
 /// is written.
 #[tokio::test]
 async fn a_write_counted_beside_its_route_writes_nothing_when_refused() {
-    let meter = std::sync::Arc::new(billing_api::store::meter::ReadMeter::default());
+    let meter = std::sync::Arc::new(crate::support::ReadMeter::default());
     let limits = RateLimits { per_ip: None, per_token: Some(100) };
     let api = Api::on(DevServer::start_limited_metered(limits, meter.clone()).await).await;
     let s = super::billings::setup(&api).await;

@@ -1,5 +1,7 @@
 //! An HTTP client for the tests: every answer is read as status, headers and JSON body.
 
+// The read meter the server's store is built with: what the cost tests count.
+pub use billing_api::store::meter::{ReadMeter, Reading};
 use infra::testing::{active_account, DevServer};
 use reqwest::header::HeaderMap;
 use reqwest::{Method, StatusCode};
@@ -170,12 +172,8 @@ impl Api {
 /// What `GET path` reads from the server's store (`Api::on(DevServer::start_metered(meter))`),
 /// the fewest of three tries: the server's outbox hands on earlier writes' tasks on the same store
 /// meanwhile.
-pub async fn fewest_reads(
-    api: &Api,
-    meter: &billing_api::store::meter::ReadMeter,
-    path: &str,
-) -> billing_api::store::meter::Reading {
-    let mut fewest: Option<billing_api::store::meter::Reading> = None;
+pub async fn fewest_reads(api: &Api, meter: &ReadMeter, path: &str) -> Reading {
+    let mut fewest: Option<Reading> = None;
     for _ in 0..3 {
         meter.take();
         api.get(path).await.expect(200);

@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use billing_api::events::{self, Event};
 use billing_api::http::rate_limit::RateLimits;
-use billing_api::store::stored;
 use billing_api::webhooks::Schedule;
 use infra::testing::DevServer;
 use infra::webhook_receiver::{standard_webhooks_verify, Receiver};
@@ -48,8 +47,7 @@ async fn delivery_when(api: &Api, id: &str, done: impl Fn(&Value) -> bool) -> Va
 
 /// Records these events for the account straight in the outbox (as a change's transaction does).
 async fn record(api: &Api, events: &[Event]) {
-    let items = events.iter().map(|e| stored::item_of(e, ()).unwrap()).collect();
-    api.server.store.put_all(items).await.expect("events recorded");
+    infra::tampering::record_events(&api.server.store, events).await;
 }
 
 #[tokio::test]
@@ -271,8 +269,8 @@ async fn the_dispatcher_sends_a_receiver_only_the_event_types_it_takes() {
 
     let billing = Event::new(api.account_id, events::BILLING_UPDATED, json!({"billing": {"id": 1}}));
     let sale = Event::new(api.account_id, events::SALE_UPDATED, json!({"sale": {"code": "000001"}}));
-    api.server.store.write(vec![stored::insert(&billing, ()).unwrap()]).await.unwrap();
-    api.server.store.write(vec![stored::insert(&sale, ()).unwrap()]).await.unwrap();
+    infra::tampering::record_event(&api.server.store, &billing).await;
+    infra::tampering::record_event(&api.server.store, &sale).await;
 
     everything.wait_for_count(2).await;
     let got = sales.wait_for("the sale", |r| r.json()["type"] == "sale.updated").await;
@@ -419,8 +417,7 @@ async fn events_are_paged_newest_first_across_their_shards() {
         }
     }
     record(&api, &made).await;
-    let shards: std::collections::HashSet<String> =
-        made.iter().map(|e| billing_api::store::keys::events(api.account_id, &e.event_id)).collect();
+    let shards = infra::tampering::event_partitions(api.account_id, &made);
     assert!(shards.len() > 10, "spread over shards: {}", shards.len());
     let mut newest_first: Vec<&Event> = made.iter().collect();
     newest_first.sort_by_key(|e| std::cmp::Reverse((e.created_at, e.event_id.clone())));
@@ -513,13 +510,9 @@ async fn an_idempotent_create_makes_one_webhook_and_its_replay_keeps_no_secret()
     assert_eq!(again.body["secret"], format!("whsec_…{}", &secret[secret.len() - 4..]).as_str());
     assert_eq!(api.get("/v1/webhooks").await.expect(200).body["webhooks"].as_array().unwrap().len(), 1);
     // The kept answer holds no secret in plain.
-    let stored = api.server.store.items_with_prefix(
-        billing_api::store::keys::idempotency(api.account_id, "erp-webhook-1"),
-        billing_api::store::keys::IDEMPOTENCY_SK.to_owned(),
-        true,
-    );
+    let stored = infra::tampering::idempotency_claim(&api.server.store, api.account_id, "erp-webhook-1");
     // The answer is kept as bytes, which the item shows in hex.
-    let stored = format!("{:?}", stored.await.unwrap());
+    let stored = format!("{:?}", stored.await);
     let hex = |text: &str| text.bytes().map(|b| format!("{b:02x}")).collect::<String>();
     assert!(stored.contains(&hex("\"secret\":\"whsec_")), "the claim and its answer: {stored}");
     assert!(!stored.contains(&hex(&secret[6..])), "the kept answer shows the secret");

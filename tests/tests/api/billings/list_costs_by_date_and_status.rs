@@ -1,6 +1,8 @@
 //! What a list by dates or statuses reads: totals from the days' and statuses' counts, pages
 //! walked or read from the postings, reads that do not grow with the billings, and the recount.
 
+use billing_api::values::{BankRuleId, BillingStatus};
+use infra::tampering::BillingTally;
 use serde_json::json;
 
 use super::support::Api;
@@ -8,7 +10,7 @@ use super::{create_with, ids, pay_off_body, setup};
 
 #[tokio::test]
 async fn a_list_by_opened_expired_or_due_dates_counts_its_total_from_the_days_and_reads_its_page() {
-    let meter = std::sync::Arc::new(billing_api::store::meter::ReadMeter::default());
+    let meter = std::sync::Arc::new(crate::support::ReadMeter::default());
     let api = Api::on(infra::testing::DevServer::start_metered(meter.clone()).await).await;
     let s = setup(&api).await;
     let cancel = json!({"billing": {"cancellation_reason": "Cliente desistiu"}});
@@ -123,10 +125,16 @@ async fn a_list_by_opened_expired_or_due_dates_counts_its_total_from_the_days_an
     // Days' counts left wrong are counted again by the operator's command; a second run moves
     // nothing.
     let store = &api.server.store;
-    let counter = billing_api::store::keys::billing_count_shards(api.account_id, "billing");
     let day: chrono::NaiveDate = "2030-03-02".parse().unwrap();
-    let wrong = [("Sopened".to_owned(), 7)];
-    store.write(vec![billing_api::store::shards::add_on_day(&counter, day, 5, &wrong)]).await.unwrap();
+    infra::tampering::miscount_billings_on(
+        store,
+        api.account_id,
+        day,
+        5,
+        BillingTally::Status(BillingStatus::Opened),
+        7,
+    )
+    .await;
     assert_eq!(listed("status=opened&per_page=1".to_owned()).await.0, 41);
     let billings = billing_api::values::BillingType::Billing;
     let fixed = infra::ops::recount_billings(store, api.account_id, billings).await.unwrap();
@@ -139,7 +147,7 @@ async fn a_list_by_opened_expired_or_due_dates_counts_its_total_from_the_days_an
 
 #[tokio::test]
 async fn a_list_by_creation_dates_counts_its_total_from_the_days_and_walks_to_its_page() {
-    let meter = std::sync::Arc::new(billing_api::store::meter::ReadMeter::default());
+    let meter = std::sync::Arc::new(crate::support::ReadMeter::default());
     let api = Api::on(infra::testing::DevServer::start_metered(meter.clone()).await).await;
     let s = setup(&api).await;
     let mut made: Vec<i64> = Vec::new();
@@ -185,14 +193,12 @@ async fn a_list_by_creation_dates_counts_its_total_from_the_days_and_walks_to_it
         made.insert(0, create_with(&api, &s, json!({})).await);
     }
     let after = super::support::fewest_reads(&api, &meter, &path).await;
-    let reads = |r: &billing_api::store::meter::Reading| (r.round_trips, r.read_units, r.items);
+    let reads = |r: &crate::support::Reading| (r.round_trips, r.read_units, r.items);
     assert_eq!(reads(&after), reads(&before), "{before:?} {after:?}");
     assert_eq!(listed(format!("{created}&per_page=2&page=8")).await, (70, made[14..16].to_vec()));
     // A day's count left wrong is counted again by the operator's command.
     let store = &api.server.store;
-    let counter = billing_api::store::keys::billing_count_shards(api.account_id, "billing");
-    let wrong = [("T".to_owned(), 5)];
-    store.write(vec![billing_api::store::shards::add_on_day(&counter, today, 3, &wrong)]).await.unwrap();
+    infra::tampering::miscount_billings_on(store, api.account_id, today, 3, BillingTally::Created, 5).await;
     assert_eq!(listed(format!("{created}&per_page=1")).await.0, 75);
     let billings = billing_api::values::BillingType::Billing;
     let fixed = infra::ops::recount_billings(store, api.account_id, billings).await.unwrap();
@@ -203,7 +209,7 @@ async fn a_list_by_creation_dates_counts_its_total_from_the_days_and_walks_to_it
 
 #[tokio::test]
 async fn a_list_by_the_only_bank_rule_with_a_status_reads_as_the_status_alone() {
-    let meter = std::sync::Arc::new(billing_api::store::meter::ReadMeter::default());
+    let meter = std::sync::Arc::new(crate::support::ReadMeter::default());
     let api = Api::on(infra::testing::DevServer::start_metered(meter.clone()).await).await;
     let s = setup(&api).await;
     let cancel = json!({"billing": {"cancellation_reason": "Cliente desistiu"}});
@@ -316,9 +322,8 @@ async fn a_list_by_status_counts_its_total_and_reads_its_page_the_cheaper_way() 
     // A counter left wrong (as billings written around the service would leave it) is counted
     // again from the billings by the operator's command; a second run moves nothing.
     let store = &api.server.store;
-    let counter = billing_api::store::keys::billing_count_shards(api.account_id, "billing");
-    let wrong = [("value".to_owned(), 5), ("Sdischarged".to_owned(), -4), ("r999".to_owned(), 2)];
-    store.write(vec![billing_api::store::shards::add_each(counter, 3, &wrong)]).await.unwrap();
+    let wrong = [(BillingTally::Status(BillingStatus::Discharged), -4), (BillingTally::Rule(BankRuleId::new(999)), 2)];
+    infra::tampering::miscount_billings(store, api.account_id, 3, 5, &wrong).await;
     assert_eq!(listed("status=discharged&per_page=1".to_owned()).await.0, 9);
     let billings = billing_api::values::BillingType::Billing;
     let fixed = infra::ops::recount_billings(store, api.account_id, billings).await.unwrap();

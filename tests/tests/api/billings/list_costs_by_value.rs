@@ -1,6 +1,7 @@
 //! What a list by one bank rule, category or several values reads (and an unfiltered page): totals
 //! from the values' counts, pages from their postings, reads that do not grow with the billings.
 
+use billing_api::values::ContactId;
 use serde_json::json;
 
 use super::support::Api;
@@ -23,7 +24,7 @@ async fn a_list_by_a_category_and_statuses_counts_them_and_walks_the_categorys_p
 /// dates: totals and pages right, constant reads as the value's billings grow, and counts the
 /// recount agrees with.
 async fn a_list_by_a_value_and_statuses_counts_them_and_walks_the_values_postings(field: &'static str) {
-    let meter = std::sync::Arc::new(billing_api::store::meter::ReadMeter::default());
+    let meter = std::sync::Arc::new(crate::support::ReadMeter::default());
     let api = Api::on(infra::testing::DevServer::start_metered(meter.clone()).await).await;
     let s = setup(&api).await;
     let store = &api.server.store;
@@ -98,10 +99,7 @@ async fn a_list_by_a_value_and_statuses_counts_them_and_walks_the_values_posting
         // Billings written before the category had a counter of its own: emptied, it holds fewer
         // than the type's counter says the category has, and the lists read its postings, right
         // still; the operator's recount fills it.
-        use billing_api::store::{keys, shards};
-        let own = keys::billing_category_count_shards(api.account_id, "billing", rule);
-        shards::recount(store, own.clone(), &Default::default()).await.unwrap();
-        shards::recount_days(store, &own, &Default::default()).await.unwrap();
+        infra::tampering::empty_category_counter(store, api.account_id, rule).await;
         check(made.clone()).await;
         let billings = billing_api::values::BillingType::Billing;
         let fixed = infra::ops::recount_billings(store, api.account_id, billings).await.unwrap();
@@ -122,7 +120,7 @@ async fn a_list_by_a_value_and_statuses_counts_them_and_walks_the_values_posting
         create_with(&api, &s, json!({field: rule, "due_date": "2030-03-02"})).await;
     }
     let after = super::support::fewest_reads(&api, &meter, &path).await;
-    let reads = |r: &billing_api::store::meter::Reading| (r.round_trips, r.read_units, r.items);
+    let reads = |r: &crate::support::Reading| (r.round_trips, r.read_units, r.items);
     assert_eq!(reads(&after), reads(&before), "{before:?} {after:?}");
     // The counts kept are the ones the operator's recount finds.
     let billings = billing_api::values::BillingType::Billing;
@@ -132,7 +130,7 @@ async fn a_list_by_a_value_and_statuses_counts_them_and_walks_the_values_posting
 
 #[tokio::test]
 async fn an_unfiltered_page_reads_about_the_keys_before_it_not_that_many_from_each_shard() {
-    let meter = std::sync::Arc::new(billing_api::store::meter::ReadMeter::default());
+    let meter = std::sync::Arc::new(crate::support::ReadMeter::default());
     let api = Api::on(infra::testing::DevServer::start_metered(meter.clone()).await).await;
     let s = setup(&api).await;
     let mut made = Vec::new();
@@ -155,7 +153,7 @@ async fn an_unfiltered_page_reads_about_the_keys_before_it_not_that_many_from_ea
 
 #[tokio::test]
 async fn a_list_by_one_bank_rule_or_category_reads_its_page_not_its_matches() {
-    let meter = std::sync::Arc::new(billing_api::store::meter::ReadMeter::default());
+    let meter = std::sync::Arc::new(crate::support::ReadMeter::default());
     let api = Api::on(infra::testing::DevServer::start_metered(meter.clone()).await).await;
     let s = setup(&api).await;
     let store = &api.server.store;
@@ -234,7 +232,7 @@ type Admits<'a> = dyn Fn(&Made) -> bool + 'a;
 
 #[tokio::test]
 async fn a_list_by_several_values_reads_the_postings_of_the_one_with_fewest() {
-    let meter = std::sync::Arc::new(billing_api::store::meter::ReadMeter::default());
+    let meter = std::sync::Arc::new(crate::support::ReadMeter::default());
     let api = Api::on(infra::testing::DevServer::start_metered(meter.clone()).await).await;
     let s = setup(&api).await;
     let store = &api.server.store;
@@ -335,23 +333,12 @@ async fn a_list_by_several_values_reads_the_postings_of_the_one_with_fewest() {
         create_with(&api, &s, json!({"bank_rule_id": rule})).await;
     }
     let after = super::support::fewest_reads(&api, &meter, &path).await;
-    let reads = |r: &billing_api::store::meter::Reading| (r.round_trips, r.read_units, r.items);
+    let reads = |r: &crate::support::Reading| (r.round_trips, r.read_units, r.items);
     assert_eq!(reads(&after), reads(&before), "{before:?} {after:?}");
     // A posting written before the values were carried (no `f`) sends the list the long way:
     // right still.
     let first = billing_api::values::BillingId::new(made[3].0);
-    let billing =
-        billing_api::store::records::find::<billing_api::billings::model::Billing>(store, api.account_id, first)
-            .await
-            .unwrap()
-            .unwrap();
-    let mut items = billing_api::billings::postings::items(api.account_id, &billing);
-    items.retain(|item| {
-        billing_api::store::item::text(item, "pk").is_some_and(|pk| pk.contains(&format!("#C{other_payer}#")))
-    });
-    assert_eq!(items.len(), 1);
-    items[0].remove("f");
-    store.put_all(items).await.unwrap();
+    infra::tampering::uncarry_contact_posting(store, api.account_id, first, ContactId::new(other_payer)).await;
     assert_eq!(
         listed(format!("contact_id={other_payer}&bank_rule_id={rule}")).await,
         expected(&made, &|b| b.1 == other_payer && b.2 == rule)
