@@ -41,7 +41,7 @@ pub fn idempotency(account: AccountId, key: &str) -> String {
     format!("A#{account}#IDEM#{}", hex::encode(Sha256::digest(key.as_bytes())))
 }
 
-pub const IDEMPOTENCY_SK: &str = "IDEM";
+const IDEMPOTENCY_SK: &str = "IDEM";
 
 /// The keys of the claim of one idempotency key of an account.
 pub fn idempotency_claim(account: AccountId, key: &str) -> (String, String) {
