@@ -11,12 +11,16 @@ pub const EVENT_SHARDS: i64 = 32;
 
 /// Partition of one shard of an account's event outbox (the shard of the event's id).
 pub fn events(account: AccountId, event_id: &str) -> String {
-    format!("A#{account}#EVENTS#{}", shard_of(event_id, EVENT_SHARDS))
+    event_shard(account, shard_of(event_id, EVENT_SHARDS))
+}
+
+fn event_shard(account: AccountId, shard: i64) -> String {
+    format!("A#{account}#EVENTS#{shard}")
 }
 
 /// Every partition of an account's event outbox.
 pub fn event_partitions(account: AccountId) -> Vec<String> {
-    (0..EVENT_SHARDS).map(|shard| format!("A#{account}#EVENTS#{shard}")).collect()
+    (0..EVENT_SHARDS).map(|shard| event_shard(account, shard)).collect()
 }
 
 /// Prefix of every event's sort key in the outbox.
@@ -45,12 +49,16 @@ const TASK_SHARDS: i64 = 8;
 
 /// Partition of one shard of an account's tasks.
 pub fn tasks(account: AccountId, task_id: &str) -> String {
-    format!("A#{account}#TASKS#{}", shard_of(task_id, TASK_SHARDS))
+    task_shard(account, shard_of(task_id, TASK_SHARDS))
+}
+
+fn task_shard(account: AccountId, shard: i64) -> String {
+    format!("A#{account}#TASKS#{shard}")
 }
 
 /// Every partition of an account's tasks.
 pub fn task_partitions(account: AccountId) -> Vec<String> {
-    (0..TASK_SHARDS).map(|shard| format!("A#{account}#TASKS#{shard}")).collect()
+    (0..TASK_SHARDS).map(|shard| task_shard(account, shard)).collect()
 }
 
 /// Prefix of every task's sort key.
