@@ -69,14 +69,20 @@ pub struct Recounted {
     pub is: i64,
 }
 
+impl Recounted {
+    /// What moves the count from what the counter said to what the records say.
+    fn correction(&self) -> (String, i64) {
+        (self.count.clone(), self.is - self.was)
+    }
+}
+
 /// Moves each count of `counter` to the number `counts` gives it (a count it leaves out, to zero),
 /// in shard 0: a counter's repair from the records it counts. Answers the counts that differed,
 /// each with what the counter said and what `counts` says.
 pub async fn recount(store: &Store, counter: String, counts: &BTreeMap<String, i64>) -> StoreResult<Vec<Recounted>> {
     let moved = differences(&totals(store, counter.clone()).await?, counts);
     if !moved.is_empty() {
-        let deltas: Vec<(String, i64)> =
-            moved.iter().map(|moved| (moved.count.clone(), moved.is - moved.was)).collect();
+        let deltas: Vec<(String, i64)> = moved.iter().map(Recounted::correction).collect();
         store.write(vec![add_each(counter, 0, &deltas)]).await?;
     }
     Ok(moved)
@@ -207,8 +213,7 @@ pub async fn recount_days(store: &Store, counter: &str, counts: &DayCounts) -> S
     for day in all_days {
         let differ = differences(current.get(day).unwrap_or(&empty), counts.get(day).unwrap_or(&empty));
         if !differ.is_empty() {
-            let deltas: Vec<(String, i64)> =
-                differ.iter().map(|moved| (moved.count.clone(), moved.is - moved.was)).collect();
+            let deltas: Vec<(String, i64)> = differ.iter().map(Recounted::correction).collect();
             writes.push(add_on_day(counter, *day, 0, &deltas));
             moved
                 .extend(differ.into_iter().map(|moved| Recounted { count: format!("{day}:{}", moved.count), ..moved }));
