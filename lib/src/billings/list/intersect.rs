@@ -15,7 +15,7 @@ use crate::store::keys::{self, billing_facet, ValuePosting};
 use crate::store::{shards, Item, Sort, Store};
 use crate::values::{AccountId, BillingType};
 
-/// The postings of a billing type: their shards for a facet.
+/// The postings of an account's billings of a type.
 #[derive(Clone, Copy)]
 pub struct Postings {
     pub account: AccountId,
@@ -23,8 +23,14 @@ pub struct Postings {
 }
 
 impl Postings {
-    fn shards(&self, facet: &str) -> Vec<String> {
-        keys::billing_posting_shards(self.account, self.billing_type.as_str(), Some(facet))
+    /// The shards of the postings of `facet`, or of the key entries.
+    pub fn shards(&self, facet: Option<&str>) -> Vec<String> {
+        keys::billing_posting_shards(self.account, self.billing_type.as_str(), facet)
+    }
+
+    /// The type's counter.
+    pub fn counter(&self) -> String {
+        keys::billing_count_shards(self.account, self.billing_type.as_str())
     }
 }
 
@@ -59,7 +65,10 @@ pub async fn matching(
             let ranges = ranges
                 .iter()
                 .map(|range| {
-                    (postings.shards(&billing_facet::status(range.status)), keys::posting_dates(range.from, range.to))
+                    (
+                        postings.shards(Some(&billing_facet::status(range.status))),
+                        keys::posting_dates(range.from, range.to),
+                    )
                 })
                 .collect();
             filters_ranges.push(ranges);
@@ -67,13 +76,15 @@ pub async fn matching(
     }
     if let Some(created) = intersection.created {
         filters_ranges.push(vec![(
-            postings.shards(billing_facet::CREATED),
+            postings.shards(Some(billing_facet::CREATED)),
             keys::posting_dates(Some(created.from), Some(created.to)),
         )]);
     }
     let admits = |posting: &Item| in_ranges(intersection, posting);
-    let value_reads =
-        intersection.values.iter().map(|value| ids_where(store, postings.shards(&value.facet()), Sort::All, admits));
+    let value_reads = intersection
+        .values
+        .iter()
+        .map(|value| ids_where(store, postings.shards(Some(&value.facet())), Sort::All, admits));
     let reads =
         filters_ranges.iter().flatten().map(|(shards, sort)| ids_where(store, shards.clone(), sort.clone(), |_| true));
     let search = async {
@@ -128,7 +139,7 @@ pub async fn carried(
         let in_created = intersection.created.is_none_or(|range| created.is_some_and(|d| range.contains(d)));
         in_ranges(intersection, posting) && in_created && others.iter().all(|other| facets.contains(other))
     };
-    let found = ids_where(store, postings.shards(&driver), Sort::All, keep).await?;
+    let found = ids_where(store, postings.shards(Some(&driver)), Sort::All, keep).await?;
     Ok((!uncarried.load(Ordering::Relaxed)).then_some(found))
 }
 
@@ -137,7 +148,7 @@ pub async fn carried(
 async fn smallest_count(store: &Store, postings: Postings, values: &[Value]) -> Result<String, Refusal> {
     let counted: Vec<(String, String)> =
         values.iter().filter_map(|value| Some((value.facet(), value.tally()?.name()))).collect();
-    let counter = keys::billing_count_shards(postings.account, postings.billing_type.as_str());
+    let counter = postings.counter();
     let counts = counted.iter().map(|(_, tally)| shards::sum_of(store, counter.clone(), tally));
     let counts = futures::future::try_join_all(counts).await?;
     let smallest = counted.into_iter().zip(counts).min_by_key(|(_, count)| *count).map(|((facet, _), _)| facet);

@@ -29,8 +29,8 @@ pub async fn run(
     plan: Plan,
     window: Window,
 ) -> Result<Listed<Billing>, Refusal> {
-    let list = List { store, account, billing_type, window };
-    let counter = keys::billing_count_shards(account, billing_type.as_str());
+    let list = List { store, postings: Postings { account, billing_type }, window };
+    let counter = list.postings.counter();
     match plan {
         Plan::Nothing => Ok(Listed::empty()),
         Plan::Everything => {
@@ -60,7 +60,7 @@ pub async fn run(
             Some(counted) => list.value_states(&Value::Category(category), &ranges, counted).await,
             None => list.intersected(&otherwise).await,
         },
-        Plan::Carried { driver, otherwise } => match carried(store, list.postings(), &driver, &otherwise).await? {
+        Plan::Carried { driver, otherwise } => match carried(store, list.postings, &driver, &otherwise).await? {
             Some(found) => {
                 let total = found.len();
                 page_of(store, account, found.into_iter().rev(), total, window).await
@@ -71,32 +71,28 @@ pub async fn run(
     }
 }
 
-/// A list being answered: whose, of which type, which page.
+/// A list being answered: whose postings, which page.
 struct List<'a> {
     store: &'a Store,
-    account: AccountId,
-    billing_type: BillingType,
+    postings: Postings,
     window: Window,
 }
 
 impl List<'_> {
-    fn postings(&self) -> Postings {
-        Postings { account: self.account, billing_type: self.billing_type }
-    }
-
     /// The shards of the type's postings of `facet`, or of its key entries.
     fn shards(&self, facet: Option<&str>) -> Vec<String> {
-        keys::billing_posting_shards(self.account, self.billing_type.as_str(), facet)
+        self.postings.shards(facet)
     }
 
     /// [`Plan::Created`]: the total from the counter's creation days, the page the cheaper way.
     async fn created(&self, range: DateRange) -> Result<Listed<Billing>, Refusal> {
-        let counter = keys::billing_count_shards(self.account, self.billing_type.as_str());
+        let counter = self.postings.counter();
         let (all, days) = tokio::try_join!(
             shards::sum(self.store, counter.clone()),
             shards::days(self.store, &counter, Some(range.from), Some(range.to))
         )?;
-        let created: i64 = days.values().filter_map(|counts| counts.get(billing_facet::CREATED)).sum();
+        let created_count = BillingTally::Created.name();
+        let created: i64 = days.values().filter_map(|counts| counts.get(&created_count)).sum();
         let positive = |n: i64| usize::try_from(n).unwrap_or_default();
         let counted = ListSize { drawn_from: positive(all), total: positive(created) };
         let admits = |entry: &Item| {
@@ -137,8 +133,8 @@ impl List<'_> {
         category: BillCategoryId,
         ranges: &[StatusRange],
     ) -> Result<Option<ListSize>, Refusal> {
-        let counter = keys::billing_count_shards(self.account, self.billing_type.as_str());
-        let own = keys::billing_category_count_shards(self.account, self.billing_type.as_str(), category.get());
+        let (counter, of) = (self.postings.counter(), self.postings);
+        let own = keys::billing_category_count_shards(of.account, of.billing_type.as_str(), category.get());
         let tally = BillingTally::Category(category).name();
         let (counted, in_type) = tokio::try_join!(ranged(self.store, &own, ranges, None), async {
             Ok(shards::sum_of(self.store, counter, &tally).await?)
@@ -164,14 +160,16 @@ impl List<'_> {
         };
         let shards = self.shards(Some(&value.facet()));
         let ids = in_step(self.store, shards, reach, counted.spread(), usize::MAX, admits).await?.unwrap_or_default();
-        page_of(self.store, self.account, ids, counted.total, self.window).await
+        page_of(self.store, self.postings.account, ids, counted.total, self.window).await
     }
 
     /// [`Plan::Intersect`]: every filter's postings intersected, the total theirs.
     async fn intersected(&self, intersection: &Intersection) -> Result<Listed<Billing>, Refusal> {
-        let (found, partial) = matching(self.store, self.postings(), intersection).await?;
+        let (found, partial) = matching(self.store, self.postings, intersection).await?;
         let total = found.len();
-        Ok(page_of(self.store, self.account, found.into_iter().rev(), total, self.window).await?.partial_if(partial))
+        Ok(page_of(self.store, self.postings.account, found.into_iter().rev(), total, self.window)
+            .await?
+            .partial_if(partial))
     }
 
     /// The page of a list of `counted.total` billings of `counted.drawn_from` that `admits`
@@ -203,6 +201,6 @@ impl List<'_> {
         };
         ids.sort_unstable_by_key(|id| Reverse(*id));
         ids.dedup();
-        page_of(self.store, self.account, ids, total, self.window).await
+        page_of(self.store, self.postings.account, ids, total, self.window).await
     }
 }
