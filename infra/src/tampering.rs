@@ -33,8 +33,7 @@ pub async fn miscount_billings(
     total: i64,
     tallies: &[(BillingTally, i64)],
 ) {
-    // `value`: the counter's total (`store::counting`).
-    let mut counts = vec![("value".to_owned(), total)];
+    let mut counts = vec![(keys::COUNT_ATTRIBUTE.to_owned(), total)];
     counts.extend(tallies.iter().map(|(tally, by)| (tally.name(), *by)));
     store.write(vec![shards::add_each(billings_counter(account), shard, &counts)]).await.expect("miscount billings");
 }
@@ -149,9 +148,8 @@ pub async fn miscount_contacts(
     active: i64,
     without_group: i64,
 ) {
-    // `value`: the counter's total (`store::counting`).
     let counts = [
-        ("value".to_owned(), total),
+        (keys::COUNT_ATTRIBUTE.to_owned(), total),
         (contact_facet::active(true).to_owned(), active),
         (contact_facet::group(None), without_group),
     ];

@@ -442,10 +442,12 @@ impl CountedFacet {
         Ok(match self {
             CountedFacet::All => shards::sum(store, counter).await?,
             CountedFacet::Group(_) | CountedFacet::Active(true) => shards::sum_of(store, counter, &self.name()).await?,
-            CountedFacet::Active(false) => match shards::sums_of(store, counter, &["value", active]).await?[..] {
-                [all, active] => all - active,
-                _ => 0,
-            },
+            CountedFacet::Active(false) => {
+                match shards::sums_of(store, counter, &[keys::COUNT_ATTRIBUTE, active]).await?[..] {
+                    [all, active] => all - active,
+                    _ => 0,
+                }
+            }
             CountedFacet::Tag(tag) => {
                 let (counter, attribute) = holding_count(account, *tag, contact_type);
                 shards::sum_of(store, counter, &attribute).await?

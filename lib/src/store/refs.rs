@@ -25,7 +25,7 @@ fn partition(account: AccountId, kind: &str, id: i64, shard: i64) -> String {
 /// A positive delta fails on a deleted record (its shards' `gone` mark).
 pub fn moved(account: AccountId, kind: &str, id: i64, holder: i64, delta: i64) -> Write {
     let shard = holder.rem_euclid(SHARDS);
-    let update = Update::new().add("value", delta);
+    let update = Update::new().add(keys::COUNT_ATTRIBUTE, delta);
     let alive = (delta > 0).then(|| Condition::missing("gone"));
     let sk = keys::count_shard(u32::try_from(shard).unwrap_or_default());
     Write::update(partition(account, kind, id, shard), sk, update, alive)
@@ -51,7 +51,7 @@ pub fn unused(account: AccountId, kind: &str, id: i64) -> Vec<Write> {
     (0..SHARDS)
         .map(|shard| {
             let mark = Update::new().set("gone", &true);
-            let unused = Condition::missing("value").or(Condition::equals("value", &0));
+            let unused = Condition::missing(keys::COUNT_ATTRIBUTE).or(Condition::equals(keys::COUNT_ATTRIBUTE, &0));
             Write::update(partition(account, kind, id, shard), keys::count_shard(shard as u32), mark, Some(unused))
         })
         .collect()

@@ -25,7 +25,7 @@ fn partition(counter: &str, shard: i64) -> String {
 
 /// `delta` on the counter `counter`, in the shard of `holder`.
 pub fn add(counter: String, holder: i64, delta: i64) -> Write {
-    add_each(counter, holder, &[("value".to_owned(), delta)])
+    add_each(counter, holder, &[(keys::COUNT_ATTRIBUTE.to_owned(), delta)])
 }
 
 /// Several counts kept together (one attribute each, named by the caller), each moved by its

@@ -90,7 +90,8 @@ impl Editable for Tag {
 }
 
 fn on_account_counter(account: AccountId, delta: i64) -> Option<Write> {
-    (delta != 0).then(|| Write::add(keys::account(account), keys::counter(ON_ACCOUNT_TAGS), "value", delta))
+    (delta != 0)
+        .then(|| Write::add(keys::account(account), keys::counter(ON_ACCOUNT_TAGS), keys::COUNT_ATTRIBUTE, delta))
 }
 
 #[cfg(test)]

@@ -190,7 +190,8 @@ pub async fn register(
         created_at: now,
         updated_at: now,
     };
-    let count = Write::add_up_to(keys::account(account), keys::counter(COUNTER), "value", 1, MAX_RECEIVERS);
+    let count =
+        Write::add_up_to(keys::account(account), keys::counter(COUNTER), keys::COUNT_ATTRIBUTE, 1, MAX_RECEIVERS);
     match store.write(vec![stored::insert(&receiver, ())?, count]).await {
         Ok(()) => Ok((receiver, secret)),
         Err(error) if error.failed_at(1) => Err(Refused::TooMany),
@@ -275,7 +276,7 @@ async fn found(store: &Store, account: AccountId, id: WebhookId) -> Result<Recei
 pub async fn remove(store: &Store, account: AccountId, id: WebhookId) -> Result<Receiver, Refused> {
     let receiver = found(store, account, id).await?;
     let (pk, sk) = Receiver::keys(account, id);
-    let count = Write::add(keys::account(account), keys::counter(COUNTER), "value", -1);
+    let count = Write::add(keys::account(account), keys::counter(COUNTER), keys::COUNT_ATTRIBUTE, -1);
     match store.write(vec![Write::delete_if(pk, sk, Condition::present()), count]).await {
         Ok(()) => Ok(receiver),
         Err(error) if error.failed_at(0) => Err(Refused::NotFound(id)),

@@ -88,7 +88,7 @@ pub async fn create(store: &Store, account: AccountId, draft: &SaleDraft) -> Res
             stored::insert(&sale, ())?,
             Write::put_keys(keys::sales(account), sale_key.clone()),
             Write::put_keys(keys::sales_of_contact(account, contact.id), sale_key),
-            Write::add(keys::account(account), keys::counter(SALES_COUNTER), "value", 1),
+            Write::add(keys::account(account), keys::counter(SALES_COUNTER), keys::COUNT_ATTRIBUTE, 1),
             sale.announced()?,
         ];
         if credit.is_positive() {

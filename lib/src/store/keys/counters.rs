@@ -54,3 +54,7 @@ pub fn day_shards_between(from: Option<NaiveDate>, to: Option<NaiveDate>) -> (St
 pub fn day_of_shard(sk: &str) -> Option<NaiveDate> {
     sk.split_once('#')?.0.parse().ok()
 }
+
+/// The number a counter item holds (`ADD value :n`): a counter shard's total, a reference count's,
+/// an account's count (`counter`). `store::item::CounterValue` reads it by the same name.
+pub const COUNT_ATTRIBUTE: &str = "value";
