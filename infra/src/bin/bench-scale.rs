@@ -221,7 +221,7 @@ async fn measure(bench: &Bench, size: &str, world: &World, queues: &Queues<'_>) 
         ("due date, 30 days", "/v1/billings?start_due_date=2026-09-01&end_due_date=2026-09-30".to_owned()),
         (
             "created date, today",
-            format!("/v1/billings?start_created_at={0}&end_created_at={0}", chrono::Utc::now().date_naive()),
+            format!("/v1/billings?start_created_at={0}&end_created_at={0}", billing_api::values::today()),
         ),
         ("contact_id + status=opened", format!("/v1/billings?contact_id={contact}&status=opened")),
         (

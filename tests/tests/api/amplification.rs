@@ -42,7 +42,7 @@ async fn the_worst_parameters_of_every_list_cost_a_bounded_number_of_storage_req
     let term = "a".repeat(200);
     let too_long = "a".repeat(201);
     let c = s.contact;
-    let yesterday = (chrono::Utc::now() - chrono::Duration::days(1)).date_naive();
+    let yesterday = billing_api::values::today().pred_opt().unwrap();
     let worst: Vec<(String, u64)> = vec![
         // Every status range (the collectable ones twice: due before and from today) in 4 shards,
         // created and due ranges, 5 value filters of 4 shards, the search (2 contact scans, 4

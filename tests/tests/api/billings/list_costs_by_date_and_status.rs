@@ -29,7 +29,7 @@ async fn a_list_by_opened_expired_or_due_dates_counts_its_total_from_the_days_an
         };
         made.push((id, due, status));
     }
-    let today = chrono::Utc::now().date_naive().to_string();
+    let today = billing_api::values::today().to_string();
     let today = today.as_str();
     let of = |made: &[(i64, &str, &str)], keep: &dyn Fn(&str, &str) -> bool| -> Vec<i64> {
         made.iter().rev().filter(|(_, due, status)| keep(due, status)).map(|(id, _, _)| *id).collect()
@@ -155,7 +155,7 @@ async fn a_list_by_creation_dates_counts_its_total_from_the_days_and_walks_to_it
         made.push(create_with(&api, &s, json!({})).await);
     }
     made.reverse();
-    let today = chrono::Utc::now().date_naive();
+    let today = billing_api::values::today();
     let listed = |q: String| {
         let api = &api;
         async move {

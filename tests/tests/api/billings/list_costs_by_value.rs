@@ -51,7 +51,7 @@ async fn a_list_by_a_value_and_statuses_counts_them_and_walks_the_values_posting
         }
         made.push((id, bank_rule, due, status));
     }
-    let today = chrono::Utc::now().date_naive().to_string();
+    let today = billing_api::values::today().to_string();
     let today = today.as_str();
     let of = |made: &[(i64, i64, &str, &str)], keep: &Keep<'_>| -> Vec<i64> {
         made.iter().rev().filter(|(_, r, due, status)| *r == rule && keep(due, status)).map(|(id, ..)| *id).collect()
