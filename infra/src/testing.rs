@@ -371,8 +371,11 @@ impl DevServer {
         };
         let registering = async {
             loop {
-                let running =
-                    self.store.items_with_prefix(billing_api::store::keys::account(account), "EXPANSION#".into(), true);
+                let running = self.store.items_with_prefix(
+                    billing_api::store::keys::account(account),
+                    billing_api::store::keys::BULK_EXPANSION_PREFIX.into(),
+                    true,
+                );
                 let over = running.await.expect("the account's expansions").is_empty();
                 self.drain_into(&self.billet_queue_url, &registrar, &mut registered).await;
                 if over {

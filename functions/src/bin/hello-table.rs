@@ -5,7 +5,7 @@
 //! each read route's first answer (issue 27: "at most twice its init plus one storage round
 //! trip"). Not a function of the service: template.yaml does not deploy it.
 
-use billing_api::store::Store;
+use billing_api::store::{keys, Store};
 use lambda_runtime::{service_fn, Error, LambdaEvent};
 
 #[tokio::main(flavor = "current_thread")]
@@ -15,7 +15,7 @@ async fn main() -> Result<(), Error> {
     let store = Store::from_config(&config);
     let store = &store;
     lambda_runtime::run(service_fn(move |event: LambdaEvent<serde_json::Value>| async move {
-        store.get("HELLO#TABLE".to_owned(), "HELLO").await.map_err(|error| error.to_string())?;
+        store.get(keys::NOTHING_PK.to_owned(), keys::NOTHING_PK).await.map_err(|error| error.to_string())?;
         Ok::<_, Error>(event.payload)
     }))
     .await

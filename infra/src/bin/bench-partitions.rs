@@ -55,8 +55,11 @@ impl Bench {
 
     /// Whether no bulk expansion of the account is still running.
     async fn expansion_over(&self, account: billing_api::values::AccountId) -> anyhow::Result<bool> {
-        let running =
-            self.store.items_with_prefix(billing_api::store::keys::account(account), "EXPANSION#".to_owned(), true);
+        let running = self.store.items_with_prefix(
+            billing_api::store::keys::account(account),
+            billing_api::store::keys::BULK_EXPANSION_PREFIX.to_owned(),
+            true,
+        );
         Ok(running.await?.is_empty())
     }
 

@@ -551,7 +551,7 @@ async fn big_bulk(
         let request = format!("bulk create (202), a {holders}-contact tag{name}");
         row("–", &request, 0, &reached.to_string(), &accepted.cost, accepted.ms);
     }
-    let running = store.items_with_prefix(keys::account(account), "EXPANSION#".to_owned(), true).await?;
+    let running = store.items_with_prefix(keys::account(account), keys::BULK_EXPANSION_PREFIX.to_owned(), true).await?;
     for item in running {
         let (pk, sk) = billing_api::store::KeyItem::keys_of(&item);
         store.write(vec![billing_api::store::Write::delete(pk, sk)]).await?;

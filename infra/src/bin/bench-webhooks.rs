@@ -104,10 +104,7 @@ async fn main() -> anyhow::Result<()> {
     }
     // One sender instance: batches of 10 messages, one after the other, as Lambda hands them over.
     let sender = server.webhook_sender(Policy::LOCAL, Schedule::default());
-    let ids: Vec<String> = pending
-        .iter()
-        .filter_map(|(_, sk)| sk.rsplit('#').next().map(|event| deliveries::delivery_id(event, receiver_id)))
-        .collect();
+    let ids: Vec<String> = made.iter().map(|event| deliveries::delivery_id(&event.event_id, receiver_id)).collect();
     let sending = Instant::now();
     for chunk in ids.chunks(10) {
         let response = sender.handle_batch(sqs_batch(account, chunk)).await;

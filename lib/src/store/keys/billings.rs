@@ -120,8 +120,11 @@ pub fn billing_whole(account: AccountId, id: BillingId) -> (String, String) {
 
 /// A bulk billing's expansion while it runs: it holds a reference on its tags (`A#<acct>`).
 pub fn bulk_expansion(expansion_id: &str) -> String {
-    format!("EXPANSION#{expansion_id}")
+    format!("{BULK_EXPANSION_PREFIX}{expansion_id}")
 }
+
+/// What the sort key of every [`bulk_expansion`] begins with.
+pub const BULK_EXPANSION_PREFIX: &str = "EXPANSION#";
 
 /// The plan of the chunk of a bulk expansion that starts after contact `after` (0: the first),
 /// written once (`A#<acct>`): a guard's key, hashed.

@@ -64,6 +64,10 @@ pub fn account(account: AccountId) -> String {
 
 pub const ACCOUNT_SK: &str = "ACCOUNT";
 
+/// A key no item has: what the cold-start bench's baseline function reads (a round trip that
+/// finds nothing).
+pub const NOTHING_PK: &str = "HELLO#TABLE";
+
 /// Items not owned by an account (the account-id sequence).
 pub const GLOBAL_PK: &str = "GLOBAL";
 
