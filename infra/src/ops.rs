@@ -186,17 +186,24 @@ pub async fn set_financial_guardian(
 }
 
 /// The tag's reach counter set to the active customers holding it, counted again
-/// (`contacts::service::recount_reach`).
+/// (`contacts::counts::recount_reach`).
 pub async fn recount_reach(store: &Store, account: AccountId, tag: TagId) -> anyhow::Result<Value> {
     require_account(store, account).await?;
-    let (was, counted) = billing_api::contacts::service::recount_reach(store, account, tag).await?;
+    let (was, counted) = billing_api::contacts::counts::recount_reach(store, account, tag).await?;
     Ok(json!({ "tag_id": tag, "reach_was": was, "reach": counted }))
 }
 
-/// The contact counters counted again (`contacts::service::recount`): the counts that moved.
+/// The account's contacts moved to today's stored names (`contacts::service::rename_stored`).
+pub async fn rename_stored_contacts(store: &Store, account: AccountId) -> anyhow::Result<Value> {
+    require_account(store, account).await?;
+    let done = billing_api::contacts::service::rename_stored(store, account).await?;
+    Ok(json!({ "renamed": done.renamed, "already": done.already, "left": done.left }))
+}
+
+/// The contact counters counted again (`contacts::counts::recount`): the counts that moved.
 pub async fn recount_contacts(store: &Store, account: AccountId) -> anyhow::Result<Value> {
     require_account(store, account).await?;
-    let moved = billing_api::contacts::service::recount(store, account).await?;
+    let moved = billing_api::contacts::counts::recount(store, account).await?;
     let moved: Vec<Value> = moved
         .iter()
         .map(|(counter, moved)| json!({"counter": counter, "count": moved.count, "was": moved.was, "is": moved.is}))
@@ -786,6 +793,16 @@ pub mod cli {
         /// lists' X-Total-Count read, and every tag's reach and holders) and moves the counters to
         /// them: the repair for contacts written around the service. Reads every contact.
         Recount {
+            /// The account the contacts belong to.
+            #[arg(long)]
+            account: AccountId,
+        },
+        /// Moves the account's contacts stored under the names before today's (a tag's postings
+        /// `T<tag>`, a code's `K<hash>`, the document `d`, the tag counts `t<tag>` and
+        /// `<type>#T<tag>`) to today's (`L<tag>`, `Y<hash>`, `n`, `l<tag>`, `<type>#L<tag>`),
+        /// each contact in one transaction, a hundred to a read: see docs/operations.md. Safe to
+        /// run again; answers how many moved, how many were already moved, and any left.
+        RenameStored {
             /// The account the contacts belong to.
             #[arg(long)]
             account: AccountId,

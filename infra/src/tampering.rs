@@ -96,6 +96,41 @@ pub async fn stored_contact(store: &Store, account: AccountId, id: ContactId) ->
     records::find::<Contact>(store, account, id).await.expect("read the contact").expect("the contact")
 }
 
+/// Stores a contact as the service stored it before its names were renamed
+/// (`keys::legacy_contact`): its record without `names`, its postings and tag counts under the
+/// names before, in one transaction, as data of that shape is.
+pub async fn store_under_legacy_names(store: &Store, account: AccountId, id: ContactId) {
+    let current = stored_contact(store, account, id).await;
+    let legacy = Contact { names: keys::legacy_contact::NAMES, version: current.version + 1, ..current.clone() };
+    let counts = billing_api::contacts::counts::reach_moves(account, Some(&current), Some(&legacy));
+    records::replace(store, account, &current, &legacy, counts)
+        .await
+        .expect("store the contact under the names before");
+}
+
+/// How many postings of the account's contacts are under the names before today's
+/// (`keys::legacy_contact`), of both types: `tag`'s, `code`'s, and the `ALL` postings (of the first
+/// thousand) carrying the document under the name before.
+pub async fn legacy_contact_postings(
+    store: &Store,
+    account: AccountId,
+    tag: TagId,
+    code: &str,
+) -> (usize, usize, usize) {
+    let (mut tagged, mut coded, mut documented) = (0, 0, 0);
+    for contact_type in ContactType::ALL {
+        let partition = |facet: &str| keys::contact_postings(account, contact_type.as_str(), facet);
+        tagged += store.partition_keys(partition(&keys::legacy_contact::tag(tag))).await.expect("read").len();
+        coded += store.partition_keys(partition(&keys::legacy_contact::code(code))).await.expect("read").len();
+        let all =
+            billing_api::store::KeyRange::listing(partition(contact_facet::ALL), billing_api::store::Sort::All, true);
+        let items = store.items_in(&all, 0, 1000).await.expect("read");
+        documented +=
+            items.iter().filter(|posting| keys::ContactPosting::read(posting).legacy_document.is_some()).count();
+    }
+    (tagged, coded, documented)
+}
+
 /// The account's tasks not handed on yet.
 pub async fn pending_tasks(store: &Store, account: AccountId) -> Vec<Task> {
     let mut found = Vec::new();
@@ -168,8 +203,8 @@ pub async fn miscount_tag(
 ) {
     // One item holds both counts: a write each.
     let holder = ContactId::new(1);
-    let held = billing_api::contacts::service::holders_added(account, tag, contact_type, holder, holders);
+    let held = billing_api::contacts::counts::holders_added(account, tag, contact_type, holder, holders);
     store.write(vec![held]).await.expect("miscount a tag's holders");
-    let reached = billing_api::contacts::service::reach_added(account, tag, holder, reach);
+    let reached = billing_api::contacts::counts::reach_added(account, tag, holder, reach);
     store.write(vec![reached]).await.expect("miscount a tag's reach");
 }

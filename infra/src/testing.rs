@@ -645,13 +645,13 @@ async fn customers(
     }
     store.put_all(items).await.expect("write the contacts");
     // The tag's reach counter, which a bulk billing's 202 reads.
-    let reach = billing_api::contacts::service::reach_added(account, tag, ids[0], count as i64);
+    let reach = billing_api::contacts::counts::reach_added(account, tag, ids[0], count as i64);
     store.write(vec![reach]).await.expect("count the tag's reach");
     if listed {
         let customers = billing_api::values::ContactType::Customer;
         let counter = keys::contact_count_shards(account, customers);
         let counts: Vec<(String, i64)> = counts.into_iter().collect();
-        let holders = billing_api::contacts::service::holders_added(account, tag, customers, ids[0], count as i64);
+        let holders = billing_api::contacts::counts::holders_added(account, tag, customers, ids[0], count as i64);
         store
             .write(vec![billing_api::store::shards::add_each(counter, ids[0].get(), &counts), holders])
             .await

@@ -468,7 +468,7 @@ async fn main() -> anyhow::Result<()> {
         for tag in &made.tag_ids {
             holding.entry((*tag, made.contact_type.as_str())).or_insert((id, 0)).1 += 1;
         }
-        if billing_api::contacts::service::reaches(&made) {
+        if billing_api::contacts::counts::reaches(&made) {
             for tag in &made.tag_ids {
                 reach.entry(*tag).or_insert((id, 0)).1 += 1;
             }
@@ -482,10 +482,10 @@ async fn main() -> anyhow::Result<()> {
     }
     for ((tag, contact_type), (holder, n)) in holding {
         let contact_type = ContactType::parse(contact_type).context("a contact type")?;
-        store.write(vec![billing_api::contacts::service::holders_added(account, tag, contact_type, holder, n)]).await?;
+        store.write(vec![billing_api::contacts::counts::holders_added(account, tag, contact_type, holder, n)]).await?;
     }
     for (tag, (holder, n)) in reach {
-        store.write(vec![billing_api::contacts::service::reach_added(account, tag, holder, n)]).await?;
+        store.write(vec![billing_api::contacts::counts::reach_added(account, tag, holder, n)]).await?;
     }
 
     fill(&store, account, &world, 1..=FIRST_SIZE, now).await?;

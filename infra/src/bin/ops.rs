@@ -226,6 +226,9 @@ async fn run(cli: Cli) -> anyhow::Result<serde_json::Value> {
         }
         Command::Sale(SaleCommand::Show { account, sale }) => infra::sales_ops::show(&store, account, &sale).await,
         Command::Contact(ContactCommand::Recount { account }) => ops::recount_contacts(&store, account).await,
+        Command::Contact(ContactCommand::RenameStored { account }) => {
+            ops::rename_stored_contacts(&store, account).await
+        }
         Command::Contact(ContactCommand::RecountReach { account, tag }) => {
             ops::recount_reach(&store, account, tag).await
         }

@@ -4,7 +4,7 @@
 //! The create route checks the body and its references as for any billing, counts the eligible
 //! contacts and answers `202 {status, enqueued, contacts_count}`; no billing exists yet. Without
 //! excluded tags the count is the tag's reach counter, which every contact write keeps in its own
-//! transaction (`contacts::service::reached_by`: constant cost, whatever the tag's size); with
+//! transaction (`contacts::counts::reached_by`: constant cost, whatever the tag's size); with
 //! excluded tags it takes off that count the tag's reached holders among the excluded tags'
 //! holders, read when the excluded tags reach fewer contacts than the tag (else it reads the tag's
 //! holders): the cost of the smaller side. In one
@@ -152,10 +152,10 @@ pub async fn accept(store: &Store, account: AccountId, draft: &Draft, billing: V
         // The reach counters of the tag and of the excluded tags, read beside the references: one
         // round trip, and the whole count when no tag is excluded.
         let excluded = &draft.excluded_tag_ids;
-        let reach = excluded.iter().map(|e| crate::contacts::service::reached_by(store, account, *e));
+        let reach = excluded.iter().map(|e| crate::contacts::counts::reached_by(store, account, *e));
         let (_, reached, excluded_reach) = tokio::try_join!(
             check_references(store, account, draft),
-            crate::contacts::service::reached_by(store, account, tag),
+            crate::contacts::counts::reached_by(store, account, tag),
             futures::future::try_join_all(reach),
         )?;
         let count = match excluded_reach.iter().sum::<usize>() {
@@ -163,12 +163,12 @@ pub async fn accept(store: &Store, account: AccountId, draft: &Draft, billing: V
             // Fewer reached holders of the excluded tags: read those, and take the ones the tag
             // reaches off its count.
             holding_excluded if holding_excluded < reached => {
-                let left_out = crate::contacts::service::reached_among(store, account, excluded, tag).await?;
+                let left_out = crate::contacts::counts::reached_among(store, account, excluded, tag).await?;
                 reached.saturating_sub(left_out)
             }
             // Otherwise the tag's own holders, one by one.
             _ => {
-                let ids = crate::contacts::service::holders(store, account, tag).await?;
+                let ids = crate::contacts::counts::holders(store, account, tag).await?;
                 eligible(store, account, &ids, excluded).await?.len()
             }
         };
@@ -556,7 +556,7 @@ async fn eligible(
 
 /// §2.1: inactive contacts and suppliers are skipped; holders of an excluded tag are left out.
 fn reached(contact: &Contact, excluded: &HashSet<TagId>) -> bool {
-    crate::contacts::service::reaches(contact) && !contact.tag_ids.iter().any(|t| excluded.contains(t))
+    crate::contacts::counts::reaches(contact) && !contact.tag_ids.iter().any(|t| excluded.contains(t))
 }
 
 #[cfg(test)]

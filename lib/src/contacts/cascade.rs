@@ -103,18 +103,22 @@ pub async fn run(store: &Store, message: &Cascade) -> anyhow::Result<Outcome> {
             _ => return Ok(Outcome::Skipped("another message ran this round, or the cascade is over")),
         }
     }
-    let facet = match (message.tag_id, message.group_id) {
-        (Some(tag), _) => contact_facet::tag(tag),
-        (None, Some(group)) => contact_facet::group(Some(group)),
+    // A tag's holders under today's facet and, those not yet renamed, the one before.
+    let facets = match (message.tag_id, message.group_id) {
+        (Some(tag), _) => vec![contact_facet::tag(tag), keys::legacy_contact::tag(tag)],
+        (None, Some(group)) => vec![contact_facet::group(Some(group))],
         (None, None) => anyhow::bail!("a cascade names a tag or a group"),
     };
     let mut holders: Vec<ContactId> = Vec::new();
-    for contact_type in ContactType::ALL {
-        let range = KeyRange::listing(keys::contact_postings(account, contact_type.as_str(), &facet), Sort::All, true);
-        let found = postings::matching(store, &range, CHUNK - holders.len()).await?;
-        holders.extend(found.keys().map(|id| ContactId::new(*id)));
-        if holders.len() >= CHUNK {
-            break;
+    'read: for facet in &facets {
+        for contact_type in ContactType::ALL {
+            let range =
+                KeyRange::listing(keys::contact_postings(account, contact_type.as_str(), facet), Sort::All, true);
+            let found = postings::matching(store, &range, CHUNK - holders.len()).await?;
+            holders.extend(found.keys().map(|id| ContactId::new(*id)));
+            if holders.len() >= CHUNK {
+                break 'read;
+            }
         }
     }
     for id in &holders {
@@ -194,7 +198,9 @@ async fn clear(
             return Ok(());
         }
         next.version += 1;
-        records::replace(store, account, &current, &next, Vec::new()).await?;
+        // The tag's counts go with it, as a write taking the tag off would move them.
+        let counts = super::counts::reach_moves(account, Some(&current), Some(&next));
+        records::replace(store, account, &current, &next, counts).await?;
         Ok(())
     })
     .await

@@ -2,7 +2,9 @@
 //! address, group and tags.
 
 pub mod cascade;
+pub mod counts;
 pub mod input;
+pub mod list;
 pub mod model;
 pub mod postings;
 mod record;

@@ -65,6 +65,16 @@ pub struct Contact {
     /// Point-of-sale sales of the contact.
     #[serde(default)]
     pub sales: i64,
+    /// Which names its postings and tag counts are stored under: `keys::CONTACT_NAMES` for every
+    /// contact written since they were renamed, `keys::legacy_contact::NAMES` (absent) for one
+    /// stored before and not written since (which has no such attribute). Never shown.
+    #[serde(default, skip_serializing_if = "legacy_names")]
+    pub names: u8,
+}
+
+/// Whether `names` is the names' before today's, which a contact stored under them does not spell.
+fn legacy_names(names: &u8) -> bool {
+    *names == crate::store::keys::legacy_contact::NAMES
 }
 
 impl Contact {
@@ -107,7 +117,14 @@ impl Contact {
             credit_balance: Money::ZERO,
             credit_movements: 0,
             sales: 0,
+            names: crate::store::keys::CONTACT_NAMES,
         }
+    }
+
+    /// Whether its postings and tag counts are stored under the names before today's
+    /// (`keys::legacy_contact`).
+    pub fn legacy_names(&self) -> bool {
+        legacy_names(&self.names)
     }
 
     /// `company_name` for companies, `full_name` for individuals.

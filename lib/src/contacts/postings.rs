@@ -5,7 +5,7 @@
 //! description's order.
 
 use super::model::Contact;
-use crate::store::keys::{self, contact_facet, ordered, ContactPosting, ListedElsewhere};
+use crate::store::keys::{self, contact_facet, legacy_contact, ordered, ContactPosting, ListedElsewhere};
 use crate::store::postings::Posting;
 use crate::values::text::sort_key;
 use crate::values::AccountId;
@@ -15,20 +15,29 @@ fn order_of(contact: &Contact) -> String {
     ordered(&sort_key(contact.description().unwrap_or_default()), contact.id.get())
 }
 
+/// A contact's postings, under the names it is stored under (`Contact::names`): a write that
+/// renames it moves them all in its transaction.
 pub fn of(account: AccountId, contact: &Contact) -> Vec<Posting> {
     let partition = |facet: &str| keys::contact_postings(account, contact.contact_type.as_str(), facet);
     let order = order_of(contact);
     let document = contact.document();
+    let legacy = contact.legacy_names();
     let mut all = Posting::new(partition(contact_facet::ALL), order.clone());
-    all.extra = ContactPosting { document: document.as_deref() }.attributes();
+    all.extra = match legacy {
+        false => ContactPosting { document: document.as_deref(), ..Default::default() },
+        true => ContactPosting { legacy_document: document.as_deref(), ..Default::default() },
+    }
+    .attributes();
     let mut postings = vec![all];
     postings.push(Posting::new(partition(&contact_facet::group(contact.group_id)), order.clone()));
     for tag in &contact.tag_ids {
-        postings.push(Posting::new(partition(&contact_facet::tag(*tag)), order.clone()));
+        let facet = if legacy { legacy_contact::tag(*tag) } else { contact_facet::tag(*tag) };
+        postings.push(Posting::new(partition(&facet), order.clone()));
     }
     postings.push(Posting::new(partition(contact_facet::active(contact.active)), order.clone()));
     if let Some(code) = contact.code.as_deref().filter(|c| !c.is_empty()) {
-        postings.push(Posting::new(partition(&contact_facet::code(code)), order.clone()));
+        let facet = if legacy { legacy_contact::code(code) } else { contact_facet::code(code) };
+        postings.push(Posting::new(partition(&facet), order.clone()));
     }
     if let Some(email) = contact.email.as_deref().filter(|e| !e.is_empty()) {
         let mut by_email = Posting::new(partition(contact_facet::EMAIL), keys::by_email(email, &order));

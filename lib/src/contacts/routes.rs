@@ -6,8 +6,8 @@ use axum::routing::get;
 use axum::Router;
 
 use super::input::ContactChanges;
+use super::list::{ContactFilter, Search};
 use super::model::Contact;
-use super::service::{ContactFilter, Search};
 use super::view::{represent, ContactView};
 use crate::editing::routes::{self as resource, Resource};
 use crate::http::Tenant;
@@ -88,7 +88,7 @@ fn filter_of(params: &Params) -> ContactFilter {
 async fn list(State(state): State<AppState>, tenant: Tenant, params: Params) -> ApiResult<Response> {
     let pagination = params.pagination();
     let account = tenant.account_id();
-    let listed = super::service::list(&state.store, account, &filter_of(&params), pagination.window()).await?;
+    let listed = super::list::list(&state.store, account, &filter_of(&params), pagination.window()).await?;
     let views = represent(&state.store, account, &listed.records).await?;
     Ok(response::partial_search(response::list("contacts", &views, pagination, listed.total), listed.partial))
 }

@@ -104,7 +104,7 @@ async fn the_count_without_excluded_tags_follows_every_write_of_the_tags_holders
 
 #[tokio::test]
 async fn a_reach_counter_left_behind_is_counted_again_by_the_ops_command() {
-    use billing_api::contacts::service::reach_added;
+    use billing_api::contacts::counts::reach_added;
     use billing_api::values::TagId;
     let api = Api::start().await;
     let s = setup(&api).await;

@@ -509,3 +509,105 @@ async fn a_list_by_one_group_tag_or_activity_counts_its_total_and_reads_its_page
     let again = infra::ops::recount_contacts(store, api.account_id).await.unwrap();
     assert_eq!(again["moved"], json!([]));
 }
+
+/// Contacts stored before their names were renamed (a tag `T`, a code `K`, the document `d`)
+/// are read under both names by every list and search, move to today's on their next write, and
+/// all at once by `ops contact rename-stored`, after which nothing is left under the names before,
+/// the counts need no repair, and a list by the tag reads what it read before any was stored so.
+#[tokio::test]
+async fn contacts_stored_under_the_names_before_are_read_and_renamed() {
+    use billing_api::values::{ContactId, TagId};
+    let meter = std::sync::Arc::new(crate::support::ReadMeter::default());
+    let api = Api::on(infra::testing::DevServer::start_metered(meter.clone()).await).await;
+    let s = super::billings::setup(&api).await;
+    let (t, yearly) = (tag(&api, "Mensalistas", false).await, tag(&api, "Anuais", false).await);
+    let mut customers = Vec::new();
+    for n in 0..5u64 {
+        let mut body = person(&format!("Cliente {}", NATO[n as usize]), &infra::testing::cpf(320_000_000 + n));
+        body["tag_ids"] = if n == 2 { json!([t, yearly]) } else { json!([t]) };
+        body["code"] = json!(format!("ERP-{n}"));
+        customers.push(create(&api, body).await["id"].as_i64().unwrap());
+    }
+    let mut supplier = company("Beta Fornecedora Ltda", "11.222.333/0001-81");
+    supplier["contact_type"] = json!("supplier");
+    supplier["tag_ids"] = json!([t]);
+    let beta = create(&api, supplier).await["id"].as_i64().unwrap();
+    let c = |n: usize| customers[n];
+    let billed = super::billings::create_with(&api, &s, json!({"contact_id": c(1)})).await;
+    let page = format!("/v1/contacts?tag_id={t}&per_page=2");
+    let cost_before = super::support::fewest_reads(&api, &meter, &page).await;
+
+    // Four customers and the supplier as the service stored them before; one of them deleted.
+    let store = &api.server.store;
+    let (account, tag_id) = (api.account_id, TagId::new(t));
+    for id in [c(0), c(1), c(2), c(4), beta] {
+        infra::tampering::store_under_legacy_names(store, account, ContactId::new(id)).await;
+    }
+    api.delete(&format!("/v1/contacts/{}", c(4))).await.expect(204);
+    let legacy_postings = || infra::tampering::legacy_contact_postings(store, account, tag_id, "ERP-1");
+    assert_eq!(legacy_postings().await, (4, 1, 4), "the tag's, the code's, documents");
+    let every = Listed { tag: t, beta, customers: customers[..4].to_vec(), billed };
+    every.read_under_both_names(&api).await;
+    let reach = infra::ops::recount_reach(store, account, tag_id).await.unwrap();
+    assert_eq!((reach["reach_was"].as_i64(), reach["reach"].as_i64()), (Some(4), Some(4)), "{reach}");
+
+    // A tag deleted while a contact stored so holds it is taken out of it by the cascade.
+    api.delete(&format!("/v1/tags/{yearly}")).await.expect(204);
+    assert_eq!(api.server.cascade().await, 1);
+    let charlie = infra::tampering::stored_contact(store, account, ContactId::new(c(2))).await;
+    assert_eq!((charlie.legacy_names(), charlie.tag_ids), (true, vec![tag_id]));
+    let yearly = infra::tampering::legacy_contact_postings(store, account, TagId::new(yearly), "ERP-1").await;
+    assert_eq!(yearly, (0, 1, 4));
+
+    // A write renames the contact it writes.
+    let renamed = json!({"contact": {"full_name": "Cliente Alfa Renomeado"}});
+    api.patch(&format!("/v1/contacts/{}", c(0)), &renamed).await.expect(200);
+    assert_eq!(legacy_postings().await, (3, 1, 3));
+    every.read_under_both_names(&api).await;
+
+    // The operator's command moves the rest; a second run moves nothing.
+    let done = infra::ops::rename_stored_contacts(store, account).await.unwrap();
+    assert_eq!(
+        done,
+        json!({"renamed": 3, "already": 3, "left": []}),
+        "Bravo, Charlie and Beta moved; Maria, Alfa and Delta were already"
+    );
+    assert_eq!(legacy_postings().await, (0, 0, 0));
+    every.read_under_both_names(&api).await;
+    let again = infra::ops::rename_stored_contacts(store, account).await.unwrap();
+    assert_eq!(again, json!({"renamed": 0, "already": 6, "left": []}));
+    assert_eq!(infra::ops::recount_contacts(store, account).await.unwrap()["moved"], json!([]), "counts moved whole");
+    let cost_after = super::support::fewest_reads(&api, &meter, &page).await;
+    assert_eq!((cost_after.round_trips, cost_after.read_units), (cost_before.round_trips, cost_before.read_units));
+}
+
+/// What the lists of [`contacts_stored_under_the_names_before_are_read_and_renamed`] find.
+struct Listed {
+    tag: i64,
+    beta: i64,
+    customers: Vec<i64>,
+    /// A billing of the second customer.
+    billed: i64,
+}
+
+impl Listed {
+    async fn read_under_both_names(&self, api: &Api) {
+        let listed = |q: String| async move {
+            let answer = api.get(&format!("/v1/contacts?{q}")).await.expect(200);
+            (answer.header("x-total-count").unwrap().parse::<usize>().unwrap(), ids(&answer))
+        };
+        let (t, c) = (self.tag, |n: usize| self.customers[n]);
+        let every = vec![self.beta, c(0), c(1), c(2), c(3)];
+        assert_eq!(listed(format!("tag_id={t}")).await, (5, every), "by the tag");
+        assert_eq!(listed(format!("tag_id={t}&per_page=2&page=2")).await.1, vec![c(1), c(2)], "a page by the tag");
+        let among = listed(format!("tag_id={t}&contact_type=customer&active=true")).await;
+        assert_eq!(among.0, 4, "the tag among other filters");
+        assert_eq!(listed("s=ERP-1&filter=code".to_owned()).await.1, vec![c(1)], "by the code");
+        let digits: String = infra::testing::cpf(320_000_001).chars().filter(char::is_ascii_digit).collect();
+        assert_eq!(listed(format!("s={digits}&filter=document")).await.1, vec![c(1)], "by the document");
+        let billings = api.get(&format!("/v1/billings?s={digits}")).await.expect(200);
+        let found: Vec<i64> =
+            billings.body["billings"].as_array().unwrap().iter().map(|b| b["id"].as_i64().unwrap()).collect();
+        assert_eq!(found, vec![self.billed], "billings by the payer's document");
+    }
+}

@@ -39,7 +39,7 @@ pub async fn searched(
         let stopped = postings::scan(store, &range, postings::SEARCH_SCAN, |posting| {
             let sk = item::text(posting, "sk").unwrap_or_default();
             let described = keys::order_name(sk).is_some_and(|description| description.contains(folded));
-            let documented = !digits.is_empty() && ContactPosting::read(posting).document == Some(digits);
+            let documented = !digits.is_empty() && ContactPosting::read(posting).document_digits() == Some(digits);
             if described || documented {
                 payers.extend(postings::id_at_end(sk));
             }

@@ -17,8 +17,9 @@ pub mod contact_facet {
         id.map_or("G0".to_owned(), |g| format!("G{g}"))
     }
 
+    /// The contacts holding a tag (`L`, a label).
     pub fn tag(id: TagId) -> String {
-        format!("T{id}")
+        format!("L{id}")
     }
 
     pub fn active(active: bool) -> &'static str {
@@ -29,16 +30,16 @@ pub mod contact_facet {
         }
     }
 
-    /// A contact's code: a hash (any length fits).
+    /// A contact's code: a hash (any length fits), `Y` as a billing's `your_code`.
     pub fn code(code: &str) -> String {
-        format!("K{}", super::hashed(code))
+        format!("Y{}", super::hashed(code))
     }
 }
 
 /// Partition of the postings of one filter value of an account's contacts of a type:
 /// `A#<account>#CONTACTS#<customer|supplier>#<facet>`, the facet being `ALL` (every contact, with
-/// its document digits for the document search), `G<group>` (`G0`: none), `T<tag>`, `A1`/`A0`
-/// (active or not), `K<code hash>` or `M` (by e-mail, for the prefix search). Sort keys are the
+/// its document digits for the document search), `G<group>` (`G0`: none), `L<tag>`, `A1`/`A0`
+/// (active or not), `Y<code hash>` or `M` (by e-mail, for the prefix search). Sort keys are the
 /// description's sort key and the id (`M`: the e-mail first). See `contacts::postings`.
 pub fn contact_postings(account: AccountId, contact_type: &str, facet: &str) -> String {
     format!("A#{account}#CONTACTS#{contact_type}#{facet}")
@@ -70,7 +71,16 @@ stored_attributes! {
     /// What a contact's `ALL` posting carries: its document's digits, which the document search
     /// (of contacts and of billings by payer) reads.
     pub struct ContactPosting {
-        document = "d",
+        document = "n",
+        /// Where a contact not yet renamed keeps it ([`legacy_contact`]): read, never written.
+        legacy_document = "d",
+    }
+}
+
+impl<'a> ContactPosting<'a> {
+    /// The document's digits, under today's name or the one before ([`legacy_contact`]).
+    pub fn document_digits(&self) -> Option<&'a str> {
+        self.document.or(self.legacy_document)
     }
 }
 
@@ -90,14 +100,51 @@ pub fn tag_reach_count_shards(account: AccountId, bucket: i64) -> String {
     count_shards(account, &format!("REACH#{bucket}"))
 }
 
-/// A tag's reach in its bucket's counter (`t<tag>`): the active customers a bulk billing on it
+/// A tag's reach in its bucket's counter (`l<tag>`): the active customers a bulk billing on it
 /// reaches.
 pub fn tag_reach_tally(tag: TagId) -> String {
-    format!("t{}", tag.get())
+    format!("l{}", tag.get())
 }
 
-/// A tag's holders of a contact type in its bucket's counter (`<type>#T<tag>`): the total of a
+/// A tag's holders of a contact type in its bucket's counter (`<type>#L<tag>`): the total of a
 /// contact list by the tag.
 pub fn tag_holding_tally(contact_type: ContactType, tag: TagId) -> String {
     typed(contact_type, &contact_facet::tag(tag))
 }
+
+/// The names a contact's postings and tag counts were stored under before they were renamed so
+/// that no letter has two meanings (a tag was `T`, the creation date's letter; a code `K`, the
+/// category's; the document `d`, the due date's). A contact stored under them
+/// (`Contact::names` = [`legacy_contact::NAMES`]) moves to today's on its next write, or when `ops
+/// contact rename-stored` moves it; until every contact of an account is moved, readers also read
+/// these. Written by nothing else.
+pub mod legacy_contact {
+    use super::typed;
+    use crate::values::{ContactType, TagId};
+
+    /// `Contact::names` of a contact stored under these names (any contact stored before the field).
+    pub const NAMES: u8 = 0;
+
+    /// The contacts holding a tag.
+    pub fn tag(id: TagId) -> String {
+        format!("T{id}")
+    }
+
+    /// A contact's code.
+    pub fn code(code: &str) -> String {
+        format!("K{}", super::hashed(code))
+    }
+
+    /// A tag's reach in its bucket's counter.
+    pub fn tag_reach_tally(tag: TagId) -> String {
+        format!("t{}", tag.get())
+    }
+
+    /// A tag's holders of a contact type in its bucket's counter.
+    pub fn tag_holding_tally(contact_type: ContactType, tag: TagId) -> String {
+        typed(contact_type, &self::tag(tag))
+    }
+}
+
+/// `Contact::names` of a contact stored under today's names (every contact written since).
+pub const CONTACT_NAMES: u8 = 1;

@@ -170,4 +170,61 @@ mod tests {
         let long = "x".repeat(1000);
         assert_eq!(unique("GROUP", &long).len(), "UNIQUE#GROUP#".len() + 64);
     }
+
+    /// Every letter a stored name is built from, in force, each with what it means, taken from the
+    /// functions and declarations that build them: a facet of a partition's name (`S<status>`), a
+    /// count in a counter (`r<rule>`), an attribute beside the keys (`s`). A letter, in either
+    /// case, means one thing wherever it is stored. The names before the contacts' were renamed
+    /// (`legacy_contact`) are read, never written, and left out; so are words (`ALL`, `value`)
+    /// and the `A#<account>` every account's key begins with.
+    #[test]
+    fn each_stored_letter_has_one_meaning() {
+        use crate::values::{BankRuleId, BillCategoryId, BillingStatus, ContactId, ContactType, GroupId};
+        let (tag, rule, status) = (TagId::new(7), BankRuleId::new(7), BillingStatus::Opened);
+        let mut named: Vec<(String, &str)> = vec![
+            (billing_facet::contact(ContactId::new(7)), "contact"),
+            (billing_facet::bank_rule(rule), "bank rule"),
+            (billing_facet::category(BillCategoryId::new(7)), "category"),
+            (billing_facet::parent(BillingId::new(7)), "parent booklet"),
+            (your_code_facet("ERP-7"), "code"),
+            (billing_facet::status(status), "status"),
+            (billing_facet::CREATED.to_owned(), "creation date"),
+            (billing_facet::EVINCIVE.to_owned(), "evincive text"),
+            (BillingTally::Status(status).name(), "status"),
+            (BillingTally::Rule(rule).name(), "bank rule"),
+            (BillingTally::Category(BillCategoryId::new(7)).name(), "category"),
+            (BillingTally::Created.name(), "creation date"),
+            (contact_facet::group(Some(GroupId::new(7))), "group"),
+            (contact_facet::group(None), "group"),
+            (contact_facet::tag(tag), "tag"),
+            (contact_facet::active(true).to_owned(), "active"),
+            (contact_facet::active(false).to_owned(), "active"),
+            (contact_facet::code("ERP-7"), "code"),
+            (contact_facet::EMAIL.to_owned(), "e-mail"),
+            (tag_reach_tally(tag), "tag"),
+            (tag_holding_tally(ContactType::Customer, tag).replacen("customer#", "", 1), "tag"),
+        ];
+        let attributes = |written: Vec<(&'static str, String)>, meanings: &[&'static str]| {
+            assert_eq!(written.len(), meanings.len(), "every attribute named");
+            written
+                .into_iter()
+                .zip(meanings.iter().copied())
+                .map(|((stored, _), meaning)| (stored.to_owned(), meaning))
+                .collect::<Vec<_>>()
+        };
+        let x = Some("x");
+        let entry = BillingEntry { status: x, due_date: x, created_on: x, contact: x };
+        named.extend(attributes(entry.attributes(), &["status", "due date", "creation date", "contact"]));
+        named.extend(attributes(ValuePosting { state: x, carried: x }.attributes(), &["state", "carried facets"]));
+        named.extend(attributes(TextPosting { text: x }.attributes(), &["evincive text"]));
+        named.extend(attributes(ContactPosting { document: x, legacy_document: None }.attributes(), &["document"]));
+        named.extend(attributes(ListedElsewhere { order: x }.attributes(), &["order"]));
+        let mut meanings: std::collections::BTreeMap<char, &str> = std::collections::BTreeMap::new();
+        for (name, meaning) in named {
+            let letter = name.chars().next().expect("a stored name").to_ascii_lowercase();
+            let first = *meanings.entry(letter).or_insert(meaning);
+            assert_eq!(first, meaning, "`{letter}` means {first} and {meaning} (in `{name}`)");
+        }
+        assert_eq!(meanings.len(), 17, "{meanings:?}");
+    }
 }
