@@ -9,12 +9,13 @@ use billing_api::accounts::{self, AccountChanges};
 use billing_api::auth::token_record;
 use billing_api::billings::billets::lifecycle;
 use billing_api::billings::legacy::{self, LegacyBilling};
-use billing_api::billings::service::{self as billings, Payment};
+use billing_api::billings::service as billings;
 use billing_api::billings::view::BillingView;
 use billing_api::billings::Billing;
 use billing_api::contacts::Contact;
 use billing_api::contention::retry_in_turn;
 use billing_api::editing::find_or_404;
+use billing_api::payments::bank::Reported;
 use billing_api::store::records;
 use billing_api::store::Store;
 use billing_api::values::{
@@ -141,15 +142,16 @@ pub async fn create_legacy_billing(store: &Store, account: AccountId, spec: &Leg
 }
 
 /// The simulated bank settles a billing's opened billet (see
-/// `billings::service::record_bank_payment`): prints the billing as the API now shows it.
+/// `payments::bank::pay`, applied as every payment is): prints the billing as the API now shows
+/// it.
 pub async fn pay_billing(
     store: &Store,
     account: AccountId,
     billing: BillingId,
-    payment: &Payment,
+    payment: &Reported,
 ) -> anyhow::Result<Value> {
     require_account(store, account).await?;
-    let paid = billings::record_bank_payment(store, account, billing, payment).await?;
+    let paid = billing_api::payments::bank::pay(store, account, billing, payment).await?;
     let embedded = billings::embedded(store, account, &paid).await?;
     Ok(serde_json::to_value(BillingView::new(&paid, &embedded.related(), today()))?)
 }
@@ -198,6 +200,13 @@ pub async fn rename_stored_contacts(store: &Store, account: AccountId) -> anyhow
     require_account(store, account).await?;
     let done = billing_api::contacts::service::rename_stored(store, account).await?;
     Ok(json!({ "renamed": done.renamed, "already": done.already, "left": done.left }))
+}
+
+/// The account's payments kept to refund (`payments::to_refund`).
+pub async fn payments_to_refund(store: &Store, account: AccountId, limit: usize) -> anyhow::Result<Value> {
+    require_account(store, account).await?;
+    let kept = billing_api::payments::to_refund(store, account, limit).await?;
+    Ok(json!({ "to_refund": kept }))
 }
 
 /// The contact counters counted again (`contacts::counts::recount`): the counts that moved.
@@ -354,8 +363,26 @@ pub mod cli {
         /// The bank's return files: uploaded and applied, shown.
         #[command(subcommand)]
         Return(ReturnCommand),
+        /// Payments as every channel applies them.
+        #[command(subcommand)]
+        Payment(PaymentCommand),
         /// Creates the table, queues, secret and bucket when missing (local stack only).
         Setup,
+    }
+
+    #[derive(Subcommand, Debug)]
+    pub enum PaymentCommand {
+        /// The account's payments kept to refund (a billing paid twice, through two channels or
+        /// after it was settled otherwise), oldest first: each with its billing, billet, channel,
+        /// amount, day and why.
+        Refunds {
+            /// The account whose payments these are.
+            #[arg(long)]
+            account: AccountId,
+            /// How many (oldest first).
+            #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u16).range(1..=1000))]
+            limit: u16,
+        },
     }
 
     #[derive(Subcommand, Debug)]

@@ -31,6 +31,7 @@ pub mod jobs;
 pub mod outbox;
 pub mod panics;
 pub mod payer_page;
+pub mod payments;
 pub mod pos;
 pub mod refusal;
 pub mod state;

@@ -19,7 +19,7 @@ use infra::cache_flush::CacheFlusher;
 use infra::ops;
 use infra::ops::cli::{
     AccountCommand, BankAccountCommand, BankRuleCommand, BillingCommand, CategoryCommand, Cli, Command, ContactCommand,
-    Destructive, RemittanceCommand, ReturnCommand, SaleCommand, TokenCommand, WebhookCommand,
+    Destructive, PaymentCommand, RemittanceCommand, ReturnCommand, SaleCommand, TokenCommand, WebhookCommand,
 };
 use infra::target::{self, Consent, LocalOnly, NotConfirmed, StackOutputs, Target};
 use infra::webhooks::WebhookOps;
@@ -204,7 +204,7 @@ async fn run(cli: Cli) -> anyhow::Result<serde_json::Value> {
                 Some(amount) => amount,
                 None => ops::billet_amount(&store, account, billing).await?,
             };
-            let payment = billing_api::billings::service::Payment {
+            let payment = billing_api::payments::bank::Reported {
                 amount,
                 paid_on: date.unwrap_or_else(billing_api::values::today),
                 fee,
@@ -237,6 +237,9 @@ async fn run(cli: Cli) -> anyhow::Result<serde_json::Value> {
         }
         Command::Remittance(RemittanceCommand::Create { account, bank_rule }) => {
             infra::bank_files::create_remittances(&store, &files(&config, &names), account, bank_rule).await
+        }
+        Command::Payment(PaymentCommand::Refunds { account, limit }) => {
+            ops::payments_to_refund(&store, account, usize::from(limit)).await
         }
         Command::Remittance(RemittanceCommand::List { account, limit }) => {
             infra::bank_files::list_remittances(&store, account, usize::from(limit)).await

@@ -2,7 +2,7 @@
 //! re-issue, what cancel and pay-off do to them, and the bank payment of the ops CLI.
 
 use billing_api::billets::payment_codes::{barcode_is_valid, crc16_ccitt_false, digitable_line};
-use billing_api::billings::service::Payment;
+use billing_api::payments::bank::Reported as Payment;
 use billing_api::values::{BilletId, BillingId};
 use serde_json::{json, Value};
 

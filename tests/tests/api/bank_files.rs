@@ -295,6 +295,59 @@ async fn a_cancellation_after_remittance_goes_out_as_a_write_off_and_a_crash_los
     assert_eq!(applied["return_file"]["unchanged"], 1, "{applied}");
 }
 
+/// One way a payment is applied (`payments`): the same payment in another return file changes
+/// nothing, and a payment of a billing cancelled meanwhile moves nothing and is kept to refund,
+/// listed by `infra/ops payment refunds`, once however often it is reported.
+#[tokio::test]
+async fn a_payment_reported_again_applies_once_and_one_after_a_cancel_is_kept_to_refund() {
+    let api = Api::start().await;
+    let files = files().await;
+    let (id, rule, s) = itau_billing(&api).await;
+    let other = billing_on(&api, &s, &rule).await;
+    remit(&api, &files).await;
+    let (first_billet, other_billet) = (billet(&api, id).await, billet(&api, other).await);
+    let paid =
+        |billing: i64, b: &Value| returned(billing, b, "06", json!({"paid": 2500, "fee": 150, "occurred": "05032030"}));
+
+    // Paid before the bank's confirmation came: settled.
+    let first = upload(&api, &files, &return_file("first.ret", &[paid(id, &first_billet)])).await.unwrap();
+    assert_eq!(first["applied_now"], 1, "{first}");
+    let settled = api.get(&format!("/v1/billings/{id}")).await.expect(200).body;
+    assert_eq!((settled["status"].as_str(), settled["gw_received_with"].as_str()), (Some("paid"), Some("bank_billet")));
+
+    // The same payment in a file of other bytes: unchanged, and nothing to refund.
+    let confirmed = returned(other, &other_billet, "02", json!({}));
+    let again = upload(&api, &files, &return_file("again.ret", &[paid(id, &first_billet), confirmed])).await.unwrap();
+    assert_eq!(
+        (again["return_file"]["applied"].as_i64(), again["return_file"]["unchanged"].as_i64()),
+        (Some(1), Some(1)),
+        "{again}"
+    );
+    assert_eq!(api.get(&format!("/v1/billings/{id}")).await.expect(200).body, settled);
+    let refunds = infra::ops::payments_to_refund(&api.server.store, api.account_id, 10).await.unwrap();
+    assert_eq!(refunds["to_refund"], json!([]));
+
+    // The other billing is cancelled, and its payer had paid at the bank meanwhile.
+    api.post(&format!("/v1/billings/{other}/cancel"), &json!({"billing": {"cancellation_reason": "Desistência"}}))
+        .await
+        .expect(200);
+    let late = upload(&api, &files, &return_file("late.ret", &[paid(other, &other_billet)])).await.unwrap();
+    assert_eq!(late["return_file"]["not_applied"], 1, "{late}");
+    let cancelled = api.get(&format!("/v1/billings/{other}")).await.expect(200).body;
+    assert_eq!(cancelled["status"], "canceled");
+    let refunds = infra::ops::payments_to_refund(&api.server.store, api.account_id, 10).await.unwrap();
+    let kept = refunds["to_refund"].as_array().unwrap();
+    assert_eq!(kept.len(), 1, "{refunds}");
+    assert_eq!((kept[0]["billing_id"].as_i64(), kept[0]["outcome"].as_str()), (Some(other), Some("to_refund")));
+    assert_eq!((kept[0]["channel"].as_str(), kept[0]["paid_on"].as_str()), (Some("bank_billet"), Some("2030-03-05")));
+    assert!(kept[0]["note"].as_str().unwrap().contains("devolver ao pagador"), "{}", kept[0]);
+    // Reported again in another file: still one to refund.
+    let twice = [paid(other, &other_billet), returned(other, &other_billet, "09", json!({}))];
+    upload(&api, &files, &return_file("late-again.ret", &twice)).await.unwrap();
+    let refunds = infra::ops::payments_to_refund(&api.server.store, api.account_id, 10).await.unwrap();
+    assert_eq!(refunds["to_refund"].as_array().unwrap().len(), 1, "{refunds}");
+}
+
 #[tokio::test]
 async fn itau_documents_pass_the_independent_validators() {
     let api = Api::start().await;

@@ -31,7 +31,8 @@ use crate::billets::cnab240_return::{self, Happened, Malformed, Returned};
 use crate::billets::itau::Agreement;
 use crate::billets::model::{BankBillet, BilletStatus};
 use crate::billings::model::Billing;
-use crate::billings::service::{change, settled, Payment, Ruled};
+use crate::billings::service::{change, Ruled};
+use crate::payments::{self, bank};
 use crate::refusal::Refusal;
 use crate::store::item::number;
 use crate::store::stored::{self, Key, Stored};
@@ -309,26 +310,25 @@ async fn apply_line(
                 None => {
                     // Replaced by a re-issue: as it was read above.
                     let status = read_status;
-                    let (outcome, note) = match title.happened {
-                        Happened::Paid => (
-                            Outcome::NotApplied,
+                    return Ok(Ruled::Unchanged(Some(match title.happened {
+                        Happened::Paid => to_refund(
                             format!("pago no banco, mas o boleto foi substituído ({status}): devolver ao pagador ou baixar a cobrança à mão"),
                         ),
-                        _ => (Outcome::Unchanged, format!("boleto substituído ({status})")),
-                    };
-                    return Ok(Ruled::Unchanged(Some((outcome, note))));
+                        _ => (Outcome::Unchanged, format!("boleto substituído ({status})"), false),
+                    })));
                 }
             };
             let status = billet.status;
             let waiting = matches!(status, BilletStatus::Remitting | BilletStatus::Remittanced);
             // The billet moved (and the billing as `next`), with the line in the ledger.
-            let moved = |next: Billing, to: BankBillet, note: &str| -> Result<Ruled<Option<(Outcome, String)>>, Refusal> {
+            let moved_with = |next: Billing, to: BankBillet, note: &str, mut also: Vec<crate::store::Write>| -> Result<Ruled<Option<Kept>>, Refusal> {
                 let applied = Line { outcome: Outcome::Applied, note: note.to_owned(), ..line.clone() };
-                let also = vec![stored::insert(&applied, ())?];
+                also.push(stored::insert(&applied, ())?);
                 let billet = Some(BilletWrite::Moved { from: billet.clone(), to });
-                Ok(Ruled::Changed { next, billet, also, announce: true, then: Some((Outcome::Applied, note.to_owned())) })
+                Ok(Ruled::Changed { next, billet, also, announce: true, then: Some((Outcome::Applied, note.to_owned(), false)) })
             };
-            let keep = |outcome: Outcome, note: String| Ok(Ruled::Unchanged(Some((outcome, note))));
+            let moved = |next: Billing, to: BankBillet, note: &str| moved_with(next, to, note, Vec::new());
+            let keep = |outcome: Outcome, note: String| Ok(Ruled::Unchanged(Some((outcome, note, false))));
             match title.happened {
                 Happened::Registered if waiting => {
                     let mut to = billet.moved_to(BilletStatus::Opened);
@@ -343,34 +343,23 @@ async fn apply_line(
                     moved(billing.clone(), to, "entrada rejeitada")
                 }
                 Happened::Refused => keep(Outcome::NotApplied, format!("entrada rejeitada, mas o boleto já está {status}")),
-                Happened::Paid
-                    if billing.status.collectable()
-                        && (waiting || matches!(status, BilletStatus::Opened | BilletStatus::Protested)) =>
-                {
-                    let payment = Payment {
-                        amount: if title.paid_amount.is_positive() { title.paid_amount } else { title.amount },
-                        paid_on: title.occurred_on.unwrap_or_else(crate::values::today),
-                        fee: title.fee,
-                    };
+                Happened::Paid => {
+                    let payment = paid_by(title, billing_id, billet_id);
                     if payment.fee > payment.amount {
                         return keep(Outcome::NotApplied, format!("tarifa {} maior que o valor pago", title.fee));
                     }
-                    let (next, mut paid) = settled(billing.clone(), &billet, &payment);
-                    if let Some(credit) = title.credit_on {
-                        paid.settlement.credit_at = Some(credit);
+                    // The same payment, from another file.
+                    if payments::recorded(store, account, &payment).await?.is_some() {
+                        return keep(Outcome::Unchanged, "pagamento já registrado (outro arquivo)".to_owned());
                     }
-                    if title.net_amount.is_positive() {
-                        paid.settlement.net_amount = title.net_amount;
+                    match payments::settling(account, billing.clone(), Some(&billet), &payment)? {
+                        Ok((next, paid, ledger)) => moved_with(next, paid, "liquidação", vec![ledger]),
+                        Err(_) => Ok(Ruled::Unchanged(Some(to_refund(format!(
+                            "pago no banco, mas o boleto está {status} e a cobrança {}: devolver ao pagador ou baixar a cobrança à mão",
+                            billing.status
+                        ))))),
                     }
-                    moved(next, paid, "liquidação")
                 }
-                Happened::Paid => keep(
-                    Outcome::NotApplied,
-                    format!(
-                        "pago no banco, mas o boleto está {status} e a cobrança {}: devolver ao pagador ou baixar a cobrança à mão",
-                        billing.status
-                    ),
-                ),
                 Happened::WrittenOff
                     if matches!(status, BilletStatus::Remittanced | BilletStatus::Opened | BilletStatus::Protested) =>
                 {
@@ -396,8 +385,14 @@ async fn apply_line(
     .await;
     match outcome {
         Ok((_, None)) => Ok(None),
-        Ok((_, Some((Outcome::Applied, _)))) => Ok(Some(Outcome::Applied)),
-        Ok((_, Some((outcome, note)))) => keep(store, Line { outcome, note, ..line }).await,
+        Ok((_, Some((Outcome::Applied, _, _)))) => Ok(Some(Outcome::Applied)),
+        Ok((_, Some((outcome, note, false)))) => keep(store, Line { outcome, note, ..line }).await,
+        Ok((_, Some((outcome, note, true)))) => {
+            // Money the billing does not take: kept to refund with the line, in one transaction.
+            let payment = paid_by(title, billing_id, billet_id);
+            let refund = payments::kept_to_refund(account, billing_id, &payment, &note)?;
+            keep_with(store, Line { outcome, note, ..line }, refund).await
+        }
         Err(Refusal::NotFound) => {
             line.note = format!("nenhuma cobrança {billing_id}");
             keep(store, line).await
@@ -474,12 +469,53 @@ pub async fn on_uploads(
 
 /// Writes a line that changed nothing into the ledger (`None`: an earlier upload's is there).
 async fn keep(store: &Store, line: Line) -> anyhow::Result<Option<Outcome>> {
+    keep_with(store, line, Vec::new()).await
+}
+
+/// [`keep`] with `also` in its transaction (a payment kept to refund). `None` when an earlier
+/// upload kept the line; when another file kept the payment, the line is kept alone, unchanged.
+async fn keep_with(store: &Store, line: Line, also: Vec<crate::store::Write>) -> anyhow::Result<Option<Outcome>> {
     let outcome = line.outcome;
-    match store.write(vec![stored::insert(&line, ()).context("a ledger line")?]).await {
+    let mut writes = vec![stored::insert(&line, ()).context("a ledger line")?];
+    let with_payment = !also.is_empty();
+    writes.extend(also);
+    match store.write(writes).await {
         Ok(()) => Ok(Some(outcome)),
-        Err(StoreError::ConditionFailed(_)) => Ok(None),
+        Err(error) if error.failed_at(0) => Ok(None),
+        Err(StoreError::ConditionFailed(_)) if with_payment => {
+            let note = "pagamento já registrado (outro arquivo)".to_owned();
+            Box::pin(keep(store, Line { outcome: Outcome::Unchanged, note, ..line })).await
+        }
         Err(error) => Err(error.into()),
     }
+}
+
+/// What a line kept says (`Outcome`, note) and whether its payment, which the billing does not
+/// take, is kept to refund.
+type Kept = (Outcome, String, bool);
+
+/// A payment line the billing does not take: not applied, its payment kept to refund.
+fn to_refund(note: String) -> Kept {
+    (Outcome::NotApplied, note, true)
+}
+
+/// The payment a paid title reports (06) of billet `billet` of billing `billing`: the paid amount
+/// (the title's amount when the bank leaves it blank) on the day it occurred, the fee, and the
+/// credit day and net amount when the bank gives them.
+fn paid_by(title: &Returned, billing: BillingId, billet: BilletId) -> payments::Payment {
+    let reported = bank::Reported {
+        amount: if title.paid_amount.is_positive() { title.paid_amount } else { title.amount },
+        paid_on: title.occurred_on.unwrap_or_else(crate::values::today),
+        fee: title.fee,
+    };
+    let mut payment = bank::payment(billing, billet, &reported);
+    if let Some(credit) = title.credit_on {
+        payment.credit_on = credit;
+    }
+    if title.net_amount.is_positive() {
+        payment.net_amount = title.net_amount;
+    }
+    payment
 }
 
 /// The bank's reasons for refusing a title, in words (FEBRABAN's CNAB 240 table of rejection

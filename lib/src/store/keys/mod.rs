@@ -44,6 +44,7 @@ mod billings;
 mod contacts;
 mod counters;
 mod events;
+mod payments;
 mod pos;
 mod webhooks;
 
@@ -54,6 +55,7 @@ pub use billings::*;
 pub use contacts::*;
 pub use counters::*;
 pub use events::*;
+pub use payments::*;
 pub use pos::*;
 pub use webhooks::*;
 

@@ -1,0 +1,291 @@
+//! One way a payment is applied (DESIGN §10). A billing can be paid through several channels, each
+//! a room of its own (`bank`: the boleto, as the bank's return file or the simulated bank report
+//! it); a channel turns what its provider says into one [`Payment`], and this module applies it:
+//!
+//! - **exactly once per provider id**: the payment's ledger item ([`Entry`], `keys::payment`) is
+//!   written, only if absent, in the transaction that applies it, so a payment reported again (a
+//!   second return file, a webhook twice, a reconciliation) changes nothing;
+//! - **the first payment settles**: the billing `paid` and the billet it pays `paid`, with what
+//!   was paid, announced by `billing.updated`, all in that transaction;
+//! - **a later one is kept to refund**: a payment of a billing already settled otherwise, or of a
+//!   billet no longer the billing's, moves nothing and is kept, with why, in the ledger and in the
+//!   account's list of payments to refund (`keys::payments_to_refund`, `infra/ops payment
+//!   refunds`): never lost, never applied twice.
+//!
+//! The channel tells whether a payment is real before it gets here (a return file the account
+//! uploaded; later, a PSP's call confirmed against the PSP).
+
+pub mod bank;
+
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+
+use crate::billets::model::{BankBillet, BilletStatus};
+use crate::billings::billets::lifecycle::BilletWrite;
+use crate::billings::model::Billing;
+use crate::billings::service::{change, Ruled};
+use crate::refusal::{Code, Problem, Refusal};
+use crate::store::item::number;
+use crate::store::stored::{self, Key, Stored};
+use crate::store::{keys, KeyRange, Sort, Store, StoreError, Write};
+use crate::values::{AccountId, BilletId, BillingId, BillingStatus, Money, Timestamp};
+
+/// How a payment came.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Channel {
+    /// The boleto, paid at a bank.
+    BankBillet,
+}
+
+impl Channel {
+    /// Its name: in the ledger's keys and as the billing's `gw_received_with`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Channel::BankBillet => "bank_billet",
+        }
+    }
+}
+
+/// A payment as its channel learned it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Payment {
+    pub channel: Channel,
+    /// What the channel calls this payment; a payment is applied once per channel and id.
+    pub provider_id: String,
+    /// The billet it pays.
+    pub billet_id: BilletId,
+    /// What the payer paid (fine and interest included, discounts taken off).
+    pub amount: Money,
+    pub paid_on: NaiveDate,
+    /// The provider's fee, deducted from what is credited.
+    pub fee: Money,
+    /// When the money is credited, and how much (the amount less the fee, unless the provider
+    /// says otherwise).
+    pub credit_on: NaiveDate,
+    pub net_amount: Money,
+}
+
+impl Payment {
+    /// Why the payment cannot be a payment at all (a non-positive amount, a fee above it).
+    pub fn invalid(&self) -> Option<String> {
+        if !self.amount.is_positive() {
+            return Some(format!("valor pago {} não é positivo", self.amount));
+        }
+        if self.fee < Money::ZERO || self.fee > self.amount {
+            return Some(format!("tarifa {} fora de 0 a {}", self.fee, self.amount));
+        }
+        None
+    }
+}
+
+/// What became of a payment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// It settled its billing.
+    Settled,
+    /// It came after the billing was settled otherwise (or for a billet no longer the billing's):
+    /// kept, to be refunded to the payer.
+    ToRefund,
+}
+
+/// A payment in the ledger.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    pub account_id: AccountId,
+    pub channel: Channel,
+    pub provider_id: String,
+    pub billing_id: BillingId,
+    pub billet_id: BilletId,
+    #[serde(with = "number")]
+    pub amount: Money,
+    pub paid_on: NaiveDate,
+    pub outcome: Outcome,
+    /// Why it is to refund.
+    #[serde(default)]
+    pub note: String,
+    pub recorded_at: Timestamp,
+}
+
+impl Stored for Entry {
+    const KIND: Option<&'static str> = Some("payment");
+    type Scope<'a> = ();
+
+    fn key(&self, (): ()) -> Key {
+        keys::payment(self.account_id, self.channel.as_str(), &self.provider_id)
+    }
+}
+
+/// A payment to refund, in the account's list of them (a copy of its ledger entry).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ToRefund(pub Entry);
+
+impl Stored for ToRefund {
+    const KIND: Option<&'static str> = Some("payment_to_refund");
+    type Scope<'a> = ();
+
+    fn key(&self, (): ()) -> Key {
+        let entry = &self.0;
+        let at = entry.recorded_at.0.timestamp_millis();
+        keys::payment_to_refund(entry.account_id, at, entry.channel.as_str(), &entry.provider_id)
+    }
+}
+
+/// What [`apply`] did.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Applied {
+    /// It settled the billing, as now stored.
+    Settled(Box<Billing>),
+    /// Kept to refund, with why.
+    ToRefund(String),
+    /// Applied before (the same channel and provider id): nothing changed.
+    Already(Outcome),
+}
+
+/// The ledger entry of `payment` of billing `billing`.
+pub fn entry(account: AccountId, billing: BillingId, payment: &Payment, outcome: Outcome, note: &str) -> Entry {
+    Entry {
+        account_id: account,
+        channel: payment.channel,
+        provider_id: payment.provider_id.clone(),
+        billing_id: billing,
+        billet_id: payment.billet_id,
+        amount: payment.amount,
+        paid_on: payment.paid_on,
+        outcome,
+        note: note.to_owned(),
+        recorded_at: Timestamp::now(),
+    }
+}
+
+/// The payment's entry, if the ledger has it.
+pub async fn recorded(store: &Store, account: AccountId, payment: &Payment) -> Result<Option<Entry>, StoreError> {
+    let (pk, sk) = keys::payment(account, payment.channel.as_str(), &payment.provider_id);
+    stored::find::<Entry>(store, (pk, sk)).await
+}
+
+/// Whether a billet takes a payment: an open one, or one a remittance told the bank of (a payer
+/// can pay a billet the bank registered before its confirmation arrives).
+fn payable(billet: &BankBillet) -> bool {
+    billet.status.collectable() || matches!(billet.status, BilletStatus::Remitting | BilletStatus::Remittanced)
+}
+
+/// Why `payment` cannot settle `billing` (whose current billet is `billet`), if it cannot.
+pub fn refused(billing: &Billing, billet: Option<&BankBillet>, payment: &Payment) -> Option<String> {
+    match billet.filter(|b| b.id == payment.billet_id) {
+        None => Some(format!("o boleto {} não é mais o da cobrança {}", payment.billet_id, billing.id)),
+        Some(billet) if !payable(billet) || !billing.status.collectable() => {
+            Some(format!("a cobrança {} está {} e o boleto {}", billing.id, billing.status, billet.status))
+        }
+        Some(_) => None,
+    }
+}
+
+/// A billing and the billet a payment settles, as it leaves them: the billet `paid` with what was
+/// paid (the difference to its amount as discount or interest, the fee, the credit), the billing
+/// `paid` with `gw_received_with` the channel, `gw_payment_date`, `gw_gross_amount` the billet's
+/// amount and the difference and fee, so that `display_amount_payable` (gross − discount + extra)
+/// is frozen at what was paid.
+pub fn settled(billing: Billing, billet: &BankBillet, payment: &Payment) -> (Billing, BankBillet) {
+    let difference = payment.amount - billet.amount;
+    let (discount, extra) =
+        if difference < Money::ZERO { (-difference, Money::ZERO) } else { (Money::ZERO, difference) };
+    let mut paid = billet.moved_to(BilletStatus::Paid);
+    paid.settlement.paid_amount = payment.amount;
+    paid.settlement.paid_at = Some(payment.paid_on);
+    paid.settlement.net_amount = payment.net_amount;
+    paid.settlement.bank_rate = payment.fee;
+    paid.settlement.discount = discount;
+    paid.settlement.interest = extra;
+    paid.settlement.credit_at = Some(payment.credit_on);
+    paid.registered.provider_status = Some("LIQUIDADO".into());
+    let next = Billing {
+        status: BillingStatus::Paid,
+        gw_received_with: Some(payment.channel.as_str().to_owned()),
+        gw_payment_date: Some(payment.paid_on),
+        gw_gross_amount: billet.amount,
+        gw_fee_amount: payment.fee,
+        gw_discount_amount: discount,
+        gw_extra_amount: extra,
+        updated_at: Timestamp::now(),
+        ..billing
+    };
+    (next, paid)
+}
+
+/// What a channel's own transaction writes to settle `billing` (whose current billet is
+/// `billet`) with `payment`, beside its own records: the billing and the billet as it leaves
+/// them, and the payment's ledger entry (only if absent). `Err` with why when it cannot settle
+/// ([`refused`]).
+pub fn settling(
+    account: AccountId,
+    billing: Billing,
+    billet: Option<&BankBillet>,
+    payment: &Payment,
+) -> Result<Result<(Billing, BankBillet, Write), String>, Refusal> {
+    let billet = match (refused(&billing, billet, payment), billet) {
+        (None, Some(billet)) => billet,
+        (why, _) => return Ok(Err(why.unwrap_or_default())),
+    };
+    let ledger = stored::insert(&entry(account, billing.id, payment, Outcome::Settled, ""), ())?;
+    let (next, paid) = settled(billing, billet, payment);
+    Ok(Ok((next, paid, ledger)))
+}
+
+/// The writes that keep `payment` of billing `billing` to refund: its ledger entry (only if
+/// absent) and its place in the account's list.
+pub fn kept_to_refund(
+    account: AccountId,
+    billing: BillingId,
+    payment: &Payment,
+    why: &str,
+) -> Result<Vec<Write>, Refusal> {
+    let entry = entry(account, billing, payment, Outcome::ToRefund, why);
+    Ok(vec![stored::insert(&entry, ())?, stored::put(&ToRefund(entry), ())?])
+}
+
+/// Applies `payment` of the account's billing `id` (see the module's documentation). A payment a
+/// channel must refuse outright ([`Payment::invalid`]) is a `Refusal::Invalid`.
+pub async fn apply(store: &Store, account: AccountId, id: BillingId, payment: &Payment) -> Result<Applied, Refusal> {
+    if let Some(why) = payment.invalid() {
+        return Err(Refusal::invalid(Problem::general(Code::Invalid, why)));
+    }
+    if let Some(found) = recorded(store, account, payment).await? {
+        return Ok(Applied::Already(found.outcome));
+    }
+    let (billing, ruled) = change(store, account, id, |billing, billet| async move {
+        // Another report of the same payment won the race.
+        if let Some(found) = recorded(store, account, payment).await? {
+            return Ok(Ruled::Unchanged(Err(Applied::Already(found.outcome))));
+        }
+        match settling(account, billing, billet.as_ref(), payment)? {
+            Ok((next, paid, ledger)) => {
+                let billet = billet.map(|from| BilletWrite::Moved { from, to: paid });
+                Ok(Ruled::Changed { next, billet, also: vec![ledger], announce: true, then: Ok(()) })
+            }
+            Err(why) => Ok(Ruled::Unchanged(Err(Applied::ToRefund(why)))),
+        }
+    })
+    .await?;
+    match ruled {
+        Ok(()) => Ok(Applied::Settled(Box::new(billing))),
+        Err(Applied::ToRefund(why)) => match store.write(kept_to_refund(account, id, payment, &why)?).await {
+            Ok(()) => Ok(Applied::ToRefund(why)),
+            Err(error) if error.failed_at(0) => {
+                let found = recorded(store, account, payment).await?;
+                Ok(Applied::Already(found.map_or(Outcome::ToRefund, |f| f.outcome)))
+            }
+            Err(error) => Err(error.into()),
+        },
+        Err(other) => Ok(other),
+    }
+}
+
+/// The account's payments to refund, oldest first, at most `limit`.
+pub async fn to_refund(store: &Store, account: AccountId, limit: usize) -> Result<Vec<Entry>, StoreError> {
+    let range = KeyRange::listing(keys::payments_to_refund(account), Sort::All, true);
+    let items = store.items_in(&range, 0, limit).await?;
+    Ok(stored::read_all::<ToRefund>(items)?.into_iter().map(|kept| kept.0).collect())
+}
