@@ -16,6 +16,7 @@
 //! uploaded; later, a PSP's call confirmed against the PSP).
 
 pub mod bank;
+pub mod pix;
 
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
