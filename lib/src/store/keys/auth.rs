@@ -1,7 +1,5 @@
 //! Keys of API tokens, rate-limit windows and idempotency claims.
 
-use sha2::{Digest, Sha256};
-
 use crate::values::AccountId;
 
 /// Lookup item of an API token: its SHA-256 digest, never the token.
@@ -38,7 +36,7 @@ pub fn rate_window_shard(window: &str, shard: i64) -> String {
 /// spread over partitions and no prefix query of the account meets them); the key is hashed so
 /// that any 255 characters make a short, safe key.
 pub fn idempotency(account: AccountId, key: &str) -> String {
-    format!("A#{account}#IDEM#{}", hex::encode(Sha256::digest(key.as_bytes())))
+    format!("A#{account}#IDEM#{}", super::digest(key))
 }
 
 const IDEMPOTENCY_SK: &str = "IDEM";

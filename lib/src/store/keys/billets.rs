@@ -1,7 +1,5 @@
 //! Keys of bank billets (in their billing's partition) and of the payer's links to them.
 
-use sha2::{Digest, Sha256};
-
 use super::billings::billing_partition;
 use crate::values::{AccountId, BilletId, BillingId};
 
@@ -22,7 +20,7 @@ pub fn billets_of(account: AccountId, billing_id: BillingId) -> (String, String)
 /// Lookup item of a payer's link to a billet (`billets::link`): the SHA-256 of its token, never the
 /// token, in a partition of its own (links spread evenly; no account's partition grows with them).
 pub fn payer_link(token: &str) -> (String, String) {
-    (format!("PAYLINK#{}", hex::encode(Sha256::digest(token.as_bytes()))), PAYER_LINK_SK.to_owned())
+    (format!("PAYLINK#{}", super::digest(token)), PAYER_LINK_SK.to_owned())
 }
 
 const PAYER_LINK_SK: &str = "PAYLINK";

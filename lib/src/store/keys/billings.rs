@@ -1,12 +1,10 @@
 //! Keys of billings: a billing's own partition, its key entries and postings (sharded by id), its
 //! counters, and the items of a bulk billing's expansion.
 
-use chrono::NaiveDate;
-use sha2::{Digest, Sha256};
-
 use super::*;
 use crate::store::Sort;
 use crate::values::{AccountId, BankRuleId, BillCategoryId, BillingId, BillingStatus};
+use chrono::NaiveDate;
 
 /// The keys of a billing: a partition of its own (`A#<acct>#BILLING#<id:010>`, `sk = BILLING`),
 /// which its billets share, so that no partition takes every create of an account and a
@@ -67,7 +65,7 @@ pub fn posting_by_date(date: chrono::NaiveDate, id: BillingId) -> String {
 
 /// A `your_code` in a posting partition's name: a hash (any length fits), 16 hex digits.
 pub fn your_code_facet(code: &str) -> String {
-    format!("Y{}", &hex::encode(Sha256::digest(code.as_bytes()))[..16])
+    format!("Y{}", hashed(code))
 }
 
 /// The facets of a billing's posting partitions (`billing_postings`): one per filter value.

@@ -91,12 +91,17 @@ pub fn listing(account: AccountId, kind: &str) -> String {
 /// Guard item that makes a value unique in an account. The value is hashed so that the key stays
 /// short whatever its length (a 255-character description may be 1 KB of UTF-8).
 pub fn unique(kind: &str, value: &str) -> String {
-    format!("UNIQUE#{kind}#{}", hex::encode(Sha256::digest(value.as_bytes())))
+    format!("UNIQUE#{kind}#{}", digest(value))
+}
+
+/// A text in a key whatever its length or characters: the 64 hex digits of its SHA-256.
+fn digest(text: &str) -> String {
+    hex::encode(Sha256::digest(text.as_bytes()))
 }
 
 /// A short, fixed-length form of a text in a key (any length fits): 16 hex digits of its SHA-256.
 pub fn hashed(text: &str) -> String {
-    hex::encode(Sha256::digest(text.as_bytes()))[..16].to_owned()
+    digest(text)[..16].to_owned()
 }
 
 /// A number from 0 to `shards - 1` that a text (an event's or a task's id) always gets: what

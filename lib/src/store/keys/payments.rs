@@ -1,8 +1,6 @@
 //! Keys of payments (`payments`): the ledger that applies each payment once, and the account's
 //! payments to refund.
 
-use sha2::{Digest, Sha256};
-
 use crate::values::AccountId;
 
 /// A payment's ledger item, in a partition of its own (`A#<acct>#PAYMENT#<channel>#<sha256 of the
@@ -10,8 +8,7 @@ use crate::values::AccountId;
 /// payment, so that a payment its provider reports again (a webhook twice, a reconciliation, a
 /// second return file) is applied once.
 pub fn payment(account: AccountId, channel: &str, provider_id: &str) -> (String, String) {
-    let digest = hex::encode(Sha256::digest(provider_id.as_bytes()));
-    (format!("A#{account}#PAYMENT#{channel}#{digest}"), "PAYMENT".to_owned())
+    (format!("A#{account}#PAYMENT#{channel}#{}", super::digest(provider_id)), "PAYMENT".to_owned())
 }
 
 /// Partition of the account's payments to refund (a billing paid through two channels), in the

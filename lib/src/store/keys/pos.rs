@@ -1,7 +1,5 @@
 //! Keys of the point of sale: sales, open on-account sales, store credits and settlements.
 
-use sha2::{Digest, Sha256};
-
 use super::*;
 use crate::values::{AccountId, ContactId, SaleId};
 
@@ -43,7 +41,7 @@ pub fn open_sale(sold_on: chrono::NaiveDate, id: SaleId) -> String {
 /// A customer credit added through the API, keyed by its `reference` (hashed: any length), so
 /// that the item is its own idempotency guard.
 pub fn store_credit(reference: &str) -> String {
-    format!("CREDIT#{}", hex::encode(Sha256::digest(reference.as_bytes())))
+    format!("CREDIT#{}", super::digest(reference))
 }
 
 /// Partition of one contact's credit movements (`sk` = [`credit_movement`]).
@@ -58,7 +56,7 @@ pub fn credit_movement(n: i64) -> String {
 
 /// A settlement by transfer, keyed by its `reference` (hashed).
 pub fn settlement(reference: &str) -> String {
-    format!("SETTLEMENT#{}", hex::encode(Sha256::digest(reference.as_bytes())))
+    format!("SETTLEMENT#{}", super::digest(reference))
 }
 
 /// Partition of a settlement's lines (`sk = SALE#<id:010>`): the sales it settled.
