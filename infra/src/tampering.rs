@@ -97,11 +97,11 @@ pub async fn stored_contact(store: &Store, account: AccountId, id: ContactId) ->
 }
 
 /// Stores a contact as the service stored it before its names were renamed
-/// (`keys::legacy_contact`): its record without `names`, its postings and tag counts under the
+/// (`keys::ContactNames::Before`): its record without `names`, its postings and tag counts under the
 /// names before, in one transaction, as data of that shape is.
 pub async fn store_under_legacy_names(store: &Store, account: AccountId, id: ContactId) {
     let current = stored_contact(store, account, id).await;
-    let legacy = Contact { names: keys::legacy_contact::NAMES, version: current.version + 1, ..current.clone() };
+    let legacy = Contact { names: keys::ContactNames::Before, version: current.version + 1, ..current.clone() };
     let counts = billing_api::contacts::counts::reach_moves(account, Some(&current), Some(&legacy));
     records::replace(store, account, &current, &legacy, counts)
         .await
@@ -109,7 +109,7 @@ pub async fn store_under_legacy_names(store: &Store, account: AccountId, id: Con
 }
 
 /// How many postings of the account's contacts are under the names before today's
-/// (`keys::legacy_contact`), of both types: `tag`'s, `code`'s, and the `ALL` postings (of the first
+/// (`keys::ContactNames::Before`), of both types: `tag`'s, `code`'s, and the `ALL` postings (of the first
 /// thousand) carrying the document under the name before.
 pub async fn legacy_contact_postings(
     store: &Store,
@@ -120,8 +120,8 @@ pub async fn legacy_contact_postings(
     let (mut tagged, mut coded, mut documented) = (0, 0, 0);
     for contact_type in ContactType::ALL {
         let partition = |facet: &str| keys::contact_postings(account, contact_type.as_str(), facet);
-        tagged += store.partition_keys(partition(&keys::legacy_contact::tag(tag))).await.expect("read").len();
-        coded += store.partition_keys(partition(&keys::legacy_contact::code(code))).await.expect("read").len();
+        tagged += store.partition_keys(partition(&keys::ContactNames::Before.tag(tag))).await.expect("read").len();
+        coded += store.partition_keys(partition(&keys::ContactNames::Before.code(code))).await.expect("read").len();
         let all =
             billing_api::store::KeyRange::listing(partition(contact_facet::ALL), billing_api::store::Sort::All, true);
         let items = store.items_in(&all, 0, 1000).await.expect("read");

@@ -105,7 +105,7 @@ pub async fn run(store: &Store, message: &Cascade) -> anyhow::Result<Outcome> {
     }
     // A tag's holders under today's facet and, those not yet renamed, the one before.
     let facets = match (message.tag_id, message.group_id) {
-        (Some(tag), _) => vec![contact_facet::tag(tag), keys::legacy_contact::tag(tag)],
+        (Some(tag), _) => keys::ContactNames::BOTH.map(|names| names.tag(tag)).to_vec(),
         (None, Some(group)) => vec![contact_facet::group(Some(group))],
         (None, None) => anyhow::bail!("a cascade names a tag or a group"),
     };

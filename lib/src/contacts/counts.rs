@@ -1,7 +1,7 @@
 //! The counts contact writes keep beside the contacts' own counter (`Counting`): each tag's
 //! reach (the active customers a bulk billing on it reaches) and holders per contact type, in the
 //! counter of its bucket of tags, moved in each contact's transaction; their totals, under today's
-//! names and the ones before (`keys::legacy_contact`); the holders read from the tag's links; and
+//! names and the ones before (`keys::ContactNames`); the holders read from the tag's links; and
 //! the recounts that repair them.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::model::Contact;
 use crate::refusal::Refusal;
 use crate::store::counting::Counting as _;
-use crate::store::keys::{self, contact_facet, legacy_contact};
+use crate::store::keys::{self, contact_facet, ContactNames};
 use crate::store::postings;
 use crate::store::records;
 use crate::store::{shards, KeyRange, Sort, Store, Write};
@@ -39,19 +39,19 @@ pub fn reaches(contact: &Contact) -> bool {
 /// Where a tag's holders of a contact type are counted: the same bucket as its reach, attribute
 /// `<type>#L<tag>` (the type and the tag's postings facet): the total of a contact list by the tag.
 fn holding_count(account: AccountId, tag: TagId, contact_type: ContactType) -> (String, String) {
-    (tag_counter(account, tag), keys::tag_holding_tally(contact_type, tag))
+    (tag_counter(account, tag), ContactNames::Today.holding_tally(contact_type, tag))
 }
 
-/// The total of a tag's count: its attribute under today's name and, for contacts not yet renamed,
-/// under the one before (`keys::legacy_contact`), both in the same items (one read).
+/// The total of a tag's count, named by `name`: its attribute under today's name and, for
+/// contacts not yet renamed, under the one before, both in the same items (one read).
 pub(super) async fn tag_total(
     store: &Store,
     account: AccountId,
     tag: TagId,
-    today: &str,
-    before: &str,
+    name: impl Fn(ContactNames) -> String,
 ) -> Result<TagTotal, Refusal> {
-    let sums = shards::sums_of(store, tag_counter(account, tag), &[today, before]).await?;
+    let [today, before] = ContactNames::BOTH.map(name);
+    let sums = shards::sums_of(store, tag_counter(account, tag), &[&today, &before]).await?;
     Ok(TagTotal { renamed: sums[0], legacy: sums[1] })
 }
 
@@ -75,13 +75,9 @@ fn tag_counts(account: AccountId, contact: Option<&Contact>) -> BTreeSet<(String
     let Some(c) = contact else { return counts };
     for tag in &c.tag_ids {
         let counter = tag_counter(account, *tag);
-        let (holding, reach) = match c.legacy_names() {
-            false => (keys::tag_holding_tally(c.contact_type, *tag), keys::tag_reach_tally(*tag)),
-            true => (legacy_contact::tag_holding_tally(c.contact_type, *tag), legacy_contact::tag_reach_tally(*tag)),
-        };
-        counts.insert((counter.clone(), holding));
+        counts.insert((counter.clone(), c.names.holding_tally(c.contact_type, *tag)));
         if reaches(c) {
-            counts.insert((counter, reach));
+            counts.insert((counter, c.names.reach_tally(*tag)));
         }
     }
     counts
@@ -124,8 +120,7 @@ pub fn holders_added(
 /// The tag's reach counter as its shards add up (below zero when a count was taken off that was
 /// never added).
 async fn reach_total(store: &Store, account: AccountId, tag: TagId) -> Result<i64, Refusal> {
-    let (today, before) = (keys::tag_reach_tally(tag), legacy_contact::tag_reach_tally(tag));
-    Ok(tag_total(store, account, tag, &today, &before).await?.total())
+    Ok(tag_total(store, account, tag, |names| names.reach_tally(tag)).await?.total())
 }
 
 /// How many active customers carry `tag`: the contacts a bulk billing on it reaches when it

@@ -7,7 +7,7 @@ use super::counts::{tag_total, TagTotal};
 use super::model::Contact;
 use crate::groups::Group;
 use crate::refusal::Refusal;
-use crate::store::keys::{self, contact_facet, legacy_contact};
+use crate::store::keys::{self, contact_facet, ContactNames};
 use crate::store::postings;
 use crate::store::records::{self, Listed, Window};
 use crate::store::{shards, KeyRange, Sort, Store};
@@ -110,7 +110,7 @@ async fn listed(
 /// A list by one tag, as [`listed`] answers a facet: the tag's holders counted and the leading
 /// postings of its partition read at once, and, while contacts stored under the names before
 /// today's hold the tag (its count under the name before is not zero), the leading postings of
-/// its partition under the facet before (`keys::legacy_contact`), merged in order: a contact's
+/// its partition under the facet before (`keys::ContactNames::Before`), merged in order: a contact's
 /// postings are under one facet or the other, never both.
 async fn tagged(
     store: &Store,
@@ -131,7 +131,7 @@ async fn tagged(
                 legacy
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
-                    .push(partition(*contact_type, legacy_contact::tag(tag)));
+                    .push(partition(*contact_type, ContactNames::Before.tag(tag)));
             }
         }
         Ok::<_, Refusal>(total)
@@ -153,9 +153,7 @@ async fn tag_holders(
     tag: TagId,
     contact_type: ContactType,
 ) -> Result<TagTotal, Refusal> {
-    let (today, before) =
-        (keys::tag_holding_tally(contact_type, tag), legacy_contact::tag_holding_tally(contact_type, tag));
-    tag_total(store, account, tag, &today, &before).await
+    tag_total(store, account, tag, |names| names.holding_tally(contact_type, tag)).await
 }
 
 /// How a contact list is answered (`contact_type` reads each of its types' partitions; without it,
@@ -242,20 +240,20 @@ async fn matching(
     let partition = |facet: &str| keys::contact_postings(account, contact_type.as_str(), facet);
     let every = |facet: &str| KeyRange::listing(partition(facet), Sort::All, true);
     // Each filter's postings, all read at once: a tag's and a code's under today's facet and the
-    // one before (`keys::legacy_contact`), where a contact not yet renamed has them.
+    // one before (`keys::ContactNames`), where a contact not yet renamed has them.
     let mut filters: Vec<Vec<KeyRange>> = Vec::new();
     if let Some(group) = filter.group_id {
         filters.push(vec![every(&contact_facet::group(group))]);
     }
     if let Some(tag) = filter.tag_id {
-        filters.push(vec![every(&contact_facet::tag(tag)), every(&legacy_contact::tag(tag))]);
+        filters.push(ContactNames::BOTH.iter().map(|names| every(&names.tag(tag))).collect());
     }
     if let Some(active) = filter.active {
         filters.push(vec![every(contact_facet::active(active))]);
     }
     match &filter.search {
         Some(Search::Code(code)) => {
-            filters.push(vec![every(&contact_facet::code(code)), every(&legacy_contact::code(code))]);
+            filters.push(ContactNames::BOTH.iter().map(|names| every(&names.code(code))).collect());
         }
         Some(Search::EmailPrefix(prefix)) => {
             filters.push(vec![KeyRange::listing(partition(contact_facet::EMAIL), Sort::Prefix(prefix.clone()), true)]);

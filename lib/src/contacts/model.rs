@@ -5,6 +5,7 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 use crate::store::item::number;
+use crate::store::keys::ContactNames;
 use crate::values::{Cnpj, ContactId, ContactType, Cpf, GroupId, Money, TagId, Timestamp};
 
 pub const MSG_IN_USE: &str = "Contato não pode ser excluído: possui cobranças";
@@ -65,16 +66,16 @@ pub struct Contact {
     /// Point-of-sale sales of the contact.
     #[serde(default)]
     pub sales: i64,
-    /// Which names its postings and tag counts are stored under: `keys::CONTACT_NAMES` for every
-    /// contact written since they were renamed, `keys::legacy_contact::NAMES` (absent) for one
-    /// stored before and not written since (which has no such attribute). Never shown.
-    #[serde(default, skip_serializing_if = "legacy_names")]
-    pub names: u8,
+    /// Which names its postings and tag counts are stored under: today's for every contact
+    /// written since they were renamed; the names before (the attribute absent, as on a contact
+    /// stored before and not written since). Never shown.
+    #[serde(default, skip_serializing_if = "stored_before")]
+    pub names: ContactNames,
 }
 
-/// Whether `names` is the names' before today's, which a contact stored under them does not spell.
-fn legacy_names(names: &u8) -> bool {
-    *names == crate::store::keys::legacy_contact::NAMES
+/// Whether a contact's names are the ones before, which such a contact does not spell.
+fn stored_before(names: &ContactNames) -> bool {
+    *names == ContactNames::Before
 }
 
 impl Contact {
@@ -117,14 +118,13 @@ impl Contact {
             credit_balance: Money::ZERO,
             credit_movements: 0,
             sales: 0,
-            names: crate::store::keys::CONTACT_NAMES,
+            names: ContactNames::Today,
         }
     }
 
-    /// Whether its postings and tag counts are stored under the names before today's
-    /// (`keys::legacy_contact`).
+    /// Whether its postings and tag counts are stored under the names before today's.
     pub fn legacy_names(&self) -> bool {
-        legacy_names(&self.names)
+        stored_before(&self.names)
     }
 
     /// `company_name` for companies, `full_name` for individuals.

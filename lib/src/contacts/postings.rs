@@ -5,7 +5,7 @@
 //! description's order.
 
 use super::model::Contact;
-use crate::store::keys::{self, contact_facet, legacy_contact, ordered, ContactPosting, ListedElsewhere};
+use crate::store::keys::{self, contact_facet, ordered, ListedElsewhere};
 use crate::store::postings::Posting;
 use crate::values::text::sort_key;
 use crate::values::AccountId;
@@ -21,23 +21,17 @@ pub fn of(account: AccountId, contact: &Contact) -> Vec<Posting> {
     let partition = |facet: &str| keys::contact_postings(account, contact.contact_type.as_str(), facet);
     let order = order_of(contact);
     let document = contact.document();
-    let legacy = contact.legacy_names();
+    let names = contact.names;
     let mut all = Posting::new(partition(contact_facet::ALL), order.clone());
-    all.extra = match legacy {
-        false => ContactPosting { document: document.as_deref(), ..Default::default() },
-        true => ContactPosting { legacy_document: document.as_deref(), ..Default::default() },
-    }
-    .attributes();
+    all.extra = names.document(document.as_deref()).attributes();
     let mut postings = vec![all];
     postings.push(Posting::new(partition(&contact_facet::group(contact.group_id)), order.clone()));
     for tag in &contact.tag_ids {
-        let facet = if legacy { legacy_contact::tag(*tag) } else { contact_facet::tag(*tag) };
-        postings.push(Posting::new(partition(&facet), order.clone()));
+        postings.push(Posting::new(partition(&names.tag(*tag)), order.clone()));
     }
     postings.push(Posting::new(partition(contact_facet::active(contact.active)), order.clone()));
     if let Some(code) = contact.code.as_deref().filter(|c| !c.is_empty()) {
-        let facet = if legacy { legacy_contact::code(code) } else { contact_facet::code(code) };
-        postings.push(Posting::new(partition(&facet), order.clone()));
+        postings.push(Posting::new(partition(&names.code(code)), order.clone()));
     }
     if let Some(email) = contact.email.as_deref().filter(|e| !e.is_empty()) {
         let mut by_email = Posting::new(partition(contact_facet::EMAIL), keys::by_email(email, &order));

@@ -36,7 +36,7 @@ pub struct Renamed {
 }
 
 /// Moves every contact of the account stored under the names before today's
-/// (`keys::legacy_contact`) to today's, as a write of the contact would, each in one transaction
+/// (`keys::ContactNames::Before`) to today's, as a write of the contact would, each in one transaction
 /// (its record with the next version, its postings and its tag counts), a hundred contacts to a
 /// read of the type's `ALL` postings: bounded by the page, whatever the account's size. A contact
 /// written meanwhile is read again (its own write may have renamed it). Safe to run again: a
@@ -80,7 +80,7 @@ const RENAMED_AT_ONCE: usize = 100;
 /// the move is more than one transaction.
 async fn rename(store: &Store, account: AccountId, mut contact: Contact) -> Result<Result<(), ContactId>, Refusal> {
     loop {
-        let next = Contact { names: keys::CONTACT_NAMES, version: contact.version + 1, ..contact.clone() };
+        let next = Contact { names: keys::ContactNames::Today, version: contact.version + 1, ..contact.clone() };
         let moves = reach_moves(account, Some(&contact), Some(&next));
         match records::replace(store, account, &contact, &next, moves).await {
             Ok(()) => return Ok(Ok(())),
@@ -111,7 +111,7 @@ impl Editable for Contact {
             return Ok(None);
         }
         // A write moves a contact stored under the names before today's to today's.
-        Ok(Some(Contact { updated_at: Some(now), version: self.version + 1, names: keys::CONTACT_NAMES, ..next }))
+        Ok(Some(Contact { updated_at: Some(now), version: self.version + 1, names: keys::ContactNames::Today, ..next }))
     }
 
     fn duplicate(&self) -> Problem {

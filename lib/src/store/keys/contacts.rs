@@ -72,13 +72,13 @@ stored_attributes! {
     /// (of contacts and of billings by payer) reads.
     pub struct ContactPosting {
         document = "n",
-        /// Where a contact not yet renamed keeps it ([`legacy_contact`]): read, never written.
+        /// Where a contact not yet renamed keeps it ([`ContactNames::Before`]): read, never written.
         legacy_document = "d",
     }
 }
 
 impl<'a> ContactPosting<'a> {
-    /// The document's digits, under today's name or the one before ([`legacy_contact`]).
+    /// The document's digits, under today's name or the one before ([`ContactNames`]).
     pub fn document_digits(&self) -> Option<&'a str> {
         self.document.or(self.legacy_document)
     }
@@ -106,45 +106,76 @@ pub fn tag_reach_tally(tag: TagId) -> String {
     format!("l{}", tag.get())
 }
 
-/// A tag's holders of a contact type in its bucket's counter (`<type>#L<tag>`): the total of a
-/// contact list by the tag.
-pub fn tag_holding_tally(contact_type: ContactType, tag: TagId) -> String {
-    typed(contact_type, &contact_facet::tag(tag))
+/// Which names a contact's postings and tag counts are stored under (`Contact::names`, stored as a
+/// number): today's, or the names before they were renamed so that no letter has two meanings (a
+/// tag was `T`, the creation date's letter; a code `K`, the category's; the document `d`, the due
+/// date's). A contact stored before (no such attribute: [`ContactNames::Before`]) moves to today's
+/// on its next write, or when `ops contact rename-stored` moves it; until every contact of an
+/// account is moved, readers read both ([`ContactNames::BOTH`]). No write moves a contact to them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(from = "u8", into = "u8")]
+pub enum ContactNames {
+    Today,
+    #[default]
+    Before,
 }
 
-/// The names a contact's postings and tag counts were stored under before they were renamed so
-/// that no letter has two meanings (a tag was `T`, the creation date's letter; a code `K`, the
-/// category's; the document `d`, the due date's). A contact stored under them
-/// (`Contact::names` = [`legacy_contact::NAMES`]) moves to today's on its next write, or when `ops
-/// contact rename-stored` moves it; until every contact of an account is moved, readers also read
-/// these. Written by nothing else.
-pub mod legacy_contact {
-    use super::typed;
-    use crate::values::{ContactType, TagId};
+impl ContactNames {
+    /// Both, today's first: what a reader reads while contacts stored under the names before remain.
+    pub const BOTH: [ContactNames; 2] = [ContactNames::Today, ContactNames::Before];
 
-    /// `Contact::names` of a contact stored under these names (any contact stored before the field).
-    pub const NAMES: u8 = 0;
-
-    /// The contacts holding a tag.
-    pub fn tag(id: TagId) -> String {
-        format!("T{id}")
+    /// The postings of the contacts holding a tag (`L<tag>`; before, `T<tag>`).
+    pub fn tag(self, id: TagId) -> String {
+        match self {
+            ContactNames::Today => contact_facet::tag(id),
+            ContactNames::Before => format!("T{id}"),
+        }
     }
 
-    /// A contact's code.
-    pub fn code(code: &str) -> String {
-        format!("K{}", super::hashed(code))
+    /// The postings of a contact's code (`Y<hash>`; before, `K<hash>`).
+    pub fn code(self, code: &str) -> String {
+        match self {
+            ContactNames::Today => contact_facet::code(code),
+            ContactNames::Before => format!("K{}", hashed(code)),
+        }
     }
 
-    /// A tag's reach in its bucket's counter.
-    pub fn tag_reach_tally(tag: TagId) -> String {
-        format!("t{}", tag.get())
+    /// A tag's reach in its bucket's counter (`l<tag>`; before, `t<tag>`).
+    pub fn reach_tally(self, tag: TagId) -> String {
+        match self {
+            ContactNames::Today => tag_reach_tally(tag),
+            ContactNames::Before => format!("t{}", tag.get()),
+        }
     }
 
-    /// A tag's holders of a contact type in its bucket's counter.
-    pub fn tag_holding_tally(contact_type: ContactType, tag: TagId) -> String {
-        typed(contact_type, &self::tag(tag))
+    /// A tag's holders of a contact type in its bucket's counter (`<type>#` and the tag's facet).
+    pub fn holding_tally(self, contact_type: ContactType, tag: TagId) -> String {
+        typed(contact_type, &self.tag(tag))
+    }
+
+    /// What a contact's `ALL` posting carries: its document's digits, under `n` (before, `d`).
+    pub fn document(self, digits: Option<&str>) -> ContactPosting<'_> {
+        match self {
+            ContactNames::Today => ContactPosting { document: digits, legacy_document: None },
+            ContactNames::Before => ContactPosting { document: None, legacy_document: digits },
+        }
     }
 }
 
-/// `Contact::names` of a contact stored under today's names (every contact written since).
-pub const CONTACT_NAMES: u8 = 1;
+impl From<u8> for ContactNames {
+    fn from(stored: u8) -> Self {
+        match stored {
+            0 => ContactNames::Before,
+            _ => ContactNames::Today,
+        }
+    }
+}
+
+impl From<ContactNames> for u8 {
+    fn from(names: ContactNames) -> u8 {
+        match names {
+            ContactNames::Before => 0,
+            ContactNames::Today => 1,
+        }
+    }
+}

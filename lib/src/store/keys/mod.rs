@@ -182,7 +182,7 @@ mod tests {
     /// functions and declarations that build them: a facet of a partition's name (`S<status>`), a
     /// count in a counter (`r<rule>`), an attribute beside the keys (`s`). A letter, in either
     /// case, means one thing wherever it is stored. The names before the contacts' were renamed
-    /// (`legacy_contact`) are read, never written, and left out; so are words (`ALL`, `value`)
+    /// (`ContactNames::Before`) are read, never written, and left out; so are words (`ALL`, `value`)
     /// and the `A#<account>` every account's key begins with.
     #[test]
     fn each_stored_letter_has_one_meaning() {
@@ -209,7 +209,7 @@ mod tests {
             (contact_facet::code("ERP-7"), "code"),
             (contact_facet::EMAIL.to_owned(), "e-mail"),
             (tag_reach_tally(tag), "tag"),
-            (tag_holding_tally(ContactType::Customer, tag).replacen("customer#", "", 1), "tag"),
+            (ContactNames::Today.holding_tally(ContactType::Customer, tag).replacen("customer#", "", 1), "tag"),
         ];
         let attributes = |written: Vec<(&'static str, String)>, meanings: &[&'static str]| {
             assert_eq!(written.len(), meanings.len(), "every attribute named");
@@ -224,7 +224,7 @@ mod tests {
         named.extend(attributes(entry.attributes(), &["status", "due date", "creation date", "contact"]));
         named.extend(attributes(ValuePosting { state: x, carried: x }.attributes(), &["state", "carried facets"]));
         named.extend(attributes(TextPosting { text: x }.attributes(), &["evincive text"]));
-        named.extend(attributes(ContactPosting { document: x, legacy_document: None }.attributes(), &["document"]));
+        named.extend(attributes(ContactNames::Today.document(x).attributes(), &["document"]));
         named.extend(attributes(ListedElsewhere { order: x }.attributes(), &["order"]));
         let mut meanings: std::collections::BTreeMap<char, &str> = std::collections::BTreeMap::new();
         for (name, meaning) in named {
