@@ -313,8 +313,9 @@ async fn apply_line(
                     return Ok(Ruled::Unchanged(Some(match title.happened {
                         Happened::Paid => to_refund(
                             format!("pago no banco, mas o boleto foi substituído ({status}): devolver ao pagador ou baixar a cobrança à mão"),
+                            paid_by(title, billing_id, billet_id),
                         ),
-                        _ => (Outcome::Unchanged, format!("boleto substituído ({status})"), false),
+                        _ => (Outcome::Unchanged, format!("boleto substituído ({status})"), None),
                     })));
                 }
             };
@@ -325,10 +326,10 @@ async fn apply_line(
                 let applied = Line { outcome: Outcome::Applied, note: note.to_owned(), ..line.clone() };
                 also.push(stored::insert(&applied, ())?);
                 let billet = Some(BilletWrite::Moved { from: billet.clone(), to });
-                Ok(Ruled::Changed { next, billet, also, announce: true, then: Some((Outcome::Applied, note.to_owned(), false)) })
+                Ok(Ruled::Changed { next, billet, also, announce: true, then: Some((Outcome::Applied, note.to_owned(), None)) })
             };
             let moved = |next: Billing, to: BankBillet, note: &str| moved_with(next, to, note, Vec::new());
-            let keep = |outcome: Outcome, note: String| Ok(Ruled::Unchanged(Some((outcome, note, false))));
+            let keep = |outcome: Outcome, note: String| Ok(Ruled::Unchanged(Some((outcome, note, None))));
             match title.happened {
                 Happened::Registered if waiting => {
                     let mut to = billet.moved_to(BilletStatus::Opened);
@@ -354,10 +355,13 @@ async fn apply_line(
                     }
                     match payments::settling(account, billing.clone(), Some(&billet), &payment)? {
                         Ok((next, paid, ledger)) => moved_with(next, paid, "liquidação", vec![ledger]),
-                        Err(_) => Ok(Ruled::Unchanged(Some(to_refund(format!(
-                            "pago no banco, mas o boleto está {status} e a cobrança {}: devolver ao pagador ou baixar a cobrança à mão",
-                            billing.status
-                        ))))),
+                        Err(_) => Ok(Ruled::Unchanged(Some(to_refund(
+                            format!(
+                                "pago no banco, mas o boleto está {status} e a cobrança {}: devolver ao pagador ou baixar a cobrança à mão",
+                                billing.status
+                            ),
+                            payment,
+                        )))),
                     }
                 }
                 Happened::WrittenOff
@@ -386,10 +390,9 @@ async fn apply_line(
     match outcome {
         Ok((_, None)) => Ok(None),
         Ok((_, Some((Outcome::Applied, _, _)))) => Ok(Some(Outcome::Applied)),
-        Ok((_, Some((outcome, note, false)))) => keep(store, Line { outcome, note, ..line }).await,
-        Ok((_, Some((outcome, note, true)))) => {
+        Ok((_, Some((outcome, note, None)))) => keep(store, Line { outcome, note, ..line }).await,
+        Ok((_, Some((outcome, note, Some(payment))))) => {
             // Money the billing does not take: kept to refund with the line, in one transaction.
-            let payment = paid_by(title, billing_id, billet_id);
             let refund = payments::kept_to_refund(account, billing_id, &payment, &note)?;
             keep_with(store, Line { outcome, note, ..line }, refund).await
         }
@@ -490,13 +493,13 @@ async fn keep_with(store: &Store, line: Line, also: Vec<crate::store::Write>) ->
     }
 }
 
-/// What a line kept says (`Outcome`, note) and whether its payment, which the billing does not
-/// take, is kept to refund.
-type Kept = (Outcome, String, bool);
+/// What a line kept says (`Outcome`, note) and the payment it reports when the billing does not
+/// take it: kept to refund.
+type Kept = (Outcome, String, Option<payments::Payment>);
 
 /// A payment line the billing does not take: not applied, its payment kept to refund.
-fn to_refund(note: String) -> Kept {
-    (Outcome::NotApplied, note, true)
+fn to_refund(note: String, payment: payments::Payment) -> Kept {
+    (Outcome::NotApplied, note, Some(payment))
 }
 
 /// The payment a paid title reports (06) of billet `billet` of billing `billing`: the paid amount
