@@ -153,6 +153,8 @@ pub enum Worker {
     /// `contacts::cascade`, on the cascades queue: clears a deleted tag or group from its holders,
     /// a chunk per message, and records the next chunk as a task.
     Cascader { store: Store },
+    /// `payments::pix`, on the Pix charges queue: removes a billing's charge at its PSP.
+    PixCharges,
 }
 
 impl Worker {
@@ -163,6 +165,7 @@ impl Worker {
             Worker::WebhookSender(_) => "webhook-deliveries",
             Worker::Settler { .. } => "settlements",
             Worker::Cascader { .. } => "cascades",
+            Worker::PixCharges => "pix-charges",
         }
     }
 
@@ -176,6 +179,7 @@ impl Worker {
             Worker::WebhookSender(sender) => Box::pin(sender.handle_batch(event)).await,
             Worker::Settler { store } => Box::pin(billing_api::pos::settlements::handle_batch(store, event)).await,
             Worker::Cascader { store } => Box::pin(billing_api::contacts::cascade::handle_batch(store, event)).await,
+            Worker::PixCharges => Box::pin(billing_api::payments::pix::handle_batch(event)).await,
         }
     }
 }

@@ -11,6 +11,8 @@ pub mod listings;
 pub mod local_stack;
 pub mod meter;
 pub mod ops;
+pub mod pix_listener;
+pub mod pix_ops;
 pub mod sales_ops;
 pub mod tampering;
 pub mod target;

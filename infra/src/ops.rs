@@ -366,6 +366,9 @@ pub mod cli {
         /// Payments as every channel applies them.
         #[command(subcommand)]
         Payment(PaymentCommand),
+        /// Pix: a bank rule's Pix institution (PSP), a payer's Pix on the local PSP, reconciliation.
+        #[command(subcommand)]
+        Pix(PixCommand),
         /// Creates the table, queues, secret and bucket when missing (local stack only).
         Setup,
     }
@@ -382,6 +385,85 @@ pub mod cli {
             /// How many (oldest first).
             #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u16).range(1..=1000))]
             limit: u16,
+        },
+    }
+
+    #[derive(Subcommand, Debug)]
+    pub enum PixCommand {
+        /// Links a bank rule to its Pix institution: the credentials go to the rule's secret in
+        /// Secrets Manager (never the table), the rule's billets carry a Pix charge with a due date
+        /// from then on, and, with --webhook-base, the rule's webhook is registered for the key at
+        /// the PSP. With --local, the local PSP's credentials (infra/run) stand for every option
+        /// but the key.
+        Psp {
+            /// The account the rule belongs to.
+            #[arg(long)]
+            account: AccountId,
+            /// The bank rule.
+            #[arg(long)]
+            bank_rule: BankRuleId,
+            /// The account's Pix key at the PSP (what its charges are paid to).
+            #[arg(long)]
+            pix_key: String,
+            /// The PSP's API Pix base URL, e.g. https://pix.example.com/api/v2.
+            #[arg(long, required_unless_present = "local_psp")]
+            base_url: Option<String>,
+            /// The OAuth token endpoint (default: <base-url>/oauth/token).
+            #[arg(long)]
+            token_url: Option<String>,
+            /// The OAuth client id.
+            #[arg(long, required_unless_present = "local_psp")]
+            client_id: Option<String>,
+            /// A file holding the OAuth client secret (not an argument: it would stay in the shell's
+            /// history and the process list).
+            #[arg(long, required_unless_present = "local_psp")]
+            client_secret_file: Option<std::path::PathBuf>,
+            /// The client certificate the PSP issued (PEM, chain after it).
+            #[arg(long, required_unless_present = "local_psp")]
+            certificate: Option<std::path::PathBuf>,
+            /// Its private key (PEM).
+            #[arg(long, required_unless_present = "local_psp")]
+            key: Option<std::path::PathBuf>,
+            /// The PSP's own CA (PEM), when its API is not signed by a public one.
+            #[arg(long)]
+            ca: Option<std::path::PathBuf>,
+            /// The Pix webhook domain's base URL (the stack's `PixWebhookUrl` output; locally the dev
+            /// server's Pix listener): the rule's webhook URL is registered at the PSP.
+            #[arg(long)]
+            webhook_base: Option<String>,
+            /// The local PSP (infra/run) instead of --base-url, --client-id, --client-secret-file,
+            /// --certificate, --key and --ca.
+            #[arg(long = "local-psp")]
+            local_psp: bool,
+        },
+        /// Pays a billing's Pix charge at the local PSP as a payer would (the amount the charge
+        /// asks that day), and the PSP calls the webhook (local stack only).
+        Pay {
+            /// The account the billing belongs to.
+            #[arg(long)]
+            account: AccountId,
+            /// The billing (its billets live under it).
+            #[arg(long)]
+            billing: BillingId,
+            /// The billet the payer's code came from (checked: the billing's current one).
+            #[arg(long)]
+            billet: Option<billing_api::values::BilletId>,
+            /// YYYY-MM-DD. Default: today.
+            #[arg(long)]
+            date: Option<chrono::NaiveDate>,
+            /// Pays this amount instead of what the charge asks.
+            #[arg(long)]
+            amount: Option<Money>,
+            /// Leaves the webhook uncalled: only the reconciliation finds the payment.
+            #[arg(long)]
+            no_webhook: bool,
+        },
+        /// Reads every PSP's Pix received in the last hours (GET /pix) and applies what no webhook
+        /// brought, as the scheduled reconciliation does.
+        Reconcile {
+            /// How many hours back.
+            #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(i64).range(1..=120))]
+            hours: i64,
         },
     }
 
@@ -990,6 +1072,9 @@ pub mod cli {
                 Command::Setup => Some(("setup", "creates the table, queues and secret that the stack deploys on AWS")),
                 Command::Billing(BillingCommand::Pay { .. }) => {
                     Some(("billing pay", "simulates the bank's payment (on AWS the bank reports payments)"))
+                }
+                Command::Pix(PixCommand::Pay { .. }) => {
+                    Some(("pix pay", "pays at the local PSP (on AWS the payer's bank pays the PSP)"))
                 }
                 _ => None,
             }

@@ -112,6 +112,10 @@ pub struct DevServer {
     pub webhook_queue_url: String,
     pub settlements_queue_url: String,
     pub cascades_queue_url: String,
+    pub pix_charges_queue_url: String,
+    /// The base URL of its Pix webhook listener (mutual TLS), when the local PSP's certificates are
+    /// there (`LOCAL_PIX_CERTS`: infra/test starts the local PSP).
+    pub pix_webhook_url: Option<String>,
     pub queues: billing_api::jobs::Queues,
     /// The webhook master key, read from the local stack's Secrets Manager.
     pub vault: Arc<SecretBox>,
@@ -237,11 +241,13 @@ impl DevServer {
         let webhook_queue_url = test_queue(&sqs, "webhook-deliveries").await;
         let settlements_queue_url = test_queue(&sqs, "settlements").await;
         let cascades_queue_url = test_queue(&sqs, "cascades").await;
+        let pix_charges_queue_url = test_queue(&sqs, "pix-charges").await;
         let queues = billing_api::jobs::Queues::new(sqs, billet_queue_url.clone())
             .with_bulk_expansion(bulk_queue_url.clone())
             .with_webhook_deliveries(webhook_queue_url.clone())
             .with_settlements(settlements_queue_url.clone())
-            .with_cascades(cascades_queue_url.clone());
+            .with_cascades(cascades_queue_url.clone())
+            .with_pix_charges(pix_charges_queue_url.clone());
         let queues = if lanes { queues.with_tenant_lanes() } else { queues };
         let vault = Arc::new(webhook_vault(&config).await);
         // Receivers on http://127.0.0.1 (the local switch), as the tests' senders deliver to them.
@@ -254,6 +260,16 @@ impl DevServer {
         let pages = limits.per_ip.map(|_| RateLimits::PAYER_PAGES_PER_IP);
         let state =
             AppState::new(store.clone()).with_rate_limits(limits).with_webhooks(webhooks).with_payer_page_limit(pages);
+        let pix_webhook_url = match crate::pix_listener::PixTls::from_env() {
+            Some(tls) => {
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a free port");
+                let url = format!("https://{}", listener.local_addr().expect("local address"));
+                let config = tls.server_config().expect("the Pix webhook listener's certificates");
+                tokio::spawn(crate::pix_listener::serve(listener, crate::pix_listener::router(state.clone()), config));
+                Some(url)
+            }
+            None => None,
+        };
         let router = crate::dev_server::router(state, cache.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a free port");
         let base_url = format!("http://{}", listener.local_addr().expect("local address"));
@@ -270,6 +286,8 @@ impl DevServer {
             webhook_queue_url,
             settlements_queue_url,
             cascades_queue_url,
+            pix_charges_queue_url,
+            pix_webhook_url,
             queues,
             vault,
             stream,
@@ -346,6 +364,13 @@ impl DevServer {
     pub async fn cascade(&self) -> usize {
         let worker = Worker::Cascader { store: self.store.clone() };
         self.drain(&self.cascades_queue_url, &worker).await
+    }
+
+    /// Runs the Pix charges worker over this server's queue until it is empty: the charges of
+    /// billings that stopped being payable are removed at their PSP. Returns how many messages it
+    /// handled.
+    pub async fn remove_pix_charges(&self) -> usize {
+        self.drain(&self.pix_charges_queue_url, &Worker::PixCharges).await
     }
 
     /// Runs `worker` over the queue until it is empty; returns how many different messages it

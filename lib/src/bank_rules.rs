@@ -1,8 +1,10 @@
 //! Bank rules (§2.6): which bank or agreement produces the billets of a billing; `bank_symbol`
-//! picks the provider. Created elsewhere (the ops CLI); billings name one.
+//! picks the provider; a rule may also name a Pix institution (`pix_secret_id`). Created and
+//! linked elsewhere (the ops CLI); billings name one.
 
 use serde::{Deserialize, Serialize};
 
+use crate::payments::pix::Link;
 use crate::store::counting::Counting;
 use crate::store::records::{self, Record};
 use crate::store::Store;
@@ -16,6 +18,10 @@ pub struct BankRule {
     pub bank_symbol: String,
     pub agreement_code: Option<String>,
     pub active: bool,
+    /// The secret of the rule's Pix institution (`payments::pix::psp`): its billets carry a Pix
+    /// charge with a due date there. None: boleto only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pix_secret_id: Option<String>,
     pub created_at: Timestamp,
     pub version: i64,
 }
@@ -60,9 +66,32 @@ pub async fn create(
         bank_symbol: bank_symbol.trim().to_owned(),
         agreement_code,
         active: true,
+        pix_secret_id: None,
         created_at: Timestamp::now(),
         version: 1,
     };
     records::insert(store, account, &rule, Vec::new()).await?;
     Ok(rule)
+}
+
+/// Links the rule to a Pix institution whose credentials are in `secret_id` (or unlinks it:
+/// `None`). Billets registered from then on carry a Pix charge there.
+pub async fn set_pix(
+    store: &Store,
+    account: AccountId,
+    id: BankRuleId,
+    secret_id: Option<String>,
+) -> anyhow::Result<BankRule> {
+    let current =
+        records::find::<BankRule>(store, account, id).await?.ok_or_else(|| anyhow::anyhow!("no bank rule {id}"))?;
+    let next = BankRule { pix_secret_id: secret_id.clone(), version: current.version + 1, ..current.clone() };
+    let link = match secret_id {
+        Some(secret_id) => crate::store::stored::put(&Link { account_id: account, bank_rule_id: id, secret_id }, ())?,
+        None => {
+            let (pk, sk) = crate::store::keys::pix_psp(account, id);
+            crate::store::Write::delete(pk, sk)
+        }
+    };
+    records::replace(store, account, &current, &next, vec![link]).await?;
+    Ok(next)
 }

@@ -19,7 +19,8 @@ use infra::cache_flush::CacheFlusher;
 use infra::ops;
 use infra::ops::cli::{
     AccountCommand, BankAccountCommand, BankRuleCommand, BillingCommand, CategoryCommand, Cli, Command, ContactCommand,
-    Destructive, PaymentCommand, RemittanceCommand, ReturnCommand, SaleCommand, TokenCommand, WebhookCommand,
+    Destructive, PaymentCommand, PixCommand, RemittanceCommand, ReturnCommand, SaleCommand, TokenCommand,
+    WebhookCommand,
 };
 use infra::target::{self, Consent, LocalOnly, NotConfirmed, StackOutputs, Target};
 use infra::webhooks::WebhookOps;
@@ -241,6 +242,7 @@ async fn run(cli: Cli) -> anyhow::Result<serde_json::Value> {
         Command::Payment(PaymentCommand::Refunds { account, limit }) => {
             ops::payments_to_refund(&store, account, usize::from(limit)).await
         }
+        Command::Pix(command) => pix(&store, &config, command).await,
         Command::Remittance(RemittanceCommand::List { account, limit }) => {
             infra::bank_files::list_remittances(&store, account, usize::from(limit)).await
         }
@@ -303,6 +305,70 @@ async fn webhook(
                 None => None,
             };
             ops.replay(account, event.as_deref(), since, limit).await
+        }
+    }
+}
+
+/// The `pix` commands.
+async fn pix(store: &Store, config: &aws_config::SdkConfig, command: PixCommand) -> anyhow::Result<serde_json::Value> {
+    use billing_api::payments::pix::psp::Credentials;
+    match command {
+        PixCommand::Psp {
+            account,
+            bank_rule,
+            pix_key,
+            base_url,
+            token_url,
+            client_id,
+            client_secret_file,
+            certificate,
+            key,
+            ca,
+            webhook_base,
+            local_psp,
+        } => {
+            let credentials = match local_psp {
+                true => infra::pix_ops::local_credentials(&pix_key)?,
+                false => {
+                    let read = |path: Option<std::path::PathBuf>, what: &str| -> anyhow::Result<String> {
+                        let path = path.with_context(|| format!("{what} is required"))?;
+                        std::fs::read_to_string(&path).with_context(|| format!("read {}", path.display()))
+                    };
+                    Credentials {
+                        base_url: base_url.context("--base-url is required")?,
+                        token_url,
+                        client_id: client_id.context("--client-id is required")?,
+                        client_secret: read(client_secret_file, "--client-secret-file")?.trim().to_owned(),
+                        certificate: read(certificate, "--certificate")?,
+                        private_key: read(key, "--key")?,
+                        ca_certificate: ca.map(|path| read(Some(path), "--ca")).transpose()?,
+                        pix_key,
+                    }
+                }
+            };
+            let secrets = aws_sdk_secretsmanager::Client::new(config);
+            let webhook =
+                infra::pix_ops::link_psp(store, &secrets, account, bank_rule, &credentials, webhook_base.as_deref())
+                    .await?;
+            Ok(serde_json::json!({
+                "account_id": account,
+                "bank_rule_id": bank_rule,
+                "secret_id": billing_api::payments::pix::psp::secret_id(account, bank_rule),
+                "base_url": credentials.base_url,
+                "pix_key": credentials.pix_key,
+                "webhook_url": webhook,
+            }))
+        }
+        PixCommand::Pay { account, billing, billet, date, amount, no_webhook } => {
+            infra::pix_ops::pay(store, account, billing, billet, date, amount, !no_webhook).await
+        }
+        PixCommand::Reconcile { hours } => {
+            let done = billing_api::payments::pix::reconcile_all(store, hours).await?;
+            Ok(serde_json::to_value(
+                done.into_iter()
+                    .map(|(link, reconciled)| serde_json::json!({ "account_id": link.account_id, "bank_rule_id": link.bank_rule_id, "reconciled": reconciled }))
+                    .collect::<Vec<_>>(),
+            )?)
         }
     }
 }

@@ -115,6 +115,13 @@ pub struct BankBillet {
     /// `crate::billings::billets::remittance`); none before, and for banks registered at once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remittance_id: Option<i64>,
+    /// The secret of the Pix institution whose charge of the billing (`payments::pix::charge`)
+    /// carries this billet's terms, once it does; none without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pix_psp: Option<String>,
+    /// The channel of the payment that paid it (`payments::Channel`), once paid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paid_with: Option<String>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub version: i64,
@@ -188,6 +195,8 @@ pub(crate) mod tests {
             settlement: Settlement::default(),
             payer_token: Some("k3Qh0v1Yw9r6ZpXc2LmN8bTa5sUe4dFg".into()),
             remittance_id: None,
+            pix_psp: None,
+            paid_with: None,
             created_at: now,
             updated_at: now,
             version: 2,

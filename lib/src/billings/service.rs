@@ -139,8 +139,10 @@ where
                 let next = Billing { version: current.version + 1, ..next };
                 if let Some(billet) = &billet {
                     also.push(billet.write(account)?);
-                    // A billet the bank knows from a file and that closes: its write-off goes out.
+                    // A billet the bank knows from a file and that closes: its write-off goes out;
+                    // its Pix charge, when the billing does not go on with it, is removed.
                     also.extend(super::billets::remittance::follow(account, billet)?);
+                    also.extend(crate::payments::pix::follow(account, &next, billet)?);
                 }
                 let embedded = match (announce || shown, related) {
                     (false, _) => None,
@@ -338,8 +340,11 @@ async fn read_references(store: &Store, account: AccountId, draft: &Draft) -> Re
         Ok(found.get(&sk).cloned().map(records::read).transpose()?)
     }
     let mut errors = Vec::new();
-    if read::<BankRule>(&found, draft.bank_rule_id)?.is_none() {
-        errors.push(Problem::not_found("bank_rule_id", MSG_BANK_RULE_NOT_FOUND));
+    match read::<BankRule>(&found, draft.bank_rule_id)? {
+        None => errors.push(Problem::not_found("bank_rule_id", MSG_BANK_RULE_NOT_FOUND)),
+        // Its billets carry a Pix charge: the terms must be ones the API Pix can say.
+        Some(rule) if rule.pix_secret_id.is_some() => errors.extend(pix_terms_refused(draft)),
+        Some(_) => {}
     }
     let patient = match draft.patient_id {
         Some(id) => {
@@ -405,6 +410,22 @@ async fn read_references(store: &Store, account: AccountId, draft: &Draft) -> Re
         }
     };
     Ok(References { payer, contact, tag })
+}
+
+/// Why a billing on a rule with a Pix institution cannot have these terms, each naming its field
+/// (`payments::pix::cobv`).
+fn pix_terms_refused(draft: &Draft) -> Vec<Problem> {
+    let terms = crate::billings::compute::Terms {
+        status: BillingStatus::Opened,
+        amount: draft.amount.get(),
+        due_date: draft.due_date,
+        discount: None,
+        discount2: None,
+        penalty: draft.penalty,
+        interest: draft.interest,
+        cancel_penalty: false,
+    };
+    crate::payments::pix::charge::refused(&terms).unwrap_or_default()
 }
 
 /// The ids a new billing is written with: its own and its items', taken once per request from

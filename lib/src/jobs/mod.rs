@@ -172,6 +172,24 @@ impl Message for Cascade {
     }
 }
 
+/// A billing's Pix charge to remove at its PSP (`payments::pix::follow`):
+/// `{"kind": "pix_charge", "account_id": 7, "billing_id": 12, "secret_id": "…"}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PixCharge {
+    pub account_id: AccountId,
+    pub billing_id: BillingId,
+    /// The secret of the PSP that holds the charge.
+    pub secret_id: String,
+}
+
+impl Message for PixCharge {
+    const KIND: &'static str = "pix_charge";
+
+    fn account(&self) -> AccountId {
+        self.account_id
+    }
+}
+
 /// The body of a message: its fields and its `kind`.
 pub fn body<M: Message>(message: &M) -> anyhow::Result<String> {
     let mut value = serde_json::to_value(message)?;
@@ -212,6 +230,7 @@ pub struct Queues {
     webhook_deliveries: Option<String>,
     settlements: Option<String>,
     cascades: Option<String>,
+    pix_charges: Option<String>,
     /// The local stack's lanes per tenant, made at their first message; `None` on AWS.
     lanes: Option<Arc<Lanes>>,
 }
@@ -260,6 +279,7 @@ impl Queues {
             webhook_deliveries: None,
             settlements: None,
             cascades: None,
+            pix_charges: None,
             lanes: None,
         }
     }
@@ -278,6 +298,10 @@ impl Queues {
 
     pub fn with_cascades(self, url: String) -> Self {
         Queues { cascades: Some(url), ..self }
+    }
+
+    pub fn with_pix_charges(self, url: String) -> Self {
+        Queues { pix_charges: Some(url), ..self }
     }
 
     /// The local stack's stand-in for fair queues: each tenant's messages go to a lane of their
@@ -311,6 +335,7 @@ impl Queues {
             webhook_deliveries,
             settlements,
             cascades,
+            pix_charges: var("PIX_CHARGES_QUEUE_URL"),
             lanes: None,
         })
     }
@@ -393,6 +418,7 @@ impl Queues {
             WebhookDelivery::KIND => self.webhook_deliveries.as_deref(),
             ReceivableSettlement::KIND => self.settlements.as_deref(),
             Cascade::KIND => self.cascades.as_deref(),
+            PixCharge::KIND => self.pix_charges.as_deref(),
             _ => None,
         };
         url.filter(|url| !url.is_empty())

@@ -1,6 +1,6 @@
 //! One way a payment is applied (DESIGN §10). A billing can be paid through several channels, each
 //! a room of its own (`bank`: the boleto, as the bank's return file or the simulated bank report
-//! it); a channel turns what its provider says into one [`Payment`], and this module applies it:
+//! it; `pix`: the billing's Pix charge, as its PSP reports it); a channel turns what its provider says into one [`Payment`], and this module applies it:
 //!
 //! - **exactly once per provider id**: the payment's ledger item ([`Entry`], `keys::payment`) is
 //!   written, only if absent, in the transaction that applies it, so a payment reported again (a
@@ -13,7 +13,7 @@
 //!   refunds`): never lost, never applied twice.
 //!
 //! The channel tells whether a payment is real before it gets here (a return file the account
-//! uploaded; later, a PSP's call confirmed against the PSP).
+//! uploaded; a PSP's call read back from the PSP).
 
 pub mod bank;
 pub mod pix;
@@ -37,6 +37,8 @@ use crate::values::{AccountId, BilletId, BillingId, BillingStatus, Money, Timest
 pub enum Channel {
     /// The boleto, paid at a bank.
     BankBillet,
+    /// The billing's Pix charge, paid from the payer's bank.
+    Pix,
 }
 
 impl Channel {
@@ -44,6 +46,7 @@ impl Channel {
     pub fn as_str(self) -> &'static str {
         match self {
             Channel::BankBillet => "bank_billet",
+            Channel::Pix => "pix",
         }
     }
 }
@@ -202,6 +205,7 @@ pub fn settled(billing: Billing, billet: &BankBillet, payment: &Payment) -> (Bil
     paid.settlement.interest = extra;
     paid.settlement.credit_at = Some(payment.credit_on);
     paid.registered.provider_status = Some("LIQUIDADO".into());
+    paid.paid_with = Some(payment.channel.as_str().to_owned());
     let next = Billing {
         status: BillingStatus::Paid,
         gw_received_with: Some(payment.channel.as_str().to_owned()),

@@ -22,13 +22,13 @@ use super::billings::{body, setup, Setup};
 use super::cnab_remittance::checker;
 use super::support::Api;
 
-const AGREEMENT: &str = "0057/12345-7/109";
+pub(super) const AGREEMENT: &str = "0057/12345-7/109";
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
-async fn files() -> Files {
+pub(super) async fn files() -> Files {
     infra::testing::local_files(&billing_api::config::aws().await).await
 }
 
@@ -52,16 +52,16 @@ async fn billing_on(api: &Api, s: &Setup, rule: &Value) -> i64 {
     id
 }
 
-async fn billet(api: &Api, billing: i64) -> Value {
+pub(super) async fn billet(api: &Api, billing: i64) -> Value {
     api.get(&format!("/v1/billings/{billing}/bank_billets")).await.expect(200).body["bank_billets"][0].clone()
 }
 
-async fn remit(api: &Api, files: &Files) -> Value {
+pub(super) async fn remit(api: &Api, files: &Files) -> Value {
     infra::bank_files::create_remittances(&api.server.store, files, api.account_id, None).await.unwrap()
 }
 
 /// A return file for these titles, written by the manual's writer; its path.
-fn return_file(name: &str, titles: &[Value]) -> PathBuf {
+pub(super) fn return_file(name: &str, titles: &[Value]) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("cnab-returns-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
@@ -75,7 +75,7 @@ fn return_file(name: &str, titles: &[Value]) -> PathBuf {
 }
 
 /// What the bank says of one billet (of billing `billing`), as a title of a return file.
-fn returned(billing: i64, billet: &Value, movement: &str, extra: Value) -> Value {
+pub(super) fn returned(billing: i64, billet: &Value, movement: &str, extra: Value) -> Value {
     let agreement = Agreement::parse(AGREEMENT).unwrap();
     let sequence = billet["our_number"].as_str().unwrap().split(['/', '-']).nth(1).unwrap().to_owned();
     let cents = |text: &str| text.replace('.', "").parse::<i64>().unwrap();
@@ -98,7 +98,7 @@ fn returned(billing: i64, billet: &Value, movement: &str, extra: Value) -> Value
 }
 
 /// `return upload`: its output, or its error in words.
-async fn upload(api: &Api, files: &Files, path: &Path) -> Result<Value, String> {
+pub(super) async fn upload(api: &Api, files: &Files, path: &Path) -> Result<Value, String> {
     infra::bank_files::upload_return(&api.server.store, files, api.account_id, path).await.map_err(|e| format!("{e:#}"))
 }
 

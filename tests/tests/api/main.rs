@@ -19,6 +19,7 @@ mod groups;
 mod hardening;
 mod idempotency;
 mod payer_page;
+mod pix;
 mod point_of_sale;
 mod printable_billets;
 mod rate_limits;

@@ -16,11 +16,11 @@ use super::billings::{body, setup, Setup};
 use super::support::Api;
 
 /// What a GET answered: status, content type, content disposition and the raw bytes.
-struct Download {
+pub(super) struct Download {
     status: StatusCode,
     content_type: String,
     disposition: String,
-    bytes: Vec<u8>,
+    pub(super) bytes: Vec<u8>,
 }
 
 impl Download {
@@ -29,7 +29,7 @@ impl Download {
     }
 }
 
-async fn download(api: &Api, path: &str) -> Download {
+pub(super) async fn download(api: &Api, path: &str) -> Download {
     let mut request = api.http.get(api.server.url(path));
     if let Some(auth) = &api.auth {
         request = request.header("Authorization", auth);
@@ -43,10 +43,10 @@ async fn download(api: &Api, path: &str) -> Download {
 }
 
 /// A folder of its own under the system's temporary folder, removed when dropped.
-struct Scratch(PathBuf);
+pub(super) struct Scratch(PathBuf);
 
 impl Scratch {
-    fn new() -> Scratch {
+    pub(super) fn new() -> Scratch {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("printable-billets-{}-{n}", std::process::id()));
@@ -54,7 +54,7 @@ impl Scratch {
         Scratch(dir)
     }
 
-    fn file(&self, name: &str) -> PathBuf {
+    pub(super) fn file(&self, name: &str) -> PathBuf {
         self.0.join(name)
     }
 }
@@ -75,7 +75,7 @@ fn run(program: &str, args: &[&str]) -> String {
 }
 
 /// Every symbol `zbarimg` finds in an image, as its data only (no symbology prefix), sorted.
-fn decode(image: &Path) -> Vec<String> {
+pub(super) fn decode(image: &Path) -> Vec<String> {
     let image = image.to_str().unwrap();
     let text = run("zbarimg", &["--raw", "-q", "-Sdisable", "-Sqrcode.enable", "-Si25.enable", image]);
     let mut symbols: Vec<String> = text.lines().map(str::to_owned).collect();
@@ -84,7 +84,7 @@ fn decode(image: &Path) -> Vec<String> {
 }
 
 /// The page of a one-page PDF at 300 dpi, as a PNG file in `scratch`.
-fn render_pdf(scratch: &Scratch, pdf: &[u8]) -> PathBuf {
+pub(super) fn render_pdf(scratch: &Scratch, pdf: &[u8]) -> PathBuf {
     let (file, prefix) = (scratch.file("boleto.pdf"), scratch.file("page"));
     std::fs::write(&file, pdf).unwrap();
     run("pdftoppm", &["-r", "300", "-png", "-singlefile", file.to_str().unwrap(), prefix.to_str().unwrap()]);

@@ -12,8 +12,10 @@
 //! 3. A billet still awaiting the bank is marked `remitting`, sent to the provider, and written
 //!    `opened` (documents filled) or `rejected` (`bank_rejection` filled), each write conditioned
 //!    on the billet's version, so a billet cancelled meanwhile stays cancelled; the answer is
-//!    announced by a `billing.updated` event in the same transaction. A provider failure leaves it
-//!    `remitting` and fails the message; the redelivery carries on from there.
+//!    announced by a `billing.updated` event in the same transaction. On a rule with a Pix
+//!    institution, the billing's Pix charge is made (or revised) with the billet's terms before
+//!    that write, and the billet carries its code (`payments::pix`). A provider or PSP failure
+//!    leaves it `remitting` and fails the message; the redelivery carries on from there.
 //!
 //! A delivery of an answered billet changes nothing, so duplicates are harmless. Sequence numbers
 //! burnt by a lost race leave gaps, which banks accept (our numbers must be unique, not dense).
@@ -175,6 +177,8 @@ async fn issue(store: &Store, owner: &Account, billing: &Billing) -> Result<Bank
         settlement: Settlement::default(),
         payer_token: None,
         remittance_id: None,
+        pix_psp: None,
+        paid_with: None,
         created_at: now,
         updated_at: now,
         version: 1,
@@ -232,8 +236,17 @@ async fn transmit(store: &Store, owner: &Account, billet: BankBillet) -> anyhow:
             done.registered.provider_status = Some(provider_status);
         }
     }
-    // The answer and its `billing.updated` event in one transaction.
     let billing = records::find::<Billing>(store, account, done.billing_id).await?.context("the billet's billing")?;
+    // A rule with a Pix institution: the billing's Pix charge carries this billet's terms (made,
+    // or revised for a re-issue), and the billet its code. Unreachable, the PSP fails the message
+    // (the billet stays `remitting`, and the redelivery carries on from here).
+    if matches!(done.status, BilletStatus::Opened | BilletStatus::PendingRemittance) {
+        if let Some((secret_id, code)) = crate::payments::pix::charge_billet(store, account, &billing, &done).await? {
+            done.registered.pix_qr_code = Some(code);
+            done.pix_psp = Some(secret_id);
+        }
+    }
+    // The answer and its `billing.updated` event in one transaction.
     let event = announcement(store, account, &billing, Some(&done)).await.map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut writes = vec![remitting.replace_with(account, &done)?, event];
     if done.status == BilletStatus::PendingRemittance {

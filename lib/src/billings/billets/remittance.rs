@@ -136,10 +136,13 @@ pub fn queue(account: AccountId, billet: &BankBillet, instruction: Instruction) 
 }
 
 /// What a billet's change tells the bank beside it: a write-off when the billet, known to the bank
-/// through a file, is closed (cancelled, re-issued, paid off).
+/// through a file, is closed (cancelled, re-issued, paid off, or paid through another channel than
+/// the boleto: by Pix).
 pub fn follow(account: AccountId, write: &BilletWrite) -> StoreResult<Vec<Write>> {
     let BilletWrite::Moved { from, to } = write else { return Ok(Vec::new()) };
-    let closed = matches!(to.status, BilletStatus::Canceled | BilletStatus::Discharged);
+    let paid_elsewhere = to.status == BilletStatus::Paid
+        && to.paid_with.as_deref().is_some_and(|c| c != crate::payments::Channel::BankBillet.as_str());
+    let closed = matches!(to.status, BilletStatus::Canceled | BilletStatus::Discharged) || paid_elsewhere;
     let known = from.remittance_id.is_some()
         && matches!(
             from.status,

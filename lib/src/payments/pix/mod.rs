@@ -1,4 +1,315 @@
-//! The Pix channel (issue 40, in progress): a billet's charge with a due date at the account's
-//! Pix institution, through the Banco Central's API Pix. So far: the charge's terms (`cobv`).
+//! The Pix channel (DESIGN §10): a billing's charge with a due date (`cobv`) at its bank rule's
+//! Pix institution (PSP), through the Banco Central's API Pix, and what the PSP says of its
+//! payment as one [`Payment`](super::Payment).
+//!
+//! - **The charge** ([`charge`]): made with the billet at its registration
+//!   (`billings::billets::registrar`, [`charge_billet`]), revised by a re-issue's billet, removed
+//!   when the billing stops being payable here ([`follow`] asks for it in the change's
+//!   transaction; the Pix charges worker, [`handle_batch`], calls the PSP).
+//! - **A payment** comes by the PSP's webhook ([`receive`]: `POST <webhookUrl>/pix`, over mutual
+//!   TLS) or by the reconciliation of `GET /pix` ([`reconcile`]). Neither is believed as told: a
+//!   webhook's payment is read back from the PSP (`GET /pix/{e2eid}`) with the service's own
+//!   credentials, and the list is the PSP's own answer. Each becomes a [`Payment`] whose provider
+//!   id is the `endToEndId`, applied once by [`super::apply`].
 
+pub mod charge;
 pub mod cobv;
+pub mod psp;
+pub mod webhook;
+
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
+use chrono::{DateTime, FixedOffset};
+use serde::{Deserialize, Serialize};
+
+use self::psp::{Psp, PspError, Received};
+use super::{apply, Applied, Channel, Outcome, Payment};
+use crate::bank_rules::BankRule;
+use crate::billets::model::{BankBillet, BilletStatus};
+use crate::billings::billets::lifecycle::BilletWrite;
+use crate::billings::model::Billing;
+use crate::jobs::{tasks, PixCharge};
+use crate::refusal::Refusal;
+use crate::store::stored::{self, Key, Stored};
+use crate::store::{keys, records, Item, KeyRange, Sort, Store, StoreResult, Write};
+use crate::values::{calendar::sao_paulo, AccountId, BankRuleId, BillingStatus, Money};
+
+/// A bank rule's link to its Pix institution, in the partition the reconciliation reads.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Link {
+    pub account_id: AccountId,
+    pub bank_rule_id: BankRuleId,
+    pub secret_id: String,
+}
+
+impl Stored for Link {
+    const KIND: Option<&'static str> = Some("pix_psp");
+    type Scope<'a> = ();
+
+    fn key(&self, (): ()) -> Key {
+        keys::pix_psp(self.account_id, self.bank_rule_id)
+    }
+}
+
+/// Up to `limit` links from `start` (where the page before ended), and where the next page starts.
+pub async fn links(store: &Store, start: Option<Item>, limit: usize) -> StoreResult<(Vec<Link>, Option<Item>)> {
+    let range = KeyRange::listing(keys::PIX_PSPS.to_owned(), Sort::All, true);
+    let page = store.page(&range, limit, start).await?;
+    Ok((stored::read_all::<Link>(page.items)?, page.next))
+}
+
+/// The PSP of a billet's rule, when the rule has one.
+async fn psp_of_rule(
+    store: &Store,
+    account: AccountId,
+    billing: &Billing,
+) -> anyhow::Result<Option<(String, Arc<Psp>)>> {
+    let rule = records::find_referenced::<BankRule>(store, account, billing.bank_rule_id).await?;
+    let Some(secret_id) = rule.and_then(|r| r.pix_secret_id) else { return Ok(None) };
+    let psp = psp::registry().psp(&secret_id).await?;
+    Ok(Some((secret_id, psp)))
+}
+
+/// The billing's Pix charge with this billet's terms, made or revised at the rule's PSP: the PSP's
+/// secret and its `pixCopiaECola`, to store on the billet; none when the rule has no PSP, or when
+/// the PSP refuses the charge (logged: the billet is still a boleto). `Err`: try again later (the
+/// PSP could not be reached).
+pub async fn charge_billet(
+    store: &Store,
+    account: AccountId,
+    billing: &Billing,
+    billet: &BankBillet,
+) -> anyhow::Result<Option<(String, String)>> {
+    let Some((secret_id, psp)) = psp_of_rule(store, account, billing).await? else { return Ok(None) };
+    let body = match charge::body(billing, billet, psp.pix_key()) {
+        Ok(body) => body,
+        Err(problems) => {
+            let why = crate::refusal::messages(&problems).join("; ");
+            tracing::warn!(billing = %billing.id, why, "the billing's terms have no Pix charge: boleto only");
+            return Ok(None);
+        }
+    };
+    let txid = charge::txid(account, billing.id);
+    match charge::make(&psp, &txid, &body, billet.generation > 1).await {
+        Ok(cobv) => Ok(cobv.copy_paste.map(|code| (secret_id, code))),
+        Err(PspError::Refused { status, detail }) => {
+            tracing::warn!(billing = %billing.id, status, detail, "the PSP refused the Pix charge: boleto only");
+            Ok(None)
+        }
+        Err(error) => Err(anyhow::Error::new(error).context("Pix charge")),
+    }
+}
+
+/// What a billet's change asks of its Pix charge, in the change's transaction: its removal, when
+/// the billet closes (`canceled`, `discharged`, or `paid` through another channel) and the billing
+/// does not go on with the same PSP's charge (a re-issue on a rule of the same PSP revises it
+/// instead: the new billet's registration does).
+pub fn follow(account: AccountId, next: &Billing, write: &BilletWrite) -> StoreResult<Vec<Write>> {
+    let BilletWrite::Moved { from, to } = write else { return Ok(Vec::new()) };
+    let Some(secret_id) = to.pix_psp.clone() else { return Ok(Vec::new()) };
+    let closed = match to.status {
+        BilletStatus::Canceled | BilletStatus::Discharged => true,
+        BilletStatus::Paid => to.paid_with.as_deref() != Some(Channel::Pix.as_str()),
+        _ => false,
+    };
+    if !closed || from.status == to.status {
+        return Ok(Vec::new());
+    }
+    let goes_on = next.status == BillingStatus::Opened
+        && next.bank_rule_id.is_some_and(|rule| psp::secret_id(account, rule) == secret_id);
+    if goes_on {
+        return Ok(Vec::new());
+    }
+    let message = PixCharge { account_id: account, billing_id: next.id, secret_id };
+    Ok(vec![tasks::one(account, message)?])
+}
+
+/// The Pix charges worker: removes each message's charge at its PSP.
+pub async fn handle_batch(event: SqsEvent) -> SqsBatchResponse {
+    crate::jobs::handle_batch(event, "pix charge", |message: PixCharge| async move {
+        let psp = psp::registry().psp(&message.secret_id).await?;
+        let txid = charge::txid(message.account_id, message.billing_id);
+        charge::remove(&psp, &txid).await.context("removing the Pix charge")?;
+        Ok(())
+    })
+    .await
+}
+
+/// A Pix received as a [`Payment`] of the billet `billet_id`: paid on its date in Brasília, no
+/// fee known (the PSP's tariff comes in its statement, not in the API Pix), credited at once.
+pub fn payment(received: &Received, billet_id: crate::values::BilletId) -> Result<Payment, String> {
+    let amount: Money = received.valor.parse().map_err(|_| format!("valor {:?} não é um valor", received.valor))?;
+    let paid_on = received.horario.with_timezone(&sao_paulo()).date_naive();
+    Ok(Payment {
+        channel: Channel::Pix,
+        provider_id: received.end_to_end_id.clone(),
+        billet_id,
+        amount,
+        paid_on,
+        fee: Money::ZERO,
+        credit_on: paid_on,
+        net_amount: amount,
+    })
+}
+
+/// What became of one Pix.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "result")]
+pub enum Taken {
+    /// It settled its billing.
+    Settled,
+    /// Kept to refund (the billing was settled otherwise).
+    ToRefund { why: String },
+    /// Applied before.
+    Already,
+    /// Not a payment of ours: a txid we did not make, of another account, or none.
+    NotOurs,
+    /// The PSP does not know it (a forged call), or knows it otherwise than told.
+    Unconfirmed,
+}
+
+/// Applies one Pix the PSP of `link` confirmed.
+pub async fn take(store: &Store, link: &Link, received: &Received) -> Result<Taken, Refusal> {
+    let Some((account, billing_id)) = received.txid.as_deref().and_then(charge::parse_txid) else {
+        return Ok(Taken::NotOurs);
+    };
+    if account != link.account_id {
+        return Ok(Taken::NotOurs);
+    }
+    // The billet it pays is the billing's current one: the charge carries its terms.
+    let (billing, _) = match crate::billings::service::whole_or_404(store, account, billing_id).await {
+        Ok(found) => found,
+        Err(Refusal::NotFound) => return Ok(Taken::NotOurs),
+        Err(other) => return Err(other),
+    };
+    let Some(billet_id) = billing.billet_id else { return Ok(Taken::NotOurs) };
+    let payment = match payment(received, billet_id) {
+        Ok(payment) => payment,
+        Err(why) => {
+            tracing::warn!(why, e2e = received.end_to_end_id, "a Pix that is not a payment");
+            return Ok(Taken::Unconfirmed);
+        }
+    };
+    Ok(match apply(store, account, billing_id, &payment).await? {
+        Applied::Settled(_) => Taken::Settled,
+        Applied::ToRefund(why) => Taken::ToRefund { why },
+        Applied::Already(Outcome::Settled | Outcome::ToRefund) => Taken::Already,
+    })
+}
+
+/// A Pix as the webhook tells it (`POST <webhookUrl>/pix`, body `{"pix": [...]}`).
+#[derive(Clone, Debug, Deserialize)]
+pub struct Notice {
+    #[serde(rename = "endToEndId")]
+    pub end_to_end_id: String,
+    #[serde(default)]
+    pub txid: Option<String>,
+    pub valor: String,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct Notices {
+    pub pix: Vec<Notice>,
+}
+
+/// The most Pix one webhook call may tell (the PSPs send a few; more is not a PSP's call).
+pub const MAX_NOTICES: usize = 100;
+
+/// Takes a webhook call of bank rule `rule`'s PSP: each Pix it tells is read back from the PSP
+/// and, when the PSP confirms it as told, applied. `Err`: the PSP could not be asked (the call
+/// fails, and the PSP calls again).
+pub async fn receive(
+    store: &Store,
+    account: AccountId,
+    rule: BankRuleId,
+    notices: &Notices,
+) -> anyhow::Result<Vec<Taken>> {
+    let found = stored::find::<Link>(store, keys::pix_psp(account, rule)).await?;
+    let Some(link) = found else { return Ok(vec![Taken::NotOurs; notices.pix.len()]) };
+    let psp = psp::registry().psp(&link.secret_id).await?;
+    let mut taken = Vec::with_capacity(notices.pix.len());
+    for notice in &notices.pix {
+        let confirmed = psp.pix(&notice.end_to_end_id).await.context("reading the Pix back from the PSP")?;
+        let told =
+            |r: &Received| r.txid == notice.txid && r.valor.parse::<Money>().ok() == notice.valor.parse::<Money>().ok();
+        let outcome = match confirmed {
+            Some(received) if told(&received) => {
+                take(store, &link, &received).await.map_err(|e| anyhow::anyhow!("{e}"))?
+            }
+            _ => {
+                tracing::warn!(e2e = notice.end_to_end_id, "a Pix the PSP does not confirm: ignored");
+                Taken::Unconfirmed
+            }
+        };
+        taken.push(outcome);
+    }
+    Ok(taken)
+}
+
+/// What a reconciliation of one PSP did.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Reconciled {
+    pub pages: u32,
+    pub received: usize,
+    /// Applied now: no webhook brought them.
+    pub settled: usize,
+    pub to_refund: usize,
+    pub already: usize,
+    pub not_ours: usize,
+}
+
+/// Reads the Pix `link`'s PSP received between `from` and `to`, page by page, and applies what was
+/// not applied yet.
+pub async fn reconcile(
+    store: &Store,
+    link: &Link,
+    from: DateTime<FixedOffset>,
+    to: DateTime<FixedOffset>,
+) -> anyhow::Result<Reconciled> {
+    let psp = psp::registry().psp(&link.secret_id).await?;
+    let mut done = Reconciled::default();
+    let mut page = 0;
+    loop {
+        let answer = psp.received(from, to, page).await.context("GET /pix")?;
+        done.pages += 1;
+        for received in &answer.pix {
+            done.received += 1;
+            match take(store, link, received).await.map_err(|e| anyhow::anyhow!("{e}"))? {
+                Taken::Settled => done.settled += 1,
+                Taken::ToRefund { .. } => done.to_refund += 1,
+                Taken::Already => done.already += 1,
+                Taken::NotOurs | Taken::Unconfirmed => done.not_ours += 1,
+            }
+        }
+        page += 1;
+        if page >= answer.parameters.paging.pages {
+            return Ok(done);
+        }
+    }
+}
+
+/// Reconciles every PSP link for the `hours` before now; returns what each did (the failures are
+/// logged, and the others go on).
+pub async fn reconcile_all(store: &Store, hours: i64) -> anyhow::Result<Vec<(Link, Reconciled)>> {
+    let to = chrono::Utc::now().with_timezone(&sao_paulo());
+    let from = to - chrono::Duration::hours(hours);
+    let mut done = Vec::new();
+    let mut after = None;
+    loop {
+        let (links, next) = links(store, after, 100).await?;
+        for link in links {
+            match reconcile(store, &link, from, to).await {
+                Ok(reconciled) => done.push((link, reconciled)),
+                Err(error) => {
+                    tracing::error!(error = ?error, account = %link.account_id, rule = %link.bank_rule_id, "Pix reconciliation failed")
+                }
+            }
+        }
+        match next {
+            Some(next) => after = Some(next),
+            None => return Ok(done),
+        }
+    }
+}

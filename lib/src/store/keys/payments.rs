@@ -1,7 +1,7 @@
 //! Keys of payments (`payments`): the ledger that applies each payment once, and the account's
-//! payments to refund.
+//! payments to refund, and the bank rules linked to a Pix institution.
 
-use crate::values::AccountId;
+use crate::values::{AccountId, BankRuleId};
 
 /// A payment's ledger item, in a partition of its own (`A#<acct>#PAYMENT#<channel>#<sha256 of the
 /// provider's id>`, `sk = PAYMENT`): written, only if absent, in the transaction that applies the
@@ -21,4 +21,13 @@ pub fn payments_to_refund(account: AccountId) -> String {
 pub fn payment_to_refund(account: AccountId, at_ms: i64, channel: &str, provider_id: &str) -> (String, String) {
     let (ledger, _) = payment(account, channel, provider_id);
     (payments_to_refund(account), format!("{at_ms:013}#{ledger}"))
+}
+
+/// Partition of the bank rules linked to a Pix institution, one item each ([`pix_psp`]): what the
+/// Pix reconciliation reads (a few items per account that has Pix, never the accounts).
+pub const PIX_PSPS: &str = "PIXPSP";
+
+/// The item of bank rule `rule`'s link to its Pix institution in [`PIX_PSPS`].
+pub fn pix_psp(account: AccountId, rule: BankRuleId) -> (String, String) {
+    (PIX_PSPS.to_owned(), format!("{account}#{rule}"))
 }

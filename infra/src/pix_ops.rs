@@ -1,0 +1,132 @@
+//! Pix at the ops CLI and in tests: a bank rule linked to its PSP (`infra/ops pix psp`), the local
+//! PSP's credentials, and a payer's Pix on the local PSP (`infra/ops pix pay`).
+
+use anyhow::Context as _;
+use billing_api::payments::pix::{charge, psp, webhook};
+use billing_api::store::Store;
+use billing_api::values::{AccountId, BankRuleId, BilletId, BillingId};
+use serde_json::{json, Value};
+
+/// Links bank rule `rule` to the PSP of `credentials`: checks them, keeps them in the rule's secret
+/// (Secrets Manager), marks the rule, and, given the webhook domain's base URL, registers the
+/// rule's webhook for the key at the PSP (`PUT /webhook/{chave}`). Returns the webhook URL
+/// registered, if any.
+pub async fn link_psp(
+    store: &Store,
+    secrets: &aws_sdk_secretsmanager::Client,
+    account: AccountId,
+    rule: BankRuleId,
+    credentials: &psp::Credentials,
+    webhook_base: Option<&str>,
+) -> anyhow::Result<Option<String>> {
+    credentials.check()?;
+    let secret_id = psp::secret_id(account, rule);
+    psp::store(secrets, &secret_id, credentials).await?;
+    billing_api::bank_rules::set_pix(store, account, rule, Some(secret_id)).await?;
+    let Some(base) = webhook_base else { return Ok(None) };
+    let url = format!("{}{}", base.trim_end_matches('/'), webhook::path(account, rule));
+    let client = psp::Psp::new(credentials.clone())?;
+    client.register_webhook(&url).await.context("registering the webhook at the PSP")?;
+    Ok(Some(url))
+}
+
+/// The local PSP's credentials for a Pix key (infra/lib.sh `start_pix`: `LOCAL_PSP_URL` is Prism's
+/// proxy, the token is asked of the PSP itself, as Prism's contract has no token endpoint).
+pub fn local_credentials(pix_key: &str) -> anyhow::Result<psp::Credentials> {
+    let var = |name: &str| {
+        std::env::var(name).with_context(|| format!("{name} is not set: is the local PSP running (infra/run)?"))
+    };
+    let certs = std::path::PathBuf::from(var("LOCAL_PIX_CERTS")?);
+    let read = |name: &str| {
+        std::fs::read_to_string(certs.join(name)).with_context(|| format!("{name} in {}", certs.display()))
+    };
+    Ok(psp::Credentials {
+        base_url: var("LOCAL_PSP_URL")?,
+        token_url: Some(format!("{}/oauth/token", var("LOCAL_PSP_DIRECT_URL")?)),
+        client_id: std::env::var("LOCAL_PSP_CLIENT_ID").unwrap_or_else(|_| "local-client".into()),
+        client_secret: std::env::var("LOCAL_PSP_CLIENT_SECRET").unwrap_or_else(|_| "local-secret".into()),
+        certificate: read("service-client.pem")?,
+        private_key: read("service-client.key")?,
+        ca_certificate: Some(read("ca.pem")?),
+        pix_key: pix_key.to_owned(),
+    })
+}
+
+/// The local PSP's own address (not through Prism): its payer and state routes.
+fn local_psp() -> anyhow::Result<String> {
+    std::env::var("LOCAL_PSP_DIRECT_URL")
+        .context("LOCAL_PSP_DIRECT_URL is not set: is the local PSP running (infra/run)?")
+}
+
+/// Pays billing `billing`'s Pix charge at the local PSP as a payer would, on `date` (default today),
+/// the amount the charge asks that day unless `amount` says otherwise; `notify: false` leaves the
+/// webhook uncalled (a Pix only the reconciliation will find). The PSP's answer: `endToEndId`,
+/// `valor`, `horario`, and the webhook call's status.
+pub async fn pay(
+    store: &Store,
+    account: AccountId,
+    billing: BillingId,
+    billet: Option<BilletId>,
+    date: Option<chrono::NaiveDate>,
+    amount: Option<billing_api::values::Money>,
+    notify: bool,
+) -> anyhow::Result<Value> {
+    let (found, _) = billing_api::billings::service::whole_or_404(store, account, billing)
+        .await
+        .map_err(|e| anyhow::anyhow!("billing {billing}: {e}"))?;
+    if let Some(billet) = billet {
+        anyhow::ensure!(found.billet_id == Some(billet), "billet {billet} is not billing {billing}'s current billet");
+    }
+    let mut body = json!({ "txid": charge::txid(account, billing), "notify": notify });
+    if let Some(date) = date {
+        body["date"] = json!(date.to_string());
+    }
+    if let Some(amount) = amount {
+        body["valor"] = json!(format!("{:.2}", amount.get()));
+    }
+    let answer =
+        billing_api::config::http_client().post(format!("{}/_local/pay", local_psp()?)).json(&body).send().await?;
+    let status = answer.status();
+    let text: Value = answer.json().await.unwrap_or(Value::Null);
+    anyhow::ensure!(status.is_success(), "the local PSP refused the payment ({status}): {text}");
+    Ok(text)
+}
+
+/// Asks the local PSP to call the webhook again for a Pix it received (a PSP's retry).
+pub async fn notify_again(end_to_end_id: &str) -> anyhow::Result<Value> {
+    let url = format!("{}/_local/notify", local_psp()?);
+    let answer =
+        billing_api::config::http_client().post(url).json(&json!({ "endToEndId": end_to_end_id })).send().await?;
+    Ok(answer.json().await?)
+}
+
+/// The local PSP's charge of a billing, as its `GET /_local/state` shows it (tests).
+pub async fn local_charge(account: AccountId, billing: BillingId) -> anyhow::Result<Option<Value>> {
+    let state: Value =
+        billing_api::config::http_client().get(format!("{}/_local/state", local_psp()?)).send().await?.json().await?;
+    Ok(state["cobv"].get(charge::txid(account, billing)).cloned())
+}
+
+/// A client that calls the Pix webhook as the local PSP does (trusting the local CA), with the
+/// PSP's client certificate or, `with_certificate: false`, without one (tests of the listener).
+pub fn psp_side_client(with_certificate: bool) -> anyhow::Result<reqwest::Client> {
+    use rustls::pki_types::pem::PemObject as _;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let certs = std::path::PathBuf::from(std::env::var("LOCAL_PIX_CERTS").context("LOCAL_PIX_CERTS is not set")?);
+    let mut roots = rustls::RootCertStore::empty();
+    for cert in CertificateDer::pem_file_iter(certs.join("ca.pem"))? {
+        roots.add(cert?)?;
+    }
+    let provider = std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let builder = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()?
+        .with_root_certificates(roots);
+    let tls = match with_certificate {
+        true => {
+            let chain = CertificateDer::pem_file_iter(certs.join("psp-client.pem"))?.collect::<Result<Vec<_>, _>>()?;
+            builder.with_client_auth_cert(chain, PrivateKeyDer::from_pem_file(certs.join("psp-client.key"))?)?
+        }
+        false => builder.with_no_client_auth(),
+    };
+    Ok(reqwest::Client::builder().use_preconfigured_tls(tls).no_proxy().build()?)
+}

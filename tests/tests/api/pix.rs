@@ -1,0 +1,228 @@
+//! Pix on an Itaú billet (issue 40), against the local PSP (infra/local/psp.py) behind Prism's
+//! contract proxy, both started by infra/test: the billing's charge with a due date made with its
+//! billet, paid by Pix late (what the PSP asks by the standard's modalities is the billing's
+//! `amount_payable` that day), the webhook over mutual TLS confirmed against the PSP and applied
+//! once, the boleto written off in the next remittance, a payment by both channels kept to
+//! refund, the charge removed on a cancel, and the reconciliation finding what no webhook brought.
+
+use billing_api::billings::compute::compute;
+use billing_api::billings::model::Billing;
+use billing_api::payments::pix::charge;
+use billing_api::store::records;
+use billing_api::values::{AccountId, BankRuleId, BillingId};
+use chrono::NaiveDate;
+use serde_json::{json, Value};
+
+use super::bank_files::{billet, files, remit, return_file, returned, upload, AGREEMENT};
+use super::billings::{body, setup, Setup};
+use super::printable_billets::{decode, download, Scratch};
+use super::support::Api;
+
+/// An Itaú rule linked to the local PSP (through Prism), its webhook registered at this test
+/// server's Pix listener; the rule's id.
+async fn itau_with_pix(api: &Api) -> Value {
+    let store = &api.server.store;
+    let rule = infra::ops::create_bank_rule(store, api.account_id, "Itaú com Pix", "itau", Some(AGREEMENT.into()));
+    let rule = rule.await.unwrap()["bank_rule"]["id"].clone();
+    let credentials = infra::pix_ops::local_credentials(&pix_key(api.account_id)).expect("the local PSP (infra/test starts it)");
+    let secrets = aws_sdk_secretsmanager::Client::new(&api.server.config);
+    let base = api.server.pix_webhook_url.clone().expect("the Pix webhook listener (LOCAL_PIX_CERTS)");
+    let rule_id = BankRuleId::new(rule.as_i64().unwrap());
+    let url =
+        infra::pix_ops::link_psp(store, &secrets, api.account_id, rule_id, &credentials, Some(&base)).await.unwrap();
+    assert_eq!(url, Some(format!("{base}/pix/{}/{}", api.account_id, rule_id)));
+    rule
+}
+
+/// The account's Pix key at the local PSP: a random key (UUID) of its own.
+fn pix_key(account: AccountId) -> String {
+    format!("00000000-0000-4000-8000-{:012}", account.get())
+}
+
+/// A billing on `rule` (the setup's: 25.00, 2 % fine, 1 % interest a month), its billet issued.
+async fn billing_on(api: &Api, s: &Setup, rule: &Value) -> i64 {
+    let mut sent = body(s);
+    sent["billing"]["bank_rule_id"] = rule.clone();
+    let id = api.post("/v1/billings", &sent).await.expect(201).body["id"].as_i64().unwrap();
+    api.server.register_billets().await;
+    id
+}
+
+async fn stored(api: &Api, id: i64) -> Billing {
+    records::find::<Billing>(&api.server.store, api.account_id, BillingId::new(id)).await.unwrap().unwrap()
+}
+
+/// The reconciliation of this account's PSP link over every Pix the local PSP could hold (payments
+/// dated on billings' due dates, years ahead).
+async fn reconcile(api: &Api, rule: &Value) -> billing_api::payments::pix::Reconciled {
+    let rule = BankRuleId::new(rule.as_i64().unwrap());
+    let link = billing_api::payments::pix::Link {
+        account_id: api.account_id,
+        bank_rule_id: rule,
+        secret_id: billing_api::payments::pix::psp::secret_id(api.account_id, rule),
+    };
+    let at = |text: &str| chrono::DateTime::parse_from_rfc3339(text).unwrap();
+    let (from, to) = (at("2020-01-01T00:00:00-03:00"), at("2035-12-31T23:59:59-03:00"));
+    billing_api::payments::pix::reconcile(&api.server.store, &link, from, to).await.unwrap()
+}
+
+fn day(text: &str) -> NaiveDate {
+    text.parse().unwrap()
+}
+
+#[tokio::test]
+async fn an_itau_billet_carries_a_pix_charge_paid_late_by_pix_applied_once_and_written_off() {
+    // On the shared table: Pix charges and PSP secrets are named by account and billing, unique
+    // in one table (a server on a table of its own would name another test's).
+    let api = Api::start().await;
+    let files = files().await;
+    let receiver = infra::webhook_receiver::Receiver::start(&[], 200).await;
+    api.server.webhook_ops().add(api.account_id, &receiver.url).await.unwrap();
+    api.server.start_webhooks(billing_api::webhooks::Schedule(vec![std::time::Duration::from_secs(1); 3]));
+    let rule = itau_with_pix(&api).await;
+    let s = setup(&api).await;
+    let id = billing_on(&api, &s, &rule).await;
+
+    // The billet carries the PSP's dynamic code, and the charge the billing's terms.
+    let issued = billet(&api, id).await;
+    assert_eq!(issued["status"], "pending_remittance", "{issued}");
+    let code = issued["pix_qr_code"].as_str().expect("a Pix code on an Itaú billet").to_owned();
+    let charged = infra::pix_ops::local_charge(api.account_id, BillingId::new(id)).await.unwrap().expect("the charge");
+    assert_eq!(charged["pixCopiaECola"], code);
+    assert_eq!(charged["status"], "ATIVA");
+    assert_eq!(charged["calendario"]["dataDeVencimento"], issued["due_date"]);
+    assert_eq!(charged["valor"]["original"], issued["amount"]);
+    assert_eq!(charged["valor"]["multa"], json!({"modalidade": 2, "valorPerc": "2.00"}));
+    assert_eq!(charged["valor"]["juros"], json!({"modalidade": 3, "valorPerc": "1.00"}));
+    assert_eq!(charged["devedor"]["cpf"], "52998224725");
+    // Its QR code, as the payer scans it from the printed billet.
+    let png = download(&api, &format!("/v1/billings/{id}/bank_billets/{}/pix.png", issued["id"])).await;
+    let scratch = Scratch::new();
+    std::fs::write(scratch.file("pix.png"), &png.bytes).unwrap();
+    assert_eq!(decode(&scratch.file("pix.png")), vec![code.clone()]);
+
+    // The boleto goes to the bank in a file.
+    remit(&api, &files).await;
+    assert_eq!(billet(&api, id).await["status"], "remittanced");
+
+    // Paid by Pix ten days late: the PSP asks what the billing's amount_payable is that day.
+    let due = day(issued["due_date"].as_str().unwrap());
+    let paid_on = due + chrono::Duration::days(10);
+    let payable = compute(&stored(&api, id).await.terms(), paid_on).amount_payable;
+    let paid =
+        infra::pix_ops::pay(&api.server.store, api.account_id, BillingId::new(id), None, Some(paid_on), None, true)
+            .await
+            .unwrap();
+    assert_eq!(paid["valor"].as_str().unwrap().parse::<rust_decimal::Decimal>().unwrap(), payable, "{paid}");
+    assert_eq!(paid["webhook"], 200, "the webhook took it: {paid}");
+    let shown = api.get(&format!("/v1/billings/{id}")).await.expect(200).body;
+    assert_eq!((shown["status"].as_str(), shown["gw_received_with"].as_str()), (Some("paid"), Some("pix")), "{shown}");
+    let settled = &shown["bank_billets"][0];
+    assert_eq!(settled["status"], "paid");
+    assert_eq!(settled["paid_amount"], paid["valor"]);
+    assert_eq!(settled["paid_at"], paid_on.to_string());
+    assert!(payable > rust_decimal::Decimal::from(25) && settled["interest"] != "0.00", "{settled}");
+    let delivered =
+        receiver.wait_for("the Pix payment", |r| r.json()["data"]["billing"]["status"] == "paid").await.json();
+    assert_eq!(
+        (delivered["type"].as_str(), delivered["data"]["billing"]["id"].as_i64()),
+        (Some("billing.updated"), Some(id))
+    );
+
+    // The boleto is written off in the next remittance.
+    remit(&api, &files).await;
+    let listed = infra::bank_files::list_remittances(&api.server.store, api.account_id, 10).await.unwrap();
+    let newest = &listed["remittances"][0];
+    assert_eq!(newest["titles"][0]["instruction"], "write_off", "{listed}");
+    assert_eq!(newest["titles"][0]["billing_id"], id);
+
+    // The same webhook again, and the reconciliation after it: applied once.
+    let e2e = paid["endToEndId"].as_str().unwrap();
+    let again = infra::pix_ops::notify_again(e2e).await.unwrap();
+    assert_eq!(again["webhook"], 200, "{again}");
+    let reconciled = reconcile(&api, &rule).await;
+    assert_eq!((reconciled.settled, reconciled.already), (0, 1), "{reconciled:?}");
+    assert_eq!(api.get(&format!("/v1/billings/{id}")).await.expect(200).body, shown);
+    let refunds = infra::ops::payments_to_refund(&api.server.store, api.account_id, 10).await.unwrap();
+    assert_eq!(refunds["to_refund"], json!([]));
+}
+
+#[tokio::test]
+async fn both_channels_paid_keep_one_to_refund_and_what_the_psp_does_not_confirm_changes_nothing() {
+    let api = Api::start().await;
+    let files = files().await;
+    let rule = itau_with_pix(&api).await;
+    let s = setup(&api).await;
+    let (both, cancelled, lost) =
+        (billing_on(&api, &s, &rule).await, billing_on(&api, &s, &rule).await, billing_on(&api, &s, &rule).await);
+    remit(&api, &files).await;
+    let base = api.server.pix_webhook_url.clone().unwrap();
+    let hook = format!("{base}/pix/{}/{}/pix", api.account_id, rule);
+
+    // Terms the API Pix cannot say are refused at create, naming the field.
+    let mut odd = body(&s);
+    odd["billing"]["bank_rule_id"] = rule.clone();
+    odd["billing"]["interest"] = json!("1.00");
+    odd["billing"]["interest_type"] = json!("fixed_amount");
+    let refused = api.post("/v1/billings", &odd).await.expect(422).body;
+    assert!(refused.to_string().contains("interest"), "{refused}");
+
+    // A call without the PSP's client certificate does not get past the handshake.
+    let bare = infra::pix_ops::psp_side_client(false).unwrap();
+    assert!(bare.post(&hook).json(&json!({"pix": []})).send().await.is_err(), "no certificate, no call");
+
+    // A forged call (the PSP knows no such Pix) changes nothing.
+    let psp = infra::pix_ops::psp_side_client(true).unwrap();
+    let before = api.get(&format!("/v1/billings/{lost}")).await.expect(200).body;
+    let forged = json!({"pix": [{"endToEndId": "E00000000203011111111111111111AB", "valor": "25.00",
+        "txid": charge::txid(api.account_id, BillingId::new(lost)), "horario": "2030-03-04T10:00:00Z"}]});
+    let answer = psp.post(&hook).json(&forged).send().await.unwrap();
+    assert_eq!(answer.status(), 200);
+    assert_eq!(answer.json::<Value>().await.unwrap()["pix"][0]["result"], "unconfirmed");
+    assert_eq!(api.get(&format!("/v1/billings/{lost}")).await.expect(200).body, before);
+    // Not the API Pix's shape: 400.
+    assert_eq!(psp.post(&hook).body("{\"pix\": 1}").send().await.unwrap().status(), 400);
+
+    // Paid by Pix (its webhook still on its way) and at the bank: the return file settles it, the
+    // Pix that arrives next is kept to refund, listed once.
+    let first = billet(&api, both).await;
+    let pay = |billing: i64, notify: bool| {
+        let store = api.server.store.clone();
+        let account = api.account_id;
+        async move { infra::pix_ops::pay(&store, account, BillingId::new(billing), None, None, None, notify).await.unwrap() }
+    };
+    let by_pix = pay(both, false).await;
+    let paid_at_bank = [returned(both, &first, "06", json!({"paid": 2500, "fee": 150, "occurred": "05032030"}))];
+    upload(&api, &files, &return_file("both.ret", &paid_at_bank)).await.unwrap();
+    let settled = api.get(&format!("/v1/billings/{both}")).await.expect(200).body;
+    assert_eq!(settled["gw_received_with"], "bank_billet");
+    let late = infra::pix_ops::notify_again(by_pix["endToEndId"].as_str().unwrap()).await.unwrap();
+    assert_eq!(late["webhook"], 200);
+    infra::pix_ops::notify_again(by_pix["endToEndId"].as_str().unwrap()).await.unwrap();
+    let refunds = infra::ops::payments_to_refund(&api.server.store, api.account_id, 10).await.unwrap();
+    let kept = refunds["to_refund"].as_array().unwrap();
+    assert_eq!(kept.len(), 1, "{refunds}");
+    assert_eq!((kept[0]["channel"].as_str(), kept[0]["billing_id"].as_i64()), (Some("pix"), Some(both)));
+    assert_eq!(api.get(&format!("/v1/billings/{both}")).await.expect(200).body, settled);
+
+    // Paid while the service was down (its webhook lost): the reconciliation applies it, once.
+    pay(lost, false).await;
+    assert_eq!(api.get(&format!("/v1/billings/{lost}")).await.expect(200).body["status"], "opened");
+    let once = reconcile(&api, &rule).await;
+    assert_eq!((once.settled, once.already), (1, 1), "the lost one applied, the double one kept before: {once:?}");
+    let twice = reconcile(&api, &rule).await;
+    assert_eq!((twice.settled, twice.already), (0, 2), "{twice:?}");
+    assert_eq!(api.get(&format!("/v1/billings/{lost}")).await.expect(200).body["gw_received_with"], "pix");
+
+    // A cancel and a boleto payment remove their charges at the PSP.
+    api.post(&format!("/v1/billings/{cancelled}/cancel"), &json!({"billing": {"cancellation_reason": "Desistência"}}))
+        .await
+        .expect(200);
+    // Two removals asked: the cancel's, and the boleto payment's (whose charge the PSP keeps as
+    // it is: paid by Pix already).
+    assert_eq!(api.server.remove_pix_charges().await, 2);
+    let removed = infra::pix_ops::local_charge(api.account_id, BillingId::new(cancelled)).await.unwrap().unwrap();
+    assert_eq!(removed["status"], charge::REMOVED);
+    let paid_twice = infra::pix_ops::local_charge(api.account_id, BillingId::new(both)).await.unwrap().unwrap();
+    assert_eq!(paid_twice["status"], "CONCLUIDA", "paid by Pix: its charge is done, not removed");
+}
