@@ -248,3 +248,79 @@ local_aws_env() {
   export AWS_EC2_METADATA_DISABLED=true
   export TABLE_NAME="${TABLE_NAME:-billing-service}"
 }
+
+# The local stack's certificates for Pix, in $1 (made once): a local CA standing for the PSP's, the
+# PSP's server certificate (psp-server, 127.0.0.1), the client certificate the PSP issues to the
+# service (service-client), the PSP's own client certificate for its webhook calls (psp-client), and
+# the server certificate of the dev server's Pix webhook listener (webhook-server, 127.0.0.1).
+ensure_pix_certs() {
+  local dir="$1"
+  [ -f "$dir/webhook-server.pem" ] && return 0
+  need openssl "OpenSSL (the local Pix certificates)"
+  mkdir -p "$dir"
+  (
+    cd "$dir"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 3650 -subj "/CN=Local PSP CA" \
+      -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
+      -keyout ca.key -out ca.pem 2>/dev/null
+    leaf() {
+      local name="$1" cn="$2" usage="$3" san="${4:-}"
+      openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$cn" -keyout "$name.key" \
+        -out "$name.csr" 2>/dev/null
+      { echo "basicConstraints=CA:FALSE"; echo "extendedKeyUsage=$usage"; [ -n "$san" ] && echo "subjectAltName=$san"; } >"$name.ext"
+      openssl x509 -req -in "$name.csr" -CA ca.pem -CAkey ca.key -CAcreateserial -days 3650 -out "$name.pem" \
+        -extfile "$name.ext" 2>/dev/null
+      rm -f "$name.csr" "$name.ext"
+    }
+    leaf psp-server "Local PSP" serverAuth "IP:127.0.0.1,DNS:localhost"
+    leaf service-client "billing-service" clientAuth
+    leaf psp-client "Local PSP webhook" clientAuth
+    leaf webhook-server "Pix webhook (local)" serverAuth "IP:127.0.0.1,DNS:localhost"
+  )
+  say "==> local Pix certificates in $dir"
+}
+
+# Prism (npm @stoplight/prism-cli), once per version of its lockfile.
+ensure_prism() {
+  npm_ci_once infra/local/prism "Prism" "(the API Pix contract proxy)"
+}
+
+# Starts the local PSP (infra/local/psp.py) on 127.0.0.1:$1 (plain HTTP) and :$2 (mutual TLS), and
+# Prism's proxy on 127.0.0.1:$3 in front of the plain port, checking every call against the API Pix
+# contract as corrected by infra/local/pix_contract.py (--errors: a call or an answer that breaks it
+# fails, and is logged). Pids in PSP_PID and PRISM_PID; certificates in PIX_CERTS; Prism's log in
+# PRISM_LOG. Exports LOCAL_PSP_URL (through Prism), LOCAL_PSP_DIRECT_URL, LOCAL_PSP_TLS_URL,
+# LOCAL_PIX_CERTS.
+start_pix() {
+  local port="$1" tls_port="$2" prism_port="$3"
+  PIX_CERTS="$LOCAL_DIR/pix"
+  ensure_pix_certs "$PIX_CERTS"
+  "$VENV/bin/python" "$ROOT/infra/local/pix_contract.py" "$ROOT/../shared/vendor/bcb-pix-api/openapi.yaml" \
+    "$PIX_CERTS/openapi.yaml" >&2
+  python3 "$ROOT/infra/local/psp.py" --port "$port" --tls-port "$tls_port" --certs "$PIX_CERTS" \
+    >"$LOCAL_DIR/psp-$port.log" 2>&1 &
+  PSP_PID=$!
+  PRISM_LOG="$LOCAL_DIR/prism-$prism_port.log"
+  "$ROOT/infra/local/prism/node_modules/.bin/prism" proxy "$PIX_CERTS/openapi.yaml" "http://127.0.0.1:$port" \
+    --errors -h 127.0.0.1 -p "$prism_port" >"$PRISM_LOG" 2>&1 &
+  PRISM_PID=$!
+  wait_until "python3 -c \"import socket; [socket.create_connection(('127.0.0.1', p), 1).close() for p in ($port, $tls_port, $prism_port)]\"" \
+    "$PSP_PID $PRISM_PID" "==> local PSP on 127.0.0.1:$port (mTLS :$tls_port), Prism's contract proxy on 127.0.0.1:$prism_port" \
+    "$LOCAL_DIR/psp-$port.log and $PRISM_LOG"
+  export LOCAL_PSP_URL="http://127.0.0.1:$prism_port" LOCAL_PSP_DIRECT_URL="http://127.0.0.1:$port"
+  export LOCAL_PSP_TLS_URL="https://127.0.0.1:$tls_port" LOCAL_PIX_CERTS="$PIX_CERTS"
+}
+
+stop_pix() {
+  for pid in "${PRISM_PID:-}" "${PSP_PID:-}"; do
+    if [ -n "$pid" ]; then
+      kill "$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+    fi
+  done
+}
+
+# The contract violations Prism logged in $1 (one line each; none: empty).
+prism_violations() {
+  grep -E "VIOLATIONS|\[VALIDATOR\]" "$1" 2>/dev/null || true
+}

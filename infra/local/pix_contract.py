@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Writes the Banco Central's API Pix contract with the corrections Prism needs to check calls.
+
+  python3 infra/local/pix_contract.py <vendored openapi.yaml> <corrected copy>
+
+The vendored file (../shared/vendor/bcb-pix-api/openapi.yaml, v2.9.0) is kept byte for byte; this
+writes a corrected copy for Prism's proxy (infra/lib.sh start_pix). Each correction fixes a defect of
+the file itself, never a rule of the standard:
+
+1. CPF patterns are written with the regex delimiters inside the string ("/^\\d{11}$/"): a valid CPF
+   fails. The delimiters are dropped.
+2. PayloadLocationCob requires `tipoCob` without defining it: `tipoCob` is defined (enum cob).
+3. CobVGerada requires a top-level `location` that no part defines: it is defined as PayloadLocation's
+   `location` (what every PSP answers beside `loc`).
+4. DadosRecebedor requires `logradouro`, `cidade`, `uf`, `cep` of the charge itself instead of
+   its `recebedor`: the requirement moves onto `recebedor`.
+5. PixConsultados (`GET /pix`) requires `cobs` while its property is `pix`: it requires `pix`.
+6. PayloadLocation's `location` is declared `format: uri`, but a location is written without its
+   scheme (the BR Code carries `pix.example.com/qr/v2/...`, the file's own example): the format goes.
+7. `/cobv/{pixUrlAccessToken}` (the payer's JWS payload) has the same path template as
+   `/cobv/{txid}`: Prism routes `GET /cobv/<txid>` to it. The service does not call it: it is
+   dropped.
+"""
+
+import sys
+
+import yaml
+
+
+def walk(node, visit):
+    visit(node)
+    if isinstance(node, dict):
+        for value in node.values():
+            walk(value, visit)
+    elif isinstance(node, list):
+        for value in node:
+            walk(value, visit)
+
+
+def main(source, target):
+    with open(source, encoding="utf-8") as f:
+        doc = yaml.safe_load(f)
+    fixed = {"patterns": 0}
+
+    def unwrap_patterns(node):
+        if isinstance(node, dict) and isinstance(node.get("pattern"), str):
+            pattern = node["pattern"]
+            if len(pattern) > 2 and pattern.startswith("/") and pattern.endswith("/"):
+                node["pattern"] = pattern[1:-1]
+                fixed["patterns"] += 1
+
+    walk(doc, unwrap_patterns)
+    schemas = doc["components"]["schemas"]
+
+    location_cob = schemas["PayloadLocationCob"]
+    location_cob.setdefault("properties", {})["tipoCob"] = {"type": "string", "enum": ["cob"]}
+
+    gerada = schemas["CobVGerada"]
+    gerada["allOf"].append({"type": "object", "properties": {"location": {"type": "string", "maxLength": 77}}})
+
+    recebedor = schemas["DadosRecebedor"]
+    moved = recebedor.pop("required", [])
+    recebedor["properties"]["recebedor"].setdefault("required", []).extend(moved)
+
+    consultados = schemas["PixConsultados"]
+    consultados["required"] = ["parametros", "pix"]
+
+    schemas["PayloadLocation"]["properties"]["location"].pop("format", None)
+
+    doc["paths"].pop("/cobv/{pixUrlAccessToken}", None)
+
+    with open(target, "w", encoding="utf-8") as f:
+        yaml.safe_dump(doc, f, allow_unicode=True, sort_keys=False)
+    print(f"corrected API Pix contract: {target} ({fixed['patterns']} CPF patterns unwrapped, 6 schema and path fixes)")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    main(sys.argv[1], sys.argv[2])
