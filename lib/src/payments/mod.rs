@@ -170,17 +170,21 @@ pub async fn recorded(store: &Store, account: AccountId, payment: &Payment) -> R
     stored::find::<Entry>(store, (pk, sk)).await
 }
 
-/// Whether a billet takes a payment: an open one, or one a remittance told the bank of (a payer
-/// can pay a billet the bank registered before its confirmation arrives).
-fn payable(billet: &BankBillet) -> bool {
-    billet.status.collectable() || matches!(billet.status, BilletStatus::Remitting | BilletStatus::Remittanced)
+/// Whether a billet takes a payment through `channel`: an open one, or one a remittance told the
+/// bank of (a payer can pay a billet the bank registered before its confirmation arrives); by Pix
+/// also one still waiting for its remittance (the charge is live at the PSP from the registration
+/// on; the boleto's registration is then dropped from the queue, as a cancelled one's is).
+fn payable(billet: &BankBillet, channel: Channel) -> bool {
+    billet.status.collectable()
+        || matches!(billet.status, BilletStatus::Remitting | BilletStatus::Remittanced)
+        || (channel == Channel::Pix && billet.status == BilletStatus::PendingRemittance)
 }
 
 /// Why `payment` cannot settle `billing` (whose current billet is `billet`), if it cannot.
 pub fn refused(billing: &Billing, billet: Option<&BankBillet>, payment: &Payment) -> Option<String> {
     match billet.filter(|b| b.id == payment.billet_id) {
         None => Some(format!("o boleto {} não é mais o da cobrança {}", payment.billet_id, billing.id)),
-        Some(billet) if !payable(billet) || !billing.status.collectable() => {
+        Some(billet) if !payable(billet, payment.channel) || !billing.status.collectable() => {
             Some(format!("a cobrança {} está {} e o boleto {}", billing.id, billing.status, billet.status))
         }
         Some(_) => None,
