@@ -273,3 +273,74 @@ pub async fn run_return_files() -> Result<(), lambda_runtime::Error> {
     }))
     .await
 }
+
+/// The PSP's Pix webhook as its Lambda serves it, behind its own custom domain with mutual TLS
+/// (`PixWebhookDomain`): no authorizer (the domain's truststore admits only the PSP's
+/// certificates, and each Pix is read back from the PSP before it is applied); unknown routes are
+/// JSON 404s.
+pub fn pix_webhook_app(state: AppState) -> Router {
+    finish(billing_api::payments::pix::webhook::routes().with_state(state))
+}
+
+/// Runs the Pix webhook.
+pub async fn run_pix_webhook() -> Result<(), lambda_http::Error> {
+    billing_api::telemetry::init();
+    let config = billing_api::config::aws().await;
+    lambda_http::run(pix_webhook_app(AppState::new(Store::from_config(&config)))).await
+}
+
+/// Runs the Pix charges worker on its SQS event source: each message removes a billing's charge
+/// at its PSP.
+pub async fn run_pix_charges_worker() -> Result<(), lambda_runtime::Error> {
+    billing_api::telemetry::init();
+    lambda_runtime::run(service_fn(|event: LambdaEvent<SqsEvent>| async move {
+        Ok::<_, std::convert::Infallible>(Box::pin(billing_api::payments::pix::handle_batch(event.payload)).await)
+    }))
+    .await
+}
+
+/// How many hours back each run of the Pix reconciliation reads (`PIX_RECONCILE_HOURS`, default 2:
+/// with the default half-hourly schedule, each Pix is read by four runs).
+pub fn pix_reconcile_hours() -> i64 {
+    std::env::var("PIX_RECONCILE_HOURS")
+        .ok()
+        .and_then(|h| h.parse().ok())
+        .filter(|h| (1..=120).contains(h))
+        .unwrap_or(2)
+}
+
+/// Runs the Pix reconciliation on its schedule.
+pub async fn run_pix_reconciler() -> Result<(), lambda_runtime::Error> {
+    billing_api::telemetry::init();
+    let store = Store::from_env().await;
+    let store = &store;
+    lambda_runtime::run(service_fn(move |_: LambdaEvent<serde_json::Value>| async move {
+        // Boxed: its future is deep enough to overflow the compiler's layout limit inline.
+        Box::pin(pix_reconcile_run(store)).await
+    }))
+    .await
+}
+
+/// One run of the Pix reconciliation, as its Lambda answers it: what each PSP link's reading did,
+/// and one Embedded Metric Format line of what no webhook brought (`BillingService/Pix
+/// ReconciledPayments`, watched by `PixReconciledAlarm`).
+pub async fn pix_reconcile_run(store: &Store) -> Result<serde_json::Value, lambda_runtime::Error> {
+    let done = Box::pin(billing_api::payments::pix::reconcile_all(store, pix_reconcile_hours())).await?;
+    let settled: usize = done.iter().map(|(_, r)| r.settled + r.to_refund).sum();
+    let calls: u32 = done.iter().map(|(_, r)| r.pages).sum();
+    println!(
+        "{}",
+        serde_json::json!({
+            "_aws": {"Timestamp": chrono::Utc::now().timestamp_millis(), "CloudWatchMetrics": [{
+                "Namespace": "BillingService/Pix", "Dimensions": [[]],
+                "Metrics": [{"Name": "ReconciledPayments", "Unit": "Count"}, {"Name": "ListCalls", "Unit": "Count"}]}]},
+            "ReconciledPayments": settled,
+            "ListCalls": calls,
+        })
+    );
+    let links: Vec<_> = done
+        .iter()
+        .map(|(link, r)| serde_json::json!({"account_id": link.account_id, "bank_rule_id": link.bank_rule_id, "reconciled": r}))
+        .collect();
+    Ok(serde_json::json!({ "links": links, "applied": settled, "list_calls": calls }))
+}

@@ -154,6 +154,7 @@ async fn every_http_event_runs_through_its_function() {
     covered.extend(["settlement-sqs.json", "cascade-sqs.json"]);
     covered.extend(["payer-page-show.json", "payer-page-pdf.json"]);
     covered.extend(["remittance-schedule.json", "return-file-s3.json"]);
+    covered.extend(["pix-webhook.json", "pix-charges-sqs.json", "pix-reconcile-schedule.json"]);
     covered.extend(WEBHOOKS_EVENTS.iter().map(|(name, _)| *name));
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../events");
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -697,4 +698,36 @@ async fn the_bank_file_events_run_through_their_functions() {
     let second = billing_api::billings::billets::returns::on_uploads(&store, &files, event).await.unwrap();
     assert_eq!((second[0].applied_now, second[0].already), (0, 1), "{second:?}");
     assert_eq!(status().await.status, BilletStatus::Opened);
+}
+
+/// The Pix functions' events: the PSP's webhook call for an account with no PSP link (nothing
+/// changes), the removal of a charge the local PSP does not know (left as it is, no failure), and
+/// the reconciliation's schedule (a report of every link).
+#[tokio::test]
+async fn the_pix_events_run_through_their_functions() {
+    std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true");
+    let (config, store) = local_stack().await;
+    let app = functions::pix_webhook_app(AppState::new(store.clone()));
+    let request = lambda_http::request::from_str(&fixture("pix-webhook.json").to_string()).expect("a REST API event");
+    let response = app.oneshot(request).await.unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let body: Value = serde_json::from_slice(&response.into_body().collect().await.unwrap().to_bytes()).unwrap();
+    assert_eq!(body, serde_json::json!({"pix": [{"result": "not_ours"}]}));
+
+    // The secret the message names, holding the local PSP's credentials.
+    let event: SqsEvent = serde_json::from_value(fixture("pix-charges-sqs.json")).expect("an SQS event");
+    let message: Value = serde_json::from_str(event.records[0].body.as_deref().unwrap()).unwrap();
+    let credentials = infra::pix_ops::local_credentials("11111111-2222-4333-8444-555555555555").unwrap();
+    let secrets = aws_sdk_secretsmanager::Client::new(&config);
+    billing_api::payments::pix::psp::store(&secrets, message["secret_id"].as_str().unwrap(), &credentials)
+        .await
+        .unwrap();
+    let response = billing_api::payments::pix::handle_batch(event).await;
+    assert!(response.batch_item_failures.is_empty(), "an unknown charge is left as it is");
+
+    let schedule: aws_lambda_events::eventbridge::EventBridgeEvent<Value> =
+        serde_json::from_value(fixture("pix-reconcile-schedule.json")).expect("an EventBridge scheduled event");
+    assert_eq!(schedule.detail_type, "Scheduled Event");
+    let report = functions::pix_reconcile_run(&store).await.expect("the reconciliation's report");
+    assert!(report["links"].is_array() && report["applied"].is_number(), "{report}");
 }

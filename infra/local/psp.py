@@ -18,7 +18,7 @@ the service, so what it computes (what a charge asks on a day) checks the servic
   a payer's bank would: the amount the charge asks that day (the standard's multa, juros and
   desconto modalities) unless "valor" says otherwise, recorded as a Pix received, then (unless
   "notify" is false) POSTs {"pix": [...]} to the key's webhook URL + "/pix", over mutual TLS with
-  DIR/psp-client.pem for an https URL. POST /_local/notify {"endToEndId"} calls the webhook again.
+  DIR/psp-client.pem for an https URL, calling again while it fails (five attempts). POST /_local/notify {"endToEndId"} calls the webhook again.
   GET /_local/state shows everything; POST /_local/reset forgets it.
 """
 
@@ -32,6 +32,7 @@ import secrets
 import ssl
 import sys
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -179,13 +180,18 @@ def call_webhook(chave, pix):
     if target.startswith("https:") and CERTS:
         context = ssl.create_default_context(cafile=os.path.join(CERTS, "ca.pem"))
         context.load_cert_chain(os.path.join(CERTS, "psp-client.pem"), os.path.join(CERTS, "psp-client.key"))
-    try:
-        with urllib.request.urlopen(request, timeout=15, context=context) as answer:
-            result = answer.status
-    except urllib.error.HTTPError as error:
-        result = error.code
-    except Exception as error:  # noqa: BLE001 - a PSP logs and retries later
-        result = f"error: {error}"
+    # A PSP calls again while the webhook fails (here: five attempts over about four seconds).
+    for wait in (0.2, 0.5, 1, 2, None):
+        try:
+            with urllib.request.urlopen(request, timeout=15, context=context) as answer:
+                result = answer.status
+        except urllib.error.HTTPError as error:
+            result = error.code
+        except Exception as error:  # noqa: BLE001 - a PSP logs and retries later
+            result = f"error: {error}"
+        if isinstance(result, int) and 200 <= result < 300 or wait is None:
+            break
+        time.sleep(wait)
     with LOCK:
         STATE["webhook_calls"].append({"url": target, "endToEndId": pix["endToEndId"], "result": result})
     return result

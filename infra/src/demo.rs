@@ -63,3 +63,25 @@ fn restrict_permissions(file: &Path) {
 
 #[cfg(not(unix))]
 fn restrict_permissions(_file: &Path) {}
+
+/// The demo account's Itaú rule with Pix (rule 2, agreement 0057/12345-7/109), linked to the local
+/// PSP and its webhook registered at `webhook_base` (the dev server's Pix listener): its billings
+/// carry a dynamic Pix code. Made once; linked again at every start (the listener's address and the
+/// local PSP are the run's). Its id.
+pub async fn ensure_pix(
+    store: &Store,
+    secrets: &aws_sdk_secretsmanager::Client,
+    account: AccountId,
+    webhook_base: &str,
+) -> anyhow::Result<billing_api::values::BankRuleId> {
+    use billing_api::store::records;
+    let rule = billing_api::values::BankRuleId::new(2);
+    if records::find::<bank_rules::BankRule>(store, account, rule).await?.is_none() {
+        let made = bank_rules::create(store, account, "Itaú com Pix", "itau", Some("0057/12345-7/109".into())).await?;
+        anyhow::ensure!(made.id == rule, "the demo account's Itaú rule is {}, not {rule}", made.id);
+    }
+    let key = format!("00000000-0000-4000-8000-{:012}", account.get());
+    let credentials = crate::pix_ops::local_credentials(&key)?;
+    crate::pix_ops::link_psp(store, secrets, account, rule, &credentials, Some(webhook_base)).await?;
+    Ok(rule)
+}

@@ -18,11 +18,18 @@ pub const BULK_EXPANSION_QUEUE: &str = "billing-bulk-expansion";
 pub const WEBHOOK_DELIVERIES_QUEUE: &str = "billing-webhook-deliveries";
 pub const SETTLEMENTS_QUEUE: &str = "billing-settlements";
 pub const CASCADES_QUEUE: &str = "billing-cascades";
+pub const PIX_CHARGES_QUEUE: &str = "billing-pix-charges";
 
 /// Work queues; each gets a `-dlq` after five failed receives (the webhook deliveries' after
 /// thirty, see [`queue_settings`]).
-pub const QUEUES: [&str; 5] =
-    [BILLET_REGISTRATION_QUEUE, BULK_EXPANSION_QUEUE, SETTLEMENTS_QUEUE, WEBHOOK_DELIVERIES_QUEUE, CASCADES_QUEUE];
+pub const QUEUES: [&str; 6] = [
+    BILLET_REGISTRATION_QUEUE,
+    BULK_EXPANSION_QUEUE,
+    SETTLEMENTS_QUEUE,
+    WEBHOOK_DELIVERIES_QUEUE,
+    CASCADES_QUEUE,
+    PIX_CHARGES_QUEUE,
+];
 pub const WEBHOOK_KEY_SECRET: &str = billing_api::config::DEFAULT_WEBHOOK_KEY_SECRET;
 
 /// Receives before the DLQ, visibility timeout (seconds) and retention (seconds) of a queue, as
@@ -33,7 +40,7 @@ pub fn queue_settings(name: &str) -> (&'static str, &'static str, &'static str) 
     match name {
         WEBHOOK_DELIVERIES_QUEUE => ("30", "180", "1209600"),
         SETTLEMENTS_QUEUE => ("5", "360", "345600"),
-        CASCADES_QUEUE => ("5", "180", "345600"),
+        CASCADES_QUEUE | PIX_CHARGES_QUEUE => ("5", "180", "345600"),
         _ => ("5", "60", "345600"),
     }
 }

@@ -188,6 +188,10 @@ fn event_of(binary: &str) -> anyhow::Result<Bytes> {
         "bulk-expander" => "bulk-expansion-sqs.json",
         "settlement-worker" => "settlement-sqs.json",
         "cascade-worker" => "cascade-sqs.json",
+        "pix-charges" => "pix-charges-sqs.json",
+        // No PSP link for the fixture's account: the Pix is not ours, nothing changes.
+        "pix-webhook" => "pix-webhook.json",
+        "pix-reconciler" => "pix-reconcile-schedule.json",
         "outbox-dispatcher" => "outbox-dispatcher-stream.json",
         "webhook-sender" => "webhook-sender-sqs.json",
         // Nothing due in a fresh table: the job reads the markers' partitions and reports.

@@ -23,6 +23,9 @@ struct Args {
     /// Port to listen on.
     #[arg(long, env = "PORT", default_value_t = 3000)]
     port: u16,
+    /// Port of the Pix webhook listener (mutual TLS), when the local PSP's certificates are there.
+    #[arg(long, env = "PIX_PORT", default_value_t = 3443)]
+    pix_port: u16,
     /// Where the demo account id and plain token are kept between starts (git-ignored).
     #[arg(long, env = "DEMO_FILE", default_value = ".local/demo.json")]
     demo_file: PathBuf,
@@ -46,6 +49,16 @@ async fn main() -> anyhow::Result<()> {
         .await
         .with_context(|| format!("listen on {}:{}", args.host, args.port))?;
     let base = format!("http://{}", listener.local_addr()?);
+    // The PSPs' Pix webhook, over mutual TLS, when the local PSP's certificates are there (infra/run).
+    let pix_tls = infra::pix_listener::PixTls::from_env();
+    let pix_listener = match &pix_tls {
+        Some(_) => Some(
+            infra::dev_server::listen(&args.host, args.pix_port)
+                .await
+                .with_context(|| format!("listen on {}:{} (the Pix webhook)", args.host, args.pix_port))?,
+        ),
+        None => None,
+    };
     billing_api::billets::link::set_base(&base);
     println!("Billing API (local) is up.");
     println!("  Base URL:      {base}/v1");
@@ -74,6 +87,21 @@ async fn main() -> anyhow::Result<()> {
         resources.files_bucket,
         remittances.map_or_else(|| "off".to_owned(), |every| format!("every {} s", every.as_secs()))
     );
+    if let Some(listener) = &pix_listener {
+        let secrets = aws_sdk_secretsmanager::Client::new(&config);
+        let base = format!("https://{}", listener.local_addr()?);
+        let rule =
+            infra::demo::ensure_pix(&store, &secrets, demo.account_id, &base).await.context("the demo's Pix rule")?;
+        println!("  Pix:           bank rule {rule} (Itaú) of the demo account has a Pix charge on each billet; pay one with infra/ops --local pix pay --account {} --billing <id>", demo.account_id);
+    }
+    match &pix_listener {
+        Some(listener) => println!(
+            "  Pix webhook:   https://{}/pix/<account>/<rule>/pix (mutual TLS: the local PSP's CA; PIX_PORT); local PSP {}",
+            listener.local_addr()?,
+            std::env::var("LOCAL_PSP_URL").unwrap_or_default()
+        ),
+        None => println!("  Pix webhook:   off (no LOCAL_PIX_CERTS: infra/run starts the local PSP)"),
+    }
     println!("  Try:           curl -H 'Authorization: Bearer {}' {base}/v1/tags", demo.token);
     println!("Press Ctrl-C to stop.");
 
@@ -82,12 +110,14 @@ async fn main() -> anyhow::Result<()> {
     let webhook_queue = resources.queues[infra::local_stack::WEBHOOK_DELIVERIES_QUEUE].clone();
     let settlements_queue = resources.queues[infra::local_stack::SETTLEMENTS_QUEUE].clone();
     let cascades_queue = resources.queues[infra::local_stack::CASCADES_QUEUE].clone();
+    let pix_charges_queue = resources.queues[infra::local_stack::PIX_CHARGES_QUEUE].clone();
     let sqs = aws_sdk_sqs::Client::new(&config);
     let queues = billing_api::jobs::Queues::new(sqs.clone(), billet_queue.clone())
         .with_bulk_expansion(bulk_queue.clone())
         .with_webhook_deliveries(webhook_queue.clone())
         .with_settlements(settlements_queue.clone())
         .with_cascades(cascades_queue.clone())
+        .with_pix_charges(pix_charges_queue.clone())
         .with_tenant_lanes();
     let vault = Arc::new(SecretBox::from_env(&config).await.context("the webhook master key")?);
     let sender = Sender {
@@ -115,6 +145,7 @@ async fn main() -> anyhow::Result<()> {
     tokio::spawn(infra::dev_server::run_fair_worker(sqs.clone(), settlements_queue, settler));
     let cascader = Worker::Cascader { store: store.clone() };
     tokio::spawn(infra::dev_server::run_fair_worker(sqs.clone(), cascades_queue, cascader));
+    tokio::spawn(infra::dev_server::run_fair_worker(sqs.clone(), pix_charges_queue, Worker::PixCharges));
     tokio::spawn(infra::dev_server::run_fair_worker(
         sqs.clone(),
         webhook_queue,
@@ -126,6 +157,10 @@ async fn main() -> anyhow::Result<()> {
     tokio::spawn(infra::dev_server::run_fair_worker(sqs, bulk_queue, expander));
     let webhooks = billing_api::state::Webhooks { key: MasterKey::ready(vault), policy };
     let state = AppState::new(store).with_rate_limits(limits).with_webhooks(webhooks);
+    if let Some(listener) = pix_listener {
+        let tls = pix_tls.as_ref().expect("the listener's certificates").server_config()?;
+        tokio::spawn(infra::pix_listener::serve(listener, infra::pix_listener::router(state.clone()), tls));
+    }
     let router = infra::dev_server::router(state, AuthCache::default());
     infra::dev_server::serve(listener, router, async {
         let _ = tokio::signal::ctrl_c().await;
