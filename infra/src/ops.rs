@@ -458,6 +458,19 @@ pub mod cli {
             #[arg(long)]
             no_webhook: bool,
         },
+        /// Gives a Pix back to its payer (a payment kept to refund, or one the account gives back) through
+        /// the PSP that received it; the same command again is the same refund.
+        Refund {
+            /// The account the Pix was paid to.
+            #[arg(long)]
+            account: AccountId,
+            /// The Pix's endToEndId (as `payment refunds` lists it: provider_id).
+            #[arg(long)]
+            end_to_end_id: String,
+            /// How much (default: all that is not given back yet).
+            #[arg(long)]
+            amount: Option<Money>,
+        },
         /// Reads every PSP's Pix received in the last hours (GET /pix) and applies what no webhook
         /// brought, as the scheduled reconciliation does.
         Reconcile {

@@ -25,6 +25,9 @@ use crate::values::{AccountId, OutboxStatus, Timestamp, WebhookId};
 pub const BILLING_UPDATED: &str = "billing.updated";
 pub const SALE_UPDATED: &str = "sale.updated";
 pub const STORE_CREDIT_CREATED: &str = "store_credit.created";
+/// A payment kept to refund: a billing paid twice (through two channels, or after it was settled
+/// otherwise), the second payment's amount to give back to the payer (`payments`).
+pub const PAYMENT_TO_REFUND: &str = "payment.to_refund";
 /// A test delivery an account asks for (`POST /v1/webhooks/{id}/test`): sent to that receiver only.
 pub const PING: &str = "ping";
 
@@ -33,7 +36,7 @@ pub const KEPT_SECONDS: i64 = 30 * 24 * 3600;
 
 /// Every event type the service sends about changes: what a receiver may choose among
 /// (`event_types`), for the documentation and the tests. A `ping` goes only where it is asked to.
-pub const TYPES: [&str; 3] = [BILLING_UPDATED, SALE_UPDATED, STORE_CREDIT_CREATED];
+pub const TYPES: [&str; 4] = [BILLING_UPDATED, SALE_UPDATED, STORE_CREDIT_CREATED, PAYMENT_TO_REFUND];
 
 /// Whether `kind` is a type of event the service records (the types of [`TYPES`] and `ping`).
 pub fn is_type(kind: &str) -> bool {

@@ -362,6 +362,9 @@ async fn pix(store: &Store, config: &aws_config::SdkConfig, command: PixCommand)
         PixCommand::Pay { account, billing, billet, date, amount, no_webhook } => {
             infra::pix_ops::pay(store, account, billing, billet, date, amount, !no_webhook).await
         }
+        PixCommand::Refund { account, end_to_end_id, amount } => {
+            infra::pix_ops::refund(store, account, &end_to_end_id, amount).await
+        }
         PixCommand::Reconcile { hours } => {
             let done = billing_api::payments::pix::reconcile_all(store, hours).await?;
             Ok(serde_json::to_value(

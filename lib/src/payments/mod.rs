@@ -10,7 +10,8 @@
 //! - **a later one is kept to refund**: a payment of a billing already settled otherwise, or of a
 //!   billet no longer the billing's, moves nothing and is kept, with why, in the ledger and in the
 //!   account's list of payments to refund (`keys::payments_to_refund`, `infra/ops payment
-//!   refunds`): never lost, never applied twice.
+//!   refunds`), and told to the account's receivers (`payment.to_refund`): never lost, never
+//!   applied twice.
 //!
 //! The channel tells whether a payment is real before it gets here (a return file the account
 //! uploaded; a PSP's call read back from the PSP).
@@ -109,6 +110,9 @@ pub struct Entry {
     /// Why it is to refund.
     #[serde(default)]
     pub note: String,
+    /// How much of it the provider reports given back to the payer (a Pix's `devolucoes`).
+    #[serde(default, with = "number")]
+    pub refunded: Money,
     pub recorded_at: Timestamp,
 }
 
@@ -160,6 +164,7 @@ pub fn entry(account: AccountId, billing: BillingId, payment: &Payment, outcome:
         paid_on: payment.paid_on,
         outcome,
         note: note.to_owned(),
+        refunded: Money::ZERO,
         recorded_at: Timestamp::now(),
     }
 }
@@ -244,7 +249,8 @@ pub fn settling(
 }
 
 /// The writes that keep `payment` of billing `billing` to refund: its ledger entry (only if
-/// absent) and its place in the account's list.
+/// absent), its place in the account's list, and the `payment.to_refund` event that tells the
+/// account's receivers (the account gives the amount back to the payer).
 pub fn kept_to_refund(
     account: AccountId,
     billing: BillingId,
@@ -252,7 +258,22 @@ pub fn kept_to_refund(
     why: &str,
 ) -> Result<Vec<Write>, Refusal> {
     let entry = entry(account, billing, payment, Outcome::ToRefund, why);
-    Ok(vec![stored::insert(&entry, ())?, stored::put(&ToRefund(entry), ())?])
+    let event = crate::events::record(account, crate::events::PAYMENT_TO_REFUND, to_refund_event(&entry))?;
+    Ok(vec![stored::insert(&entry, ())?, stored::put(&ToRefund(entry), ())?, event])
+}
+
+/// What `payment.to_refund` says of a payment kept to refund.
+pub fn to_refund_event(entry: &Entry) -> serde_json::Value {
+    serde_json::json!({ "payment": {
+        "billing_id": entry.billing_id,
+        "bank_billet_id": entry.billet_id,
+        "channel": entry.channel.as_str(),
+        "provider_id": entry.provider_id,
+        "amount": format!("{:.2}", entry.amount.get()),
+        "paid_on": entry.paid_on,
+        "reason": entry.note,
+        "recorded_at": entry.recorded_at,
+    }})
 }
 
 /// Applies `payment` of the account's billing `id` (see the module's documentation). A payment a
@@ -290,6 +311,54 @@ pub async fn apply(store: &Store, account: AccountId, id: BillingId, payment: &P
         },
         Err(other) => Ok(other),
     }
+}
+
+/// Records what the provider reports given back of an applied payment (`refunded`, the sum of its
+/// refunds so far): on its ledger entry; a payment kept to refund leaves the account's list once
+/// wholly given back; a payment that settled its billet marks the billet's `provider_status`
+/// (`DEVOLVIDO`, or `DEVOLVIDO_PARCIAL`), announced by `billing.updated`. Returns whether anything
+/// changed (a refund reported again changes nothing).
+pub async fn record_refund(
+    store: &Store,
+    account: AccountId,
+    payment: &Payment,
+    refunded: Money,
+) -> Result<bool, Refusal> {
+    let Some(entry) = recorded(store, account, payment).await? else { return Ok(false) };
+    if entry.refunded == refunded || !refunded.is_positive() {
+        return Ok(false);
+    }
+    let whole = refunded >= entry.amount;
+    let next = Entry { refunded, ..entry.clone() };
+    let mut writes = vec![stored::put(&next, ())?];
+    match entry.outcome {
+        Outcome::ToRefund if whole => {
+            let (pk, sk) = ToRefund(entry.clone()).key(());
+            writes.push(Write::delete(pk, sk));
+        }
+        Outcome::ToRefund => writes.push(stored::put(&ToRefund(next.clone()), ())?),
+        Outcome::Settled => {
+            let status = if whole { "DEVOLVIDO" } else { "DEVOLVIDO_PARCIAL" };
+            let (_, done) = Box::pin(change(store, account, entry.billing_id, |billing, billet| {
+                let writes = writes.clone();
+                async move {
+                    let Some(billet) = billet.filter(|b| b.id == entry.billet_id) else {
+                        return Ok(Ruled::Unchanged(false));
+                    };
+                    let mut to = billet.moved_to(billet.status);
+                    to.registered.provider_status = Some(status.to_owned());
+                    let billet = Some(BilletWrite::Moved { from: billet, to });
+                    Ok(Ruled::Changed { next: billing, billet, also: writes, announce: true, then: true })
+                }
+            }))
+            .await?;
+            if done {
+                return Ok(true);
+            }
+        }
+    }
+    store.write(writes).await?;
+    Ok(true)
 }
 
 /// The account's payments to refund, oldest first, at most `limit`.

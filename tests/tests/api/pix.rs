@@ -192,11 +192,15 @@ async fn both_channels_paid_keep_one_to_refund_and_what_the_psp_does_not_confirm
     let pay = |billing: i64, notify: bool| {
         let store = api.server.store.clone();
         let account = api.account_id;
-        async move { infra::pix_ops::pay(&store, account, BillingId::new(billing), None, None, None, notify).await.unwrap() }
+        async move {
+            Box::pin(infra::pix_ops::pay(&store, account, BillingId::new(billing), None, None, None, notify))
+                .await
+                .unwrap()
+        }
     };
     let by_pix = pay(both, false).await;
     let paid_at_bank = [returned(both, &first, "06", json!({"paid": 2500, "fee": 150, "occurred": "05032030"}))];
-    upload(&api, &files, &return_file("both.ret", &paid_at_bank)).await.unwrap();
+    Box::pin(upload(&api, &files, &return_file("both.ret", &paid_at_bank))).await.unwrap();
     let settled = api.get(&format!("/v1/billings/{both}")).await.expect(200).body;
     assert_eq!(settled["gw_received_with"], "bank_billet");
     let late = infra::pix_ops::notify_again(by_pix["endToEndId"].as_str().unwrap()).await.unwrap();
@@ -207,13 +211,29 @@ async fn both_channels_paid_keep_one_to_refund_and_what_the_psp_does_not_confirm
     assert_eq!(kept.len(), 1, "{refunds}");
     assert_eq!((kept[0]["channel"].as_str(), kept[0]["billing_id"].as_i64()), (Some("pix"), Some(both)));
     assert_eq!(api.get(&format!("/v1/billings/{both}")).await.expect(200).body, settled);
+    // The receivers are told once: payment.to_refund.
+    let events = billing_api::events::recorded(&api.server.store, api.account_id).await.unwrap();
+    let told: Vec<_> = events.iter().filter(|e| e["type"] == "payment.to_refund").collect();
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert_eq!(told[0]["data"]["payment"]["channel"], "pix");
+    assert_eq!(told[0]["data"]["payment"]["amount"], by_pix["valor"]);
+    // The account gives it back through the PSP: the devolucao is recorded and the list empties.
+    let e2e = by_pix["endToEndId"].as_str().unwrap();
+    let given = Box::pin(infra::pix_ops::refund(&api.server.store, api.account_id, e2e, None)).await.unwrap();
+    assert_eq!(given["refunded"], by_pix["valor"], "{given}");
+    let refunds = infra::ops::payments_to_refund(&api.server.store, api.account_id, 10).await.unwrap();
+    assert_eq!(refunds["to_refund"], json!([]));
+    assert!(
+        Box::pin(infra::pix_ops::refund(&api.server.store, api.account_id, e2e, None)).await.is_err(),
+        "nothing left"
+    );
 
     // Paid while the service was down (its webhook lost): the reconciliation applies it, once.
     pay(lost, false).await;
     assert_eq!(api.get(&format!("/v1/billings/{lost}")).await.expect(200).body["status"], "opened");
-    let once = reconcile(&api, &rule).await;
+    let once = Box::pin(reconcile(&api, &rule)).await;
     assert_eq!((once.settled, once.already), (1, 1), "the lost one applied, the double one kept before: {once:?}");
-    let twice = reconcile(&api, &rule).await;
+    let twice = Box::pin(reconcile(&api, &rule)).await;
     assert_eq!((twice.settled, twice.already), (0, 2), "{twice:?}");
     let settled_lost = api.get(&format!("/v1/billings/{lost}")).await.expect(200).body;
     assert_eq!(

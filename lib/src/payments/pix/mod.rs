@@ -10,7 +10,8 @@
 //!   TLS) or by the reconciliation of `GET /pix` ([`reconcile`]). Neither is believed as told: a
 //!   webhook's payment is read back from the PSP (`GET /pix/{e2eid}`) with the service's own
 //!   credentials, and the list is the PSP's own answer. Each becomes a [`Payment`] whose provider
-//!   id is the `endToEndId`, applied once by [`super::apply`].
+//!   id is the `endToEndId`, applied once by [`super::apply`]; what the PSP reports given back of
+//!   it (`devolucoes`) is recorded by [`super::record_refund`].
 
 pub mod charge;
 pub mod cobv;
@@ -192,11 +193,22 @@ pub async fn take(store: &Store, link: &Link, received: &Received) -> Result<Tak
             return Ok(Taken::Unconfirmed);
         }
     };
-    Ok(match apply(store, account, billing_id, &payment).await? {
+    let taken = match Box::pin(apply(store, account, billing_id, &payment)).await? {
         Applied::Settled(_) => Taken::Settled,
         Applied::ToRefund(why) => Taken::ToRefund { why },
         Applied::Already(Outcome::Settled | Outcome::ToRefund) => Taken::Already,
-    })
+    };
+    // What the PSP gave back of it (a `devolucao` the account asked for), recorded once.
+    let refunded = received
+        .devolucoes
+        .iter()
+        .filter(|d| d.status == "DEVOLVIDO")
+        .filter_map(|d| d.valor.parse::<Money>().ok())
+        .fold(Money::ZERO, |sum, value| sum + value);
+    if refunded.is_positive() {
+        Box::pin(super::record_refund(store, account, &payment, refunded)).await?;
+    }
+    Ok(taken)
 }
 
 /// A Pix as the webhook tells it (`POST <webhookUrl>/pix`, body `{"pix": [...]}`).
@@ -236,7 +248,7 @@ pub async fn receive(
             |r: &Received| r.txid == notice.txid && r.valor.parse::<Money>().ok() == notice.valor.parse::<Money>().ok();
         let outcome = match confirmed {
             Some(received) if told(&received) => {
-                take(store, &link, &received).await.map_err(|e| anyhow::anyhow!("{e}"))?
+                Box::pin(take(store, &link, &received)).await.map_err(|e| anyhow::anyhow!("{e}"))?
             }
             _ => {
                 tracing::warn!(e2e = notice.end_to_end_id, "a Pix the PSP does not confirm: ignored");
@@ -276,7 +288,7 @@ pub async fn reconcile(
         done.pages += 1;
         for received in &answer.pix {
             done.received += 1;
-            match take(store, link, received).await.map_err(|e| anyhow::anyhow!("{e}"))? {
+            match Box::pin(take(store, link, received)).await.map_err(|e| anyhow::anyhow!("{e}"))? {
                 Taken::Settled => done.settled += 1,
                 Taken::ToRefund { .. } => done.to_refund += 1,
                 Taken::Already => done.already += 1,
@@ -300,7 +312,7 @@ pub async fn reconcile_all(store: &Store, hours: i64) -> anyhow::Result<Vec<(Lin
     loop {
         let (links, next) = links(store, after, 100).await?;
         for link in links {
-            match reconcile(store, &link, from, to).await {
+            match Box::pin(reconcile(store, &link, from, to)).await {
                 Ok(reconciled) => done.push((link, reconciled)),
                 Err(error) => {
                     tracing::error!(error = ?error, account = %link.account_id, rule = %link.bank_rule_id, "Pix reconciliation failed")

@@ -336,6 +336,18 @@ impl Psp {
         parse(self.call(reqwest::Method::GET, "/pix", &query, None).await?)
     }
 
+    /// `PUT /pix/{e2eid}/devolucao/{id}`: gives `amount` of a Pix received back to its payer. `id`
+    /// names the refund: the same id again is the same refund.
+    pub async fn refund(
+        &self,
+        end_to_end_id: &str,
+        id: &str,
+        amount: crate::values::Money,
+    ) -> Result<Refund, PspError> {
+        let body = serde_json::json!({ "valor": format!("{:.2}", amount.get()) });
+        parse(self.call(reqwest::Method::PUT, &format!("/pix/{end_to_end_id}/devolucao/{id}"), &[], Some(&body)).await?)
+    }
+
     /// `PUT /webhook/{chave}`: the PSP calls `<url>/pix` when a charge to the key is paid.
     pub async fn register_webhook(&self, url: &str) -> Result<(), PspError> {
         let path = format!("/webhook/{}", urlencoding(&self.credentials.pix_key));
