@@ -695,7 +695,16 @@ pub async fn pay_off(
                 created_at: Timestamp::now(),
             };
             let (pk, sk) = records::key_of::<BankAccount>(account, request.bank_account_id);
-            let also = vec![entry.insert(account)?, Write::check_exists(pk, sk)];
+            // The payment ledger records the pay-off as the manual channel's payment.
+            let ledger = crate::payments::paid_off(
+                account,
+                current.id,
+                billet.as_ref().map(|b| b.id),
+                entry.id,
+                received,
+                today,
+            )?;
+            let also = vec![entry.insert(account)?, Write::check_exists(pk, sk), ledger];
             let billet = lifecycle::close(billet.as_ref(), BilletStatus::Discharged);
             let next = Billing {
                 status: BillingStatus::Discharged,

@@ -1,6 +1,7 @@
 //! One way a payment is applied (DESIGN §10). A billing can be paid through several channels, each
 //! a room of its own (`bank`: the boleto, as the bank's return file or the simulated bank report
-//! it; `pix`: the billing's Pix charge, as its PSP reports it); a channel turns what its provider says into one [`Payment`], and this module applies it:
+//! it; `pix`: the billing's Pix charge, as its PSP reports it; `manual`: the account's pay-off,
+//! [`paid_off`]); a channel turns what its provider says into one [`Payment`], and this module applies it:
 //!
 //! - **exactly once per provider id**: the payment's ledger item ([`Entry`], `keys::payment`) is
 //!   written, only if absent, in the transaction that applies it, so a payment reported again (a
@@ -29,7 +30,7 @@ use crate::billings::service::{change, Ruled};
 use crate::refusal::{Code, Problem, Refusal};
 use crate::store::item::number;
 use crate::store::stored::{self, Key, Stored};
-use crate::store::{keys, KeyRange, Sort, Store, StoreError, Write};
+use crate::store::{keys, KeyRange, Sort, Store, StoreError, StoreResult, Write};
 use crate::values::{AccountId, BilletId, BillingId, BillingStatus, Money, Timestamp};
 
 /// How a payment came.
@@ -40,6 +41,8 @@ pub enum Channel {
     BankBillet,
     /// The billing's Pix charge, paid from the payer's bank.
     Pix,
+    /// Paid outside the service and written off by the account (pay-off, `discharged`).
+    Manual,
 }
 
 impl Channel {
@@ -48,6 +51,7 @@ impl Channel {
         match self {
             Channel::BankBillet => "bank_billet",
             Channel::Pix => "pix",
+            Channel::Manual => "manual",
         }
     }
 }
@@ -102,7 +106,9 @@ pub struct Entry {
     pub channel: Channel,
     pub provider_id: String,
     pub billing_id: BillingId,
-    pub billet_id: BilletId,
+    /// The billet it paid; none for a pay-off of a billing without one.
+    #[serde(default)]
+    pub billet_id: Option<BilletId>,
     #[serde(with = "number")]
     pub amount: Money,
     pub paid_on: NaiveDate,
@@ -159,7 +165,7 @@ pub fn entry(account: AccountId, billing: BillingId, payment: &Payment, outcome:
         channel: payment.channel,
         provider_id: payment.provider_id.clone(),
         billing_id: billing,
-        billet_id: payment.billet_id,
+        billet_id: Some(payment.billet_id),
         amount: payment.amount,
         paid_on: payment.paid_on,
         outcome,
@@ -167,6 +173,35 @@ pub fn entry(account: AccountId, billing: BillingId, payment: &Payment, outcome:
         refunded: Money::ZERO,
         recorded_at: Timestamp::now(),
     }
+}
+
+/// The ledger entry of a pay-off (`billings::service::pay_off`): the account's own write-off of
+/// `billing` (its current billet `billet`, if any) for `amount` on `on`, as cash entry
+/// `cash_entry`: written, only if absent, in the pay-off's transaction, so that a payment any
+/// channel reports afterwards finds the billing settled (kept to refund) and the ledger shows how
+/// it was.
+pub fn paid_off(
+    account: AccountId,
+    billing: BillingId,
+    billet: Option<BilletId>,
+    cash_entry: impl std::fmt::Display,
+    amount: Money,
+    on: NaiveDate,
+) -> StoreResult<Write> {
+    let entry = Entry {
+        account_id: account,
+        channel: Channel::Manual,
+        provider_id: format!("cash_entry/{cash_entry}"),
+        billing_id: billing,
+        billet_id: billet,
+        amount,
+        paid_on: on,
+        outcome: Outcome::Settled,
+        note: String::new(),
+        refunded: Money::ZERO,
+        recorded_at: Timestamp::now(),
+    };
+    stored::insert(&entry, ())
 }
 
 /// The payment's entry, if the ledger has it.
@@ -342,7 +377,7 @@ pub async fn record_refund(
             let (_, done) = Box::pin(change(store, account, entry.billing_id, |billing, billet| {
                 let writes = writes.clone();
                 async move {
-                    let Some(billet) = billet.filter(|b| b.id == entry.billet_id) else {
+                    let Some(billet) = billet.filter(|b| Some(b.id) == entry.billet_id) else {
                         return Ok(Ruled::Unchanged(false));
                     };
                     let mut to = billet.moved_to(billet.status);

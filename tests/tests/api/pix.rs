@@ -14,7 +14,7 @@ use chrono::NaiveDate;
 use serde_json::{json, Value};
 
 use super::bank_files::{billet, files, remit, return_file, returned, upload, AGREEMENT};
-use super::billings::{body, setup, Setup};
+use super::billings::{body, pay_off_body, setup, Setup};
 use super::printable_billets::{decode, download, Scratch};
 use super::support::Api;
 
@@ -247,13 +247,24 @@ async fn both_channels_paid_keep_one_to_refund_and_what_the_psp_does_not_confirm
     let titles = listed["remittances"].as_array().unwrap().iter().flat_map(|r| r["titles"].as_array().unwrap().clone());
     assert_eq!(titles.filter(|t| t["billing_id"] == lost).count(), 0, "{listed}");
 
+    // Paid off by the account first: the pay-off is the manual channel's payment, and a Pix paid
+    // meanwhile is kept to refund.
+    let discharged = billing_on(&api, &s, &rule).await;
+    let meanwhile = pay(discharged, false).await;
+    api.post(&format!("/v1/billings/{discharged}/pay_off"), &pay_off_body(&api).await).await.expect(200);
+    let after_pay_off = Box::pin(reconcile(&api, &rule)).await;
+    assert_eq!((after_pay_off.settled, after_pay_off.to_refund), (0, 1), "{after_pay_off:?}");
+    let refunds = infra::ops::payments_to_refund(&api.server.store, api.account_id, 10).await.unwrap();
+    assert_eq!(refunds["to_refund"][0]["provider_id"], meanwhile["endToEndId"], "{refunds}");
+    assert_eq!(api.get(&format!("/v1/billings/{discharged}")).await.expect(200).body["status"], "discharged");
+
     // A cancel and a boleto payment remove their charges at the PSP.
     api.post(&format!("/v1/billings/{cancelled}/cancel"), &json!({"billing": {"cancellation_reason": "Desistência"}}))
         .await
         .expect(200);
-    // Two removals asked: the cancel's, and the boleto payment's (whose charge the PSP keeps as
-    // it is: paid by Pix already).
-    assert_eq!(api.server.remove_pix_charges().await, 2);
+    // Three removals asked: the pay-off's and the cancel's, and the boleto payment's (whose charge
+    // the PSP keeps as it is: paid by Pix already).
+    assert_eq!(api.server.remove_pix_charges().await, 3);
     let removed = infra::pix_ops::local_charge(api.account_id, BillingId::new(cancelled)).await.unwrap().unwrap();
     assert_eq!(removed["status"], charge::REMOVED);
     let paid_twice = infra::pix_ops::local_charge(api.account_id, BillingId::new(both)).await.unwrap().unwrap();
