@@ -159,6 +159,38 @@ def main():
             print(f"   QR decoded, line found, both codes copied, PDF downloaded; axe: {others} minor or moderate")
             context.close()
 
+        if os.environ.get("LOCAL_PIX_CERTS"):
+            step("an Itaú billet with a Pix charge (bank rule 2), before its remittance: pay by Pix")
+            pix_id = api.expect(201, "POST", "/v1/billings", {"billing": {
+                "bank_rule_id": 2, "contact_id": contact["id"], "bill_category_id": 1, "due_date": "2030-03-04",
+                "billing_items": [{"description": "Mensalidade (Itaú)", "quantity": 1, "amount": "95.00"}]}})["id"]
+            itau = None
+            for _ in range(150):
+                billets = api.expect(200, "GET", f"/v1/billings/{pix_id}")["bank_billets"]
+                if billets and billets[0]["pix_qr_code"]:
+                    itau = billets[0]
+                    break
+                time.sleep(0.2)
+            assert itau and itau["status"] == "pending_remittance", itau
+            errors = []
+            context, page, answer, outside = open_page(browser, itau["url"], PHONE, errors)
+            assert answer.status == 200, answer.status
+            text = page.inner_text("body")
+            assert "pague agora pelo Pix" in text and itau["digitable_line"] not in text, text
+            image = shots / "payer-page-itau-pix.png"
+            page.screenshot(path=str(image), full_page=True)
+            assert decode_qr(image) == [itau["pix_qr_code"]], decode_qr(image)
+            axe(page, args.axe)
+            assert not errors and not outside, (errors, outside)
+            context.close()
+            run = subprocess.run([os.environ["OPS_BIN"], "pix", "pay", "--account", str(demo["account_id"]),
+                                  "--billing", str(pix_id), "--date", "2030-03-01"], capture_output=True, text=True)
+            assert run.returncode == 0, run.stderr
+            context, page, answer, _ = open_page(browser, itau["url"], PHONE, errors)
+            assert "foi pago em 01/03/2030" in page.inner_text("body"), page.inner_text("body")
+            context.close()
+            print("   QR decoded to the PSP's pixCopiaECola; paid by Pix, the page says so")
+
         for label, billet, words in (("cancelled", cancelled, "foi cancelado"), ("paid", paid, "foi pago em 01/03/2030")):
             step(f"the {label} billet's page: its state, no payable code")
             errors = []

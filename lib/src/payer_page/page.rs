@@ -63,7 +63,8 @@ impl Standing {
                 return Standing::Replaced
             }
             BilletStatus::Canceled => return Standing::Canceled,
-            status if status.awaiting_bank() => return Standing::Registering,
+            // Its boleto is not at the bank yet; with a Pix charge it is payable by Pix already.
+            status if status.awaiting_bank() && billet.pix_psp.is_none() => return Standing::Registering,
             _ => {}
         }
         match billing.status {
@@ -284,7 +285,14 @@ fn payable(billet: &BankBillet, due: &Due, pdf: &str) -> String {
         out.push_str(&format!("<p class=\"note\">Vencido há {days}; juros e multa calculados até hoje.</p>"));
     }
     out.push_str("</section><div class=\"pay\">");
-    if let Some(line) = billet.registered.digitable_line.as_deref().filter(|l| !l.is_empty()) {
+    let line = billet.registered.digitable_line.as_deref().filter(|l| !l.is_empty());
+    if billet.status.awaiting_bank() {
+        out.push_str(
+            "<p class=\"note\">O boleto ainda está sendo registrado no banco: pague agora pelo Pix, \
+             ou volte em um dia útil para pagar pela linha digitável.</p>",
+        );
+    }
+    if let Some(line) = line.filter(|_| !billet.status.awaiting_bank()) {
         out.push_str(&format!(
             "<section aria-labelledby=\"line-title\"><h2 id=\"line-title\">Linha digitável</h2>\
              <p class=\"note\">Digite ou cole no aplicativo do seu banco:</p><p id=\"line\" class=\"code\">{}</p>\
@@ -388,6 +396,21 @@ mod tests {
         assert_eq!(Standing::of(&billet, &billing, today), Standing::Replaced);
         billet.status = BilletStatus::Remitting;
         assert_eq!(Standing::of(&billet, &billing, today), Standing::Registering);
+        // A billet waiting for its remittance with a Pix charge: payable by Pix, not by its line yet.
+        let mut with_pix =
+            BankBillet { status: BilletStatus::PendingRemittance, pix_psp: Some("s".into()), ..billet.clone() };
+        billing.billet_id = Some(with_pix.id);
+        let standing = Standing::of(&with_pix, &billing, today);
+        assert!(matches!(standing, Standing::Payable(_)), "{standing:?}");
+        let html = render(&with_pix, &standing, "/pdf");
+        assert!(html.contains("br.gov.bcb.pix") && html.contains("pague agora pelo Pix"), "{html}");
+        assert!(
+            !html.contains(with_pix.registered.digitable_line.as_deref().unwrap()),
+            "no line before the bank has it"
+        );
+        with_pix.status = BilletStatus::Opened;
+        assert!(render(&with_pix, &standing, "/pdf").contains(with_pix.registered.digitable_line.as_deref().unwrap()));
+        billing.billet_id = Some(crate::values::BilletId::new(99));
         billet.status = BilletStatus::Opened;
         billing.status = BillingStatus::Canceled;
         assert_eq!(Standing::of(&billet, &billing, today), Standing::Canceled);
