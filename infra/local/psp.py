@@ -9,17 +9,20 @@ the service, so what it computes (what a charge asks on a day) checks the servic
 
 - HTTP on 127.0.0.1:P (what Prism forwards to), and with --tls-port the same API over mutual TLS on
   127.0.0.1:Q: the client must present a certificate of DIR/ca.pem, as at a real PSP.
-- OAuth 2.0 client credentials: POST /oauth/token with HTTP Basic (LOCAL_PSP_CLIENT_ID and
-  LOCAL_PSP_CLIENT_SECRET, defaults local-client / local-secret); every other API call wants the
-  Bearer token (401 otherwise).
+- OAuth 2.0 client credentials: POST /oauth/token with HTTP Basic, a client id starting with
+  LOCAL_PSP_CLIENT_ID (default local-client) and the secret LOCAL_PSP_CLIENT_SECRET (default
+  local-secret); every other API call wants the Bearer token (401 otherwise). Each client id is a
+  receiving user of its own, as at a real PSP: its charges, webhooks and Pix are its own (the local
+  stack's tables each use one: infra/src/pix_ops.rs), so two tables' txids never meet.
 - API Pix: PUT/PATCH/GET /cobv/{txid}, PUT/GET/DELETE /webhook/{chave}, GET /pix (inicio, fim,
   txid, paginacao.*), GET /pix/{e2eid}, PUT/GET /pix/{e2eid}/devolucao/{id}.
-- The payer (not API Pix): POST /_local/pay {"txid", "date"?, "valor"?, "notify"?} pays a charge as
+- The payer (not API Pix): POST /_local/pay {"client", "txid", "date"?, "valor"?, "notify"?} pays a charge as
   a payer's bank would: the amount the charge asks that day (the standard's multa, juros and
   desconto modalities) unless "valor" says otherwise, recorded as a Pix received, then (unless
   "notify" is false) POSTs {"pix": [...]} to the key's webhook URL + "/pix", over mutual TLS with
-  DIR/psp-client.pem for an https URL, calling again while it fails (five attempts). POST /_local/notify {"endToEndId"} calls the webhook again.
-  GET /_local/state shows everything; POST /_local/reset forgets it.
+  DIR/psp-client.pem for an https URL, calling again while it fails (five attempts). POST /_local/notify {"client", "endToEndId"} calls the webhook again.
+  POST /_local/charge {"client", "txid"} shows a charge with its Pix; GET /_local/state counts each
+  client's; POST /_local/reset forgets everything.
 """
 
 import argparse
@@ -46,7 +49,12 @@ CLIENT_ID = os.environ.get("LOCAL_PSP_CLIENT_ID", "local-client")
 CLIENT_SECRET = os.environ.get("LOCAL_PSP_CLIENT_SECRET", "local-secret")
 ISPB = "99999999"
 LOCK = threading.Lock()
-STATE = {"tokens": {}, "cobv": {}, "webhooks": {}, "pix": {}, "calls": 0, "webhook_calls": []}
+STATE = {"tokens": {}, "clients": {}, "calls": 0, "webhook_calls": []}
+
+
+def user(client):
+    """The state of one receiving user (a client id): its charges, webhooks and Pix received."""
+    return STATE["clients"].setdefault(client, {"cobv": {}, "webhooks": {}, "pix": {}})
 CERTS = None
 
 
@@ -134,9 +142,9 @@ def problem(status, title, detail):
     return status, {"type": f"https://pix.bcb.gov.br/api/v2/error/{title}", "title": title, "status": status, "detail": detail}
 
 
-def full_cobv(cobv):
+def full_cobv(cobv, mine):
     out = {k: v for k, v in cobv.items() if not k.startswith("_")}
-    out["pix"] = [strip(STATE["pix"][e]) for e in cobv["_pix"]]
+    out["pix"] = [strip(mine["pix"][e]) for e in cobv["_pix"]]
     return out
 
 
@@ -144,9 +152,9 @@ def strip(pix):
     return {k: v for k, v in pix.items() if not k.startswith("_")}
 
 
-def make_cobv(txid, body, existing=None):
+def make_cobv(mine, txid, body, existing=None):
     created = existing["calendario"]["criacao"] if existing else stamp(now())
-    location_id = existing["loc"]["id"] if existing else len(STATE["cobv"]) + 1
+    location_id = existing["loc"]["id"] if existing else len(mine["cobv"]) + 1
     location = f"pix.local/qr/v2/cobv/{uuid.uuid5(uuid.NAMESPACE_URL, txid).hex}"
     cobv = {
         "calendario": {"criacao": created, **body["calendario"]},
@@ -168,9 +176,9 @@ def make_cobv(txid, body, existing=None):
     return cobv
 
 
-def call_webhook(chave, pix):
+def call_webhook(mine, chave, pix):
     """POSTs the Pix to the key's webhook, as a PSP does; returns the status (or the error)."""
-    url = STATE["webhooks"].get(chave, {}).get("webhookUrl")
+    url = mine["webhooks"].get(chave, {}).get("webhookUrl")
     if not url:
         return "no webhook"
     target = url.rstrip("/") + "/pix"
@@ -225,10 +233,11 @@ class Handler(BaseHTTPRequestHandler):
         return json.loads(raw) if raw else {}
 
     def authorized(self):
+        """The client the Bearer token was given to, while it is valid."""
         header = self.headers.get("Authorization", "")
         token = header[7:] if header.startswith("Bearer ") else None
-        expires = STATE["tokens"].get(token)
-        return expires is not None and expires > now()
+        client, expires = STATE["tokens"].get(token, (None, None))
+        return client if expires is not None and expires > now() else None
 
     def route(self, method):
         url = urllib.parse.urlsplit(self.path)
@@ -243,50 +252,53 @@ class Handler(BaseHTTPRequestHandler):
             return self.token()
         if path.startswith("/_local/"):
             return self.local(method, path, body)
-        if not self.authorized():
+        client = self.authorized()
+        if not client:
             return self.answer(*problem(401, "NaoAutorizado", "token ausente, inválido ou expirado"))
+        with LOCK:
+            mine = user(client)
         parts = path.strip("/").split("/")
         if parts[0] == "cobv" and len(parts) == 2:
-            return self.cobv(method, urllib.parse.unquote(parts[1]), body)
+            return self.cobv(mine, method, urllib.parse.unquote(parts[1]), body)
         if parts[0] == "webhook" and len(parts) == 2:
-            return self.webhook(method, urllib.parse.unquote(parts[1]), body)
+            return self.webhook(mine, method, urllib.parse.unquote(parts[1]), body)
         if parts == ["pix"] and method == "GET":
-            return self.list_pix(query)
+            return self.list_pix(mine, query)
         if parts[0] == "pix" and len(parts) == 2 and method == "GET":
-            pix = STATE["pix"].get(parts[1])
+            pix = mine["pix"].get(parts[1])
             return self.answer(200, strip(pix)) if pix else self.answer(*problem(404, "PixNaoEncontrado", "Pix não encontrado"))
         if parts[0] == "pix" and len(parts) == 4 and parts[2] == "devolucao":
-            return self.refund(method, parts[1], parts[3], body)
+            return self.refund(mine, method, parts[1], parts[3], body)
         return self.answer(*problem(404, "NaoEncontrado", f"{method} {path}"))
 
     def token(self):
         header = self.headers.get("Authorization", "")
         try:
-            user, _, password = base64.b64decode(header[6:]).decode().partition(":") if header.startswith("Basic ") else ("", "", "")
+            client, _, password = base64.b64decode(header[6:]).decode().partition(":") if header.startswith("Basic ") else ("", "", "")
         except ValueError:
-            user = password = ""
-        if (user, password) != (CLIENT_ID, CLIENT_SECRET):
+            client = password = ""
+        if not client.startswith(CLIENT_ID) or password != CLIENT_SECRET:
             return self.answer(401, {"error": "invalid_client"})
         token = secrets.token_urlsafe(24)
         with LOCK:
-            STATE["tokens"][token] = now() + dt.timedelta(seconds=3600)
+            STATE["tokens"][token] = (client, now() + dt.timedelta(seconds=3600))
         return self.answer(200, {"access_token": token, "token_type": "Bearer", "expires_in": 3600, "scope": "cobv.write cobv.read pix.read pix.write webhook.write webhook.read"})
 
-    def cobv(self, method, txid, body):
+    def cobv(self, mine, method, txid, body):
         if not TXID.match(txid):
             return self.answer(*problem(400, "CobVOperacaoInvalida", "txid inválido"))
         with LOCK:
-            existing = STATE["cobv"].get(txid)
+            existing = mine["cobv"].get(txid)
             if method == "GET":
-                return self.answer(200, full_cobv(existing)) if existing else self.answer(*problem(404, "CobVNaoEncontrada", "cobrança não encontrada"))
+                return self.answer(200, full_cobv(existing, mine)) if existing else self.answer(*problem(404, "CobVNaoEncontrada", "cobrança não encontrada"))
             if method == "PUT":
                 if existing:
                     return self.answer(*problem(400, "CobVOperacaoInvalida", "txid já utilizado"))
                 missing = [f for f in ("calendario", "devedor", "valor", "chave") if f not in body]
                 if missing or "dataDeVencimento" not in body["calendario"]:
                     return self.answer(*problem(400, "CobVOperacaoInvalida", f"campos ausentes: {missing}"))
-                STATE["cobv"][txid] = make_cobv(txid, body)
-                return self.answer(201, full_cobv(STATE["cobv"][txid]) | {"pix": []})
+                mine["cobv"][txid] = make_cobv(mine, txid, body)
+                return self.answer(201, full_cobv(mine["cobv"][txid], mine) | {"pix": []})
             if method == "PATCH":
                 if not existing:
                     return self.answer(*problem(404, "CobVNaoEncontrada", "cobrança não encontrada"))
@@ -296,28 +308,28 @@ class Handler(BaseHTTPRequestHandler):
                 merged["calendario"] = {k: v for k, v in merged["calendario"].items() if k != "criacao"}
                 merged["status"] = body.get("status", "ATIVA")
                 merged["solicitacaoPagador"] = body.get("solicitacaoPagador", existing.get("solicitacaoPagador"))
-                STATE["cobv"][txid] = make_cobv(txid, merged, existing)
-                out = full_cobv(STATE["cobv"][txid])
+                mine["cobv"][txid] = make_cobv(mine, txid, merged, existing)
+                out = full_cobv(mine["cobv"][txid], mine)
                 out.pop("pix")
                 return self.answer(200, out)
         return self.answer(*problem(405, "MetodoNaoPermitido", method))
 
-    def webhook(self, method, chave, body):
+    def webhook(self, mine, method, chave, body):
         with LOCK:
             if method == "PUT":
                 if not str(body.get("webhookUrl", "")).startswith(("https://", "http://")):
                     return self.answer(*problem(400, "WebhookOperacaoInvalida", "webhookUrl inválida"))
-                STATE["webhooks"][chave] = {"webhookUrl": body["webhookUrl"], "chave": chave, "criacao": stamp(now())}
+                mine["webhooks"][chave] = {"webhookUrl": body["webhookUrl"], "chave": chave, "criacao": stamp(now())}
                 return self.answer(200)
-            found = STATE["webhooks"].get(chave)
+            found = mine["webhooks"].get(chave)
             if not found:
                 return self.answer(*problem(404, "WebhookNaoEncontrado", "webhook não encontrado"))
             if method == "DELETE":
-                del STATE["webhooks"][chave]
+                del mine["webhooks"][chave]
                 return self.answer(204)
             return self.answer(200, found)
 
-    def list_pix(self, query):
+    def list_pix(self, mine, query):
         try:
             start = dt.datetime.fromisoformat(query["inicio"].replace("Z", "+00:00"))
             end = dt.datetime.fromisoformat(query["fim"].replace("Z", "+00:00"))
@@ -326,7 +338,7 @@ class Handler(BaseHTTPRequestHandler):
         except (KeyError, ValueError):
             return self.answer(*problem(400, "ConsultaInvalida", "inicio e fim são obrigatórios (RFC 3339)"))
         with LOCK:
-            found = [p for p in STATE["pix"].values() if start <= p["_at"] <= end and (not query.get("txid") or p.get("txid") == query["txid"])]
+            found = [p for p in mine["pix"].values() if start <= p["_at"] <= end and (not query.get("txid") or p.get("txid") == query["txid"])]
         found.sort(key=lambda p: p["_at"])
         pages = max(1, -(-len(found) // max(size, 1)))
         items = [strip(p) for p in found[page * size:(page + 1) * size]]
@@ -334,9 +346,9 @@ class Handler(BaseHTTPRequestHandler):
             "paginaAtual": page, "itensPorPagina": size, "quantidadeDePaginas": pages, "quantidadeTotalDeItens": len(found)}}
         return self.answer(200, {"parametros": parametros, "pix": items})
 
-    def refund(self, method, e2e, refund_id, body):
+    def refund(self, mine, method, e2e, refund_id, body):
         with LOCK:
-            pix = STATE["pix"].get(e2e)
+            pix = mine["pix"].get(e2e)
             if not pix:
                 return self.answer(*problem(404, "PixNaoEncontrado", "Pix não encontrado"))
             found = next((d for d in pix.get("devolucoes", []) if d["id"] == refund_id), None)
@@ -355,31 +367,40 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(201, refund)
 
     def local(self, method, path, body):
+        body = body or {}
+        if path == "/_local/charge" and method == "POST":
+            with LOCK:
+                mine = user(body.get("client", ""))
+                cobv = mine["cobv"].get(body.get("txid", ""))
+                return self.answer(200, full_cobv(cobv, mine)) if cobv else self.answer(404, {"detail": "cobrança não encontrada"})
         if path == "/_local/state":
             with LOCK:
-                return self.answer(200, {"cobv": {t: full_cobv(c) for t, c in STATE["cobv"].items()},
-                                         "webhooks": STATE["webhooks"], "calls": STATE["calls"],
-                                         "webhook_calls": STATE["webhook_calls"]})
+                return self.answer(200, {"clients": {c: {"charges": len(u["cobv"]), "pix": len(u["pix"]), "webhooks": u["webhooks"]}
+                                                     for c, u in STATE["clients"].items()},
+                                         "calls": STATE["calls"], "webhook_calls": STATE["webhook_calls"][-100:]})
         if path == "/_local/reset" and method == "POST":
             with LOCK:
-                for key in ("tokens", "cobv", "webhooks", "pix"):
-                    STATE[key].clear()
+                STATE["tokens"].clear()
+                STATE["clients"].clear()
                 STATE["webhook_calls"].clear()
             return self.answer(200, {})
         if path == "/_local/pay" and method == "POST":
-            return self.pay(body or {})
+            return self.pay(body)
         if path == "/_local/notify" and method == "POST":
-            pix = STATE["pix"].get((body or {}).get("endToEndId", ""))
+            with LOCK:
+                mine = user(body.get("client", ""))
+                pix = mine["pix"].get(body.get("endToEndId", ""))
             if not pix:
                 return self.answer(404, {"detail": "Pix não encontrado"})
-            return self.answer(200, {"webhook": call_webhook(pix["_chave"], pix)})
+            return self.answer(200, {"webhook": call_webhook(mine, pix["_chave"], pix)})
         return self.answer(404, {"detail": path})
 
     def pay(self, body):
         txid = body.get("txid", "")
         day = dt.date.fromisoformat(body["date"]) if body.get("date") else now().date()
         with LOCK:
-            cobv = STATE["cobv"].get(txid)
+            mine = user(body.get("client", ""))
+            cobv = mine["cobv"].get(txid)
             if not cobv:
                 return self.answer(404, {"detail": f"cobrança {txid} não encontrada"})
             if cobv["status"] != "ATIVA":
@@ -393,10 +414,10 @@ class Handler(BaseHTTPRequestHandler):
                    "infoPagador": "pago no ambiente local", "_at": at, "_chave": cobv["chave"]}
             if not body.get("valor"):
                 pix["componentesValor"] = parts
-            STATE["pix"][pix["endToEndId"]] = pix
+            mine["pix"][pix["endToEndId"]] = pix
             cobv["_pix"].append(pix["endToEndId"])
             cobv["status"] = "CONCLUIDA"
-        result = call_webhook(cobv["chave"], pix) if body.get("notify", True) else "not called"
+        result = call_webhook(mine, cobv["chave"], pix) if body.get("notify", True) else "not called"
         return self.answer(200, {"endToEndId": pix["endToEndId"], "valor": pix["valor"], "horario": pix["horario"], "webhook": result})
 
     def do_GET(self):

@@ -43,13 +43,20 @@ pub fn local_credentials(pix_key: &str) -> anyhow::Result<psp::Credentials> {
     Ok(psp::Credentials {
         base_url: var("LOCAL_PSP_URL")?,
         token_url: Some(format!("{}/oauth/token", var("LOCAL_PSP_DIRECT_URL")?)),
-        client_id: std::env::var("LOCAL_PSP_CLIENT_ID").unwrap_or_else(|_| "local-client".into()),
+        client_id: local_client_id(),
         client_secret: std::env::var("LOCAL_PSP_CLIENT_SECRET").unwrap_or_else(|_| "local-secret".into()),
         certificate: read("service-client.pem")?,
         private_key: read("service-client.key")?,
         ca_certificate: Some(read("ca.pem")?),
         pix_key: pix_key.to_owned(),
     })
+}
+
+/// The local PSP's client id of this table: a receiving user of its own at the local PSP (its
+/// charges, webhooks and Pix apart from another table's, whose txids may be the same).
+pub fn local_client_id() -> String {
+    let base = std::env::var("LOCAL_PSP_CLIENT_ID").unwrap_or_else(|_| "local-client".into());
+    format!("{base}-{}", billing_api::config::table_name())
 }
 
 /// The local PSP's own address (not through Prism): its payer and state routes.
@@ -77,7 +84,7 @@ pub async fn pay(
     if let Some(billet) = billet {
         anyhow::ensure!(found.billet_id == Some(billet), "billet {billet} is not billing {billing}'s current billet");
     }
-    let mut body = json!({ "txid": charge::txid(account, billing), "notify": notify });
+    let mut body = json!({ "client": local_client_id(), "txid": charge::txid(account, billing), "notify": notify });
     if let Some(date) = date {
         body["date"] = json!(date.to_string());
     }
@@ -95,16 +102,20 @@ pub async fn pay(
 /// Asks the local PSP to call the webhook again for a Pix it received (a PSP's retry).
 pub async fn notify_again(end_to_end_id: &str) -> anyhow::Result<Value> {
     let url = format!("{}/_local/notify", local_psp()?);
-    let answer =
-        billing_api::config::http_client().post(url).json(&json!({ "endToEndId": end_to_end_id })).send().await?;
+    let body = json!({ "client": local_client_id(), "endToEndId": end_to_end_id });
+    let answer = billing_api::config::http_client().post(url).json(&body).send().await?;
     Ok(answer.json().await?)
 }
 
-/// The local PSP's charge of a billing, as its `GET /_local/state` shows it (tests).
+/// The local PSP's charge of a billing, with its Pix (tests, the bench); none when it has none.
 pub async fn local_charge(account: AccountId, billing: BillingId) -> anyhow::Result<Option<Value>> {
-    let state: Value =
-        billing_api::config::http_client().get(format!("{}/_local/state", local_psp()?)).send().await?.json().await?;
-    Ok(state["cobv"].get(charge::txid(account, billing)).cloned())
+    let body = json!({ "client": local_client_id(), "txid": charge::txid(account, billing) });
+    let answer =
+        billing_api::config::http_client().post(format!("{}/_local/charge", local_psp()?)).json(&body).send().await?;
+    match answer.status().as_u16() {
+        404 => Ok(None),
+        _ => Ok(Some(answer.error_for_status()?.json().await?)),
+    }
 }
 
 /// A client that calls the Pix webhook as the local PSP does (trusting the local CA), with the

@@ -155,6 +155,16 @@ pub fn payment(received: &Received, billet_id: crate::values::BilletId) -> Resul
     })
 }
 
+/// What the PSP reports given back of a Pix: the sum of its refunds done (`DEVOLVIDO`).
+fn refunded(received: &Received) -> Money {
+    received
+        .devolucoes
+        .iter()
+        .filter(|d| d.status == "DEVOLVIDO")
+        .filter_map(|d| d.valor.parse::<Money>().ok())
+        .fold(Money::ZERO, |sum, value| sum + value)
+}
+
 /// What became of one Pix.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "result")]
@@ -179,6 +189,19 @@ pub async fn take(store: &Store, link: &Link, received: &Received) -> Result<Tak
     if account != link.account_id {
         return Ok(Taken::NotOurs);
     }
+    // Applied before (the webhook and then the reconciliation, a webhook twice): one read, and
+    // only what the PSP gave back of it since is news.
+    let (pk, sk) = keys::payment(account, Channel::Pix.as_str(), &received.end_to_end_id);
+    if let Some(entry) = stored::find::<super::Entry>(store, (pk, sk)).await? {
+        let refunded = refunded(received);
+        if refunded.is_positive() && refunded != entry.refunded {
+            if let Some(billet_id) = entry.billet_id {
+                let payment = payment(received, billet_id).map_err(|why| Refusal::Internal(anyhow::anyhow!(why)))?;
+                Box::pin(super::record_refund(store, account, &payment, refunded)).await?;
+            }
+        }
+        return Ok(Taken::Already);
+    }
     // The billet it pays is the billing's current one: the charge carries its terms.
     let (billing, _) = match crate::billings::service::whole_or_404(store, account, billing_id).await {
         Ok(found) => found,
@@ -199,12 +222,7 @@ pub async fn take(store: &Store, link: &Link, received: &Received) -> Result<Tak
         Applied::Already(Outcome::Settled | Outcome::ToRefund) => Taken::Already,
     };
     // What the PSP gave back of it (a `devolucao` the account asked for), recorded once.
-    let refunded = received
-        .devolucoes
-        .iter()
-        .filter(|d| d.status == "DEVOLVIDO")
-        .filter_map(|d| d.valor.parse::<Money>().ok())
-        .fold(Money::ZERO, |sum, value| sum + value);
+    let refunded = refunded(received);
     if refunded.is_positive() {
         Box::pin(super::record_refund(store, account, &payment, refunded)).await?;
     }

@@ -33,10 +33,12 @@ const TOKEN_MARGIN: Duration = Duration::from_secs(60);
 /// Each call's limit (connect and answer).
 const CALL_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The secret of a bank rule's PSP.
+/// The secret of a bank rule's PSP: `<prefix>/<table>/<account>/<rule>` (the table's name keeps two
+/// stacks, or two local tables, of one AWS account apart).
 pub fn secret_id(account: AccountId, rule: BankRuleId) -> String {
     let prefix = std::env::var("PIX_SECRET_PREFIX").ok().filter(|p| !p.is_empty());
-    format!("{}/{account}/{rule}", prefix.as_deref().unwrap_or(DEFAULT_SECRET_PREFIX))
+    let table = crate::config::table_name();
+    format!("{}/{table}/{account}/{rule}", prefix.as_deref().unwrap_or(DEFAULT_SECRET_PREFIX))
 }
 
 /// What the service needs to reach a PSP, as kept in its secret (JSON).
