@@ -1,0 +1,141 @@
+//! The Pix benchmark (`infra/bench pix`): on the local stack (moto, the local PSP behind Prism, the
+//! dev server's Pix listener over mutual TLS, its webhook path in this process), BENCH_PIX billings
+//! (default 300) on an Itaú rule with Pix are paid one after another at the local PSP, which calls
+//! the webhook; measured from the PSP's call (the payer's payment) to the integrator's receiver
+//! getting `billing.updated` with the billing `paid`, and the webhook's own answer. Then the
+//! reconciliation reads them all back (`GET /pix`): the PSP calls it makes per 1,000 payments.
+
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use billing_api::http::rate_limit::RateLimits;
+use billing_api::payments::pix::{self, charge, psp};
+use billing_api::values::{BankRuleId, BillingId};
+use billing_api::webhooks::Schedule;
+use infra::testing::{active_account, DevServer};
+use infra::webhook_receiver::Receiver;
+use serde_json::json;
+
+fn setting(name: &str, default: usize) -> usize {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[index.min(sorted.len() - 1)]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let payments = setting("BENCH_PIX", 300);
+    let server = DevServer::start_alone(RateLimits::OFF).await;
+    let webhook_base = server.pix_webhook_url.clone().context("no Pix listener: run through infra/bench pix")?;
+    let (account, auth) = active_account(&server.store).await;
+    let receiver = Receiver::start(&[], 200).await;
+    server.webhook_ops().add(account, &receiver.url).await?;
+    server.start_webhooks(Schedule::default());
+    server.start_worker();
+
+    let rule =
+        infra::ops::create_bank_rule(&server.store, account, "Itaú com Pix", "itau", Some("0057/12345-7/109".into()));
+    let rule = BankRuleId::new(rule.await?["bank_rule"]["id"].as_i64().context("rule id")?);
+    let secrets = aws_sdk_secretsmanager::Client::new(&server.config);
+    let credentials = infra::pix_ops::local_credentials("00000000-0000-4000-8000-000000000001")?;
+    infra::pix_ops::link_psp(&server.store, &secrets, account, rule, &credentials, Some(&webhook_base)).await?;
+
+    let http = billing_api::config::http_client();
+    let post = |path: &'static str, body: serde_json::Value| {
+        let request = http.post(server.url(path)).header("Authorization", &auth).json(&body);
+        async move {
+            let answer = request.send().await?;
+            anyhow::ensure!(answer.status().as_u16() == 201, "POST {path} answered {}", answer.status());
+            Ok::<_, anyhow::Error>(answer.json::<serde_json::Value>().await?["id"].clone())
+        }
+    };
+    let contact = post(
+        "/v1/contacts",
+        json!({"contact": {"full_name": "Maria da Silva", "cpf": "529.982.247-25",
+        "address_postal_code": "01310-100", "address_street": "Avenida Paulista", "address_number": "1000",
+        "address_district": "Bela Vista", "address_city": "São Paulo", "address_state": "SP"}}),
+    )
+    .await?;
+    let mut billings = Vec::with_capacity(payments);
+    for _ in 0..payments {
+        let body = json!({"billing": {"bank_rule_id": rule, "contact_id": contact, "due_date": "2030-03-04",
+            "penalty": "2", "penalty_type": "percentage", "interest": "1", "interest_type": "percentage",
+            "billing_items": [{"description": "Mensalidade", "quantity": 1, "amount": "150.00"}]}});
+        billings.push(post("/v1/billings", body).await?.as_i64().context("billing id")?);
+    }
+    // Each billet issued with its charge (the worker runs in the background).
+    let started = Instant::now();
+    for id in &billings {
+        while infra::pix_ops::local_charge(account, BillingId::new(*id)).await?.is_none() {
+            anyhow::ensure!(started.elapsed() < Duration::from_secs(600), "billing {id} got no charge in 10 minutes");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    let psp_url = std::env::var("LOCAL_PSP_DIRECT_URL").context("LOCAL_PSP_DIRECT_URL")?;
+    let (mut delivered, mut answered) = (Vec::with_capacity(payments), Vec::with_capacity(payments));
+    for id in &billings {
+        let body = json!({"client": infra::pix_ops::local_client_id(), "txid": charge::txid(account, BillingId::new(*id)), "date": "2030-03-20"});
+        let paying = Instant::now();
+        let paid: serde_json::Value =
+            http.post(format!("{psp_url}/_local/pay")).json(&body).send().await?.json().await?;
+        answered.push(paying.elapsed());
+        anyhow::ensure!(paid["webhook"] == 200, "billing {id}: {paid}");
+        let arrived = loop {
+            let found = receiver.received().into_iter().find(|r| {
+                let json = r.json();
+                json["data"]["billing"]["id"] == *id && json["data"]["billing"]["status"] == "paid"
+            });
+            if let Some(found) = found {
+                break found.at;
+            }
+            anyhow::ensure!(paying.elapsed() < Duration::from_secs(30), "billing {id} was not announced paid in 30 s");
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        };
+        delivered.push(arrived - paying);
+    }
+    delivered.sort();
+    answered.sort();
+
+    // The reconciliation over the same payments: every one is applied already.
+    let link = pix::Link { account_id: account, bank_rule_id: rule, secret_id: psp::secret_id(account, rule) };
+    let client = psp::registry().psp(&link.secret_id).await?;
+    let at = |text: &str| chrono::DateTime::parse_from_rfc3339(text).expect("a time");
+    let before = client.calls();
+    let reading = Instant::now();
+    let reconciled =
+        pix::reconcile(&server.store, &link, at("2030-03-19T00:00:00-03:00"), at("2030-03-22T00:00:00-03:00")).await?;
+    let reading = reading.elapsed();
+    let calls = client.calls() - before;
+    anyhow::ensure!(reconciled.received == payments && reconciled.already == payments, "{reconciled:?}");
+
+    println!("Pix benchmark (local stack: moto, the local PSP behind Prism on 127.0.0.1; the dev server's webhook path in this process)");
+    println!();
+    println!("| measure | result |");
+    println!("|---|---|");
+    println!("| payments, one after another | {payments} |");
+    println!(
+        "| PSP's webhook call to the integrator's billing.updated (paid), p50 | {} |",
+        ms(percentile(&delivered, 0.5))
+    );
+    println!(
+        "| PSP's webhook call to the integrator's billing.updated (paid), p99 | {} |",
+        ms(percentile(&delivered, 0.99))
+    );
+    println!("| the webhook's answer to the PSP (read-back and apply), p50 | {} |", ms(percentile(&answered, 0.5)));
+    println!("| the webhook's answer to the PSP (read-back and apply), p99 | {} |", ms(percentile(&answered, 0.99)));
+    println!(
+        "| reconciliation of the {payments}: GET /pix pages, PSP calls (token included) | {} pages, {calls} calls in {} |",
+        reconciled.pages,
+        ms(reading)
+    );
+    println!("| reconciliation's PSP calls per 1,000 payments | {:.1} |", calls as f64 * 1000.0 / payments as f64);
+    Ok(())
+}
