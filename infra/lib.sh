@@ -252,10 +252,11 @@ local_aws_env() {
 # The local stack's certificates for Pix, in $1 (made once): a local CA standing for the PSP's, the
 # PSP's server certificate (psp-server, 127.0.0.1), the client certificate the PSP issues to the
 # service (service-client), the PSP's own client certificate for its webhook calls (psp-client), and
-# the server certificate of the dev server's Pix webhook listener (webhook-server, 127.0.0.1).
+# the server certificate of the dev server's Pix webhook listener (webhook-server, 127.0.0.1), and
+# a self-signed client certificate no one trusts (stranger: the tests of mutual TLS).
 ensure_pix_certs() {
   local dir="$1"
-  [ -f "$dir/webhook-server.pem" ] && return 0
+  [ -f "$dir/stranger.pem" ] && return 0
   need openssl "OpenSSL (the local Pix certificates)"
   mkdir -p "$dir"
   (
@@ -276,6 +277,8 @@ ensure_pix_certs() {
     leaf service-client "billing-service" clientAuth
     leaf psp-client "Local PSP webhook" clientAuth
     leaf webhook-server "Pix webhook (local)" serverAuth "IP:127.0.0.1,DNS:localhost"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 3650 -subj "/CN=Stranger" \
+      -addext "extendedKeyUsage=clientAuth" -keyout stranger.key -out stranger.pem 2>/dev/null
   )
   say "==> local Pix certificates in $dir"
 }

@@ -227,11 +227,6 @@ class Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def body(self):
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        return json.loads(raw) if raw else {}
-
     def authorized(self):
         """The client the Bearer token was given to, while it is valid."""
         header = self.headers.get("Authorization", "")
@@ -242,8 +237,12 @@ class Handler(BaseHTTPRequestHandler):
     def route(self, method):
         url = urllib.parse.urlsplit(self.path)
         path, query = url.path, dict(urllib.parse.parse_qsl(url.query))
+        # The body is read whatever it is: left unread it would run into the next request of a
+        # kept-alive connection (the token's form is not JSON, and is not needed).
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
         try:
-            body = self.body() if method in ("POST", "PUT", "PATCH") and not path.startswith("/oauth") else None
+            body = json.loads(raw) if raw and not path.startswith("/oauth") else ({} if raw else None)
         except ValueError:
             return self.answer(*problem(400, "RequisicaoInvalida", "corpo não é JSON"))
         with LOCK:

@@ -566,7 +566,7 @@ impl DevServerProcess {
     pub async fn start(binary: &std::path::Path, demo_file: &std::path::Path, env: &[(&str, &str)]) -> Self {
         use tokio::io::AsyncBufReadExt;
         let mut child = tokio::process::Command::new(binary)
-            .args(["--port", "0"])
+            .args(["--port", "0", "--pix-port", "0"])
             .env("DEMO_FILE", demo_file)
             .envs(env.iter().copied())
             .stdout(std::process::Stdio::piped())

@@ -103,6 +103,105 @@ async fn a_killed_server_loses_and_doubles_nothing() {
     }
 }
 
+/// Pix payments of the demo's Itaú rule with Pix (rule 2) arriving while the dev server is killed:
+/// some webhooks are taken, some die with the server between receiving and applying, some find no
+/// server at all (the local PSP calls again, then gives up). Started again, the reconciliation
+/// applies what was missed: every billing paid once, nothing kept to refund, nothing doubled.
+#[tokio::test]
+async fn a_server_killed_while_pix_payments_arrive_loses_none() {
+    const PAYMENTS: usize = 20;
+    if std::env::var_os("LOCAL_PIX_CERTS").is_none() {
+        panic!("the local PSP is not running: use infra/test (it starts it)");
+    }
+    let (config, _) = infra::testing::local_stack().await;
+    let seed: u64 = std::env::var("KILL_SEED").ok().and_then(|n| n.parse().ok()).unwrap_or_else(rand::random);
+    let kill_after = Duration::from_millis(rand::rngs::StdRng::seed_from_u64(seed).random_range(50..1_500));
+    eprintln!("pix kill test: killed after {kill_after:?} (KILL_SEED={seed})");
+    let stack = Stack::new(100);
+    let dir = std::env::temp_dir().join(format!("billing-kill-pix-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let demo = dir.join("demo.json");
+    let _ = std::fs::remove_file(&demo);
+    let (server, base, token, account) = stack.start(&demo).await;
+    let store = Store::new(aws_sdk_dynamodb::Client::new(&config), stack.table.clone());
+    let client = Client { http: billing_api::config::http_client(), base, token };
+    let payer = json!({"contact": {"full_name": "Pagador Pix", "cpf": infra::testing::cpf(700_000_001),
+        "address_postal_code": "01310-100", "address_street": "Avenida Paulista", "address_number": "1000",
+        "address_district": "Bela Vista", "address_city": "São Paulo", "address_state": "SP"}});
+    let payer = client.send(reqwest::Method::POST, "/contacts", Some(payer)).await.unwrap().1["id"].clone();
+    let mut ids = Vec::new();
+    for _ in 0..PAYMENTS {
+        let mut body = billing_body(ContactId::new(payer.as_i64().unwrap()));
+        body["billing"]["bank_rule_id"] = json!(2);
+        let (status, made) = client.send(reqwest::Method::POST, "/billings", Some(body)).await.unwrap();
+        assert_eq!(status, 201, "{made}");
+        ids.push(made["id"].as_i64().unwrap());
+    }
+    // Each billet issued with its Pix charge by the server's worker.
+    for id in &ids {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let (_, billing) = client.send(reqwest::Method::GET, &format!("/billings/{id}"), None).await.unwrap();
+            if billing["bank_billets"][0]["pix_qr_code"].is_string() {
+                break;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "billing {id} got no Pix code");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    // The payers pay, and the server dies in the middle of it.
+    let psp = std::env::var("LOCAL_PSP_DIRECT_URL").unwrap();
+    let local_client = format!("local-client-{}", stack.table);
+    let http = billing_api::config::http_client();
+    let pays = futures::future::join_all(ids.iter().map(|id| {
+        let body = json!({"client": local_client,
+            "txid": billing_api::payments::pix::charge::txid(account, BillingId::new(*id))});
+        let request = http.post(format!("{psp}/_local/pay")).json(&body).timeout(Duration::from_secs(60));
+        async move { request.send().await.unwrap().json::<Value>().await.unwrap() }
+    }));
+    let mut server = server;
+    let killer = async {
+        tokio::time::sleep(kill_after).await;
+        server.start_kill().expect("SIGKILL the dev server");
+    };
+    let (paid, ()) = tokio::join!(pays, killer);
+    server.wait().await.unwrap();
+    let taken = paid.iter().filter(|p| p["webhook"] == 200).count();
+    eprintln!("pix kill test: {taken} of {PAYMENTS} webhooks taken before the kill");
+
+    // Started again; the reconciliation reads the PSP's list.
+    let (mut server, _, _, again) = stack.start(&demo).await;
+    assert_eq!(again, account);
+    let rule = billing_api::values::BankRuleId::new(2);
+    let link =
+        billing_api::store::stored::find::<billing_api::payments::pix::Link>(&store, keys::pix_psp(account, rule))
+            .await
+            .unwrap()
+            .expect("the demo rule's PSP link");
+    let at = |text: &str| chrono::DateTime::parse_from_rfc3339(text).unwrap();
+    let (from, to) = (at("2020-01-01T00:00:00-03:00"), at("2035-12-31T23:59:59-03:00"));
+    let reconciled = billing_api::payments::pix::reconcile(&store, &link, from, to).await.unwrap();
+    assert_eq!(reconciled.received, PAYMENTS, "{reconciled:?}");
+    assert_eq!(reconciled.settled + reconciled.already, PAYMENTS, "{reconciled:?}");
+    assert_eq!(reconciled.to_refund, 0, "{reconciled:?}");
+    let again = billing_api::payments::pix::reconcile(&store, &link, from, to).await.unwrap();
+    assert_eq!((again.settled, again.already), (0, PAYMENTS), "{again:?}");
+    quiescent(&config, &store, &stack).await;
+    server.kill().await.unwrap();
+
+    for id in &ids {
+        let billing = records::find::<Billing>(&store, account, BillingId::new(*id)).await.unwrap().unwrap();
+        assert_eq!(billing.status, BillingStatus::Paid, "billing {id}");
+        assert_eq!(billing.gw_received_with.as_deref(), Some("pix"), "billing {id}");
+    }
+    let kept = billing_api::payments::to_refund(&store, account, 10).await.unwrap();
+    assert!(kept.is_empty(), "nothing paid twice: {kept:?}");
+    dead_letters_empty(&config, &stack, 100).await;
+    let _ = aws_sdk_dynamodb::Client::new(&config).delete_table().table_name(&stack.table).send().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 async fn one_run(config: &aws_config::SdkConfig, run: usize, kill_after: Duration) {
     let stack = Stack::new(run);
     let dir = std::env::temp_dir().join(format!("billing-kill-{}-{run}", std::process::id()));

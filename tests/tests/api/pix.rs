@@ -270,3 +270,33 @@ async fn both_channels_paid_keep_one_to_refund_and_what_the_psp_does_not_confirm
     let paid_twice = infra::pix_ops::local_charge(api.account_id, BillingId::new(both)).await.unwrap().unwrap();
     assert_eq!(paid_twice["status"], "CONCLUIDA", "paid by Pix: its charge is done, not removed");
 }
+
+/// The PSP's API over mutual TLS, as a real PSP's (the local PSP's TLS port, not through Prism):
+/// the client certificate the PSP issued gets a token and registers a webhook; a certificate the
+/// PSP did not issue does not get past the handshake.
+#[tokio::test]
+async fn the_psp_is_reached_over_mutual_tls_with_its_certificate_only() {
+    let tls = std::env::var("LOCAL_PSP_TLS_URL").expect("the local PSP (infra/test starts it)");
+    let certs = std::path::PathBuf::from(std::env::var("LOCAL_PIX_CERTS").unwrap());
+    let read = |name: &str| std::fs::read_to_string(certs.join(name)).unwrap();
+    let mut credentials = infra::pix_ops::local_credentials("00000000-0000-4000-8000-999999999999").unwrap();
+    credentials.base_url = tls.clone();
+    credentials.token_url = Some(format!("{tls}/oauth/token"));
+    let psp = billing_api::payments::pix::psp::Psp::new(credentials.clone()).unwrap();
+    psp.register_webhook("https://127.0.0.1:9/pix/1/1").await.expect("over mutual TLS");
+    assert_eq!(psp.calls(), 2, "a token, then the call");
+    psp.register_webhook("https://127.0.0.1:9/pix/1/1").await.unwrap();
+    assert_eq!(psp.calls(), 3, "the token is kept");
+
+    let stranger = billing_api::payments::pix::psp::Credentials {
+        certificate: read("stranger.pem"),
+        private_key: read("stranger.key"),
+        ..credentials
+    };
+    let refused =
+        billing_api::payments::pix::psp::Psp::new(stranger).unwrap().register_webhook("https://127.0.0.1:9/x").await;
+    assert!(
+        matches!(refused, Err(billing_api::payments::pix::psp::PspError::Unavailable(_))),
+        "a certificate the PSP did not issue: {refused:?}"
+    );
+}
