@@ -3,6 +3,7 @@
 //! spec says happen "elsewhere" (accounts, tokens), used by the ops CLI.
 
 pub mod bank_files;
+pub mod bench_stats;
 pub mod cache_flush;
 pub mod demo;
 pub mod dev_server;

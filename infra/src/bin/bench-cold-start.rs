@@ -16,6 +16,7 @@
 //! BENCH_CPU_SHARE (e.g. `0.145`, the vCPU share of a 256 MB function) runs each binary in a cgroup
 //! (v1) limited to that share of one CPU.
 
+use infra::bench_stats::{millis as ms, percentile, setting};
 use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -372,19 +373,6 @@ impl Drop for CpuShare {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir(&self.dir);
     }
-}
-
-fn setting<T: std::str::FromStr>(name: &str) -> Option<T> {
-    std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[index.min(sorted.len() - 1)]
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.1}", d.as_secs_f64() * 1000.0)
 }
 
 fn bin_dir() -> PathBuf {

@@ -5,6 +5,7 @@
 //! getting `billing.updated` with the billing `paid`, and the webhook's own answer. Then the
 //! reconciliation reads them all back (`GET /pix`): the PSP calls it makes per 1,000 payments.
 
+use infra::bench_stats::{ms, percentile, setting};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
@@ -16,22 +17,9 @@ use infra::testing::{active_account, DevServer};
 use infra::webhook_receiver::Receiver;
 use serde_json::json;
 
-fn setting(name: &str, default: usize) -> usize {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[index.min(sorted.len() - 1)]
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
-}
-
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let payments = setting("BENCH_PIX", 300);
+    let payments = setting::<usize>("BENCH_PIX").unwrap_or(300);
     let server = DevServer::start_alone(RateLimits::OFF).await;
     let webhook_base = server.pix_webhook_url.clone().context("no Pix listener: run through infra/bench pix")?;
     let (account, auth) = active_account(&server.store).await;
@@ -48,21 +36,9 @@ async fn main() -> anyhow::Result<()> {
     infra::pix_ops::link_psp(&server.store, &secrets, account, rule, &credentials, Some(&webhook_base)).await?;
 
     let http = billing_api::config::http_client();
-    let post = |path: &'static str, body: serde_json::Value| {
-        let request = http.post(server.url(path)).header("Authorization", &auth).json(&body);
-        async move {
-            let answer = request.send().await?;
-            anyhow::ensure!(answer.status().as_u16() == 201, "POST {path} answered {}", answer.status());
-            Ok::<_, anyhow::Error>(answer.json::<serde_json::Value>().await?["id"].clone())
-        }
-    };
-    let contact = post(
-        "/v1/contacts",
-        json!({"contact": {"full_name": "Maria da Silva", "cpf": "529.982.247-25",
-        "address_postal_code": "01310-100", "address_street": "Avenida Paulista", "address_number": "1000",
-        "address_district": "Bela Vista", "address_city": "São Paulo", "address_state": "SP"}}),
-    )
-    .await?;
+    let post =
+        |path: &'static str, body: serde_json::Value| infra::bench_stats::create(&http, &server, &auth, path, body);
+    let contact = post("/v1/contacts", infra::bench_stats::payer()).await?;
     let mut billings = Vec::with_capacity(payments);
     for _ in 0..payments {
         let body = json!({"billing": {"bank_rule_id": rule, "contact_id": contact, "due_date": "2030-03-04",

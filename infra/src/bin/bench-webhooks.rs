@@ -11,6 +11,7 @@
 //! Figures depend on the machine and on moto (a Python emulator serialising every call), so they
 //! bound the service's own work from above rather than predict DynamoDB's.
 
+use infra::bench_stats::{ms, percentile, setting};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
@@ -52,23 +53,10 @@ fn sqs_batch(account: AccountId, delivery_ids: &[String]) -> SqsEvent {
     batch
 }
 
-fn setting(name: &str, default: usize) -> usize {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[index.min(sorted.len() - 1)]
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.0} ms", d.as_secs_f64() * 1000.0)
-}
-
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    let deliveries = setting("BENCH_DELIVERIES", 2_000);
-    let changes = setting("BENCH_CHANGES", 30);
+    let deliveries = setting::<usize>("BENCH_DELIVERIES").unwrap_or(2_000);
+    let changes = setting::<usize>("BENCH_CHANGES").unwrap_or(30);
     let mut rows: Vec<(String, String)> = Vec::new();
 
     // 1. One sender's throughput.
@@ -127,21 +115,9 @@ async fn main() -> anyhow::Result<()> {
     server.start_webhooks(Schedule::default());
     let http = billing_api::config::http_client();
     let rule = infra::ops::create_bank_rule(&server.store, account, "Banco simulado", "simulated", None).await?;
-    let create = |path: &'static str, body: serde_json::Value| {
-        let request = http.post(server.url(path)).header("Authorization", &auth).json(&body);
-        async move {
-            let answer = request.send().await?;
-            anyhow::ensure!(answer.status().as_u16() == 201, "POST {path} answered {}", answer.status());
-            Ok::<_, anyhow::Error>(answer.json::<serde_json::Value>().await?["id"].clone())
-        }
-    };
-    let contact = create(
-        "/v1/contacts",
-        json!({"contact": {"full_name": "Maria da Silva", "cpf": "529.982.247-25",
-        "address_postal_code": "01310-100", "address_street": "Avenida Paulista", "address_number": "1000",
-        "address_district": "Bela Vista", "address_city": "São Paulo", "address_state": "SP"}}),
-    )
-    .await?;
+    let create =
+        |path: &'static str, body: serde_json::Value| infra::bench_stats::create(&http, &server, &auth, path, body);
+    let contact = create("/v1/contacts", infra::bench_stats::payer()).await?;
     let billing = create("/v1/billings", json!({"billing": {"bank_rule_id": rule["bank_rule"]["id"], "contact_id": contact,
         "due_date": "2030-03-04", "billing_items": [{"description": "Mensalidade", "quantity": 1, "amount": "150.00"}]}}))
     .await?;
