@@ -4,9 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::payments::pix::Link;
 use crate::store::counting::Counting;
+use crate::store::keys;
 use crate::store::records::{self, Record};
+use crate::store::stored::{Key, Stored};
 use crate::store::Store;
 use crate::values::text::collapse_whitespace;
 use crate::values::{AccountId, BankRuleId, Timestamp};
@@ -24,6 +25,24 @@ pub struct BankRule {
     pub pix_secret_id: Option<String>,
     pub created_at: Timestamp,
     pub version: i64,
+}
+
+/// A bank rule's link to its Pix institution (`payments::pix`), in the partition the Pix
+/// reconciliation reads (`keys::PIX_PSPS`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PixLink {
+    pub account_id: AccountId,
+    pub bank_rule_id: BankRuleId,
+    pub secret_id: String,
+}
+
+impl Stored for PixLink {
+    const KIND: Option<&'static str> = Some("pix_psp");
+    type Scope<'a> = ();
+
+    fn key(&self, (): ()) -> Key {
+        keys::pix_psp(self.account_id, self.bank_rule_id)
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -86,7 +105,9 @@ pub async fn set_pix(
         records::find::<BankRule>(store, account, id).await?.ok_or_else(|| anyhow::anyhow!("no bank rule {id}"))?;
     let next = BankRule { pix_secret_id: secret_id.clone(), version: current.version + 1, ..current.clone() };
     let link = match secret_id {
-        Some(secret_id) => crate::store::stored::put(&Link { account_id: account, bank_rule_id: id, secret_id }, ())?,
+        Some(secret_id) => {
+            crate::store::stored::put(&PixLink { account_id: account, bank_rule_id: id, secret_id }, ())?
+        }
         None => {
             let (pk, sk) = crate::store::keys::pix_psp(account, id);
             crate::store::Write::delete(pk, sk)

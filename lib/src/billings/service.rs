@@ -142,7 +142,7 @@ where
                     // A billet the bank knows from a file and that closes: its write-off goes out;
                     // its Pix charge, when the billing does not go on with it, is removed.
                     also.extend(super::billets::remittance::follow(account, billet)?);
-                    also.extend(crate::payments::pix::follow(account, &next, billet)?);
+                    also.extend(crate::payments::pix::charge::follow(account, &next, billet)?);
                 }
                 let embedded = match (announce || shown, related) {
                     (false, _) => None,
@@ -696,7 +696,7 @@ pub async fn pay_off(
             };
             let (pk, sk) = records::key_of::<BankAccount>(account, request.bank_account_id);
             // The payment ledger records the pay-off as the manual channel's payment.
-            let ledger = crate::payments::paid_off(
+            let ledger = crate::payments::ledger::paid_off(
                 account,
                 current.id,
                 billet.as_ref().map(|b| b.id),

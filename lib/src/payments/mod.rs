@@ -18,134 +18,19 @@
 //! uploaded; a PSP's call read back from the PSP).
 
 pub mod bank;
+pub mod ledger;
 pub mod pix;
 
-use chrono::NaiveDate;
-use serde::{Deserialize, Serialize};
+pub use ledger::*;
 
 use crate::billets::model::{BankBillet, BilletStatus};
 use crate::billings::billets::lifecycle::BilletWrite;
 use crate::billings::model::Billing;
 use crate::billings::service::{change, Ruled};
 use crate::refusal::{Code, Problem, Refusal};
-use crate::store::item::number;
-use crate::store::stored::{self, Key, Stored};
-use crate::store::{keys, KeyRange, Sort, Store, StoreError, StoreResult, Write};
-use crate::values::{AccountId, BilletId, BillingId, BillingStatus, Money, Timestamp};
-
-/// How a payment came.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Channel {
-    /// The boleto, paid at a bank.
-    BankBillet,
-    /// The billing's Pix charge, paid from the payer's bank.
-    Pix,
-    /// Paid outside the service and written off by the account (pay-off, `discharged`).
-    Manual,
-}
-
-impl Channel {
-    /// Its name: in the ledger's keys and as the billing's `gw_received_with`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Channel::BankBillet => "bank_billet",
-            Channel::Pix => "pix",
-            Channel::Manual => "manual",
-        }
-    }
-}
-
-/// A payment as its channel learned it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Payment {
-    pub channel: Channel,
-    /// What the channel calls this payment; a payment is applied once per channel and id.
-    pub provider_id: String,
-    /// The billet it pays.
-    pub billet_id: BilletId,
-    /// What the payer paid (fine and interest included, discounts taken off).
-    pub amount: Money,
-    pub paid_on: NaiveDate,
-    /// The provider's fee, deducted from what is credited.
-    pub fee: Money,
-    /// When the money is credited, and how much (the amount less the fee, unless the provider
-    /// says otherwise).
-    pub credit_on: NaiveDate,
-    pub net_amount: Money,
-}
-
-impl Payment {
-    /// Why the payment cannot be a payment at all (a non-positive amount, a fee above it).
-    pub fn invalid(&self) -> Option<String> {
-        if !self.amount.is_positive() {
-            return Some(format!("valor pago {} não é positivo", self.amount));
-        }
-        if self.fee < Money::ZERO || self.fee > self.amount {
-            return Some(format!("tarifa {} fora de 0 a {}", self.fee, self.amount));
-        }
-        None
-    }
-}
-
-/// What became of a payment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    /// It settled its billing.
-    Settled,
-    /// It came after the billing was settled otherwise (or for a billet no longer the billing's):
-    /// kept, to be refunded to the payer.
-    ToRefund,
-}
-
-/// A payment in the ledger.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Entry {
-    pub account_id: AccountId,
-    pub channel: Channel,
-    pub provider_id: String,
-    pub billing_id: BillingId,
-    /// The billet it paid; none for a pay-off of a billing without one.
-    #[serde(default)]
-    pub billet_id: Option<BilletId>,
-    #[serde(with = "number")]
-    pub amount: Money,
-    pub paid_on: NaiveDate,
-    pub outcome: Outcome,
-    /// Why it is to refund.
-    #[serde(default)]
-    pub note: String,
-    /// How much of it the provider reports given back to the payer (a Pix's `devolucoes`).
-    #[serde(default, with = "number")]
-    pub refunded: Money,
-    pub recorded_at: Timestamp,
-}
-
-impl Stored for Entry {
-    const KIND: Option<&'static str> = Some("payment");
-    type Scope<'a> = ();
-
-    fn key(&self, (): ()) -> Key {
-        keys::payment(self.account_id, self.channel.as_str(), &self.provider_id)
-    }
-}
-
-/// A payment to refund, in the account's list of them (a copy of its ledger entry).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct ToRefund(pub Entry);
-
-impl Stored for ToRefund {
-    const KIND: Option<&'static str> = Some("payment_to_refund");
-    type Scope<'a> = ();
-
-    fn key(&self, (): ()) -> Key {
-        let entry = &self.0;
-        let at = entry.recorded_at.0.timestamp_millis();
-        keys::payment_to_refund(entry.account_id, at, entry.channel.as_str(), &entry.provider_id)
-    }
-}
+use crate::store::stored::{self, Stored};
+use crate::store::{Store, Write};
+use crate::values::{AccountId, BillingId, BillingStatus, Money, Timestamp};
 
 /// What [`apply`] did.
 #[derive(Clone, Debug, PartialEq)]
@@ -156,58 +41,6 @@ pub enum Applied {
     ToRefund(String),
     /// Applied before (the same channel and provider id): nothing changed.
     Already(Outcome),
-}
-
-/// The ledger entry of `payment` of billing `billing`.
-pub fn entry(account: AccountId, billing: BillingId, payment: &Payment, outcome: Outcome, note: &str) -> Entry {
-    Entry {
-        account_id: account,
-        channel: payment.channel,
-        provider_id: payment.provider_id.clone(),
-        billing_id: billing,
-        billet_id: Some(payment.billet_id),
-        amount: payment.amount,
-        paid_on: payment.paid_on,
-        outcome,
-        note: note.to_owned(),
-        refunded: Money::ZERO,
-        recorded_at: Timestamp::now(),
-    }
-}
-
-/// The ledger entry of a pay-off (`billings::service::pay_off`): the account's own write-off of
-/// `billing` (its current billet `billet`, if any) for `amount` on `on`, as cash entry
-/// `cash_entry`: written, only if absent, in the pay-off's transaction, so that a payment any
-/// channel reports afterwards finds the billing settled (kept to refund) and the ledger shows how
-/// it was.
-pub fn paid_off(
-    account: AccountId,
-    billing: BillingId,
-    billet: Option<BilletId>,
-    cash_entry: impl std::fmt::Display,
-    amount: Money,
-    on: NaiveDate,
-) -> StoreResult<Write> {
-    let entry = Entry {
-        account_id: account,
-        channel: Channel::Manual,
-        provider_id: format!("cash_entry/{cash_entry}"),
-        billing_id: billing,
-        billet_id: billet,
-        amount,
-        paid_on: on,
-        outcome: Outcome::Settled,
-        note: String::new(),
-        refunded: Money::ZERO,
-        recorded_at: Timestamp::now(),
-    };
-    stored::insert(&entry, ())
-}
-
-/// The payment's entry, if the ledger has it.
-pub async fn recorded(store: &Store, account: AccountId, payment: &Payment) -> Result<Option<Entry>, StoreError> {
-    let (pk, sk) = keys::payment(account, payment.channel.as_str(), &payment.provider_id);
-    stored::find::<Entry>(store, (pk, sk)).await
 }
 
 /// Whether a billet takes a payment through `channel`: an open one, or one a remittance told the
@@ -281,34 +114,6 @@ pub fn settling(
     let ledger = stored::insert(&entry(account, billing.id, payment, Outcome::Settled, ""), ())?;
     let (next, paid) = settled(billing, billet, payment);
     Ok(Ok((next, paid, ledger)))
-}
-
-/// The writes that keep `payment` of billing `billing` to refund: its ledger entry (only if
-/// absent), its place in the account's list, and the `payment.to_refund` event that tells the
-/// account's receivers (the account gives the amount back to the payer).
-pub fn kept_to_refund(
-    account: AccountId,
-    billing: BillingId,
-    payment: &Payment,
-    why: &str,
-) -> Result<Vec<Write>, Refusal> {
-    let entry = entry(account, billing, payment, Outcome::ToRefund, why);
-    let event = crate::events::record(account, crate::events::PAYMENT_TO_REFUND, to_refund_event(&entry))?;
-    Ok(vec![stored::insert(&entry, ())?, stored::put(&ToRefund(entry), ())?, event])
-}
-
-/// What `payment.to_refund` says of a payment kept to refund.
-pub fn to_refund_event(entry: &Entry) -> serde_json::Value {
-    serde_json::json!({ "payment": {
-        "billing_id": entry.billing_id,
-        "bank_billet_id": entry.billet_id,
-        "channel": entry.channel.as_str(),
-        "provider_id": entry.provider_id,
-        "amount": format!("{:.2}", entry.amount.get()),
-        "paid_on": entry.paid_on,
-        "reason": entry.note,
-        "recorded_at": entry.recorded_at,
-    }})
 }
 
 /// Applies `payment` of the account's billing `id` (see the module's documentation). A payment a
@@ -394,11 +199,4 @@ pub async fn record_refund(
     }
     store.write(writes).await?;
     Ok(true)
-}
-
-/// The account's payments to refund, oldest first, at most `limit`.
-pub async fn to_refund(store: &Store, account: AccountId, limit: usize) -> Result<Vec<Entry>, StoreError> {
-    let range = KeyRange::listing(keys::payments_to_refund(account), Sort::All, true);
-    let items = store.items_in(&range, 0, limit).await?;
-    Ok(stored::read_all::<ToRefund>(items)?.into_iter().map(|kept| kept.0).collect())
 }

@@ -141,7 +141,7 @@ pub fn queue(account: AccountId, billet: &BankBillet, instruction: Instruction) 
 pub fn follow(account: AccountId, write: &BilletWrite) -> StoreResult<Vec<Write>> {
     let BilletWrite::Moved { from, to } = write else { return Ok(Vec::new()) };
     let paid_elsewhere = to.status == BilletStatus::Paid
-        && to.paid_with.as_deref().is_some_and(|c| c != crate::payments::Channel::BankBillet.as_str());
+        && to.paid_with.as_deref().is_some_and(|c| c != crate::payments::ledger::Channel::BankBillet.as_str());
     let closed = matches!(to.status, BilletStatus::Canceled | BilletStatus::Discharged) || paid_elsewhere;
     let known = from.remittance_id.is_some()
         && matches!(

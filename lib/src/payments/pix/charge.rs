@@ -9,16 +9,22 @@
 //!   `calendario`, `valor`, `devedor`), so the code a payer holds asks what the billing asks now;
 //! - a billing that stops being payable here (cancelled, paid off, paid by boleto or by another
 //!   channel) removes it (`PATCH` `status: REMOVIDA_PELO_USUARIO_RECEBEDOR`), through the Pix
-//!   charges queue ([`crate::jobs::PixCharge`]), asked for in the change's own transaction.
+//!   charges queue ([`crate::jobs::PixCharge`]), asked for in the change's own transaction
+//!   ([`follow`]).
 
 use serde_json::{json, Value};
 
 use super::cobv;
-use super::psp::{Cobv, Psp, PspError};
-use crate::billets::model::BankBillet;
+use super::psp::{self, Cobv, Psp, PspError};
+use crate::billets::model::{BankBillet, BilletStatus};
+use crate::billings::billets::lifecycle::BilletWrite;
 use crate::billings::compute;
 use crate::billings::model::Billing;
+use crate::jobs::{tasks, PixCharge};
+use crate::payments::ledger::Channel;
 use crate::refusal::Problem;
+use crate::store::{StoreResult, Write};
+use crate::values::BillingStatus;
 use crate::values::{AccountId, BillingId};
 
 /// The status a charge removed by its receiver takes.
@@ -72,7 +78,8 @@ pub fn body(billing: &Billing, billet: &BankBillet, pix_key: &str) -> Result<Val
 }
 
 /// Makes or revises the billing's charge with `body`: a `PUT`, or a `PATCH` when the billing had
-/// a billet before (a re-issue) or the PSP answers that the txid is taken.
+/// a billet before (a re-issue) or the PSP answers that the txid is taken; a revision the PSP does
+/// not know the charge of (the billet before never got one: it was refused) is a `PUT`.
 pub async fn make(psp: &Psp, txid: &str, body: &Value, revision: bool) -> Result<Cobv, PspError> {
     if !revision {
         match psp.put_cobv(txid, body).await {
@@ -85,7 +92,10 @@ pub async fn make(psp: &Psp, txid: &str, body: &Value, revision: bool) -> Result
     if let Some(fields) = patch.as_object_mut() {
         fields.remove("chave");
     }
-    psp.patch_cobv(txid, &patch).await
+    match psp.patch_cobv(txid, &patch).await {
+        Err(PspError::Refused { status: 404, .. }) if revision => psp.put_cobv(txid, body).await,
+        answer => answer,
+    }
 }
 
 /// Removes the charge; a charge already paid, removed or unknown to the PSP is left as it is.
@@ -98,6 +108,30 @@ pub async fn remove(psp: &Psp, txid: &str) -> Result<Option<Cobv>, PspError> {
         }
         Err(other) => Err(other),
     }
+}
+
+/// What a billet's change asks of its Pix charge, in the change's transaction: its removal, when
+/// the billet closes (`canceled`, `discharged`, or `paid` through another channel) and the billing
+/// does not go on with the same PSP's charge (a re-issue on a rule of the same PSP revises it
+/// instead: the new billet's registration does).
+pub fn follow(account: AccountId, next: &Billing, write: &BilletWrite) -> StoreResult<Vec<Write>> {
+    let BilletWrite::Moved { from, to } = write else { return Ok(Vec::new()) };
+    let Some(secret_id) = to.pix_psp.clone() else { return Ok(Vec::new()) };
+    let closed = match to.status {
+        BilletStatus::Canceled | BilletStatus::Discharged => true,
+        BilletStatus::Paid => to.paid_with.as_deref() != Some(Channel::Pix.as_str()),
+        _ => false,
+    };
+    if !closed || from.status == to.status {
+        return Ok(Vec::new());
+    }
+    let goes_on = next.status == BillingStatus::Opened
+        && next.bank_rule_id.is_some_and(|rule| psp::secret_id(account, rule) == secret_id);
+    if goes_on {
+        return Ok(Vec::new());
+    }
+    let message = PixCharge { account_id: account, billing_id: next.id, secret_id };
+    Ok(vec![tasks::one(account, message)?])
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //!
 //! - **The charge** ([`charge`]): made with the billet at its registration
 //!   (`billings::billets::registrar`, [`charge_billet`]), revised by a re-issue's billet, removed
-//!   when the billing stops being payable here ([`follow`] asks for it in the change's
+//!   when the billing stops being payable here ([`charge::follow`] asks for it in the change's
 //!   transaction; the Pix charges worker, [`handle_batch`], calls the PSP).
 //! - **A payment** comes by the PSP's webhook ([`receive`]: `POST <webhookUrl>/pix`, over mutual
 //!   TLS) or by the reconciliation of `GET /pix` ([`reconcile`]). Neither is believed as told: a
@@ -28,31 +28,15 @@ use serde::{Deserialize, Serialize};
 use self::psp::{Psp, PspError, Received};
 use super::{apply, Applied, Channel, Outcome, Payment};
 use crate::bank_rules::BankRule;
-use crate::billets::model::{BankBillet, BilletStatus};
-use crate::billings::billets::lifecycle::BilletWrite;
+use crate::billets::model::BankBillet;
 use crate::billings::model::Billing;
-use crate::jobs::{tasks, PixCharge};
+use crate::jobs::PixCharge;
 use crate::refusal::Refusal;
-use crate::store::stored::{self, Key, Stored};
-use crate::store::{keys, records, Item, KeyRange, Sort, Store, StoreResult, Write};
-use crate::values::{calendar::sao_paulo, AccountId, BankRuleId, BillingStatus, Money};
+use crate::store::stored;
+use crate::store::{keys, records, Item, KeyRange, Sort, Store, StoreResult};
+use crate::values::{calendar::sao_paulo, AccountId, BankRuleId, Money};
 
-/// A bank rule's link to its Pix institution, in the partition the reconciliation reads.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Link {
-    pub account_id: AccountId,
-    pub bank_rule_id: BankRuleId,
-    pub secret_id: String,
-}
-
-impl Stored for Link {
-    const KIND: Option<&'static str> = Some("pix_psp");
-    type Scope<'a> = ();
-
-    fn key(&self, (): ()) -> Key {
-        keys::pix_psp(self.account_id, self.bank_rule_id)
-    }
-}
+pub use crate::bank_rules::PixLink as Link;
 
 /// Up to `limit` links from `start` (where the page before ended), and where the next page starts.
 pub async fn links(store: &Store, start: Option<Item>, limit: usize) -> StoreResult<(Vec<Link>, Option<Item>)> {
@@ -101,30 +85,6 @@ pub async fn charge_billet(
         }
         Err(error) => Err(anyhow::Error::new(error).context("Pix charge")),
     }
-}
-
-/// What a billet's change asks of its Pix charge, in the change's transaction: its removal, when
-/// the billet closes (`canceled`, `discharged`, or `paid` through another channel) and the billing
-/// does not go on with the same PSP's charge (a re-issue on a rule of the same PSP revises it
-/// instead: the new billet's registration does).
-pub fn follow(account: AccountId, next: &Billing, write: &BilletWrite) -> StoreResult<Vec<Write>> {
-    let BilletWrite::Moved { from, to } = write else { return Ok(Vec::new()) };
-    let Some(secret_id) = to.pix_psp.clone() else { return Ok(Vec::new()) };
-    let closed = match to.status {
-        BilletStatus::Canceled | BilletStatus::Discharged => true,
-        BilletStatus::Paid => to.paid_with.as_deref() != Some(Channel::Pix.as_str()),
-        _ => false,
-    };
-    if !closed || from.status == to.status {
-        return Ok(Vec::new());
-    }
-    let goes_on = next.status == BillingStatus::Opened
-        && next.bank_rule_id.is_some_and(|rule| psp::secret_id(account, rule) == secret_id);
-    if goes_on {
-        return Ok(Vec::new());
-    }
-    let message = PixCharge { account_id: account, billing_id: next.id, secret_id };
-    Ok(vec![tasks::one(account, message)?])
 }
 
 /// The Pix charges worker: removes each message's charge at its PSP.
