@@ -436,18 +436,19 @@ pub mod cli {
             #[arg(long = "local-psp")]
             local_psp: bool,
         },
-        /// Pays a billing's Pix charge at the local PSP as a payer would (the amount the charge
-        /// asks that day), and the PSP calls the webhook (local stack only).
+        /// Pays a billet's Pix charge at the local PSP as a payer would (the amount the charge asks
+        /// that day), and the PSP calls the webhook (local stack only).
+        #[command(group(clap::ArgGroup::new("which").required(true).multiple(true).args(["billet", "billing"])))]
         Pay {
-            /// The account the billing belongs to.
+            /// The account the billet belongs to.
             #[arg(long)]
             account: AccountId,
-            /// The billing (its billets live under it).
-            #[arg(long)]
-            billing: BillingId,
-            /// The billet the payer's code came from (checked: the billing's current one).
+            /// The billet whose code the payer scanned (its billing's current one).
             #[arg(long)]
             billet: Option<billing_api::values::BilletId>,
+            /// Or the billing: its current billet.
+            #[arg(long)]
+            billing: Option<BillingId>,
             /// YYYY-MM-DD. Default: today.
             #[arg(long)]
             date: Option<chrono::NaiveDate>,

@@ -65,19 +65,27 @@ fn local_psp() -> anyhow::Result<String> {
         .context("LOCAL_PSP_DIRECT_URL is not set: is the local PSP running (infra/run)?")
 }
 
-/// Pays billing `billing`'s Pix charge at the local PSP as a payer would, on `date` (default today),
+/// Pays the Pix charge of billet `billet` (or of billing `billing`: its current billet) at the
+/// local PSP as a payer would, on `date` (default today),
 /// the amount the charge asks that day unless `amount` says otherwise; `notify: false` leaves the
 /// webhook uncalled (a Pix only the reconciliation will find). The PSP's answer: `endToEndId`,
 /// `valor`, `horario`, and the webhook call's status.
 pub async fn pay(
     store: &Store,
     account: AccountId,
-    billing: BillingId,
+    billing: Option<BillingId>,
     billet: Option<BilletId>,
     date: Option<chrono::NaiveDate>,
     amount: Option<billing_api::values::Money>,
     notify: bool,
 ) -> anyhow::Result<Value> {
+    let billing = match (billing, billet) {
+        (Some(billing), _) => billing,
+        (None, Some(billet)) => billing_api::billets::model::billing_of(store, account, billet)
+            .await?
+            .with_context(|| format!("no billet {billet} in account {account} (a billet registered before billets were found by id: give --billing)"))?,
+        (None, None) => anyhow::bail!("name the billet (--billet) or its billing (--billing)"),
+    };
     let (found, _) = billing_api::billings::service::whole_or_404(store, account, billing)
         .await
         .map_err(|e| anyhow::anyhow!("billing {billing}: {e}"))?;

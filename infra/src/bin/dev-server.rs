@@ -92,7 +92,7 @@ async fn main() -> anyhow::Result<()> {
         let base = format!("https://{}", listener.local_addr()?);
         let rule =
             infra::demo::ensure_pix(&store, &secrets, demo.account_id, &base).await.context("the demo's Pix rule")?;
-        println!("  Pix:           bank rule {rule} (Itaú) of the demo account has a Pix charge on each billet; pay one with infra/ops --local pix pay --account {} --billing <id>", demo.account_id);
+        println!("  Pix:           bank rule {rule} (Itaú) of the demo account has a Pix charge on each billet; pay one with infra/ops --local pix pay --account {} --billet <id>", demo.account_id);
     }
     match &pix_listener {
         Some(listener) => println!(

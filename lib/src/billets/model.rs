@@ -127,6 +127,30 @@ pub struct BankBillet {
     pub version: i64,
 }
 
+/// Where a billet is, by its id alone: its billing (a billet's key is under its billing). Written
+/// with the billet by its registration; what `infra/ops pix pay --billet` finds a billet by.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BilletRef {
+    pub account_id: AccountId,
+    pub billet_id: BilletId,
+    pub billing_id: BillingId,
+}
+
+impl Stored for BilletRef {
+    const KIND: Option<&'static str> = Some("billet_ref");
+    type Scope<'a> = ();
+
+    fn key(&self, (): ()) -> Key {
+        keys::billet_ref(self.account_id, self.billet_id)
+    }
+}
+
+/// The billing billet `billet_id` of the account is under, when its registration recorded it.
+pub async fn billing_of(store: &Store, account: AccountId, billet_id: BilletId) -> StoreResult<Option<BillingId>> {
+    let found = stored::find::<BilletRef>(store, keys::billet_ref(account, billet_id)).await?;
+    Ok(found.map(|r| r.billing_id))
+}
+
 impl BankBillet {
     /// The same billet in `status`, one version on.
     pub fn moved_to(&self, status: BilletStatus) -> BankBillet {

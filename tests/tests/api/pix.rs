@@ -9,7 +9,7 @@ use billing_api::billings::compute::compute;
 use billing_api::billings::model::Billing;
 use billing_api::payments::pix::charge;
 use billing_api::store::records;
-use billing_api::values::{AccountId, BankRuleId, BillingId};
+use billing_api::values::{AccountId, BankRuleId, BilletId, BillingId};
 use chrono::NaiveDate;
 use serde_json::{json, Value};
 
@@ -111,7 +111,8 @@ async fn an_itau_billet_carries_a_pix_charge_paid_late_by_pix_applied_once_and_w
     let paid_on = due + chrono::Duration::days(10);
     let payable = compute(&stored(&api, id).await.terms(), paid_on).amount_payable;
     let paid =
-        infra::pix_ops::pay(&api.server.store, api.account_id, BillingId::new(id), None, Some(paid_on), None, true)
+        // By the billet the payer's code came from, as `infra/ops pix pay --billet` does.
+        infra::pix_ops::pay(&api.server.store, api.account_id, None, Some(BilletId::new(issued["id"].as_i64().unwrap())), Some(paid_on), None, true)
             .await
             .unwrap();
     assert_eq!(paid["valor"].as_str().unwrap().parse::<rust_decimal::Decimal>().unwrap(), payable, "{paid}");
@@ -154,7 +155,7 @@ async fn both_channels_paid_keep_one_to_refund_and_what_the_psp_does_not_confirm
     let files = files().await;
     let rule = itau_with_pix(&api).await;
     let s = setup(&api).await;
-    let (both, cancelled) = (billing_on(&api, &s, &rule).await, billing_on(&api, &s, &rule).await);
+    let both = billing_on(&api, &s, &rule).await;
     remit(&api, &files).await;
     // Its boleto still waits for the next remittance, and its Pix charge is live already.
     let lost = billing_on(&api, &s, &rule).await;
@@ -193,7 +194,7 @@ async fn both_channels_paid_keep_one_to_refund_and_what_the_psp_does_not_confirm
         let store = api.server.store.clone();
         let account = api.account_id;
         async move {
-            Box::pin(infra::pix_ops::pay(&store, account, BillingId::new(billing), None, None, None, notify))
+            Box::pin(infra::pix_ops::pay(&store, account, Some(BillingId::new(billing)), None, None, None, notify))
                 .await
                 .unwrap()
         }
@@ -247,6 +248,28 @@ async fn both_channels_paid_keep_one_to_refund_and_what_the_psp_does_not_confirm
     let titles = listed["remittances"].as_array().unwrap().iter().flat_map(|r| r["titles"].as_array().unwrap().clone());
     assert_eq!(titles.filter(|t| t["billing_id"] == lost).count(), 0, "{listed}");
 
+    // The boleto payment asked the charge's removal; the PSP keeps it as it is (paid by Pix).
+    assert_eq!(api.server.remove_pix_charges().await, 1);
+    let paid_twice = infra::pix_ops::local_charge(api.account_id, BillingId::new(both)).await.unwrap().unwrap();
+    assert_eq!(paid_twice["status"], "CONCLUIDA", "paid by Pix: its charge is done, not removed");
+}
+
+#[tokio::test]
+async fn a_new_due_date_revises_the_charge_and_a_pay_off_or_cancel_removes_it() {
+    let api = Api::start().await;
+    let rule = itau_with_pix(&api).await;
+    let s = setup(&api).await;
+    let cancelled = billing_on(&api, &s, &rule).await;
+    let pay = |billing: i64, notify: bool| {
+        let store = api.server.store.clone();
+        let account = api.account_id;
+        async move {
+            Box::pin(infra::pix_ops::pay(&store, account, Some(BillingId::new(billing)), None, None, None, notify))
+                .await
+                .unwrap()
+        }
+    };
+
     // Paid off by the account first: the pay-off is the manual channel's payment, and a Pix paid
     // meanwhile is kept to refund.
     let discharged = billing_on(&api, &s, &rule).await;
@@ -258,17 +281,30 @@ async fn both_channels_paid_keep_one_to_refund_and_what_the_psp_does_not_confirm
     assert_eq!(refunds["to_refund"][0]["provider_id"], meanwhile["endToEndId"], "{refunds}");
     assert_eq!(api.get(&format!("/v1/billings/{discharged}")).await.expect(200).body["status"], "discharged");
 
+    // A new due date re-issues the billet, and revises the same charge (PATCH): one txid, a
+    // revision more, the new date, and the new billet carries its code.
+    let before = infra::pix_ops::local_charge(api.account_id, BillingId::new(cancelled)).await.unwrap().unwrap();
+    let changed = json!({"billing": {"due_date": "2030-04-01"}});
+    api.patch(&format!("/v1/billings/{cancelled}"), &changed).await.expect(200);
+    api.server.register_billets().await;
+    let revised = infra::pix_ops::local_charge(api.account_id, BillingId::new(cancelled)).await.unwrap().unwrap();
+    assert_eq!(revised["revisao"].as_i64(), before["revisao"].as_i64().map(|r| r + 1), "{revised}");
+    assert_eq!(revised["calendario"]["dataDeVencimento"], "2030-04-01");
+    let reissued = billet(&api, cancelled).await;
+    assert_eq!(
+        (reissued["due_date"].as_str(), reissued["pix_qr_code"].as_str()),
+        (Some("2030-04-01"), revised["pixCopiaECola"].as_str())
+    );
+
     // A cancel and a boleto payment remove their charges at the PSP.
     api.post(&format!("/v1/billings/{cancelled}/cancel"), &json!({"billing": {"cancellation_reason": "Desistência"}}))
         .await
         .expect(200);
-    // Three removals asked: the pay-off's and the cancel's, and the boleto payment's (whose charge
-    // the PSP keeps as it is: paid by Pix already).
-    assert_eq!(api.server.remove_pix_charges().await, 3);
+    // Two removals asked: the pay-off's (the PSP keeps that charge as it is: paid by Pix) and the
+    // cancel's.
+    assert_eq!(api.server.remove_pix_charges().await, 2);
     let removed = infra::pix_ops::local_charge(api.account_id, BillingId::new(cancelled)).await.unwrap().unwrap();
     assert_eq!(removed["status"], charge::REMOVED);
-    let paid_twice = infra::pix_ops::local_charge(api.account_id, BillingId::new(both)).await.unwrap().unwrap();
-    assert_eq!(paid_twice["status"], "CONCLUIDA", "paid by Pix: its charge is done, not removed");
 }
 
 /// The PSP's API over mutual TLS, as a real PSP's (the local PSP's TLS port, not through Prism):

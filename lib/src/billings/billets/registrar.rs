@@ -5,8 +5,9 @@
 //!    for (a re-issue: `billet_generation` moved on), or when it is no longer `opened` and has no
 //!    billet yet.
 //! 2. Without a billet for this generation, one is issued: an `issued` billet with the
-//!    beneficiary and payer frozen, the next `our_sequential_number` of (account, agreement), and
-//!    the billing pointing at it, written in one transaction conditioned on the billing's
+//!    beneficiary and payer frozen, the next `our_sequential_number` of (account, agreement), its
+//!    payer link and where it is by its id (`BilletRef`), and the billing pointing at it, written
+//!    in one transaction conditioned on the billing's
 //!    version. Two deliveries racing here write one billet: the loser's condition fails and it
 //!    reads the winner's billet.
 //! 3. A billet still awaiting the bank is marked `remitting`, sent to the provider, and written
@@ -27,7 +28,7 @@ use super::lifecycle::BilletWrite;
 use crate::accounts::{self, Account};
 use crate::bank_rules::BankRule;
 use crate::billets::link::PayerLink;
-use crate::billets::model::{BankBillet, BilletStatus, Payer, Recipient, Registered, Settlement};
+use crate::billets::model::{BankBillet, BilletRef, BilletStatus, Payer, Recipient, Registered, Settlement};
 use crate::billets::provider::{provider_for, Answer};
 use crate::billings::model::Billing;
 use crate::billings::service::{announcement, change, Ruled};
@@ -88,7 +89,8 @@ pub async fn register(
             // An issued billet is on its way to the bank: announced when the bank answers.
             let announce = billet.status == BilletStatus::Rejected;
             let then = Found::Billet(Box::new(billet.clone()));
-            let also = vec![link.insert()?];
+            let place = BilletRef { account_id: account, billet_id: billet.id, billing_id: billing.id };
+            let also = vec![link.insert()?, crate::store::stored::insert(&place, ())?];
             Ok(Ruled::Changed { next, billet: Some(BilletWrite::New(billet)), also, announce, then })
         }
     })

@@ -24,3 +24,11 @@ pub fn payer_link(token: &str) -> (String, String) {
 }
 
 const PAYER_LINK_SK: &str = "PAYLINK";
+
+/// Lookup item of a billet by its id alone (`billets::model::BilletRef`): the billing it is under.
+/// A partition of its own per billet (no account's partition grows with them).
+pub fn billet_ref(account: AccountId, billet_id: BilletId) -> (String, String) {
+    (format!("A#{account}#BILLETREF#{:010}", billet_id.get()), BILLET_REF_SK.to_owned())
+}
+
+const BILLET_REF_SK: &str = "BILLETREF";
