@@ -67,6 +67,13 @@ async fn reconcile(api: &Api, rule: &Value) -> billing_api::payments::pix::Recon
     billing_api::payments::pix::reconcile(&api.server.store, &link, from, to).await.unwrap()
 }
 
+/// Billing `billing`'s Pix paid today at the local PSP (`notify: false`: its webhook is lost).
+async fn pay_today(api: &Api, billing: i64, notify: bool) -> Value {
+    let pay =
+        infra::pix_ops::pay(&api.server.store, api.account_id, Some(BillingId::new(billing)), None, None, None, notify);
+    Box::pin(pay).await.unwrap()
+}
+
 fn day(text: &str) -> NaiveDate {
     text.parse().unwrap()
 }
@@ -190,15 +197,7 @@ async fn both_channels_paid_keep_one_to_refund_and_what_the_psp_does_not_confirm
     // Paid by Pix (its webhook still on its way) and at the bank: the return file settles it, the
     // Pix that arrives next is kept to refund, listed once.
     let first = billet(&api, both).await;
-    let pay = |billing: i64, notify: bool| {
-        let store = api.server.store.clone();
-        let account = api.account_id;
-        async move {
-            Box::pin(infra::pix_ops::pay(&store, account, Some(BillingId::new(billing)), None, None, None, notify))
-                .await
-                .unwrap()
-        }
-    };
+    let pay = |billing: i64, notify: bool| pay_today(&api, billing, notify);
     let by_pix = pay(both, false).await;
     let paid_at_bank = [returned(both, &first, "06", json!({"paid": 2500, "fee": 150, "occurred": "05032030"}))];
     Box::pin(upload(&api, &files, &return_file("both.ret", &paid_at_bank))).await.unwrap();
@@ -260,15 +259,7 @@ async fn a_new_due_date_revises_the_charge_and_a_pay_off_or_cancel_removes_it() 
     let rule = itau_with_pix(&api).await;
     let s = setup(&api).await;
     let cancelled = billing_on(&api, &s, &rule).await;
-    let pay = |billing: i64, notify: bool| {
-        let store = api.server.store.clone();
-        let account = api.account_id;
-        async move {
-            Box::pin(infra::pix_ops::pay(&store, account, Some(BillingId::new(billing)), None, None, None, notify))
-                .await
-                .unwrap()
-        }
-    };
+    let pay = |billing: i64, notify: bool| pay_today(&api, billing, notify);
 
     // Paid off by the account first: the pay-off is the manual channel's payment, and a Pix paid
     // meanwhile is kept to refund.
