@@ -115,8 +115,9 @@ pub struct BankBillet {
     /// `crate::billings::billets::remittance`); none before, and for banks registered at once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remittance_id: Option<i64>,
-    /// The secret of the Pix institution whose charge of the billing (`payments::pix::charge`)
-    /// carries this billet's terms, once it does; none without one.
+    /// The secret of its rule's Pix institution (copied from the rule when it was issued), whose
+    /// charge of the billing (`payments::pix::charge`) carries this billet's terms once it is
+    /// registered (`pix_qr_code`); none without one, or when the PSP refused the charge.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pix_psp: Option<String>,
     /// The channel of the payment that paid it (`payments::Channel`), once paid.

@@ -64,7 +64,11 @@ impl Standing {
             }
             BilletStatus::Canceled => return Standing::Canceled,
             // Its boleto is not at the bank yet; with a Pix charge it is payable by Pix already.
-            status if status.awaiting_bank() && billet.pix_psp.is_none() => return Standing::Registering,
+            status
+                if status.awaiting_bank() && (billet.pix_psp.is_none() || billet.registered.pix_qr_code.is_none()) =>
+            {
+                return Standing::Registering
+            }
             _ => {}
         }
         match billing.status {

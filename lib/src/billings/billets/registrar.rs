@@ -179,7 +179,8 @@ async fn issue(store: &Store, owner: &Account, billing: &Billing) -> Result<Bank
         settlement: Settlement::default(),
         payer_token: None,
         remittance_id: None,
-        pix_psp: None,
+        // The rule's Pix institution: its charge is made with the billet's registration.
+        pix_psp: rule.as_ref().and_then(|r| r.pix_secret_id.clone()),
         paid_with: None,
         created_at: now,
         updated_at: now,
@@ -243,10 +244,12 @@ async fn transmit(store: &Store, owner: &Account, billet: BankBillet) -> anyhow:
     // or revised for a re-issue), and the billet its code. Unreachable, the PSP fails the message
     // (the billet stays `remitting`, and the redelivery carries on from here).
     if matches!(done.status, BilletStatus::Opened | BilletStatus::PendingRemittance) {
-        if let Some((secret_id, code)) = crate::payments::pix::charge_billet(store, account, &billing, &done).await? {
-            done.registered.pix_qr_code = Some(code);
-            done.pix_psp = Some(secret_id);
+        match crate::payments::pix::charge_billet(account, &billing, &done).await? {
+            Some(code) => done.registered.pix_qr_code = Some(code),
+            None => done.pix_psp = None,
         }
+    } else {
+        done.pix_psp = None;
     }
     // The answer and its `billing.updated` event in one transaction.
     let event = announcement(store, account, &billing, Some(&done)).await.map_err(|e| anyhow::anyhow!("{e}"))?;

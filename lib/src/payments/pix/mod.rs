@@ -18,22 +18,19 @@ pub mod cobv;
 pub mod psp;
 pub mod webhook;
 
-use std::sync::Arc;
-
 use anyhow::Context as _;
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 use chrono::{DateTime, FixedOffset};
 use serde::{Deserialize, Serialize};
 
-use self::psp::{Psp, PspError, Received};
+use self::psp::{PspError, Received};
 use super::{apply, Applied, Channel, Outcome, Payment};
-use crate::bank_rules::BankRule;
 use crate::billets::model::BankBillet;
 use crate::billings::model::Billing;
 use crate::jobs::PixCharge;
 use crate::refusal::Refusal;
 use crate::store::stored;
-use crate::store::{keys, records, Item, KeyRange, Sort, Store, StoreResult};
+use crate::store::{keys, Item, KeyRange, Sort, Store, StoreResult};
 use crate::values::{calendar::sao_paulo, AccountId, BankRuleId, Money};
 
 pub use crate::bank_rules::PixLink as Link;
@@ -45,29 +42,17 @@ pub async fn links(store: &Store, start: Option<Item>, limit: usize) -> StoreRes
     Ok((stored::read_all::<Link>(page.items)?, page.next))
 }
 
-/// The PSP of a billet's rule, when the rule has one.
-async fn psp_of_rule(
-    store: &Store,
-    account: AccountId,
-    billing: &Billing,
-) -> anyhow::Result<Option<(String, Arc<Psp>)>> {
-    let rule = records::find_referenced::<BankRule>(store, account, billing.bank_rule_id).await?;
-    let Some(secret_id) = rule.and_then(|r| r.pix_secret_id) else { return Ok(None) };
-    let psp = psp::registry().psp(&secret_id).await?;
-    Ok(Some((secret_id, psp)))
-}
-
-/// The billing's Pix charge with this billet's terms, made or revised at the rule's PSP: the PSP's
-/// secret and its `pixCopiaECola`, to store on the billet; none when the rule has no PSP, or when
-/// the PSP refuses the charge (logged: the billet is still a boleto). `Err`: try again later (the
-/// PSP could not be reached).
+/// The billing's Pix charge with this billet's terms, made or revised at the PSP of the billet's
+/// rule (`pix_psp`, copied from the rule when the billet was issued): its `pixCopiaECola`, to store
+/// on the billet; none when the billet's rule has no PSP, or when the PSP refuses the charge
+/// (logged: the billet is still a boleto). `Err`: try again later (the PSP could not be reached).
 pub async fn charge_billet(
-    store: &Store,
     account: AccountId,
     billing: &Billing,
     billet: &BankBillet,
-) -> anyhow::Result<Option<(String, String)>> {
-    let Some((secret_id, psp)) = psp_of_rule(store, account, billing).await? else { return Ok(None) };
+) -> anyhow::Result<Option<String>> {
+    let Some(secret_id) = billet.pix_psp.as_deref() else { return Ok(None) };
+    let psp = psp::registry().psp(secret_id).await?;
     let body = match charge::body(billing, billet, psp.pix_key()) {
         Ok(body) => body,
         Err(problems) => {
@@ -78,7 +63,7 @@ pub async fn charge_billet(
     };
     let txid = charge::txid(account, billing.id);
     match charge::make(&psp, &txid, &body, billet.generation > 1).await {
-        Ok(cobv) => Ok(cobv.copy_paste.map(|code| (secret_id, code))),
+        Ok(cobv) => Ok(cobv.copy_paste),
         Err(PspError::Refused { status, detail }) => {
             tracing::warn!(billing = %billing.id, status, detail, "the PSP refused the Pix charge: boleto only");
             Ok(None)
