@@ -322,22 +322,16 @@ pub async fn run_pix_reconciler() -> Result<(), lambda_runtime::Error> {
 }
 
 /// One run of the Pix reconciliation, as its Lambda answers it: what each PSP link's reading did,
-/// and one Embedded Metric Format line of what no webhook brought (`BillingService/Pix
-/// ReconciledPayments`, watched by `PixReconciledAlarm`).
+/// and Embedded Metric Format lines (`telemetry::metric`) of what no webhook brought
+/// (`BillingService/Pix ReconciledPayments`, watched by `PixReconciledAlarm`) and of its `GET /pix`
+/// calls (`ListCalls`).
 pub async fn pix_reconcile_run(store: &Store) -> Result<serde_json::Value, lambda_runtime::Error> {
     let done = Box::pin(billing_api::payments::pix::reconcile_all(store, pix_reconcile_hours())).await?;
     let settled: usize = done.iter().map(|(_, r)| r.settled + r.to_refund).sum();
     let calls: u32 = done.iter().map(|(_, r)| r.pages).sum();
-    println!(
-        "{}",
-        serde_json::json!({
-            "_aws": {"Timestamp": chrono::Utc::now().timestamp_millis(), "CloudWatchMetrics": [{
-                "Namespace": "BillingService/Pix", "Dimensions": [[]],
-                "Metrics": [{"Name": "ReconciledPayments", "Unit": "Count"}, {"Name": "ListCalls", "Unit": "Count"}]}]},
-            "ReconciledPayments": settled,
-            "ListCalls": calls,
-        })
-    );
+    let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+    println!("{}", billing_api::telemetry::metric("BillingService/Pix", "ReconciledPayments", count(settled)));
+    println!("{}", billing_api::telemetry::metric("BillingService/Pix", "ListCalls", i64::from(calls)));
     let links: Vec<_> = done
         .iter()
         .map(|(link, r)| serde_json::json!({"account_id": link.account_id, "bank_rule_id": link.bank_rule_id, "reconciled": r}))
