@@ -279,7 +279,7 @@ pub async fn run_return_files() -> Result<(), lambda_runtime::Error> {
 /// certificates, and each Pix is read back from the PSP before it is applied); unknown routes are
 /// JSON 404s.
 pub fn pix_webhook_app(state: AppState) -> Router {
-    finish(billing_api::payments::pix::webhook::routes().with_state(state))
+    finish(billing_api::payments::pix::routes::routes().with_state(state))
 }
 
 /// Runs the Pix webhook.

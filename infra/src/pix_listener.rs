@@ -68,7 +68,7 @@ impl PixTls {
 
 /// The webhook's router, as the Lambda serves it.
 pub fn router(state: billing_api::app::AppState) -> Router {
-    billing_api::http::routing::finish(billing_api::payments::pix::webhook::routes().with_state(state))
+    billing_api::http::routing::finish(billing_api::payments::pix::routes::routes().with_state(state))
 }
 
 /// Serves `router` on `listener` over mutual TLS, for ever.

@@ -2,7 +2,7 @@
 //! PSP's credentials, and a payer's Pix on the local PSP (`infra/ops pix pay`).
 
 use anyhow::Context as _;
-use billing_api::payments::pix::{charge, psp, webhook};
+use billing_api::payments::pix::{charge, psp, routes};
 use billing_api::store::Store;
 use billing_api::values::{AccountId, BankRuleId, BilletId, BillingId};
 use serde_json::{json, Value};
@@ -24,7 +24,7 @@ pub async fn link_psp(
     psp::store(secrets, &secret_id, credentials).await?;
     billing_api::bank_rules::set_pix(store, account, rule, Some(secret_id)).await?;
     let Some(base) = webhook_base else { return Ok(None) };
-    let url = format!("{}{}", base.trim_end_matches('/'), webhook::path(account, rule));
+    let url = format!("{}{}", base.trim_end_matches('/'), routes::path(account, rule));
     let client = psp::Psp::new(credentials.clone())?;
     client.register_webhook(&url).await.context("registering the webhook at the PSP")?;
     Ok(Some(url))

@@ -16,7 +16,7 @@
 pub mod charge;
 pub mod cobv;
 pub mod psp;
-pub mod webhook;
+pub mod routes;
 
 use anyhow::Context as _;
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
