@@ -160,9 +160,8 @@ pub async fn refund(
     end_to_end_id: &str,
     amount: Option<billing_api::values::Money>,
 ) -> anyhow::Result<Value> {
-    use billing_api::payments::{pix, Channel, Entry};
-    use billing_api::store::{keys, stored};
-    let found = stored::find::<Entry>(store, keys::payment(account, Channel::Pix.as_str(), end_to_end_id)).await?;
+    use billing_api::payments::{self, pix, Channel};
+    let found = payments::entry_of(store, account, Channel::Pix, end_to_end_id).await?;
     let entry = found.with_context(|| format!("no Pix {end_to_end_id} in account {account}'s ledger"))?;
     let (billing, _) = billing_api::billings::service::whole_or_404(store, account, entry.billing_id)
         .await
@@ -180,7 +179,7 @@ pub async fn refund(
     let asked = client.refund(end_to_end_id, &id, amount).await.context("the PSP's devolucao")?;
     let received = client.pix(end_to_end_id).await?.context("the PSP no longer knows the Pix")?;
     Box::pin(pix::take(store, &link, &received)).await.map_err(|e| anyhow::anyhow!("{e}"))?;
-    let after = stored::find::<Entry>(store, keys::payment(account, Channel::Pix.as_str(), end_to_end_id)).await?;
+    let after = payments::entry_of(store, account, Channel::Pix, end_to_end_id).await?;
     Ok(json!({
         "end_to_end_id": end_to_end_id,
         "refund": {"id": asked.id, "rtr_id": asked.rtr_id, "valor": asked.valor, "status": asked.status},

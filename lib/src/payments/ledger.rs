@@ -174,8 +174,17 @@ pub fn paid_off(
 
 /// The payment's entry, if the ledger has it.
 pub async fn recorded(store: &Store, account: AccountId, payment: &Payment) -> Result<Option<Entry>, StoreError> {
-    let (pk, sk) = keys::payment(account, payment.channel.as_str(), &payment.provider_id);
-    stored::find::<Entry>(store, (pk, sk)).await
+    entry_of(store, account, payment.channel, &payment.provider_id).await
+}
+
+/// The ledger's entry of the payment `provider_id` of `channel`, if it has one.
+pub async fn entry_of(
+    store: &Store,
+    account: AccountId,
+    channel: Channel,
+    provider_id: &str,
+) -> Result<Option<Entry>, StoreError> {
+    stored::find::<Entry>(store, keys::payment(account, channel.as_str(), provider_id)).await
 }
 
 /// The writes that keep `payment` of billing `billing` to refund: its ledger entry (only if

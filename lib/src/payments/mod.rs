@@ -119,11 +119,23 @@ pub fn settling(
 /// Applies `payment` of the account's billing `id` (see the module's documentation). A payment a
 /// channel must refuse outright ([`Payment::invalid`]) is a `Refusal::Invalid`.
 pub async fn apply(store: &Store, account: AccountId, id: BillingId, payment: &Payment) -> Result<Applied, Refusal> {
-    if let Some(why) = payment.invalid() {
-        return Err(Refusal::invalid(Problem::general(Code::Invalid, why)));
-    }
     if let Some(found) = recorded(store, account, payment).await? {
         return Ok(Applied::Already(found.outcome));
+    }
+    apply_new(store, account, id, payment).await
+}
+
+/// [`apply`] of a payment its channel has just found absent from the ledger (a channel that reads
+/// the ledger before the billing: `pix::take`), without reading it again first; the billing's
+/// transaction still reads it, for a report of the same payment that won a race.
+pub async fn apply_new(
+    store: &Store,
+    account: AccountId,
+    id: BillingId,
+    payment: &Payment,
+) -> Result<Applied, Refusal> {
+    if let Some(why) = payment.invalid() {
+        return Err(Refusal::invalid(Problem::general(Code::Invalid, why)));
     }
     let (billing, ruled) = change(store, account, id, |billing, billet| async move {
         // Another report of the same payment won the race.

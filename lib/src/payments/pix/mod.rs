@@ -10,8 +10,9 @@
 //!   TLS) or by the reconciliation of `GET /pix` ([`reconcile`]). Neither is believed as told: a
 //!   webhook's payment is read back from the PSP (`GET /pix/{e2eid}`) with the service's own
 //!   credentials, and the list is the PSP's own answer. Each becomes a [`Payment`] whose provider
-//!   id is the `endToEndId`, applied once by [`super::apply`]; what the PSP reports given back of
-//!   it (`devolucoes`) is recorded by [`super::record_refund`].
+//!   id is the `endToEndId`, applied once (its ledger entry read first, then
+//!   [`super::apply_new`]); what the PSP reports given back of it (`devolucoes`) is recorded by
+//!   [`super::record_refund`].
 
 pub mod charge;
 pub mod cobv;
@@ -24,7 +25,7 @@ use chrono::{DateTime, FixedOffset};
 use serde::{Deserialize, Serialize};
 
 use self::psp::{PspError, Received};
-use super::{apply, Applied, Channel, Outcome, Payment};
+use super::{apply_new, Applied, Channel, Outcome, Payment};
 use crate::billets::model::BankBillet;
 use crate::billings::model::Billing;
 use crate::jobs::PixCharge;
@@ -136,8 +137,7 @@ pub async fn take(store: &Store, link: &Link, received: &Received) -> Result<Tak
     }
     // Applied before (the webhook and then the reconciliation, a webhook twice): one read, and
     // only what the PSP gave back of it since is news.
-    let (pk, sk) = keys::payment(account, Channel::Pix.as_str(), &received.end_to_end_id);
-    if let Some(entry) = stored::find::<super::Entry>(store, (pk, sk)).await? {
+    if let Some(entry) = super::entry_of(store, account, Channel::Pix, &received.end_to_end_id).await? {
         let refunded = refunded(received);
         if refunded.is_positive() && refunded != entry.refunded {
             if let Some(billet_id) = entry.billet_id {
@@ -161,7 +161,7 @@ pub async fn take(store: &Store, link: &Link, received: &Received) -> Result<Tak
             return Ok(Taken::Unconfirmed);
         }
     };
-    let taken = match Box::pin(apply(store, account, billing_id, &payment)).await? {
+    let taken = match Box::pin(apply_new(store, account, billing_id, &payment)).await? {
         Applied::Settled(_) => Taken::Settled,
         Applied::ToRefund(why) => Taken::ToRefund { why },
         Applied::Already(Outcome::Settled | Outcome::ToRefund) => Taken::Already,
