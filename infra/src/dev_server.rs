@@ -118,22 +118,31 @@ pub async fn serve_bounded(
             tokio::spawn(crate::listener::refuse_busy(stream));
             continue;
         };
-        let router = router.clone();
-        let service = hyper::service::service_fn(move |request: axum::http::Request<hyper::body::Incoming>| {
-            let mut request = request.map(axum::body::Body::new);
-            request.extensions_mut().insert(ConnectInfo(peer));
-            tower::ServiceExt::oneshot(router.clone(), request)
-        });
-        let connection = hyper::server::conn::http1::Builder::new()
-            .timer(hyper_util::rt::TokioTimer::new())
-            .header_read_timeout(HEADER_READ_TIMEOUT)
-            .serve_connection(hyper_util::rt::TokioIo::new(JsonRefusals::new(stream)), service);
+        let connection = serve_connection(JsonRefusals::new(stream), router.clone(), peer);
         tokio::spawn(async move {
-            if let Err(error) = connection.await {
-                tracing::debug!(error = %error, "connection ended");
-            }
+            connection.await;
             drop(slot);
         });
+    }
+}
+
+/// Serves one connection's HTTP/1 requests with `router` (a head within [`HEADER_READ_TIMEOUT`]),
+/// each request carrying its `peer` (`ConnectInfo`), until the connection ends.
+pub async fn serve_connection<IO>(io: IO, router: Router, peer: std::net::SocketAddr)
+where
+    IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let service = hyper::service::service_fn(move |request: axum::http::Request<hyper::body::Incoming>| {
+        let mut request = request.map(axum::body::Body::new);
+        request.extensions_mut().insert(ConnectInfo(peer));
+        tower::ServiceExt::oneshot(router.clone(), request)
+    });
+    let connection = hyper::server::conn::http1::Builder::new()
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT)
+        .serve_connection(hyper_util::rt::TokioIo::new(io), service);
+    if let Err(error) = connection.await {
+        tracing::debug!(error = %error, "connection ended");
     }
 }
 

@@ -71,34 +71,29 @@ pub fn router(state: billing_api::app::AppState) -> Router {
     billing_api::http::routing::finish(billing_api::payments::pix::routes::routes().with_state(state))
 }
 
-/// Serves `router` on `listener` over mutual TLS, for ever.
+/// Serves `router` on `listener` over mutual TLS, for ever, with at most the dev server's bound of
+/// connections at once (`dev_server::max_connections`; one more is closed at once: a TLS client
+/// cannot be answered before its handshake), each served as the dev server serves its own
+/// (`dev_server::serve_connection`).
 pub async fn serve(listener: TcpListener, router: Router, tls: rustls::ServerConfig) {
     let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(tls));
+    let slots = Arc::new(tokio::sync::Semaphore::new(crate::dev_server::max_connections()));
     loop {
-        let Ok((stream, _peer)) = listener.accept().await else {
+        let Ok((stream, peer)) = listener.accept().await else {
             tokio::time::sleep(Duration::from_millis(50)).await;
             continue;
         };
+        let Ok(slot) = slots.clone().try_acquire_owned() else { continue };
         let (acceptor, router) = (acceptor.clone(), router.clone());
         tokio::spawn(async move {
-            let stream = match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
-                Ok(Ok(stream)) => stream,
+            match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
+                Ok(Ok(stream)) => crate::dev_server::serve_connection(stream, router, peer).await,
                 Ok(Err(error)) => {
-                    tracing::info!(error = %error, "a Pix webhook connection refused in the TLS handshake");
-                    return;
+                    tracing::info!(error = %error, "a Pix webhook connection refused in the TLS handshake")
                 }
-                Err(_) => return,
-            };
-            let service = hyper::service::service_fn(move |request: axum::http::Request<hyper::body::Incoming>| {
-                tower::ServiceExt::oneshot(router.clone(), request.map(axum::body::Body::new))
-            });
-            let connection = hyper::server::conn::http1::Builder::new()
-                .timer(hyper_util::rt::TokioTimer::new())
-                .header_read_timeout(Duration::from_secs(10))
-                .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
-            if let Err(error) = connection.await {
-                tracing::debug!(error = %error, "Pix webhook connection ended");
+                Err(_) => {}
             }
+            drop(slot);
         });
     }
 }
