@@ -59,11 +59,14 @@ pub fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
     let (status, due_date, created_on) =
         (billing.status.as_str(), billing.due_date.to_string(), billing.created_at.date().to_string());
     let contact = billing.contact_id.map(|contact| contact.to_string());
+    let reminded = reminded(account, billing);
     let entry = BillingEntry {
         status: Some(status),
         due_date: Some(&due_date),
         created_on: Some(&created_on),
         contact: contact.as_deref(),
+        due_index: reminded.as_ref().map(|(pk, _)| pk.as_str()),
+        due_index_key: reminded.as_ref().map(|(_, sk)| sk.as_str()),
     };
     let mut postings = vec![Posting {
         pk: keys::billing_keys(account, billing.billing_type.as_str(), shard),
@@ -88,6 +91,15 @@ pub fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
         add(billing_facet::EVINCIVE.to_owned(), &by_id, TextPosting { text: Some(&text) }.attributes());
     }
     postings
+}
+
+/// A billing's entry in the reminders' due-day index (`keys::reminder_index`), while it can be
+/// paid (`opened`, overdue or not): the daily run of reminders reads the index by day, never an
+/// account's billings. The key entry carries it, so that no write adds an item: a change of status
+/// or due date rewrites the entry anyway, and DynamoDB moves the index.
+fn reminded(account: AccountId, billing: &Billing) -> Option<(String, String)> {
+    (billing.status == crate::values::BillingStatus::Opened)
+        .then(|| keys::reminder_index(account, billing.id, billing.due_date))
 }
 
 /// The counts a billing adds to in its type's counter beside the total, in the same item (written
@@ -182,13 +194,20 @@ mod tests {
         // The key entry carries the status, due date and creation date, for a list that walks
         // them, and the contact, for the search.
         let entry = postings.iter().find(|p| p.pk == "A#3#BILLINGS#billing#2").unwrap();
+        // And, while it can be paid, its place in the reminders' due-day index.
         let carried = [
             ("s", "opened".to_owned()),
             ("d", "2030-03-04".to_owned()),
             ("t", "2026-11-23".to_owned()),
             ("c", "7".to_owned()),
+            ("gsi1pk", "REMIND#2030-03-04#13".to_owned()),
+            ("gsi1sk", "0000000003#0000000042".to_owned()),
         ];
         assert_eq!(entry.extra, carried);
+        let paid = Billing { status: crate::values::BillingStatus::Paid, ..billing() };
+        let postings = of(AccountId::new(3), &paid);
+        let entry = postings.iter().find(|p| p.pk == "A#3#BILLINGS#billing#2").unwrap();
+        assert!(entry.extra.iter().all(|(name, _)| !name.starts_with("gsi1")), "{:?}", entry.extra);
         // About 45 bytes a posting: one read unit (eventually consistent) per ~180.
         let status = postings[5].item();
         assert!(crate::store::meter::item_size(&status) <= 50, "{}", crate::store::meter::item_size(&status));

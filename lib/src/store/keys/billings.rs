@@ -143,6 +143,11 @@ stored_attributes! {
         created_on = "t",
         /// The contact's id.
         contact = "c",
+        /// While the billing can be paid (`opened`): its due day's partition of the reminders'
+        /// due-day index ([`super::reminder_index`]), in `gsi1`.
+        due_index = "gsi1pk",
+        /// Its place there: `<acct:010>#<id:010>`.
+        due_index_key = "gsi1sk",
     }
 }
 

@@ -46,6 +46,7 @@ mod counters;
 mod events;
 mod payments;
 mod pos;
+mod reminders;
 mod webhooks;
 
 pub use auth::*;
@@ -57,6 +58,7 @@ pub use counters::*;
 pub use events::*;
 pub use payments::*;
 pub use pos::*;
+pub use reminders::*;
 pub use webhooks::*;
 
 /// Partition of everything an account owns.
@@ -220,7 +222,8 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         let x = Some("x");
-        let entry = BillingEntry { status: x, due_date: x, created_on: x, contact: x };
+        // Not its index keys (`gsi1pk`, `gsi1sk`): the index's own names, not letters.
+        let entry = BillingEntry { status: x, due_date: x, created_on: x, contact: x, ..BillingEntry::default() };
         named.extend(attributes(entry.attributes(), &["status", "due date", "creation date", "contact"]));
         named.extend(attributes(ValuePosting { state: x, carried: x }.attributes(), &["state", "carried facets"]));
         named.extend(attributes(TextPosting { text: x }.attributes(), &["evincive text"]));
