@@ -15,4 +15,5 @@ pub fn all_routes() -> Router<AppState> {
         .merge(crate::billings::billets::router())
         .merge(crate::pos::router())
         .merge(crate::webhooks::router())
+        .merge(crate::reminders::router())
 }

@@ -34,6 +34,7 @@ pub mod payer_page;
 pub mod payments;
 pub mod pos;
 pub mod refusal;
+pub mod reminders;
 pub mod state;
 pub mod store;
 pub mod tags;

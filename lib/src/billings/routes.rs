@@ -101,6 +101,7 @@ async fn list(State(state): State<AppState>, tenant: Tenant, params: Params) -> 
                 contact: b.contact_id.and_then(|id| contacts.get(&id)),
                 tag: b.tag_id.and_then(|id| tags.get(&id)),
                 billets: &[],
+                reminders: &[],
             };
             BillingListView::new(b, &related, today)
         })

@@ -34,6 +34,7 @@ use crate::editing::find_or_404;
 use crate::events;
 use crate::http::Fields;
 use crate::refusal::{Code, Problem, Refusal};
+use crate::reminders::deliveries::Delivery;
 use crate::store::records;
 use crate::store::{keys, Store, Write};
 use crate::tags::Tag;
@@ -132,7 +133,7 @@ where
         };
         match ruled {
             Ruled::Unchanged(then) => {
-                let embedded = related.map(|(contact, tag)| Embedded { contact, tag, billets });
+                let embedded = related.map(|(contact, tag, reminders)| Embedded { contact, tag, billets, reminders });
                 Ok((current, then, embedded))
             }
             Ruled::Changed { next, billet, mut also, announce, then } => {
@@ -148,12 +149,12 @@ where
                     (false, _) => None,
                     (true, related) => {
                         let same = next.contact_id == current.contact_id && next.tag_id == current.tag_id;
-                        let (contact, tag) = match related {
+                        let (contact, tag, reminders) = match related {
                             Some(related) if same => related,
                             _ => self::related(store, account, &next).await?,
                         };
                         let billets = with_written(billets, billet.as_ref().map(BilletWrite::after));
-                        Some(Embedded { contact, tag, billets })
+                        Some(Embedded { contact, tag, billets, reminders })
                     }
                 };
                 if let (true, Some(embedded)) = (announce, &embedded) {
@@ -186,15 +187,17 @@ pub async fn whole_or_404(
     Ok((billing, billets))
 }
 
-/// The contact and tag a billing's representation embeds (read together: one round trip).
+/// The contact, tag and reminder deliveries a billing's representation embeds (read together: one
+/// round trip).
 async fn related(
     store: &Store,
     account: AccountId,
     billing: &Billing,
-) -> Result<(Option<Contact>, Option<Tag>), Refusal> {
+) -> Result<(Option<Contact>, Option<Tag>, Vec<Delivery>), Refusal> {
     Ok(tokio::try_join!(
         records::find_referenced::<Contact>(store, account, billing.contact_id),
         records::find_referenced::<Tag>(store, account, billing.tag_id),
+        crate::reminders::deliveries::of_billing(store, account, billing.id),
     )?)
 }
 
@@ -220,17 +223,17 @@ pub async fn related_to_page(
 /// What the billing's single representation embeds: its contact, tag and billets (read together:
 /// one round trip).
 pub async fn embedded(store: &Store, account: AccountId, billing: &Billing) -> Result<Embedded, Refusal> {
-    let (billets, (contact, tag)) =
+    let (billets, (contact, tag, reminders)) =
         tokio::try_join!(stored_billets(store, account, billing), related(store, account, billing))?;
-    Ok(Embedded { contact, tag, billets })
+    Ok(Embedded { contact, tag, billets, reminders })
 }
 
 /// The account's billing `id` with what its single representation embeds (two calls one after
 /// the other: the billing with its billets, then its contact and tag), or 404.
 pub async fn shown(store: &Store, account: AccountId, id: BillingId) -> Result<(Billing, Embedded), Refusal> {
     let (billing, billets) = whole_or_404(store, account, id).await?;
-    let (contact, tag) = related(store, account, &billing).await?;
-    Ok((billing, Embedded { contact, tag, billets }))
+    let (contact, tag, reminders) = related(store, account, &billing).await?;
+    Ok((billing, Embedded { contact, tag, billets, reminders }))
 }
 
 /// The billing's billets, newest first (none to read when no registration was ever asked for:
@@ -500,7 +503,9 @@ pub async fn create(store: &Store, account: AccountId, draft: &Draft) -> Result<
         Ok((billing, references))
     })
     .await?;
-    Ok((billing, Embedded { contact: references.contact, tag: references.tag, billets: Vec::new() }))
+    let embedded =
+        Embedded { contact: references.contact, tag: references.tag, billets: Vec::new(), reminders: Vec::new() };
+    Ok((billing, embedded))
 }
 
 /// What an update reads or reserves once, however often it runs again after losing a race to a

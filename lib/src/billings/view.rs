@@ -23,6 +23,9 @@ pub struct Related<'a> {
     pub tag: Option<&'a Tag>,
     /// Newest first; shown only in the single representation.
     pub billets: &'a [BankBillet],
+    /// Its reminders' deliveries, newest first (`reminders::deliveries::SHOWN` at most); shown
+    /// only in the single representation.
+    pub reminders: &'a [crate::reminders::deliveries::Delivery],
 }
 
 /// What a billing's single representation embeds, as a workflow read it.
@@ -32,11 +35,18 @@ pub struct Embedded {
     pub tag: Option<Tag>,
     /// Newest first.
     pub billets: Vec<BankBillet>,
+    /// Newest first.
+    pub reminders: Vec<crate::reminders::deliveries::Delivery>,
 }
 
 impl Embedded {
     pub fn related(&self) -> Related<'_> {
-        Related { contact: self.contact.as_ref(), tag: self.tag.as_ref(), billets: &self.billets }
+        Related {
+            contact: self.contact.as_ref(),
+            tag: self.tag.as_ref(),
+            billets: &self.billets,
+            reminders: &self.reminders,
+        }
     }
 }
 
@@ -199,7 +209,7 @@ pub struct BillingView<'a> {
     #[serde(flatten)]
     tail: Tail<'a>,
     billing_items: Vec<ItemView>,
-    billing_reminder_deliveries: [(); 0],
+    billing_reminder_deliveries: Vec<crate::reminders::deliveries::DeliveryView>,
     bank_billets: Vec<BilletView>,
 }
 
@@ -326,7 +336,7 @@ impl<'a> BillingView<'a> {
             paid: computed.paid,
             tail: tail(b, related, &computed),
             billing_items: b.items.iter().map(ItemView::from).collect(),
-            billing_reminder_deliveries: [],
+            billing_reminder_deliveries: related.reminders.iter().map(Into::into).collect(),
             bank_billets: related.billets.iter().map(|billet| BilletView::new(billet, today)).collect(),
         }
     }

@@ -60,6 +60,7 @@ fn label(key: &str) -> &'static str {
         "group_id" => "Grupo",
         "code" => "Código",
         "active" => "Ativo",
+        "reminders_opt_out" => "Sem lembretes",
         "email" => "E-mail",
         "legal_entity" => "Pessoa jurídica",
         "full_name" => "Nome completo",
@@ -92,9 +93,15 @@ pub struct ContactChanges(pub Map<String, Value>);
 impl ContactChanges {
     pub fn new(fields: Fields<'_>) -> Self {
         let mut map = Map::new();
-        for key in
-            TEXT_FIELDS.iter().chain(&["contact_type", "group_id", "active", "legal_entity", "birth_date", "tag_ids"])
-        {
+        for key in TEXT_FIELDS.iter().chain(&[
+            "contact_type",
+            "group_id",
+            "active",
+            "legal_entity",
+            "birth_date",
+            "tag_ids",
+            "reminders_opt_out",
+        ]) {
             if let Some(value) = fields.raw(key) {
                 map.insert((*key).to_owned(), value.clone());
             }
@@ -122,6 +129,9 @@ impl ContactChanges {
         }
         if let Some(value) = fields.boolean("legal_entity", label("legal_entity"), &mut errors) {
             draft.legal_entity = value.unwrap_or(false);
+        }
+        if let Some(value) = fields.boolean("reminders_opt_out", label("reminders_opt_out"), &mut errors) {
+            draft.reminders_opt_out = value.unwrap_or(false);
         }
         match fields.date("birth_date") {
             Sent::Omitted => {}
@@ -162,6 +172,7 @@ struct Draft {
     contact_type: String,
     active: bool,
     legal_entity: bool,
+    reminders_opt_out: bool,
     birth_date: Option<NaiveDate>,
     group_id: Option<GroupId>,
     tag_ids: Vec<TagId>,
@@ -196,6 +207,7 @@ impl Draft {
             contact_type: c.contact_type.as_str().to_owned(),
             active: c.active,
             legal_entity: c.legal_entity,
+            reminders_opt_out: c.reminders_opt_out,
             birth_date: c.birth_date,
             group_id: c.group_id,
             tag_ids: c.tag_ids.clone(),
@@ -218,6 +230,7 @@ impl Draft {
             contact_type: ContactType::parse(&self.contact_type).unwrap_or(base.contact_type),
             active: self.active,
             legal_entity: self.legal_entity,
+            reminders_opt_out: self.reminders_opt_out,
             birth_date: self.birth_date,
             group_id: self.group_id,
             tag_ids: self.tag_ids.clone(),

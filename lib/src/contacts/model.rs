@@ -42,6 +42,9 @@ pub struct Contact {
     pub observation: Option<String>,
     #[serde(default)]
     pub tag_ids: Vec<TagId>,
+    /// The payer asked for no reminders (the unsubscribe page, or the API): none is sent to it.
+    #[serde(default)]
+    pub reminders_opt_out: bool,
     pub created_at: Option<Timestamp>,
     pub updated_at: Option<Timestamp>,
     pub version: i64,
@@ -108,6 +111,7 @@ impl Contact {
             address_state: None,
             observation: None,
             tag_ids: Vec::new(),
+            reminders_opt_out: false,
             created_at: None,
             updated_at: None,
             version: 0,

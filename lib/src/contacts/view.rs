@@ -29,6 +29,8 @@ pub struct ContactView {
     pub code: Option<String>,
     pub active: bool,
     pub email: Option<String>,
+    /// The payer asked for no reminders.
+    pub reminders_opt_out: bool,
     pub legal_entity: bool,
     pub full_name: Option<String>,
     pub company_name: Option<String>,
@@ -71,6 +73,7 @@ impl ContactView {
             code: c.code.clone(),
             active: c.active,
             email: c.email.clone(),
+            reminders_opt_out: c.reminders_opt_out,
             legal_entity: c.legal_entity,
             full_name: c.full_name.clone(),
             company_name: c.company_name.clone(),

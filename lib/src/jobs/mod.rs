@@ -190,6 +190,49 @@ impl Message for PixCharge {
     }
 }
 
+/// The reminders' work (`reminders::run`), on the reminders queue: a page of the due-day index to
+/// read (`"job": "scan"`, the service's: account 0), or one billing's reminder of one day to send
+/// (`"job": "send"`, its account's):
+/// `{"kind": "reminder", "account_id": 0, "job": "scan", "day": "2026-11-27", "days": -3, "shard": 5, "after": null}`,
+/// `{"kind": "reminder", "account_id": 7, "job": "send", "billing_id": 12, "day": "2026-11-27", "days": -3, "due_date": "2026-11-30", "channels": ["email"]}`.
+/// A scan sends its page's reminders and then the next page's scan; a copy of either is
+/// harmless: each delivery is written only if absent.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Reminder {
+    pub account_id: AccountId,
+    #[serde(flatten)]
+    pub job: ReminderJob,
+}
+
+/// What a [`Reminder`] message asks for.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "job", rename_all = "snake_case")]
+pub enum ReminderJob {
+    Scan {
+        day: chrono::NaiveDate,
+        days: i64,
+        shard: i64,
+        /// Where the page starts: the index's `LastEvaluatedKey` (`gsi1pk`, `gsi1sk`, `pk`, `sk`).
+        #[serde(default)]
+        after: Option<std::collections::BTreeMap<String, String>>,
+    },
+    Send {
+        billing_id: BillingId,
+        day: chrono::NaiveDate,
+        days: i64,
+        due_date: chrono::NaiveDate,
+        channels: Vec<String>,
+    },
+}
+
+impl Message for Reminder {
+    const KIND: &'static str = "reminder";
+
+    fn account(&self) -> AccountId {
+        self.account_id
+    }
+}
+
 /// The body of a message: its fields and its `kind`.
 pub fn body<M: Message>(message: &M) -> anyhow::Result<String> {
     let mut value = serde_json::to_value(message)?;
@@ -231,6 +274,7 @@ pub struct Queues {
     settlements: Option<String>,
     cascades: Option<String>,
     pix_charges: Option<String>,
+    reminders: Option<String>,
     /// The local stack's lanes per tenant, made at their first message; `None` on AWS.
     lanes: Option<Arc<Lanes>>,
 }
@@ -280,6 +324,7 @@ impl Queues {
             settlements: None,
             cascades: None,
             pix_charges: None,
+            reminders: None,
             lanes: None,
         }
     }
@@ -304,6 +349,10 @@ impl Queues {
         Queues { pix_charges: Some(url), ..self }
     }
 
+    pub fn with_reminders(self, url: String) -> Self {
+        Queues { reminders: Some(url), ..self }
+    }
+
     /// The local stack's stand-in for fair queues: each tenant's messages go to a lane of their
     /// own beside their queue (made at the first, with the queue's visibility timeout, DLQ and
     /// retention), for a worker that takes the lanes in turn.
@@ -321,6 +370,7 @@ impl Queues {
         let settlements = var("SETTLEMENTS_QUEUE_URL");
         let cascades = var("CASCADES_QUEUE_URL");
         let any = billet_registration.is_some()
+            || var("REMINDERS_QUEUE_URL").is_some()
             || webhook_deliveries.is_some()
             || settlements.is_some()
             || cascades.is_some();
@@ -336,6 +386,7 @@ impl Queues {
             settlements,
             cascades,
             pix_charges: var("PIX_CHARGES_QUEUE_URL"),
+            reminders: var("REMINDERS_QUEUE_URL"),
             lanes: None,
         })
     }
@@ -419,6 +470,7 @@ impl Queues {
             ReceivableSettlement::KIND => self.settlements.as_deref(),
             Cascade::KIND => self.cascades.as_deref(),
             PixCharge::KIND => self.pix_charges.as_deref(),
+            Reminder::KIND => self.reminders.as_deref(),
             _ => None,
         };
         url.filter(|url| !url.is_empty())

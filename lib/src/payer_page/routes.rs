@@ -18,7 +18,7 @@ use crate::billings::Billing;
 use crate::http::rate_limit::{client_ip, unix_now, RateLimiter, RateLimits};
 use crate::state::AppState;
 use crate::store::{records, StoreError};
-use crate::values::today;
+use crate::values::{today, AccountId};
 
 /// The page's routes with their rate limit and headers, on `state`.
 pub fn app(state: AppState) -> Router {
@@ -27,6 +27,7 @@ pub fn app(state: AppState) -> Router {
     Router::new()
         .route("/pay/{token}", get(show))
         .route("/pay/{token}/boleto.pdf", get(pdf))
+        .route("/pay/{token}/lembretes", get(reminders).post(stop_reminders))
         .route_layer(axum::middleware::from_fn_with_state(limiter, per_ip))
         .layer(axum::middleware::from_fn(protect))
         .with_state(state)
@@ -54,10 +55,14 @@ async fn per_ip(State(limiter): State<RateLimiter>, request: Request, next: Next
 async fn protect(request: Request, next: Next) -> Response {
     let mut response = next.run(request).await;
     let headers = response.headers_mut();
+    // A page with a policy of its own keeps it (the reminders page's form).
+    let own_policy = headers.contains_key("content-security-policy");
     let mut set = |name: &'static str, value: &'static str| {
         headers.insert(name, HeaderValue::from_static(value));
     };
-    set("content-security-policy", page::content_security_policy());
+    if !own_policy {
+        set("content-security-policy", page::content_security_policy());
+    }
     set("x-content-type-options", "nosniff");
     set("x-frame-options", "DENY");
     set("referrer-policy", "no-referrer");
@@ -108,13 +113,19 @@ fn unavailable(error: StoreError) -> Response {
 
 /// The billet a token leads to and its billing; `None` when either is gone.
 async fn found(state: &AppState, token: &str) -> Result<Option<(BankBillet, Billing)>, StoreError> {
+    Ok(found_in(state, token).await?.map(|(_, billet, billing)| (billet, billing)))
+}
+
+/// [`found`], with the account that owns them.
+async fn found_in(state: &AppState, token: &str) -> Result<Option<(AccountId, BankBillet, Billing)>, StoreError> {
     let Some(link) = link::find(&state.store, token).await? else { return Ok(None) };
     let account = link.account_id;
     let (billet, billing) = tokio::try_join!(
         billets::find(&state.store, account, link.billing_id, link.billet_id),
         records::find::<Billing>(&state.store, account, link.billing_id),
     )?;
-    Ok(billet.zip(billing).filter(|(billet, _)| billet.payer_token.as_deref() == Some(token)))
+    let found = billet.zip(billing).filter(|(billet, _)| billet.payer_token.as_deref() == Some(token));
+    Ok(found.map(|(billet, billing)| (account, billet, billing)))
 }
 
 async fn show(State(state): State<AppState>, Path(token): Path<String>, headers: HeaderMap) -> Response {
@@ -136,6 +147,38 @@ async fn show(State(state): State<AppState>, Path(token): Path<String>, headers:
         headers.insert(header::ETAG, etag);
     }
     response
+}
+
+/// The page where the payer stops the reminders (`reminders`), for a billet whose billing has a
+/// contact; `done` once it did.
+fn reminders_page(billet: &BankBillet, token: &str, done: bool) -> Response {
+    let html = page::reminders(&billet.recipient.recipient_full_name, done, &format!("{}{token}", link::PATH));
+    let mut response = (StatusCode::OK, html_headers(), html).into_response();
+    response.headers_mut().insert("content-security-policy", HeaderValue::from_static(page::reminders_policy()));
+    response
+}
+
+async fn reminders(State(state): State<AppState>, Path(token): Path<String>) -> Response {
+    match found(&state, &token).await {
+        Ok(Some((billet, billing))) if billing.contact_id.is_some() => reminders_page(&billet, &token, false),
+        Ok(_) => not_found(),
+        Err(error) => unavailable(error),
+    }
+}
+
+/// Opts the billing's contact out of reminders at once: the page's button, or a mail client's
+/// one-click unsubscribe (RFC 8058, `List-Unsubscribe-Post`); the body is not read.
+async fn stop_reminders(State(state): State<AppState>, Path(token): Path<String>) -> Response {
+    let (account, billet, billing) = match found_in(&state, &token).await {
+        Ok(Some(found)) => found,
+        Ok(None) => return not_found(),
+        Err(error) => return unavailable(error),
+    };
+    let Some(contact) = billing.contact_id else { return not_found() };
+    match crate::reminders::opt_out(&state.store, account, contact).await {
+        Ok(_) => reminders_page(&billet, &token, true),
+        Err(error) => unavailable(error),
+    }
 }
 
 /// The printable billet, while it can be paid (otherwise the page says why, and this is a 404).

@@ -1,0 +1,264 @@
+//! The daily run of reminders, by key: for each step some schedule has (`schedule::days_in_use`),
+//! the billings due that many days before the run's day are the due-day index's partitions of that
+//! date (`keys::reminder_index`, sixteen shards), which hold only billings that can be paid; a page
+//! of one partition gives a few accounts' billings (sorted by account), whose schedules are read
+//! together (one batch read), and each billing whose account has the step gets its reminder.
+//! Nothing reads an account's billings: a day costs about its due billings' index entries.
+//!
+//! On AWS the scheduler starts the run ([`start`]: a scan message per step and shard); each scan
+//! reads one page, sends its reminders to the queue (each under its account: the fair queue serves
+//! tenants in turn) and then the next page's scan. Locally, `infra/ops reminders run` runs a whole
+//! day in the process ([`run_day`]) through the same page and sender.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
+use aws_sdk_dynamodb::types::AttributeValue;
+use chrono::NaiveDate;
+use futures::StreamExt as _;
+
+use super::providers::Providers;
+use super::schedule::{self, Channel};
+use super::send::{self, Reminder};
+use crate::jobs::{self, Message as _, Queues, ReminderJob};
+use crate::store::{keys, Item, Store, StoreResult};
+use crate::store::{KeyRange, Sort};
+use crate::values::AccountId;
+
+/// Index entries a scan reads at a time (about 100 bytes each: a tenth of a 1 MB page).
+pub const PAGE: usize = 1_000;
+
+/// The account the scans run under (the service's: no tenant's).
+const SERVICE: AccountId = AccountId::new(0);
+
+/// One page of the index for the step `days` on `day`, in `shard`, from `after`: the reminders it
+/// holds for accounts whose schedule has that step, and where the next page starts.
+pub async fn page(
+    store: &Store,
+    day: NaiveDate,
+    days: i64,
+    shard: i64,
+    after: Option<Item>,
+) -> StoreResult<(Vec<Reminder>, Option<Item>)> {
+    let due_date = day - chrono::Duration::days(days);
+    let range = KeyRange::index(keys::reminder_index_partition(due_date, shard), Sort::All, true);
+    let found = store.page(&range, PAGE, after).await?;
+    let due: Vec<_> = found
+        .items
+        .iter()
+        .filter_map(|item| crate::store::item::text(item, keys::REMINDER_INDEX_SK))
+        .filter_map(keys::read_reminder_index)
+        .collect();
+    let accounts: Vec<AccountId> = due.iter().map(|(a, _)| *a).collect::<BTreeSet<_>>().into_iter().collect();
+    let mut schedules = HashMap::new();
+    for chunk in accounts.chunks(100) {
+        schedules.extend(schedule::of_many(store, chunk).await?);
+    }
+    let reminders = due
+        .into_iter()
+        .filter_map(|(account_id, billing_id)| {
+            let channels = schedules.get(&account_id)?.channels_on(days);
+            (!channels.is_empty()).then_some(Reminder { account_id, billing_id, day, days, due_date, channels })
+        })
+        .collect();
+    Ok((reminders, found.next))
+}
+
+/// Starts `day`'s run on the reminders queue: a scan of the first page of each step in use and
+/// shard; how many.
+pub async fn start(store: &Store, queues: &Queues, day: NaiveDate) -> anyhow::Result<usize> {
+    let steps = schedule::days_in_use(store).await?;
+    let mut bodies = Vec::new();
+    for days in &steps {
+        for shard in 0..keys::REMINDER_INDEX_SHARDS {
+            let scan = ReminderJob::Scan { day, days: *days, shard, after: None };
+            bodies.push(jobs::body(&jobs::Reminder { account_id: SERVICE, job: scan })?);
+        }
+    }
+    queues.send_bodies(jobs::Reminder::KIND, SERVICE, &bodies, 0).await?;
+    Ok(bodies.len())
+}
+
+/// The message of a reminder to send.
+fn send_message(reminder: &Reminder) -> jobs::Reminder {
+    jobs::Reminder {
+        account_id: reminder.account_id,
+        job: ReminderJob::Send {
+            billing_id: reminder.billing_id,
+            day: reminder.day,
+            days: reminder.days,
+            due_date: reminder.due_date,
+            channels: reminder.channels.iter().map(|c| c.as_str().to_owned()).collect(),
+        },
+    }
+}
+
+/// A page's start as a message carries it, and back.
+fn cursor_of(item: &Item) -> BTreeMap<String, String> {
+    item.iter().filter_map(|(k, v)| v.as_s().ok().map(|s| (k.clone(), s.clone()))).collect()
+}
+
+fn item_of(cursor: &BTreeMap<String, String>) -> Item {
+    cursor.iter().map(|(k, v)| (k.clone(), AttributeValue::S(v.clone()))).collect()
+}
+
+/// What handling one message did.
+#[derive(Debug, Default)]
+pub enum Handled {
+    /// A scan: the reminders it queued, and whether a next page follows.
+    Scanned { queued: usize, more: bool },
+    /// A reminder: each channel's outcome.
+    Sent(send::Sent),
+    #[default]
+    Nothing,
+}
+
+/// Handles a message of the reminders queue.
+pub async fn handle(
+    store: &Store,
+    queues: &Queues,
+    providers: &Providers,
+    message: jobs::Reminder,
+) -> anyhow::Result<Handled> {
+    match message.job {
+        ReminderJob::Scan { day, days, shard, after } => {
+            let (reminders, next) = page(store, day, days, shard, after.as_ref().map(item_of)).await?;
+            let mut by_account: BTreeMap<AccountId, Vec<String>> = BTreeMap::new();
+            for reminder in &reminders {
+                by_account.entry(reminder.account_id).or_default().push(jobs::body(&send_message(reminder))?);
+            }
+            for (account, bodies) in &by_account {
+                queues.send_bodies(jobs::Reminder::KIND, *account, bodies, 0).await?;
+            }
+            if let Some(next) = &next {
+                let scan = ReminderJob::Scan { day, days, shard, after: Some(cursor_of(next)) };
+                queues.send(&jobs::Reminder { account_id: SERVICE, job: scan }).await?;
+            }
+            Ok(Handled::Scanned { queued: reminders.len(), more: next.is_some() })
+        }
+        ReminderJob::Send { billing_id, day, days, due_date, channels } => {
+            let channels = channels.iter().filter_map(|c| Channel::parse(c)).collect();
+            let reminder = Reminder { account_id: message.account_id, billing_id, day, days, due_date, channels };
+            Ok(Handled::Sent(send::send(store, providers, &reminder).await?))
+        }
+    }
+}
+
+/// The reminders queue's worker: a batch of messages, each handled once at most in the process.
+pub async fn handle_batch(store: &Store, queues: &Queues, providers: &Providers, event: SqsEvent) -> SqsBatchResponse {
+    jobs::handle_batch(event, "reminder", |message: jobs::Reminder| handle(store, queues, providers, message)).await
+}
+
+/// What a day's run did.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct DayReport {
+    pub day: Option<NaiveDate>,
+    /// Index pages read.
+    pub pages: usize,
+    /// Reminders found (billings × step).
+    pub reminders: usize,
+    /// Deliveries by their status after the run (those sent earlier count as they stand).
+    pub statuses: BTreeMap<String, usize>,
+    /// Reminders whose billing no longer wanted them (paid, cancelled, moved) when their turn came.
+    pub dropped: usize,
+    /// Reminders that failed for now (storage, a provider still refusing): a run again retries them.
+    pub failed: usize,
+}
+
+/// Runs `day`'s reminders in this process: every step in use, shard and page, each page's
+/// reminders taken in turns of their accounts (one of each account, then the next of each), up to
+/// `concurrency` at a time, paced by `providers`. Running the same day again sends nothing new.
+pub async fn run_day(
+    store: &Store,
+    providers: &Providers,
+    day: NaiveDate,
+    concurrency: usize,
+) -> anyhow::Result<DayReport> {
+    let mut report = DayReport { day: Some(day), ..DayReport::default() };
+    for days in schedule::days_in_use(store).await? {
+        for shard in 0..keys::REMINDER_INDEX_SHARDS {
+            let mut after = None;
+            loop {
+                let (reminders, next) = page(store, day, days, shard, after).await?;
+                report.pages += 1;
+                report.reminders += reminders.len();
+                let outcomes: Vec<_> = futures::stream::iter(in_turns(reminders))
+                    .map(|reminder| async move { send::send(store, providers, &reminder).await })
+                    .buffer_unordered(concurrency.max(1))
+                    .collect()
+                    .await;
+                for outcome in outcomes {
+                    match outcome {
+                        Ok(sent) if sent.is_empty() => report.dropped += 1,
+                        Ok(sent) => {
+                            for (_, status) in sent {
+                                *report.statuses.entry(status.as_str().to_owned()).or_default() += 1;
+                            }
+                        }
+                        Err(error) => {
+                            tracing::warn!(error = ?error, "a reminder failed for now");
+                            report.failed += 1;
+                        }
+                    }
+                }
+                match next {
+                    Some(next) => after = Some(next),
+                    None => break,
+                }
+            }
+        }
+    }
+    Ok(report)
+}
+
+/// Reminders reordered in turns of their accounts: each account's first, then each one's second…,
+/// so that one account's many do not hold back another's few.
+pub fn in_turns(reminders: Vec<Reminder>) -> Vec<Reminder> {
+    let mut queues: BTreeMap<AccountId, std::collections::VecDeque<Reminder>> = BTreeMap::new();
+    for reminder in reminders {
+        queues.entry(reminder.account_id).or_default().push_back(reminder);
+    }
+    let mut turns = Vec::new();
+    while !queues.is_empty() {
+        queues.retain(|_, queue| match queue.pop_front() {
+            Some(reminder) => {
+                turns.push(reminder);
+                true
+            }
+            None => false,
+        });
+    }
+    turns
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::values::BillingId;
+
+    #[test]
+    fn turns_serve_each_account_before_anyone_twice() {
+        let day: NaiveDate = "2026-11-27".parse().unwrap();
+        let of = |account: i64, billing: i64| Reminder {
+            account_id: AccountId::new(account),
+            billing_id: BillingId::new(billing),
+            day,
+            days: 0,
+            due_date: day,
+            channels: vec![Channel::Email],
+        };
+        let big: Vec<Reminder> = (1..=5).map(|b| of(1, b)).chain([of(2, 1), of(3, 1), of(3, 2)]).collect();
+        let order: Vec<(i64, i64)> = in_turns(big).iter().map(|r| (r.account_id.get(), r.billing_id.get())).collect();
+        assert_eq!(order, [(1, 1), (2, 1), (3, 1), (1, 2), (3, 2), (1, 3), (1, 4), (1, 5)]);
+    }
+
+    #[test]
+    fn a_cursor_goes_through_a_message() {
+        let item: Item =
+            [("gsi1pk", "REMIND#2026-11-27#01"), ("gsi1sk", "0000000007#0000000012"), ("pk", "p"), ("sk", "s")]
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), AttributeValue::S(v.to_owned())))
+                .collect();
+        assert_eq!(item_of(&cursor_of(&item)), item);
+    }
+}
