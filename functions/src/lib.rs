@@ -338,3 +338,78 @@ pub async fn pix_reconcile_run(store: &Store) -> Result<serde_json::Value, lambd
         .collect();
     Ok(serde_json::json!({ "links": links, "applied": settled, "list_calls": calls }))
 }
+
+/// The routes of the webhooks function: the account's receivers, deliveries and events, and its
+/// reminder schedule (`/v1/reminder_schedule`): what the account tells its payers and systems.
+pub fn notification_routes() -> Router<AppState> {
+    billing_api::webhooks::router().merge(billing_api::reminders::router())
+}
+
+/// The reminders' worker (SQS event source on the reminders queue): scans a page of the due-day
+/// index and queues its reminders, or sends one reminder, paced to its share of the sending rate.
+pub async fn run_reminder_worker() -> Result<(), lambda_runtime::Error> {
+    billing_api::telemetry::init();
+    let config = billing_api::config::aws().await;
+    let store = Store::from_config(&config);
+    let queues = billing_api::jobs::Queues::from_env(&config).ok_or("REMINDERS_QUEUE_URL is not set")?;
+    let providers = billing_api::reminders::providers::Providers::from_env(&config);
+    let (store, queues, providers) = (&store, &queues, &providers);
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| async move {
+        let handled = billing_api::reminders::run::handle_batch(store, queues, providers, event.payload);
+        Ok::<_, std::convert::Infallible>(Box::pin(handled).await)
+    }))
+    .await
+}
+
+/// The day a scheduled run is for: the event's `date` (`YYYY-MM-DD`: a run again by hand), else
+/// today in São Paulo.
+pub fn reminder_day(event: &serde_json::Value) -> Result<chrono::NaiveDate, lambda_runtime::Error> {
+    match event.get("date").and_then(|d| d.as_str()) {
+        Some(text) => Ok(text.parse().map_err(|_| format!("not a date: {text:?}"))?),
+        None => Ok(billing_api::values::today()),
+    }
+}
+
+/// The daily run's start (EventBridge Scheduler): a scan per step in use and shard on the
+/// reminders queue.
+pub async fn run_reminder_planner() -> Result<(), lambda_runtime::Error> {
+    billing_api::telemetry::init();
+    let config = billing_api::config::aws().await;
+    let store = Store::from_config(&config);
+    let queues = billing_api::jobs::Queues::from_env(&config).ok_or("REMINDERS_QUEUE_URL is not set")?;
+    let (store, queues) = (&store, &queues);
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<serde_json::Value>| async move {
+        let day = reminder_day(&event.payload)?;
+        let scans = Box::pin(billing_api::reminders::run::start(store, queues, day)).await?;
+        Ok::<_, lambda_runtime::Error>(serde_json::json!({ "day": day, "scans": scans }))
+    }))
+    .await
+}
+
+/// The providers' events about reminders (SNS: SES's configuration set, End User Messaging
+/// Social's WhatsApp statuses): each moves its delivery's status. A notification that fails
+/// (storage) fails the invocation, and SNS delivers it again.
+pub async fn run_reminder_events() -> Result<(), lambda_runtime::Error> {
+    billing_api::telemetry::init();
+    let store = Store::from_env().await;
+    let store = &store;
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<aws_lambda_events::sns::SnsEvent>| async move {
+        // Boxed: its future is deep enough to overflow the compiler's layout limit inline.
+        Box::pin(reminder_events(store, event.payload)).await
+    }))
+    .await
+}
+
+/// One SNS invocation of the reminder events: what its notifications came to.
+pub async fn reminder_events(
+    store: &Store,
+    event: aws_lambda_events::sns::SnsEvent,
+) -> Result<serde_json::Value, lambda_runtime::Error> {
+    let (mut recorded, mut ignored) = (0, 0);
+    for record in event.records {
+        let applied = Box::pin(billing_api::reminders::events::apply(store, &record.sns.message)).await?;
+        recorded += applied.recorded;
+        ignored += applied.ignored;
+    }
+    Ok(serde_json::json!({ "recorded": recorded, "ignored": ignored }))
+}

@@ -155,6 +155,7 @@ async fn every_http_event_runs_through_its_function() {
     covered.extend(["payer-page-show.json", "payer-page-pdf.json"]);
     covered.extend(["remittance-schedule.json", "return-file-s3.json"]);
     covered.extend(["pix-webhook.json", "pix-charges-sqs.json", "pix-reconcile-schedule.json"]);
+    covered.extend(REMINDER_EVENTS);
     covered.extend(WEBHOOKS_EVENTS.iter().map(|(name, _)| *name));
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../events");
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -730,4 +731,62 @@ async fn the_pix_events_run_through_their_functions() {
     assert_eq!(schedule.detail_type, "Scheduled Event");
     let report = functions::pix_reconcile_run(&store).await.expect("the reconciliation's report");
     assert!(report["links"].is_array() && report["applied"].is_number(), "{report}");
+}
+
+/// The reminders' fixtures, run by [`the_reminder_events_run_through_their_functions`].
+const REMINDER_EVENTS: [&str; 5] = [
+    "reminder-schedule-show.json",
+    "reminder-planner-schedule.json",
+    "reminder-worker-sqs.json",
+    "reminder-events-ses.json",
+    "reminder-events-whatsapp.json",
+];
+
+/// The reminders' functions, each fixture pointed at a fresh account: the schedule shown by the
+/// webhooks function (the default one), the day the planner's scheduled payload names, a send for
+/// a billing that does not exist (nothing to send, no failure), and the providers' SNS events
+/// about a delivery that does not exist (ignored).
+#[tokio::test]
+async fn the_reminder_events_run_through_their_functions() {
+    use billing_api::reminders::providers::{Providers, LOCAL_SENDER};
+    std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true");
+    let (config, store) = local_stack().await;
+    let (account, _) = active_account(&store).await;
+
+    let app = functions::http_app(functions::notification_routes(), AppState::new(store.clone()));
+    let (status, body) = run(&app, "reminder-schedule-show.json", account).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!((body["enabled"].as_bool(), body["default"].as_bool()), (Some(true), Some(true)), "{body}");
+    assert!(body["steps"].as_array().is_some_and(|steps| !steps.is_empty()), "{body}");
+    assert!(body["email_sender"].is_string(), "{body}");
+
+    let day = functions::reminder_day(&fixture("reminder-planner-schedule.json")).expect("the payload's day");
+    assert_eq!(day, chrono::NaiveDate::from_ymd_opt(2026, 11, 27).unwrap());
+    assert_eq!(functions::reminder_day(&serde_json::json!({})).unwrap(), billing_api::values::today());
+
+    // The worker, with a reminders queue of its own and providers it never reaches.
+    let sqs = aws_sdk_sqs::Client::new(&config);
+    let created = sqs.create_queue().queue_name(format!("reminders-events-{account}")).send().await.unwrap();
+    let queues = billing_api::jobs::Queues::new(sqs, String::new()).with_reminders(created.queue_url.unwrap());
+    let providers = Providers::new(&config, LOCAL_SENDER.to_owned(), None, 1_000.0);
+    let mut message = fixture("reminder-worker-sqs.json");
+    let mut job: Value = serde_json::from_str(message["Records"][0]["body"].as_str().unwrap()).unwrap();
+    assert_eq!(job["job"], "send");
+    job["account_id"] = account.get().into();
+    message["Records"][0]["body"] = Value::String(job.to_string());
+    let message: SqsEvent = serde_json::from_value(message).expect("an SQS event");
+    let response = billing_api::reminders::run::handle_batch(&store, &queues, &providers, message).await;
+    assert_eq!(serde_json::to_value(&response).unwrap(), serde_json::json!({"batchItemFailures": []}));
+
+    // The SNS notifications, their delivery's reference (`<account>_<billing>_<day>_<channel>`)
+    // under this account.
+    for name in ["reminder-events-ses.json", "reminder-events-whatsapp.json"] {
+        let text = fixture(name).to_string().replace("1_1_2026-11-27_", &format!("{account}_1_2026-11-27_"));
+        let event: aws_lambda_events::sns::SnsEvent =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name} is not an SNS event: {e}"));
+        assert_eq!(event.records.len(), 1, "{name}");
+        assert!(event.records[0].sns.message.contains(&format!("{account}_1_2026-11-27_")), "{name}");
+        let applied = functions::reminder_events(&store, event).await.expect("the events are applied");
+        assert_eq!(applied, serde_json::json!({"recorded": 0, "ignored": 1}), "{name}");
+    }
 }

@@ -1,6 +1,6 @@
-//! `/v1/webhooks`, `/v1/webhook_deliveries` and `/v1/events` on Lambda.
+//! `/v1/webhooks`, `/v1/webhook_deliveries`, `/v1/events` and `/v1/reminder_schedule` on Lambda.
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    functions::run_http(billing_api::webhooks::router).await
+    functions::run_http(functions::notification_routes).await
 }
