@@ -323,6 +323,25 @@ stop_pix() {
   done
 }
 
+# Starts the local stand-in for the WhatsApp API of AWS End User Messaging Social
+# (infra/local/whatsapp.py) on 127.0.0.1:$1, and points the SDK's socialmessaging client at it
+# (AWS_ENDPOINT_URL_SOCIALMESSAGING; LOCAL_WHATSAPP_URL for the tests). Pid in WHATSAPP_PID.
+start_whatsapp() {
+  local port="$1"
+  python3 "$ROOT/infra/local/whatsapp.py" --port "$port" >"$LOCAL_DIR/whatsapp-$port.log" 2>&1 &
+  WHATSAPP_PID=$!
+  wait_until "python3 -c \"import socket; socket.create_connection(('127.0.0.1', $port), 1).close()\"" \
+    "$WHATSAPP_PID" "==> local WhatsApp API on 127.0.0.1:$port" "$LOCAL_DIR/whatsapp-$port.log"
+  export AWS_ENDPOINT_URL_SOCIALMESSAGING="http://127.0.0.1:$port" LOCAL_WHATSAPP_URL="http://127.0.0.1:$port"
+}
+
+stop_whatsapp() {
+  if [ -n "${WHATSAPP_PID:-}" ]; then
+    kill "$WHATSAPP_PID" 2>/dev/null || true
+    wait "$WHATSAPP_PID" 2>/dev/null || true
+  fi
+}
+
 # The contract violations Prism logged in $1 (one line each; none: empty).
 prism_violations() {
   grep -E "VIOLATIONS|\[VALIDATOR\]" "$1" 2>/dev/null || true

@@ -26,9 +26,12 @@ unless it injects one of these faults:
    in the same answer (with a forged receipt handle the proxy accepts on delete) or a little later
    (the proxy sends its body to the queue again); optional HTTP 500 on SendMessage
    (`--sqs-error-rate`);
-6. S3 (any request that is neither DynamoDB nor SQS nor Secrets Manager, nor moto's own API): HTTP
-   500 InternalError (`--s3-error-rate`); on a PUT, one time in two after the object was stored
-   (its answer lost, as a request that timed out after S3 wrote it).
+6. S3 (any request that is neither DynamoDB nor SQS nor Secrets Manager nor SES, nor moto's own
+   API): HTTP 500 InternalError (`--s3-error-rate`); on a PUT, one time in two after the object was
+   stored (its answer lost, as a request that timed out after S3 wrote it);
+7. SES v2 `SendEmail` (`POST /v2/email/outbound-emails`): HTTP 429 TooManyRequestsException
+   ("Maximum sending rate exceeded.") or, one time in three, HTTP 500 (`--ses-error-rate`), before
+   moto sees it: the message is not sent.
 
 Control: `GET /_faults` (settings and counters), `POST /_faults/reset`, `POST /_faults/config`
 with a JSON object of settings. Every option may also be given as an environment variable
@@ -133,8 +136,13 @@ SETTINGS = {
     "duplicate_rate": (float, 0.05, "probability of delivering a received SQS message twice"),
     "sqs_error_rate": (float, 0.0, "probability of an HTTP 500 on SQS SendMessage/SendMessageBatch"),
     "s3_error_rate": (float, 0.05, "probability of an HTTP 500 on an S3 request (on a PUT, half after storing)"),
+    "ses_error_rate": (float, 0.1, "probability of a 429 (or, one in three, a 500) on an SES SendEmail"),
 }
-RATES = frozenset(("throttle_rate", "error_rate", "late_error_fraction", "duplicate_rate", "sqs_error_rate", "s3_error_rate"))
+RATES = frozenset(
+    ("throttle_rate", "error_rate", "late_error_fraction", "duplicate_rate", "sqs_error_rate", "s3_error_rate", "ses_error_rate")
+)
+
+SES_SEND = "/v2/email/outbound-emails"
 
 COUNTERS = (
     "forwarded",
@@ -155,6 +163,8 @@ COUNTERS = (
     "sqs_errors_500",
     "s3_errors_500",
     "late_s3_errors_500",
+    "ses_throttled_429",
+    "ses_errors_500",
     "upstream_errors",
 )
 
@@ -589,6 +599,8 @@ class Faults:
                 return self.dynamodb(target[len(DDB_TARGET) :], request)
             if target.startswith(SQS_TARGET):
                 return self.sqs(target[len(SQS_TARGET) :], request)
+        if path.startswith(SES_SEND) and request.method == "POST" and self.chance(self.settings["ses_error_rate"]):
+            return self.ses_refusal()
         if self.is_s3(request) and self.chance(self.settings["s3_error_rate"]):
             if request.method == "PUT" and self.chance(0.5):
                 self.forward(request)
@@ -599,9 +611,26 @@ class Faults:
 
     @staticmethod
     def is_s3(request):
-        """S3's REST calls carry no X-Amz-Target (DynamoDB, SQS and Secrets Manager do)."""
+        """S3's REST calls carry no X-Amz-Target (DynamoDB, SQS and Secrets Manager do); SES v2's
+        are under /v2/email/."""
         path = request.path
-        return not request.header("X-Amz-Target") and not path.startswith("/moto-api") and not path.startswith("/_faults")
+        return (
+            not request.header("X-Amz-Target")
+            and not path.startswith("/moto-api")
+            and not path.startswith("/_faults")
+            and not path.startswith("/v2/email/")
+        )
+
+    def ses_refusal(self):
+        """SES's answer to a SendEmail over the sending rate (or, one time in three, a 500)."""
+        if self.chance(1 / 3):
+            self.count("ses_errors_500")
+            document = {"message": "Internal service error"}
+            return json_reply(500, document, dynamodb=False, extra_headers=(("x-amzn-ErrorType", "InternalFailure"),))
+        self.count("ses_throttled_429")
+        document = {"message": "Maximum sending rate exceeded."}
+        headers = (("x-amzn-ErrorType", "TooManyRequestsException"),)
+        return json_reply(429, document, dynamodb=False, extra_headers=headers)
 
     # -- control --
 

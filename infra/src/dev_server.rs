@@ -164,6 +164,16 @@ pub enum Worker {
     Cascader { store: Store },
     /// `payments::pix`, on the Pix charges queue: removes a billing's charge at its PSP.
     PixCharges,
+    /// `reminders::run`, on the reminders queue: scans the due-day index and sends reminders.
+    Reminders(Box<Reminders>),
+}
+
+/// What the reminders' worker works with.
+#[derive(Clone, Debug)]
+pub struct Reminders {
+    pub store: Store,
+    pub queues: billing_api::jobs::Queues,
+    pub providers: billing_api::reminders::providers::Providers,
 }
 
 impl Worker {
@@ -175,6 +185,7 @@ impl Worker {
             Worker::Settler { .. } => "settlements",
             Worker::Cascader { .. } => "cascades",
             Worker::PixCharges => "pix-charges",
+            Worker::Reminders(_) => "reminders",
         }
     }
 
@@ -189,6 +200,9 @@ impl Worker {
             Worker::Settler { store } => Box::pin(billing_api::pos::settlements::handle_batch(store, event)).await,
             Worker::Cascader { store } => Box::pin(billing_api::contacts::cascade::handle_batch(store, event)).await,
             Worker::PixCharges => Box::pin(billing_api::payments::pix::handle_batch(event)).await,
+            Worker::Reminders(r) => {
+                Box::pin(billing_api::reminders::run::handle_batch(&r.store, &r.queues, &r.providers, event)).await
+            }
         }
     }
 }

@@ -14,6 +14,7 @@ pub mod meter;
 pub mod ops;
 pub mod pix_listener;
 pub mod pix_ops;
+pub mod reminder_ops;
 pub mod sales_ops;
 pub mod tampering;
 pub mod target;

@@ -19,16 +19,18 @@ pub const WEBHOOK_DELIVERIES_QUEUE: &str = "billing-webhook-deliveries";
 pub const SETTLEMENTS_QUEUE: &str = "billing-settlements";
 pub const CASCADES_QUEUE: &str = "billing-cascades";
 pub const PIX_CHARGES_QUEUE: &str = "billing-pix-charges";
+pub const REMINDERS_QUEUE: &str = "billing-reminders";
 
 /// Work queues; each gets a `-dlq` after five failed receives (the webhook deliveries' after
 /// thirty, see [`queue_settings`]).
-pub const QUEUES: [&str; 6] = [
+pub const QUEUES: [&str; 7] = [
     BILLET_REGISTRATION_QUEUE,
     BULK_EXPANSION_QUEUE,
     SETTLEMENTS_QUEUE,
     WEBHOOK_DELIVERIES_QUEUE,
     CASCADES_QUEUE,
     PIX_CHARGES_QUEUE,
+    REMINDERS_QUEUE,
 ];
 pub const WEBHOOK_KEY_SECRET: &str = billing_api::config::DEFAULT_WEBHOOK_KEY_SECRET;
 
@@ -41,6 +43,7 @@ pub fn queue_settings(name: &str) -> (&'static str, &'static str, &'static str) 
         WEBHOOK_DELIVERIES_QUEUE => ("30", "180", "1209600"),
         SETTLEMENTS_QUEUE => ("5", "360", "345600"),
         CASCADES_QUEUE | PIX_CHARGES_QUEUE => ("5", "180", "345600"),
+        REMINDERS_QUEUE => ("5", "360", "345600"),
         _ => ("5", "60", "345600"),
     }
 }
@@ -58,7 +61,24 @@ pub async fn ensure(config: &SdkConfig, table: &str) -> anyhow::Result<LocalReso
     let queues = ensure_queues(&aws_sdk_sqs::Client::new(config)).await?;
     let webhook_key_secret = ensure_secret(&aws_sdk_secretsmanager::Client::new(config)).await?;
     let files_bucket = ensure_bucket(&billing_api::files::Files::from_config(config)).await?;
+    ensure_sender(config).await?;
     Ok(LocalResources { table: table.to_owned(), queues, webhook_key_secret, files_bucket })
+}
+
+/// The service's reminder sender as an SES identity (moto's SES sends only from verified ones):
+/// `REMINDER_EMAIL_SENDER`, else the local stack's.
+pub async fn ensure_sender(config: &SdkConfig) -> anyhow::Result<()> {
+    let ses = aws_sdk_sesv2::Client::new(config);
+    let sender = billing_api::reminders::providers::default_sender();
+    if ses.get_email_identity().email_identity(&sender).send().await.is_err() {
+        let created = ses.create_email_identity().email_identity(&sender).send().await;
+        if let Err(error) = created {
+            if !error.as_service_error().is_some_and(|e| e.is_already_exists_exception()) {
+                return Err(anyhow::Error::new(error).context("create the reminder sender's SES identity"));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The bucket of bank files (`FILES_BUCKET`, else `billing-files`).

@@ -369,8 +369,98 @@ pub mod cli {
         /// Pix: a bank rule's Pix institution (PSP), a payer's Pix on the local PSP, reconciliation.
         #[command(subcommand)]
         Pix(PixCommand),
+        /// Reminders to payers: a day's run, an account's schedule and senders, a billing's
+        /// deliveries, suppressed addresses, and (local stack) the providers' events.
+        #[command(subcommand)]
+        Reminders(RemindersCommand),
         /// Creates the table, queues, secret and bucket when missing (local stack only).
         Setup,
+    }
+
+    #[derive(Subcommand, Debug)]
+    pub enum RemindersCommand {
+        /// Runs a day's reminders at once for every account, in this process (what the daily
+        /// schedule runs through the queue): running the same day again sends nothing new.
+        Run {
+            /// YYYY-MM-DD. Default: today (São Paulo).
+            #[arg(long)]
+            date: Option<chrono::NaiveDate>,
+            /// Reminders in flight at once.
+            #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64))]
+            concurrency: u16,
+            /// Reminders a second at most (default: REMINDER_SEND_RATE, else SES's default 14).
+            #[arg(long)]
+            rate: Option<f64>,
+        },
+        /// An account's schedule, as `GET /v1/reminder_schedule` shows it, with its senders.
+        Schedule {
+            #[arg(long)]
+            account: AccountId,
+        },
+        /// Sets an account's senders: its SES sender identity (verified in SES first), its WhatsApp
+        /// number in End User Messaging Social and the approved template; "" clears one.
+        Setup {
+            #[arg(long)]
+            account: AccountId,
+            /// The address e-mails come from (an SES identity of the service's AWS account).
+            #[arg(long)]
+            email_sender: Option<String>,
+            /// The WhatsApp number's id (`phone-number-id-…`).
+            #[arg(long)]
+            whatsapp_phone_number_id: Option<String>,
+            /// The approved WhatsApp template (default `lembrete_cobranca`).
+            #[arg(long)]
+            whatsapp_template: Option<String>,
+        },
+        /// A billing's reminder deliveries with where each went and the provider's message id.
+        Deliveries {
+            #[arg(long)]
+            account: AccountId,
+            #[arg(long)]
+            billing: BillingId,
+        },
+        /// The account's suppressed addresses (a hard bounce or a complaint).
+        Suppressed {
+            #[arg(long)]
+            account: AccountId,
+        },
+        /// Lifts an address's suppression (the payer fixed their mailbox, or asked again).
+        Unsuppress {
+            #[arg(long)]
+            account: AccountId,
+            #[arg(long)]
+            email: String,
+        },
+        /// Feeds an SES event of a billing's e-mail reminder to the events' handler, as SES's
+        /// configuration set would through SNS (local stack only: moto publishes none).
+        SesEvent {
+            #[arg(long)]
+            account: AccountId,
+            #[arg(long)]
+            billing: BillingId,
+            /// The day of the reminder's run.
+            #[arg(long)]
+            date: chrono::NaiveDate,
+            /// DELIVERY, BOUNCE (permanent), SOFT_BOUNCE, COMPLAINT, REJECT or DELIVERY_DELAY.
+            #[arg(long = "type")]
+            kind: String,
+        },
+        /// Feeds a WhatsApp status of a billing's reminder to the events' handler, as End User
+        /// Messaging Social would through SNS (local stack only).
+        WhatsappEvent {
+            #[arg(long)]
+            account: AccountId,
+            #[arg(long)]
+            billing: BillingId,
+            #[arg(long)]
+            date: chrono::NaiveDate,
+            /// sent, delivered, read or failed.
+            #[arg(long)]
+            status: String,
+            /// With failed: the error's code (Meta's, e.g. 131026) and words.
+            #[arg(long)]
+            error: Option<String>,
+        },
     }
 
     #[derive(Subcommand, Debug)]
@@ -1089,6 +1179,12 @@ pub mod cli {
                 }
                 Command::Pix(PixCommand::Pay { .. }) => {
                     Some(("pix pay", "pays at the local PSP (on AWS the payer's bank pays the PSP)"))
+                }
+                Command::Reminders(RemindersCommand::SesEvent { .. }) => {
+                    Some(("reminders ses-event", "stands for SES's events (on AWS SES publishes them)"))
+                }
+                Command::Reminders(RemindersCommand::WhatsappEvent { .. }) => {
+                    Some(("reminders whatsapp-event", "stands for WhatsApp's statuses (on AWS Meta sends them)"))
                 }
                 _ => None,
             }

@@ -64,6 +64,8 @@ pub async fn local_stack() -> (SdkConfig, Store) {
     TABLE_READY
         .get_or_init(|| async {
             crate::local_stack::ensure_table(&db, &table).await.expect("create the test table");
+            // The reminders' sender, which moto's SES sends from once it is an identity.
+            crate::local_stack::ensure_sender(&config).await.expect("the reminder sender's SES identity");
         })
         .await;
     (config, Store::new(db, table))
@@ -113,6 +115,7 @@ pub struct DevServer {
     pub settlements_queue_url: String,
     pub cascades_queue_url: String,
     pub pix_charges_queue_url: String,
+    pub reminders_queue_url: String,
     /// The base URL of its Pix webhook listener (mutual TLS), when the local PSP's certificates are
     /// there (`LOCAL_PIX_CERTS`: infra/test starts the local PSP).
     pub pix_webhook_url: Option<String>,
@@ -242,12 +245,14 @@ impl DevServer {
         let settlements_queue_url = test_queue(&sqs, "settlements").await;
         let cascades_queue_url = test_queue(&sqs, "cascades").await;
         let pix_charges_queue_url = test_queue(&sqs, "pix-charges").await;
+        let reminders_queue_url = test_queue(&sqs, "reminders").await;
         let queues = billing_api::jobs::Queues::new(sqs, billet_queue_url.clone())
             .with_bulk_expansion(bulk_queue_url.clone())
             .with_webhook_deliveries(webhook_queue_url.clone())
             .with_settlements(settlements_queue_url.clone())
             .with_cascades(cascades_queue_url.clone())
-            .with_pix_charges(pix_charges_queue_url.clone());
+            .with_pix_charges(pix_charges_queue_url.clone())
+            .with_reminders(reminders_queue_url.clone());
         let queues = if lanes { queues.with_tenant_lanes() } else { queues };
         let vault = Arc::new(webhook_vault(&config).await);
         // Receivers on http://127.0.0.1 (the local switch), as the tests' senders deliver to them.
@@ -287,6 +292,7 @@ impl DevServer {
             settlements_queue_url,
             cascades_queue_url,
             pix_charges_queue_url,
+            reminders_queue_url,
             pix_webhook_url,
             queues,
             vault,
@@ -371,6 +377,23 @@ impl DevServer {
     /// handled.
     pub async fn remove_pix_charges(&self) -> usize {
         self.drain(&self.pix_charges_queue_url, &Worker::PixCharges).await
+    }
+
+    /// Starts `day`'s reminders on this server's queue (`reminders::run::start`) and runs the
+    /// reminders' worker until the queue is empty, as the schedule and the worker do on AWS;
+    /// returns how many different messages it handled (scans and reminders).
+    pub async fn send_reminders(
+        &self,
+        day: chrono::NaiveDate,
+        providers: &billing_api::reminders::providers::Providers,
+    ) -> usize {
+        billing_api::reminders::run::start(&self.store, &self.queues, day).await.expect("the run's scans");
+        let worker = Worker::Reminders(Box::new(crate::dev_server::Reminders {
+            store: self.store.clone(),
+            queues: self.queues.clone(),
+            providers: providers.clone(),
+        }));
+        self.drain(&self.reminders_queue_url, &worker).await
     }
 
     /// Runs `worker` over the queue until it is empty; returns how many different messages it

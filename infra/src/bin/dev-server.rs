@@ -102,6 +102,12 @@ async fn main() -> anyhow::Result<()> {
         ),
         None => println!("  Pix webhook:   off (no LOCAL_PIX_CERTS: infra/run starts the local PSP)"),
     }
+    println!(
+        "  Reminders:     from {} through moto's SES (read them at {}/moto-api/data.json); WhatsApp {}; run a day with infra/ops --local reminders run --date D",
+        billing_api::reminders::providers::default_sender(),
+        std::env::var("AWS_ENDPOINT_URL").unwrap_or_default(),
+        std::env::var("AWS_ENDPOINT_URL_SOCIALMESSAGING").map_or_else(|_| "off (no local stand-in)".to_owned(), |url| format!("through the local stand-in {url}"))
+    );
     println!("  Try:           curl -H 'Authorization: Bearer {}' {base}/v1/tags", demo.token);
     println!("Press Ctrl-C to stop.");
 
@@ -111,6 +117,7 @@ async fn main() -> anyhow::Result<()> {
     let settlements_queue = resources.queues[infra::local_stack::SETTLEMENTS_QUEUE].clone();
     let cascades_queue = resources.queues[infra::local_stack::CASCADES_QUEUE].clone();
     let pix_charges_queue = resources.queues[infra::local_stack::PIX_CHARGES_QUEUE].clone();
+    let reminders_queue = resources.queues[infra::local_stack::REMINDERS_QUEUE].clone();
     let sqs = aws_sdk_sqs::Client::new(&config);
     let queues = billing_api::jobs::Queues::new(sqs.clone(), billet_queue.clone())
         .with_bulk_expansion(bulk_queue.clone())
@@ -118,6 +125,7 @@ async fn main() -> anyhow::Result<()> {
         .with_settlements(settlements_queue.clone())
         .with_cascades(cascades_queue.clone())
         .with_pix_charges(pix_charges_queue.clone())
+        .with_reminders(reminders_queue.clone())
         .with_tenant_lanes();
     let vault = Arc::new(SecretBox::from_env(&config).await.context("the webhook master key")?);
     let sender = Sender {
@@ -146,6 +154,16 @@ async fn main() -> anyhow::Result<()> {
     let cascader = Worker::Cascader { store: store.clone() };
     tokio::spawn(infra::dev_server::run_fair_worker(sqs.clone(), cascades_queue, cascader));
     tokio::spawn(infra::dev_server::run_fair_worker(sqs.clone(), pix_charges_queue, Worker::PixCharges));
+    let reminders = infra::dev_server::Reminders {
+        store: store.clone(),
+        queues: queues.clone(),
+        providers: billing_api::reminders::providers::Providers::from_env(&config),
+    };
+    tokio::spawn(infra::dev_server::run_fair_worker(
+        sqs.clone(),
+        reminders_queue,
+        Worker::Reminders(Box::new(reminders)),
+    ));
     tokio::spawn(infra::dev_server::run_fair_worker(
         sqs.clone(),
         webhook_queue,

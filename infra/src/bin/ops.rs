@@ -19,8 +19,8 @@ use infra::cache_flush::CacheFlusher;
 use infra::ops;
 use infra::ops::cli::{
     AccountCommand, BankAccountCommand, BankRuleCommand, BillingCommand, CategoryCommand, Cli, Command, ContactCommand,
-    Destructive, PaymentCommand, PixCommand, RemittanceCommand, ReturnCommand, SaleCommand, TokenCommand,
-    WebhookCommand,
+    Destructive, PaymentCommand, PixCommand, RemindersCommand, RemittanceCommand, ReturnCommand, SaleCommand,
+    TokenCommand, WebhookCommand,
 };
 use infra::target::{self, Consent, LocalOnly, NotConfirmed, StackOutputs, Target};
 use infra::webhooks::WebhookOps;
@@ -243,6 +243,7 @@ async fn run(cli: Cli) -> anyhow::Result<serde_json::Value> {
             ops::payments_to_refund(&store, account, usize::from(limit)).await
         }
         Command::Pix(command) => pix(&store, &config, command).await,
+        Command::Reminders(command) => reminders(&store, &config, command).await,
         Command::Remittance(RemittanceCommand::List { account, limit }) => {
             infra::bank_files::list_remittances(&store, account, usize::from(limit)).await
         }
@@ -305,6 +306,42 @@ async fn webhook(
                 None => None,
             };
             ops.replay(account, event.as_deref(), since, limit).await
+        }
+    }
+}
+
+/// The `reminders` commands.
+async fn reminders(
+    store: &Store,
+    config: &aws_config::SdkConfig,
+    command: RemindersCommand,
+) -> anyhow::Result<serde_json::Value> {
+    use infra::reminder_ops;
+    match command {
+        RemindersCommand::Run { date, concurrency, rate } => {
+            let day = date.unwrap_or_else(billing_api::values::today);
+            Box::pin(reminder_ops::run_day(store, config, day, usize::from(concurrency), rate)).await
+        }
+        RemindersCommand::Schedule { account } => reminder_ops::show_schedule(store, account).await,
+        RemindersCommand::Setup { account, email_sender, whatsapp_phone_number_id, whatsapp_template } => {
+            let setup = billing_api::reminders::schedule::Setup {
+                email_sender: email_sender.map(Some),
+                whatsapp_phone_number_id: whatsapp_phone_number_id.map(Some),
+                whatsapp_template: whatsapp_template.map(Some),
+            };
+            reminder_ops::set_up(store, account, setup).await
+        }
+        RemindersCommand::Deliveries { account, billing } => {
+            reminder_ops::billing_deliveries(store, account, billing).await
+        }
+        RemindersCommand::Suppressed { account } => reminder_ops::suppressed(store, account).await,
+        RemindersCommand::Unsuppress { account, email } => reminder_ops::unsuppress(store, account, &email).await,
+        RemindersCommand::SesEvent { account, billing, date, kind } => {
+            Box::pin(reminder_ops::inject_ses_event(store, account, billing, date, &kind)).await
+        }
+        RemindersCommand::WhatsappEvent { account, billing, date, status, error } => {
+            Box::pin(reminder_ops::inject_whatsapp_event(store, account, billing, date, &status, error.as_deref()))
+                .await
         }
     }
 }

@@ -1,0 +1,181 @@
+//! The ops side of reminders (`infra/ops reminders …`): a day's run in the process, an account's
+//! schedule and senders, a billing's deliveries, suppressed addresses; and, for the local stack and
+//! the tests, what the providers would publish that moto does not (SES's configuration-set events,
+//! End User Messaging Social's WhatsApp statuses), built as they build them and handed to the same
+//! handler as the `reminder-events` function's SNS notifications. Nothing here is in the service.
+
+use anyhow::Context as _;
+use billing_api::reminders::deliveries::{self, Delivery};
+use billing_api::reminders::schedule::{self, Channel, Setup};
+use billing_api::reminders::{events, providers, run, suppression};
+use billing_api::store::Store;
+use billing_api::values::{AccountId, BillingId};
+use chrono::NaiveDate;
+use serde_json::{json, Value};
+
+/// Runs `day`'s reminders in this process (`reminders::run::run_day`), `rate` a second at most.
+pub async fn run_day(
+    store: &Store,
+    config: &aws_config::SdkConfig,
+    day: NaiveDate,
+    concurrency: usize,
+    rate: Option<f64>,
+) -> anyhow::Result<Value> {
+    let providers = match rate {
+        Some(rate) => providers::Providers::new(
+            config,
+            providers::default_sender(),
+            std::env::var("REMINDER_CONFIGURATION_SET").ok().filter(|s| !s.is_empty()),
+            rate,
+        ),
+        None => providers::Providers::from_env(config),
+    };
+    let started = std::time::Instant::now();
+    let report = run::run_day(store, &providers, day, concurrency).await?;
+    let mut value = serde_json::to_value(&report)?;
+    value["seconds"] = json!(started.elapsed().as_secs_f64());
+    Ok(value)
+}
+
+/// An account's schedule with its senders.
+pub async fn show_schedule(store: &Store, account: AccountId) -> anyhow::Result<Value> {
+    crate::ops::require_account(store, account).await?;
+    let schedule = schedule::of(store, account).await?;
+    Ok(json!({
+        "account_id": account,
+        "enabled": schedule.enabled,
+        "steps": schedule.steps,
+        "default": schedule.is_default(),
+        "email_sender": schedule.email_sender.clone().unwrap_or_else(providers::default_sender),
+        "whatsapp_phone_number_id": schedule.whatsapp_phone_number_id,
+        "whatsapp_template": schedule.whatsapp_template.as_deref().unwrap_or(schedule::DEFAULT_WHATSAPP_TEMPLATE),
+    }))
+}
+
+/// Sets an account's senders (`""` clears one).
+pub async fn set_up(store: &Store, account: AccountId, setup: Setup) -> anyhow::Result<Value> {
+    crate::ops::require_account(store, account).await?;
+    schedule::set_up(store, account, &setup).await?;
+    show_schedule(store, account).await
+}
+
+/// Every delivery of a billing (the newest [`deliveries::SHOWN`]), with where each went.
+pub async fn billing_deliveries(store: &Store, account: AccountId, billing: BillingId) -> anyhow::Result<Value> {
+    let found = deliveries::of_billing(store, account, billing).await?;
+    Ok(json!({ "account_id": account, "billing_id": billing, "deliveries": found }))
+}
+
+pub async fn suppressed(store: &Store, account: AccountId) -> anyhow::Result<Value> {
+    Ok(json!({ "account_id": account, "suppressed": suppression::list(store, account).await? }))
+}
+
+pub async fn unsuppress(store: &Store, account: AccountId, email: &str) -> anyhow::Result<Value> {
+    let lifted = suppression::lift(store, account, email).await?;
+    Ok(json!({ "account_id": account, "email": email.trim().to_lowercase(), "lifted": lifted }))
+}
+
+/// The delivery a billing got on `day` through `channel`.
+async fn delivery(
+    store: &Store,
+    account: AccountId,
+    billing: BillingId,
+    day: NaiveDate,
+    channel: Channel,
+) -> anyhow::Result<Delivery> {
+    deliveries::find(store, account, billing, day, channel).await?.with_context(|| {
+        format!("billing {billing} of account {account} got no {} reminder on {day}", channel.as_str())
+    })
+}
+
+/// The SES event of `kind` about `delivery`, as a configuration set publishes it to SNS.
+pub fn ses_event(delivery: &Delivery, kind: &str) -> anyhow::Result<Value> {
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let to = delivery.to.clone().unwrap_or_default();
+    let mail = json!({
+        "timestamp": now,
+        "source": providers::default_sender(),
+        "messageId": delivery.provider_id,
+        "destination": [to],
+        "tags": { providers::REFERENCE_TAG: [delivery.reference()] },
+    });
+    let event = match kind.to_ascii_uppercase().as_str() {
+        "DELIVERY" => json!({"eventType": "Delivery", "mail": mail, "delivery": {
+            "timestamp": now, "processingTimeMillis": 512, "recipients": [to],
+            "smtpResponse": "250 2.0.0 OK", "reportingMTA": "a8-70.smtp-out.amazonses.com"}}),
+        "BOUNCE" | "SOFT_BOUNCE" => {
+            let hard = kind.eq_ignore_ascii_case("BOUNCE");
+            json!({"eventType": "Bounce", "mail": mail, "bounce": {
+                "bounceType": if hard { "Permanent" } else { "Transient" },
+                "bounceSubType": if hard { "General" } else { "MailboxFull" },
+                "bouncedRecipients": [{"emailAddress": to, "action": "failed", "status": if hard { "5.1.1" } else { "4.2.2" },
+                    "diagnosticCode": if hard { "smtp; 550 5.1.1 user unknown" } else { "smtp; 452 4.2.2 mailbox full" }}],
+                "timestamp": now, "feedbackId": "0100-local"}})
+        }
+        "COMPLAINT" => json!({"eventType": "Complaint", "mail": mail, "complaint": {
+            "complainedRecipients": [{"emailAddress": to}], "timestamp": now, "feedbackId": "0100-local",
+            "complaintFeedbackType": "abuse"}}),
+        "REJECT" => json!({"eventType": "Reject", "mail": mail, "reject": {"reason": "Bad content"}}),
+        "DELIVERY_DELAY" => json!({"eventType": "DeliveryDelay", "mail": mail, "deliveryDelay": {
+            "timestamp": now, "delayType": "MailboxFull", "expirationTime": now,
+            "delayedRecipients": [{"emailAddress": to, "status": "4.2.2", "diagnosticCode": "smtp; 452 4.2.2 mailbox full"}]}}),
+        other => anyhow::bail!("--type {other:?}: DELIVERY, BOUNCE, SOFT_BOUNCE, COMPLAINT, REJECT or DELIVERY_DELAY"),
+    };
+    Ok(event)
+}
+
+/// The End User Messaging Social event of a WhatsApp `status` about `delivery`.
+pub fn whatsapp_event(delivery: &Delivery, status: &str, error: Option<&str>) -> anyhow::Result<Value> {
+    anyhow::ensure!(
+        ["sent", "delivered", "read", "failed"].contains(&status),
+        "--status {status:?}: sent, delivered, read or failed"
+    );
+    let mut state = json!({
+        "id": format!("wamid.{}", delivery.provider_id.clone().unwrap_or_default()),
+        "status": status,
+        "timestamp": chrono::Utc::now().timestamp().to_string(),
+        "recipient_id": delivery.to.clone().unwrap_or_default().trim_start_matches('+'),
+        "biz_opaque_callback_data": delivery.reference(),
+    });
+    if status == "failed" {
+        let (code, words) = error.and_then(|e| e.split_once(' ')).unwrap_or(("131026", "Message undeliverable"));
+        state["errors"] = json!([{"code": code.parse::<i64>().unwrap_or(131_026), "title": words,
+            "message": words, "error_data": {"details": words}}]);
+    }
+    let entry = json!({"id": "local-waba", "changes": [{"field": "messages", "value": {
+        "messaging_product": "whatsapp", "metadata": {"phone_number_id": "local"}, "statuses": [state]}}]});
+    Ok(json!({
+        "context": {"MetaWabaIds": [{"wabaId": "local-waba"}], "MetaPhoneNumberIds": [{"metaPhoneNumberId": "local"}]},
+        "whatsAppWebhookEntry": entry.to_string(),
+        "aws_account_id": "000000000000",
+        "message_timestamp": chrono::Utc::now().to_rfc3339(),
+    }))
+}
+
+/// Feeds SES's event `kind` about a billing's e-mail reminder of `day` to the events' handler.
+pub async fn inject_ses_event(
+    store: &Store,
+    account: AccountId,
+    billing: BillingId,
+    day: NaiveDate,
+    kind: &str,
+) -> anyhow::Result<Value> {
+    let delivery = delivery(store, account, billing, day, Channel::Email).await?;
+    let applied = events::apply(store, &ses_event(&delivery, kind)?.to_string()).await?;
+    let after = deliveries::find(store, account, billing, day, Channel::Email).await?;
+    Ok(json!({ "recorded": applied.recorded, "delivery": after }))
+}
+
+/// Feeds a WhatsApp `status` about a billing's WhatsApp reminder of `day` to the events' handler.
+pub async fn inject_whatsapp_event(
+    store: &Store,
+    account: AccountId,
+    billing: BillingId,
+    day: NaiveDate,
+    status: &str,
+    error: Option<&str>,
+) -> anyhow::Result<Value> {
+    let delivery = delivery(store, account, billing, day, Channel::Whatsapp).await?;
+    let applied = events::apply(store, &whatsapp_event(&delivery, status, error)?.to_string()).await?;
+    let after = deliveries::find(store, account, billing, day, Channel::Whatsapp).await?;
+    Ok(json!({ "recorded": applied.recorded, "delivery": after }))
+}
