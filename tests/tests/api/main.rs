@@ -23,6 +23,7 @@ mod pix;
 mod point_of_sale;
 mod printable_billets;
 mod rate_limits;
+mod reminders;
 mod round_trips;
 mod support;
 mod tags;
