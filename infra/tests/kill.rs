@@ -202,6 +202,126 @@ async fn a_server_killed_while_pix_payments_arrive_loses_none() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `infra/ops reminders run` killed with SIGKILL at a random moment while it e-mails a day's
+/// reminders, then run again to the end: every billing has one delivery, and no address got two
+/// e-mails (one killed in the provider's call is `failed`, not sent again: at most once).
+#[tokio::test]
+async fn a_reminders_run_killed_midway_sends_each_reminder_once() {
+    const BILLINGS: usize = 30;
+    let (config, _) = infra::testing::local_stack().await;
+    let seed: u64 = std::env::var("KILL_SEED").ok().and_then(|n| n.parse().ok()).unwrap_or_else(rand::random);
+    let kill_after = Duration::from_millis(rand::rngs::StdRng::seed_from_u64(seed).random_range(100..1_500));
+    eprintln!("reminders kill test: killed after {kill_after:?} (KILL_SEED={seed})");
+    let stack = Stack::new(200);
+    let dir = std::env::temp_dir().join(format!("billing-kill-reminders-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let demo = dir.join("demo.json");
+    let _ = std::fs::remove_file(&demo);
+    let (mut server, base, token, account) = stack.start(&demo).await;
+    let store = Store::new(aws_sdk_dynamodb::Client::new(&config), stack.table.clone());
+    let client = Client { http: billing_api::config::http_client(), base, token };
+    let (day, due) = ("2032-01-05", "2032-01-08");
+    let mut made = Vec::new();
+    for n in 0..BILLINGS {
+        let email = format!("kill-{}-{n}@example.com", stack.table);
+        let payer = json!({"contact": {"full_name": "Pagador Lembrado", "cpf": infra::testing::cpf(710_000_000 + n as u64),
+            "email": email, "address_postal_code": "01310-100", "address_street": "Avenida Paulista",
+            "address_number": "1000", "address_district": "Bela Vista", "address_city": "São Paulo", "address_state": "SP"}});
+        let payer = client.send(reqwest::Method::POST, "/contacts", Some(payer)).await.unwrap().1["id"].clone();
+        let mut body = billing_body(ContactId::new(payer.as_i64().unwrap()));
+        body["billing"]["due_date"] = json!(due);
+        let (status, billing) = client.send(reqwest::Method::POST, "/billings", Some(body)).await.unwrap();
+        assert_eq!(status, 201, "{billing}");
+        made.push((billing["id"].as_i64().unwrap(), email));
+    }
+    for (id, _) in &made {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let (_, billing) = client.send(reqwest::Method::GET, &format!("/billings/{id}"), None).await.unwrap();
+            if billing["bank_billets"][0]["digitable_line"].is_string() {
+                break;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "billing {id} got no billet");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    server.kill().await.unwrap();
+
+    let ops = std::path::Path::new(env!("CARGO_BIN_EXE_ops"));
+    let run = || {
+        let mut command = tokio::process::Command::new(ops);
+        command
+            .args(["reminders", "run", "--date", day, "--concurrency", "4", "--rate", "20"])
+            .env("TABLE_NAME", &stack.table)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true);
+        command
+    };
+    let mut first = run().spawn().expect("infra/ops reminders run");
+    tokio::time::sleep(kill_after).await;
+    first.start_kill().expect("SIGKILL the run");
+    let _ = first.wait().await;
+    let before = sent_to(&made).await;
+    let second = run().output().await.expect("infra/ops reminders run, again");
+    assert!(second.status.success(), "{}", String::from_utf8_lossy(&second.stdout));
+    let report: Value = serde_json::from_slice(&second.stdout).unwrap();
+    eprintln!("reminders kill test: {before} e-mails before the kill; the second run: {report}");
+    // A reminder the killed run had claimed is held until its claim expires; a run after that
+    // settles it (failed: it may have reached SES, so it is not sent again).
+    if report["failed"].as_u64() != Some(0) {
+        tokio::time::sleep(billing_api::reminders::send::LEASE + Duration::from_secs(1)).await;
+        let third = run().output().await.expect("infra/ops reminders run, a third time");
+        let report: Value = serde_json::from_slice(&third.stdout).unwrap();
+        assert_eq!(report["failed"], 0, "{report}");
+    }
+
+    let mut interrupted = 0;
+    for (id, email) in &made {
+        let found = billing_api::reminders::deliveries::of_billing(&store, account, BillingId::new(*id)).await.unwrap();
+        assert_eq!(found.len(), 1, "billing {id}: {found:?}");
+        let emails = emails_to(email).await;
+        assert!(emails <= 1, "{email} got {emails} e-mails");
+        match found[0].status {
+            billing_api::reminders::deliveries::Status::Sent => assert_eq!(emails, 1, "{email}"),
+            billing_api::reminders::deliveries::Status::Failed => interrupted += 1,
+            other => panic!("billing {id}: {other:?}"),
+        }
+    }
+    assert!(interrupted <= 4, "at most the run's four in flight were interrupted: {interrupted}");
+    let _ = aws_sdk_dynamodb::Client::new(&config).delete_table().table_name(&stack.table).send().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// How many e-mails moto's SES sent to `to`.
+async fn emails_to(to: &str) -> usize {
+    let endpoint = std::env::var("AWS_ENDPOINT_URL").expect("the local stack");
+    let data: Value = reqwest::get(format!("{endpoint}/moto-api/data.json")).await.unwrap().json().await.unwrap();
+    let quoted = format!("\"{to}\"");
+    let mut count = 0;
+    let mut stack = vec![data["ses"].clone()];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) if map.contains_key("destinations") => {
+                count += usize::from(map["destinations"].to_string().contains(&quoted));
+            }
+            Value::Object(map) => stack.extend(map.into_iter().map(|(_, v)| v)),
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    count
+}
+
+/// The e-mails sent to the addresses of `made` so far.
+async fn sent_to(made: &[(i64, String)]) -> usize {
+    let mut total = 0;
+    for (_, email) in made {
+        total += emails_to(email).await;
+    }
+    total
+}
+
 async fn one_run(config: &aws_config::SdkConfig, run: usize, kill_after: Duration) {
     let stack = Stack::new(run);
     let dir = std::env::temp_dir().join(format!("billing-kill-{}-{run}", std::process::id()));

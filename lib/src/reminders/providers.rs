@@ -31,6 +31,10 @@ pub fn default_sender() -> String {
 /// The sender of the local stack (verified in moto's SES by `infra/run` and `infra/test`).
 pub const LOCAL_SENDER: &str = "lembretes@cobrancas.local";
 
+/// The longest a provider call may take (connecting, sending, the answer): a sender's claim
+/// (`send::LEASE`) outlives it.
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// What a provider's refusal means.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Failure {
@@ -78,8 +82,16 @@ impl Providers {
         rate: f64,
     ) -> Providers {
         let once = aws_config::retry::RetryConfig::standard().with_max_attempts(1);
-        let ses = aws_sdk_sesv2::config::Builder::from(config).retry_config(once.clone()).build();
-        let whatsapp = aws_sdk_socialmessaging::config::Builder::from(config).retry_config(once).build();
+        let timeouts = aws_config::timeout::TimeoutConfig::builder()
+            .connect_timeout(Duration::from_secs(3))
+            .operation_timeout(CALL_TIMEOUT)
+            .build();
+        let ses = aws_sdk_sesv2::config::Builder::from(config)
+            .retry_config(once.clone())
+            .timeout_config(timeouts.clone())
+            .build();
+        let whatsapp =
+            aws_sdk_socialmessaging::config::Builder::from(config).retry_config(once).timeout_config(timeouts).build();
         Providers {
             ses: aws_sdk_sesv2::Client::from_conf(ses),
             whatsapp: aws_sdk_socialmessaging::Client::from_conf(whatsapp),

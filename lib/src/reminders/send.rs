@@ -29,8 +29,9 @@ use crate::values::{AccountId, BillingId, BillingStatus, Money, Timestamp};
 
 /// Calls to the provider a delivery gets at most.
 pub const MAX_ATTEMPTS: i64 = 6;
-/// How long a sender holds a claimed delivery: longer than a provider call with its timeouts.
-pub const LEASE: Duration = Duration::from_secs(60);
+/// How long a sender holds a claimed delivery: twice a provider call's longest
+/// (`providers::CALL_TIMEOUT`), so that a claim outlives the call it covers.
+pub const LEASE: Duration = Duration::from_secs(20);
 /// The pauses between the tries of a transient failure within one handling (the rest wait for the
 /// message's next delivery).
 const BACKOFF: [Duration; 2] = [Duration::from_millis(500), Duration::from_secs(2)];

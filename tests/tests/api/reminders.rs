@@ -34,7 +34,7 @@ fn providers(api: &Api) -> Providers {
 async fn payer(api: &Api, name: &str) -> (i64, String) {
     let email = format!("{name}-{}@example.com", api.account_id);
     let contact = json!({"contact": {
-        "full_name": "Maria da Silva", "cpf": cpf(api.account_id.get(), name), "email": email,
+        "full_name": "Maria da Silva", "cpf": infra::testing::cpf(cpf_base(api.account_id.get(), name)), "email": email,
         "cell_phone_area": "11", "cell_phone_number": format!("9{:08}", api.account_id.get() % 100_000_000),
         "address_postal_code": "01310-100", "address_street": "Avenida Paulista", "address_number": "1000",
         "address_district": "Bela Vista", "address_city": "São Paulo", "address_state": "SP"}});
@@ -42,25 +42,10 @@ async fn payer(api: &Api, name: &str) -> (i64, String) {
     (id, email)
 }
 
-/// A valid CPF of nine digits from the account and name (different per contact of a test).
-fn cpf(account: i64, name: &str) -> String {
+/// Nine digits from the account and name: a CPF of its own per contact of a test.
+fn cpf_base(account: i64, name: &str) -> u64 {
     let seed = account * 31 + name.bytes().map(i64::from).sum::<i64>();
-    let base: Vec<i64> =
-        format!("{:09}", seed.rem_euclid(1_000_000_000)).bytes().map(|b| i64::from(b - b'0')).collect();
-    let check = |digits: &[i64]| {
-        let n = digits.len() as i64 + 1;
-        let sum: i64 = digits.iter().enumerate().map(|(i, d)| d * (n - i as i64)).sum();
-        let rest = (sum * 10) % 11;
-        if rest == 10 {
-            0
-        } else {
-            rest
-        }
-    };
-    let mut digits = base.clone();
-    digits.push(check(&digits));
-    digits.push(check(&digits));
-    digits.iter().map(|d| d.to_string()).collect()
+    seed.rem_euclid(1_000_000_000).unsigned_abs()
 }
 
 /// A billing of `contact` due on `due`, its billet issued; its id.
