@@ -7,7 +7,7 @@ use chrono::NaiveDate;
 use rust_decimal::Decimal;
 use serde_json::Value;
 
-use crate::http::fields::{decimal_in, element, id_in, integer_in};
+use crate::http::fields::{decimal_in, element, elements, id_in, integer_in};
 use crate::http::{Fields, Sent};
 use crate::refusal::{Code, Problem};
 use crate::values::terms::{Interest, Penalty};
@@ -64,15 +64,6 @@ pub struct Draft {
     pub items: Vec<Item>,
     /// Σ quantity × amount, at least 5.00.
     pub amount: Money,
-}
-
-/// An array, or a form's object of index → value.
-fn elements(value: &Value) -> Vec<&Value> {
-    match value {
-        Value::Array(items) => items.iter().collect(),
-        Value::Object(map) => map.values().collect(),
-        _ => Vec::new(),
-    }
 }
 
 /// The longest description of an item, in characters.

@@ -60,6 +60,15 @@ pub fn decimal_in(value: Option<&Value>) -> Sent<Decimal> {
     read(value, money::parse)
 }
 
+/// An array, or a form's object of index → value (its values in the order sent).
+pub fn elements(value: &Value) -> Vec<&Value> {
+    match value {
+        Value::Array(items) => items.iter().collect(),
+        Value::Object(map) => map.values().collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// The path of the element `index` (from 0, as the client sent it) of the list `list`:
 /// `billing_items[2]`. A form's object of index → value counts its values in order.
 pub fn element(list: &str, index: usize) -> String {

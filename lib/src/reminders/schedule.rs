@@ -13,6 +13,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::http::fields::{elements, integer_in};
 use crate::http::Fields;
 use crate::refusal::{Problem, Refusal};
 use crate::store::stored::{self, Key, Stored};
@@ -195,7 +196,8 @@ impl Change {
         let enabled = fields.boolean("enabled", "Ativo", &mut errors).map(|v| v.unwrap_or(true));
         let steps = match fields.raw("steps") {
             None => None,
-            Some(Value::Array(list)) => Some(steps(list, &mut errors)),
+            // A list, or a form's object of index → step (`steps[0][days]=-3`).
+            Some(list @ (Value::Array(_) | Value::Object(_))) => Some(steps(&elements(list), &mut errors)),
             Some(_) => {
                 errors.push(Problem::invalid("steps", "Etapas devem ser uma lista de {days, channels}"));
                 None
@@ -210,7 +212,7 @@ impl Change {
 }
 
 /// The steps of a list, sorted by day; a problem for each element that breaks a rule.
-fn steps(list: &[Value], errors: &mut Vec<Problem>) -> Vec<Step> {
+fn steps(list: &[&Value], errors: &mut Vec<Problem>) -> Vec<Step> {
     if list.len() > MAX_STEPS {
         errors.push(Problem::too_long("steps", format!("Etapas: no máximo {MAX_STEPS}")));
         return Vec::new();
@@ -222,10 +224,8 @@ fn steps(list: &[Value], errors: &mut Vec<Problem>) -> Vec<Step> {
             errors.push(Problem::invalid(format!("steps[{n}]"), "Cada etapa é um objeto {days, channels}"));
             continue;
         };
-        let days = match object.get("days") {
-            Some(Value::Number(number)) => number.as_i64(),
-            _ => None,
-        };
+        // A number, or a form's text of one.
+        let days = integer_in(object.get("days")).given();
         let days = match days {
             Some(days) if DAYS.contains(&days) => Some(days),
             Some(_) => {
@@ -238,8 +238,9 @@ fn steps(list: &[Value], errors: &mut Vec<Problem>) -> Vec<Step> {
                 None
             }
         };
-        let channels = match object.get("channels") {
-            Some(Value::Array(names)) if !names.is_empty() => {
+        let names = object.get("channels").map(elements).unwrap_or_default();
+        let channels = match names {
+            names if !names.is_empty() => {
                 let parsed: Option<BTreeSet<Channel>> =
                     names.iter().map(|name| name.as_str().and_then(Channel::parse)).collect();
                 match parsed {
@@ -383,7 +384,7 @@ mod tests {
 
         let Err(Refusal::Invalid(problems)) = parsed(json!({"steps": [
             {"days": 61, "channels": ["email"]},
-            {"days": "2", "channels": ["email"]},
+            {"days": "dois", "channels": ["email"]},
             {"days": 1, "channels": []},
             {"days": 2, "channels": ["sms"]},
             {"days": 3, "channels": ["email", "email"]},
@@ -407,6 +408,9 @@ mod tests {
             ]
         );
         assert!(parsed(json!({"steps": "daily"})).is_err());
+        // A form's steps: objects of index → value, numbers as text.
+        let form = parsed(json!({"steps": {"0": {"days": "-2", "channels": {"0": "email"}}}})).unwrap();
+        assert_eq!(form.steps.unwrap(), [Step { days: -2, channels: vec![Channel::Email] }]);
         let many: Vec<Value> = (0..11).map(|d| json!({"days": d, "channels": ["email"]})).collect();
         assert!(parsed(json!({ "steps": many })).is_err());
         assert_eq!(parsed(json!({})).unwrap(), Change::default());

@@ -337,6 +337,12 @@ async fn the_account_sets_its_schedule_and_the_run_follows_it() {
     let later = billing_due(&api, &s, contact, day("2031-04-22")).await;
     run_day(&api, day("2031-04-23")).await;
     assert!(deliveries(&api, later).await.is_empty(), "off: none");
+
+    // A form sends the steps by index.
+    let form = "reminder_schedule[enabled]=true&reminder_schedule[steps][0][days]=-3&reminder_schedule[steps][0][channels][0]=email";
+    let shown = api.form(reqwest::Method::PUT, "/v1/reminder_schedule", form).await.expect(200).body;
+    assert_eq!(shown["steps"], json!([{"days": -3, "channels": ["email"]}]), "{shown}");
+    assert_eq!(shown["enabled"], true);
 }
 
 #[tokio::test]
