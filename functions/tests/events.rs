@@ -771,7 +771,7 @@ async fn the_reminder_events_run_through_their_functions() {
     let providers = Providers::new(&config, LOCAL_SENDER.to_owned(), None, 1_000.0);
     let mut message = fixture("reminder-worker-sqs.json");
     let mut job: Value = serde_json::from_str(message["Records"][0]["body"].as_str().unwrap()).unwrap();
-    assert_eq!(job["job"], "send");
+    assert_eq!(job["kind"], "reminder");
     job["account_id"] = account.get().into();
     message["Records"][0]["body"] = Value::String(job.to_string());
     let message: SqsEvent = serde_json::from_value(message).expect("an SQS event");

@@ -13,6 +13,9 @@ use billing_api::values::{AccountId, BillingId};
 use chrono::NaiveDate;
 use serde_json::{json, Value};
 
+/// The demo account's WhatsApp number on the local stand-in (infra/local/whatsapp.py).
+pub const LOCAL_WHATSAPP_NUMBER: &str = "phone-number-id-00000000000000000000000000000001";
+
 /// Runs `day`'s reminders in this process (`reminders::run::run_day`), `rate` a second at most.
 pub async fn run_day(
     store: &Store,

@@ -116,6 +116,7 @@ pub struct DevServer {
     pub cascades_queue_url: String,
     pub pix_charges_queue_url: String,
     pub reminders_queue_url: String,
+    pub reminder_scans_queue_url: String,
     /// The base URL of its Pix webhook listener (mutual TLS), when the local PSP's certificates are
     /// there (`LOCAL_PIX_CERTS`: infra/test starts the local PSP).
     pub pix_webhook_url: Option<String>,
@@ -246,13 +247,15 @@ impl DevServer {
         let cascades_queue_url = test_queue(&sqs, "cascades").await;
         let pix_charges_queue_url = test_queue(&sqs, "pix-charges").await;
         let reminders_queue_url = test_queue(&sqs, "reminders").await;
+        let reminder_scans_queue_url = test_queue(&sqs, "reminder-scans").await;
         let queues = billing_api::jobs::Queues::new(sqs, billet_queue_url.clone())
             .with_bulk_expansion(bulk_queue_url.clone())
             .with_webhook_deliveries(webhook_queue_url.clone())
             .with_settlements(settlements_queue_url.clone())
             .with_cascades(cascades_queue_url.clone())
             .with_pix_charges(pix_charges_queue_url.clone())
-            .with_reminders(reminders_queue_url.clone());
+            .with_reminders(reminders_queue_url.clone())
+            .with_reminder_scans(reminder_scans_queue_url.clone());
         let queues = if lanes { queues.with_tenant_lanes() } else { queues };
         let vault = Arc::new(webhook_vault(&config).await);
         // Receivers on http://127.0.0.1 (the local switch), as the tests' senders deliver to them.
@@ -293,6 +296,7 @@ impl DevServer {
             cascades_queue_url,
             pix_charges_queue_url,
             reminders_queue_url,
+            reminder_scans_queue_url,
             pix_webhook_url,
             queues,
             vault,
@@ -379,9 +383,10 @@ impl DevServer {
         self.drain(&self.pix_charges_queue_url, &Worker::PixCharges).await
     }
 
-    /// Starts `day`'s reminders on this server's queue (`reminders::run::start`) and runs the
-    /// reminders' worker until the queue is empty, as the schedule and the worker do on AWS;
-    /// returns how many different messages it handled (scans and reminders).
+    /// Starts `day`'s reminders on this server's scans queue (`reminders::run::start`) and runs
+    /// the reminders' worker over it until it is empty, then over the reminders queue, as the
+    /// schedule and the worker do on AWS (where the scans, quick, run beside the sends); returns
+    /// how many different messages it handled (scans and reminders).
     pub async fn send_reminders(
         &self,
         day: chrono::NaiveDate,
@@ -393,7 +398,8 @@ impl DevServer {
             queues: self.queues.clone(),
             providers: providers.clone(),
         }));
-        self.drain(&self.reminders_queue_url, &worker).await
+        let scans = self.drain(&self.reminder_scans_queue_url, &worker).await;
+        scans + self.drain(&self.reminders_queue_url, &worker).await
     }
 
     /// Runs `worker` over the queue until it is empty; returns how many different messages it

@@ -193,6 +193,11 @@ fn event_of(binary: &str) -> anyhow::Result<Bytes> {
         // No PSP link for the fixture's account: the Pix is not ours, nothing changes.
         "pix-webhook" => "pix-webhook.json",
         "pix-reconciler" => "pix-reconcile-schedule.json",
+        // A reminder of a billing the fixture's account does not have: read, and nothing to send.
+        "reminder-worker" => "reminder-worker-sqs.json",
+        "reminder-planner" => "reminder-planner-schedule.json",
+        // No delivery of the fixture's reference: read, and ignored.
+        "reminder-events" => "reminder-events-ses.json",
         "outbox-dispatcher" => "outbox-dispatcher-stream.json",
         "webhook-sender" => "webhook-sender-sqs.json",
         // Nothing due in a fresh table: the job reads the markers' partitions and reports.

@@ -102,6 +102,15 @@ async fn main() -> anyhow::Result<()> {
         ),
         None => println!("  Pix webhook:   off (no LOCAL_PIX_CERTS: infra/run starts the local PSP)"),
     }
+    // With the local WhatsApp stand-in, the demo account sends WhatsApp reminders too.
+    let whatsapp = std::env::var("AWS_ENDPOINT_URL_SOCIALMESSAGING").is_ok();
+    if whatsapp {
+        let setup = billing_api::reminders::schedule::Setup {
+            whatsapp_phone_number_id: Some(Some(infra::reminder_ops::LOCAL_WHATSAPP_NUMBER.to_owned())),
+            ..Default::default()
+        };
+        billing_api::reminders::schedule::set_up(&store, demo.account_id, &setup).await.context("the demo's WhatsApp number")?;
+    }
     println!(
         "  Reminders:     from {} through moto's SES (read them at {}/moto-api/data.json); WhatsApp {}; run a day with infra/ops --local reminders run --date D",
         billing_api::reminders::providers::default_sender(),
@@ -118,6 +127,7 @@ async fn main() -> anyhow::Result<()> {
     let cascades_queue = resources.queues[infra::local_stack::CASCADES_QUEUE].clone();
     let pix_charges_queue = resources.queues[infra::local_stack::PIX_CHARGES_QUEUE].clone();
     let reminders_queue = resources.queues[infra::local_stack::REMINDERS_QUEUE].clone();
+    let reminder_scans_queue = resources.queues[infra::local_stack::REMINDER_SCANS_QUEUE].clone();
     let sqs = aws_sdk_sqs::Client::new(&config);
     let queues = billing_api::jobs::Queues::new(sqs.clone(), billet_queue.clone())
         .with_bulk_expansion(bulk_queue.clone())
@@ -126,6 +136,7 @@ async fn main() -> anyhow::Result<()> {
         .with_cascades(cascades_queue.clone())
         .with_pix_charges(pix_charges_queue.clone())
         .with_reminders(reminders_queue.clone())
+        .with_reminder_scans(reminder_scans_queue.clone())
         .with_tenant_lanes();
     let vault = Arc::new(SecretBox::from_env(&config).await.context("the webhook master key")?);
     let sender = Sender {

@@ -190,39 +190,40 @@ impl Message for PixCharge {
     }
 }
 
-/// The reminders' work (`reminders::run`), on the reminders queue: a page of the due-day index to
-/// read (`"job": "scan"`, the service's: account 0), or one billing's reminder of one day to send
-/// (`"job": "send"`, its account's):
-/// `{"kind": "reminder", "account_id": 0, "job": "scan", "day": "2026-11-27", "days": -3, "shard": 5, "after": null}`,
-/// `{"kind": "reminder", "account_id": 7, "job": "send", "billing_id": 12, "day": "2026-11-27", "days": -3, "due_date": "2026-11-30", "channels": ["email"]}`.
-/// A scan sends its page's reminders and then the next page's scan; a copy of either is
-/// harmless: each delivery is written only if absent.
+/// A page of the reminders' due-day index to read (`reminders::run`), on the reminder scans
+/// queue (the service's work: account 0):
+/// `{"kind": "reminder_scan", "account_id": 0, "day": "2026-11-27", "days": -3, "shard": 5, "after": null}`.
+/// A scan sends its page's reminders to the reminders queue and then the next page's scan; a copy
+/// is harmless: each delivery is written only if absent.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReminderScan {
+    pub day: chrono::NaiveDate,
+    pub days: i64,
+    pub shard: i64,
+    /// Where the page starts: the index's `LastEvaluatedKey` (`gsi1pk`, `gsi1sk`, `pk`, `sk`).
+    #[serde(default)]
+    pub after: Option<std::collections::BTreeMap<String, String>>,
+}
+
+impl Message for ReminderScan {
+    const KIND: &'static str = "reminder_scan";
+
+    fn account(&self) -> AccountId {
+        AccountId::new(0)
+    }
+}
+
+/// One billing's reminder of one day to send (`reminders::send`), on the reminders queue under
+/// its account:
+/// `{"kind": "reminder", "account_id": 7, "billing_id": 12, "day": "2026-11-27", "days": -3, "due_date": "2026-11-30", "channels": ["email"]}`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Reminder {
     pub account_id: AccountId,
-    #[serde(flatten)]
-    pub job: ReminderJob,
-}
-
-/// What a [`Reminder`] message asks for.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "job", rename_all = "snake_case")]
-pub enum ReminderJob {
-    Scan {
-        day: chrono::NaiveDate,
-        days: i64,
-        shard: i64,
-        /// Where the page starts: the index's `LastEvaluatedKey` (`gsi1pk`, `gsi1sk`, `pk`, `sk`).
-        #[serde(default)]
-        after: Option<std::collections::BTreeMap<String, String>>,
-    },
-    Send {
-        billing_id: BillingId,
-        day: chrono::NaiveDate,
-        days: i64,
-        due_date: chrono::NaiveDate,
-        channels: Vec<String>,
-    },
+    pub billing_id: BillingId,
+    pub day: chrono::NaiveDate,
+    pub days: i64,
+    pub due_date: chrono::NaiveDate,
+    pub channels: Vec<String>,
 }
 
 impl Message for Reminder {
@@ -275,6 +276,7 @@ pub struct Queues {
     cascades: Option<String>,
     pix_charges: Option<String>,
     reminders: Option<String>,
+    reminder_scans: Option<String>,
     /// The local stack's lanes per tenant, made at their first message; `None` on AWS.
     lanes: Option<Arc<Lanes>>,
 }
@@ -325,6 +327,7 @@ impl Queues {
             cascades: None,
             pix_charges: None,
             reminders: None,
+            reminder_scans: None,
             lanes: None,
         }
     }
@@ -353,6 +356,10 @@ impl Queues {
         Queues { reminders: Some(url), ..self }
     }
 
+    pub fn with_reminder_scans(self, url: String) -> Self {
+        Queues { reminder_scans: Some(url), ..self }
+    }
+
     /// The local stack's stand-in for fair queues: each tenant's messages go to a lane of their
     /// own beside their queue (made at the first, with the queue's visibility timeout, DLQ and
     /// retention), for a worker that takes the lanes in turn.
@@ -371,6 +378,7 @@ impl Queues {
         let cascades = var("CASCADES_QUEUE_URL");
         let any = billet_registration.is_some()
             || var("REMINDERS_QUEUE_URL").is_some()
+            || var("REMINDER_SCANS_QUEUE_URL").is_some()
             || webhook_deliveries.is_some()
             || settlements.is_some()
             || cascades.is_some();
@@ -387,6 +395,7 @@ impl Queues {
             cascades,
             pix_charges: var("PIX_CHARGES_QUEUE_URL"),
             reminders: var("REMINDERS_QUEUE_URL"),
+            reminder_scans: var("REMINDER_SCANS_QUEUE_URL"),
             lanes: None,
         })
     }
@@ -471,6 +480,7 @@ impl Queues {
             Cascade::KIND => self.cascades.as_deref(),
             PixCharge::KIND => self.pix_charges.as_deref(),
             Reminder::KIND => self.reminders.as_deref(),
+            ReminderScan::KIND => self.reminder_scans.as_deref(),
             _ => None,
         };
         url.filter(|url| !url.is_empty())

@@ -5,10 +5,13 @@
 //! together (one batch read), and each billing whose account has the step gets its reminder.
 //! Nothing reads an account's billings: a day costs about its due billings' index entries.
 //!
-//! On AWS the scheduler starts the run ([`start`]: a scan message per step and shard); each scan
-//! reads one page, sends its reminders to the queue (each under its account: the fair queue serves
-//! tenants in turn) and then the next page's scan. Locally, `infra/ops reminders run` runs a whole
-//! day in the process ([`run_day`]) through the same page and sender.
+//! On AWS the scheduler starts the run ([`start`]: a scan message per step and shard on the scans
+//! queue); each scan reads one page, sends its reminders to the reminders queue (each under its
+//! account: the fair queue serves tenants in turn) and then the next page's scan. Scans have a
+//! queue of their own so that they never wait behind reminders: a small account's reminders are
+//! queued within the scans' few seconds, not after a big account's backlog. Locally,
+//! `infra/ops reminders run` runs a whole day in the process ([`run_day`]) through the same page
+//! and sender.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -20,7 +23,7 @@ use futures::StreamExt as _;
 use super::providers::Providers;
 use super::schedule::{self, Channel};
 use super::send::{self, Reminder};
-use crate::jobs::{self, Message as _, Queues, ReminderJob};
+use crate::jobs::{self, Message as _, Queues, ReminderScan};
 use crate::store::{keys, Item, Store, StoreResult};
 use crate::store::{KeyRange, Sort};
 use crate::values::AccountId;
@@ -64,18 +67,17 @@ pub async fn page(
     Ok((reminders, found.next))
 }
 
-/// Starts `day`'s run on the reminders queue: a scan of the first page of each step in use and
-/// shard; how many.
+/// Starts `day`'s run on the scans queue: a scan of the first page of each step in use and shard;
+/// how many.
 pub async fn start(store: &Store, queues: &Queues, day: NaiveDate) -> anyhow::Result<usize> {
     let steps = schedule::days_in_use(store).await?;
     let mut bodies = Vec::new();
     for days in &steps {
         for shard in 0..keys::REMINDER_INDEX_SHARDS {
-            let scan = ReminderJob::Scan { day, days: *days, shard, after: None };
-            bodies.push(jobs::body(&jobs::Reminder { account_id: SERVICE, job: scan })?);
+            bodies.push(jobs::body(&ReminderScan { day, days: *days, shard, after: None })?);
         }
     }
-    queues.send_bodies(jobs::Reminder::KIND, SERVICE, &bodies, 0).await?;
+    queues.send_bodies(ReminderScan::KIND, SERVICE, &bodies, 0).await?;
     Ok(bodies.len())
 }
 
@@ -83,13 +85,11 @@ pub async fn start(store: &Store, queues: &Queues, day: NaiveDate) -> anyhow::Re
 fn send_message(reminder: &Reminder) -> jobs::Reminder {
     jobs::Reminder {
         account_id: reminder.account_id,
-        job: ReminderJob::Send {
-            billing_id: reminder.billing_id,
-            day: reminder.day,
-            days: reminder.days,
-            due_date: reminder.due_date,
-            channels: reminder.channels.iter().map(|c| c.as_str().to_owned()).collect(),
-        },
+        billing_id: reminder.billing_id,
+        day: reminder.day,
+        days: reminder.days,
+        due_date: reminder.due_date,
+        channels: reminder.channels.iter().map(|c| c.as_str().to_owned()).collect(),
     }
 }
 
@@ -102,51 +102,60 @@ fn item_of(cursor: &BTreeMap<String, String>) -> Item {
     cursor.iter().map(|(k, v)| (k.clone(), AttributeValue::S(v.clone()))).collect()
 }
 
-/// What handling one message did.
+/// What a scan did: the reminders it queued, and whether a next page follows.
 #[derive(Debug, Default)]
-pub enum Handled {
-    /// A scan: the reminders it queued, and whether a next page follows.
-    Scanned { queued: usize, more: bool },
-    /// A reminder: each channel's outcome.
-    Sent(send::Sent),
-    #[default]
-    Nothing,
+pub struct Scanned {
+    pub queued: usize,
+    pub more: bool,
 }
 
-/// Handles a message of the reminders queue.
-pub async fn handle(
-    store: &Store,
-    queues: &Queues,
-    providers: &Providers,
-    message: jobs::Reminder,
-) -> anyhow::Result<Handled> {
-    match message.job {
-        ReminderJob::Scan { day, days, shard, after } => {
-            let (reminders, next) = page(store, day, days, shard, after.as_ref().map(item_of)).await?;
-            let mut by_account: BTreeMap<AccountId, Vec<String>> = BTreeMap::new();
-            for reminder in &reminders {
-                by_account.entry(reminder.account_id).or_default().push(jobs::body(&send_message(reminder))?);
-            }
-            for (account, bodies) in &by_account {
-                queues.send_bodies(jobs::Reminder::KIND, *account, bodies, 0).await?;
-            }
-            if let Some(next) = &next {
-                let scan = ReminderJob::Scan { day, days, shard, after: Some(cursor_of(next)) };
-                queues.send(&jobs::Reminder { account_id: SERVICE, job: scan }).await?;
-            }
-            Ok(Handled::Scanned { queued: reminders.len(), more: next.is_some() })
-        }
-        ReminderJob::Send { billing_id, day, days, due_date, channels } => {
-            let channels = channels.iter().filter_map(|c| Channel::parse(c)).collect();
-            let reminder = Reminder { account_id: message.account_id, billing_id, day, days, due_date, channels };
-            Ok(Handled::Sent(send::send(store, providers, &reminder).await?))
-        }
+/// Handles a scan: its page's reminders to the reminders queue, each account's together, then the
+/// next page's scan.
+pub async fn scan(store: &Store, queues: &Queues, message: ReminderScan) -> anyhow::Result<Scanned> {
+    let ReminderScan { day, days, shard, after } = message;
+    let (reminders, next) = page(store, day, days, shard, after.as_ref().map(item_of)).await?;
+    let mut by_account: BTreeMap<AccountId, Vec<String>> = BTreeMap::new();
+    for reminder in &reminders {
+        by_account.entry(reminder.account_id).or_default().push(jobs::body(&send_message(reminder))?);
     }
+    for (account, bodies) in &by_account {
+        queues.send_bodies(jobs::Reminder::KIND, *account, bodies, 0).await?;
+    }
+    if let Some(next) = &next {
+        queues.send(&ReminderScan { day, days, shard, after: Some(cursor_of(next)) }).await?;
+    }
+    Ok(Scanned { queued: reminders.len(), more: next.is_some() })
 }
 
-/// The reminders queue's worker: a batch of messages, each handled once at most in the process.
+/// Sends a queued reminder.
+pub async fn deliver(store: &Store, providers: &Providers, message: jobs::Reminder) -> anyhow::Result<send::Sent> {
+    let jobs::Reminder { account_id, billing_id, day, days, due_date, channels } = message;
+    let channels = channels.iter().filter_map(|c| Channel::parse(c)).collect();
+    let reminder = Reminder { account_id, billing_id, day, days, due_date, channels };
+    send::send(store, providers, &reminder).await
+}
+
+/// The reminders' worker over a batch of either queue (one function takes both): scans and
+/// reminders, each handled once at most in the process; the failed ones go back.
 pub async fn handle_batch(store: &Store, queues: &Queues, providers: &Providers, event: SqsEvent) -> SqsBatchResponse {
-    jobs::handle_batch(event, "reminder", |message: jobs::Reminder| handle(store, queues, providers, message)).await
+    let is_scan = |record: &aws_lambda_events::event::sqs::SqsMessage| {
+        let body = record.body.as_deref().unwrap_or_default();
+        serde_json::from_str::<serde_json::Value>(body)
+            .is_ok_and(|value| value.get("kind").and_then(|k| k.as_str()) == Some(ReminderScan::KIND))
+    };
+    let (scans, sends): (Vec<_>, Vec<_>) = event.records.into_iter().partition(is_scan);
+    let of = |records| {
+        let mut event = SqsEvent::default();
+        event.records = records;
+        event
+    };
+    let (scans, sends) = (of(scans), of(sends));
+    let (mut scanned, sent) = tokio::join!(
+        jobs::handle_batch(scans, "reminder scan", |message: ReminderScan| scan(store, queues, message)),
+        jobs::handle_batch(sends, "reminder", |message: jobs::Reminder| deliver(store, providers, message)),
+    );
+    scanned.batch_item_failures.extend(sent.batch_item_failures);
+    scanned
 }
 
 /// What a day's run did.

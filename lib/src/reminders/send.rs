@@ -73,16 +73,16 @@ pub async fn send(store: &Store, providers: &Providers, reminder: &Reminder) -> 
     if !still_due(&billing, reminder) {
         return Ok(Vec::new());
     }
-    let schedule = schedule::of(store, account).await?;
+    // The schedule and the contact at once: one round trip.
+    let (schedule, contact) = tokio::try_join!(
+        schedule::of(store, account),
+        records::find_referenced::<Contact>(store, account, billing.contact_id),
+    )?;
     let channels: Vec<Channel> =
         schedule.channels_on(reminder.days).into_iter().filter(|c| reminder.channels.contains(c)).collect();
     if channels.is_empty() {
         return Ok(Vec::new());
     }
-    let contact = match billing.contact_id {
-        Some(contact) => records::find::<Contact>(store, account, contact).await?,
-        None => None,
-    };
     let letter = billets.first().and_then(|billet| letter_of(&billing, billet, contact.as_ref(), reminder.day));
     let mut sent = Vec::new();
     for channel in channels {
