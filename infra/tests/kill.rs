@@ -253,6 +253,7 @@ async fn a_reminders_run_killed_midway_sends_each_reminder_once() {
         command
             .args(["reminders", "run", "--date", day, "--concurrency", "4", "--rate", "20"])
             .env("TABLE_NAME", &stack.table)
+            .env("PAYER_BASE_URL", client.base.trim_end_matches("/v1"))
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
             .kill_on_drop(true);

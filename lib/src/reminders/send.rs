@@ -84,6 +84,14 @@ pub async fn send(store: &Store, providers: &Providers, reminder: &Reminder) -> 
         return Ok(Vec::new());
     }
     let letter = billets.first().and_then(|billet| letter_of(&billing, billet, contact.as_ref(), reminder.day));
+    // A link without the payer pages' address would reach the payer broken: a configuration error
+    // (the message fails, and its alarm says so), never a reminder sent.
+    if let Some(letter) = &letter {
+        anyhow::ensure!(
+            letter.pay_url.starts_with("http"),
+            "PAYER_BASE_URL is not set: the reminder's links would be relative"
+        );
+    }
     let mut sent = Vec::new();
     for channel in channels {
         let to = Recipient::of(channel, contact.as_ref(), letter.as_ref());
