@@ -109,7 +109,9 @@ async fn main() -> anyhow::Result<()> {
             whatsapp_phone_number_id: Some(Some(infra::reminder_ops::LOCAL_WHATSAPP_NUMBER.to_owned())),
             ..Default::default()
         };
-        billing_api::reminders::schedule::set_up(&store, demo.account_id, &setup).await.context("the demo's WhatsApp number")?;
+        billing_api::reminders::schedule::set_up(&store, demo.account_id, &setup)
+            .await
+            .context("the demo's WhatsApp number")?;
     }
     println!(
         "  Reminders:     from {} through moto's SES (read them at {}/moto-api/data.json); WhatsApp {}; run a day with infra/ops --local reminders run --date D",
