@@ -14,13 +14,13 @@ Env: OPS_BIN (the ops binary) with TABLE_NAME and the local AWS settings (AWS_EN
 """
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -34,16 +34,12 @@ def step(text):
     print(f"-- {text}", flush=True)
 
 
-def call(base, token, method, path, body=None):
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(base + path, data=data, method=method)
-    request.add_header("Authorization", f"Bearer {token}")
-    request.add_header("Content-Type", "application/json")
-    try:
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            return answer.status, json.loads(answer.read() or b"null")
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null")
+def load_payer_page_check():
+    """infra/payer-page-check.py as a module: its API client."""
+    spec = importlib.util.spec_from_file_location("payer_page_check", ROOT / "infra" / "payer-page-check.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def emails_to(address):
@@ -72,7 +68,7 @@ def main():
     parser.add_argument("--axe", required=True)
     args = parser.parse_args()
     demo = json.loads(Path(args.demo).read_text())
-    base, token = args.base_url, demo["token"]
+    api = load_payer_page_check().Api(args.base_url, demo["token"])
 
     step("a payer with an e-mail and a billing due on " + DUE)
     address = f"lembrete-{int(time.time() * 1000)}@example.com"
@@ -80,16 +76,16 @@ def main():
                            "address_postal_code": "01310-100", "address_street": "Avenida Paulista",
                            "address_number": "1000", "address_district": "Bela Vista",
                            "address_city": "São Paulo", "address_state": "SP"}}
-    status, made = call(base, token, "POST", "/v1/contacts", contact)
+    status, made = api.call("POST", "/v1/contacts", contact)
     assert status == 201, f"contact: {status} {made}"
     billing = {"billing": {"bank_rule_id": 1, "bill_category_id": 1, "contact_id": made["id"], "due_date": DUE,
                            "billing_items": [{"description": "Mensalidade", "quantity": 1, "amount": "150.00"}]}}
-    status, made = call(base, token, "POST", "/v1/billings", billing)
+    status, made = api.call("POST", "/v1/billings", billing)
     assert status == 201, f"billing: {status} {made}"
     billing_id = made["id"]
     billet = None
     for _ in range(150):
-        _, shown = call(base, token, "GET", f"/v1/billings/{billing_id}")
+        _, shown = api.call("GET", f"/v1/billings/{billing_id}")
         billets = shown.get("bank_billets") or []
         if billets and billets[0].get("digitable_line"):
             billet = billets[0]
@@ -102,7 +98,7 @@ def main():
     assert ran.returncode == 0, ran.stderr
     report = json.loads(ran.stdout)
     assert report["statuses"].get("sent", 0) >= 1, report
-    _, shown = call(base, token, "GET", f"/v1/billings/{billing_id}")
+    _, shown = api.call("GET", f"/v1/billings/{billing_id}")
     log = shown["billing_reminder_deliveries"]
     assert [(d["channel"], d["status"]) for d in log] == [("email", "sent")], log
 
@@ -131,7 +127,7 @@ def main():
         page.wait_for_load_state()
         assert "Lembretes cancelados" in page.inner_text("body"), page.content()
         browser.close()
-    _, shown = call(base, token, "GET", f"/v1/contacts/{shown['contact_id']}")
+    _, shown = api.call("GET", f"/v1/contacts/{shown['contact_id']}")
     assert shown["reminders_opt_out"] is True, shown
     print("reminder from the API to the phone: ok")
 

@@ -377,6 +377,18 @@ pub mod cli {
         Setup,
     }
 
+    /// A billing's reminder of one day, which a provider's event is about.
+    #[derive(clap::Args, Debug)]
+    pub struct ReminderOf {
+        #[arg(long)]
+        pub account: AccountId,
+        #[arg(long)]
+        pub billing: BillingId,
+        /// The day of the reminder's run.
+        #[arg(long)]
+        pub date: chrono::NaiveDate,
+    }
+
     #[derive(Subcommand, Debug)]
     pub enum RemindersCommand {
         /// Runs a day's reminders at once for every account, in this process (what the daily
@@ -434,13 +446,8 @@ pub mod cli {
         /// Feeds an SES event of a billing's e-mail reminder to the events' handler, as SES's
         /// configuration set would through SNS (local stack only: moto publishes none).
         SesEvent {
-            #[arg(long)]
-            account: AccountId,
-            #[arg(long)]
-            billing: BillingId,
-            /// The day of the reminder's run.
-            #[arg(long)]
-            date: chrono::NaiveDate,
+            #[command(flatten)]
+            reminder: ReminderOf,
             /// DELIVERY, BOUNCE (permanent), SOFT_BOUNCE, COMPLAINT, REJECT or DELIVERY_DELAY.
             #[arg(long = "type")]
             kind: String,
@@ -448,12 +455,8 @@ pub mod cli {
         /// Feeds a WhatsApp status of a billing's reminder to the events' handler, as End User
         /// Messaging Social would through SNS (local stack only).
         WhatsappEvent {
-            #[arg(long)]
-            account: AccountId,
-            #[arg(long)]
-            billing: BillingId,
-            #[arg(long)]
-            date: chrono::NaiveDate,
+            #[command(flatten)]
+            reminder: ReminderOf,
             /// sent, delivered, read or failed.
             #[arg(long)]
             status: String,

@@ -336,12 +336,13 @@ async fn reminders(
         }
         RemindersCommand::Suppressed { account } => reminder_ops::suppressed(store, account).await,
         RemindersCommand::Unsuppress { account, email } => reminder_ops::unsuppress(store, account, &email).await,
-        RemindersCommand::SesEvent { account, billing, date, kind } => {
-            Box::pin(reminder_ops::inject_ses_event(store, account, billing, date, &kind)).await
+        RemindersCommand::SesEvent { reminder: r, kind } => {
+            Box::pin(reminder_ops::inject_ses_event(store, r.account, r.billing, r.date, &kind)).await
         }
-        RemindersCommand::WhatsappEvent { account, billing, date, status, error } => {
-            Box::pin(reminder_ops::inject_whatsapp_event(store, account, billing, date, &status, error.as_deref()))
-                .await
+        RemindersCommand::WhatsappEvent { reminder: r, status, error } => {
+            let injected =
+                reminder_ops::inject_whatsapp_event(store, r.account, r.billing, r.date, &status, error.as_deref());
+            Box::pin(injected).await
         }
     }
 }

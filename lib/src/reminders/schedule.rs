@@ -271,15 +271,21 @@ fn steps(list: &[&Value], errors: &mut Vec<Problem>) -> Vec<Step> {
 /// Applies `change` to the account's schedule and stores it, moving the count of every step it
 /// adds or drops in the same transaction; a concurrent change makes it read again.
 pub async fn save(store: &Store, account: AccountId, change: &Change) -> Result<Schedule, Refusal> {
+    changed(store, account, |current| Schedule {
+        enabled: change.enabled.unwrap_or(current.enabled),
+        steps: change.steps.clone().unwrap_or_else(|| current.steps.clone()),
+        ..current.clone()
+    })
+    .await
+}
+
+/// The account's schedule as `next` makes it of the current one, stored on the current one's
+/// version (new, when it was the default) with the counts of the steps it adds or drops, in one
+/// transaction; read again after a concurrent change.
+async fn changed(store: &Store, account: AccountId, next: impl Fn(&Schedule) -> Schedule) -> Result<Schedule, Refusal> {
     crate::contention::retry_on_conflict(|| async {
         let current = of(store, account).await?;
-        let next = Schedule {
-            enabled: change.enabled.unwrap_or(current.enabled),
-            steps: change.steps.clone().unwrap_or_else(|| current.steps.clone()),
-            updated_at: Some(Timestamp::now()),
-            version: current.version + 1,
-            ..current.clone()
-        };
+        let next = Schedule { updated_at: Some(Timestamp::now()), version: current.version + 1, ..next(&current) };
         let mut writes = vec![written(&current, &next)?];
         writes.extend(moved_steps(&current, &next));
         store.write(writes).await?;
@@ -300,24 +306,15 @@ pub struct Setup {
 /// Stores what ops sets beside the account's steps (the steps themselves stay as they are; a
 /// default schedule is stored with the default's steps).
 pub async fn set_up(store: &Store, account: AccountId, setup: &Setup) -> Result<Schedule, Refusal> {
-    crate::contention::retry_on_conflict(|| async {
-        let current = of(store, account).await?;
-        let pick = |given: &Option<Option<String>>, now: &Option<String>| match given {
-            Some(value) => value.clone().filter(|v| !v.trim().is_empty()),
-            None => now.clone(),
-        };
-        let next = Schedule {
-            email_sender: pick(&setup.email_sender, &current.email_sender),
-            whatsapp_phone_number_id: pick(&setup.whatsapp_phone_number_id, &current.whatsapp_phone_number_id),
-            whatsapp_template: pick(&setup.whatsapp_template, &current.whatsapp_template),
-            updated_at: Some(Timestamp::now()),
-            version: current.version + 1,
-            ..current.clone()
-        };
-        let mut writes = vec![written(&current, &next)?];
-        writes.extend(moved_steps(&current, &next));
-        store.write(writes).await?;
-        Ok(next)
+    let pick = |given: &Option<Option<String>>, now: &Option<String>| match given {
+        Some(value) => value.clone().filter(|v| !v.trim().is_empty()),
+        None => now.clone(),
+    };
+    changed(store, account, |current| Schedule {
+        email_sender: pick(&setup.email_sender, &current.email_sender),
+        whatsapp_phone_number_id: pick(&setup.whatsapp_phone_number_id, &current.whatsapp_phone_number_id),
+        whatsapp_template: pick(&setup.whatsapp_template, &current.whatsapp_template),
+        ..current.clone()
     })
     .await
 }
