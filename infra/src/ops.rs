@@ -380,8 +380,10 @@ pub mod cli {
     /// A billing's reminder of one day, which a provider's event is about.
     #[derive(clap::Args, Debug)]
     pub struct ReminderOf {
+        /// The account.
         #[arg(long)]
         pub account: AccountId,
+        /// The billing.
         #[arg(long)]
         pub billing: BillingId,
         /// The day of the reminder's run.
@@ -406,12 +408,14 @@ pub mod cli {
         },
         /// An account's schedule, as `GET /v1/reminder_schedule` shows it, with its senders.
         Schedule {
+            /// The account.
             #[arg(long)]
             account: AccountId,
         },
         /// Sets an account's senders: its SES sender identity (verified in SES first), its WhatsApp
         /// number in End User Messaging Social and the approved template; "" clears one.
         Setup {
+            /// The account.
             #[arg(long)]
             account: AccountId,
             /// The address e-mails come from (an SES identity of the service's AWS account).
@@ -426,20 +430,25 @@ pub mod cli {
         },
         /// A billing's reminder deliveries with where each went and the provider's message id.
         Deliveries {
+            /// The account.
             #[arg(long)]
             account: AccountId,
+            /// The billing.
             #[arg(long)]
             billing: BillingId,
         },
         /// The account's suppressed addresses (a hard bounce or a complaint).
         Suppressed {
+            /// The account.
             #[arg(long)]
             account: AccountId,
         },
         /// Lifts an address's suppression (the payer fixed their mailbox, or asked again).
         Unsuppress {
+            /// The account.
             #[arg(long)]
             account: AccountId,
+            /// The suppressed e-mail address.
             #[arg(long)]
             email: String,
         },

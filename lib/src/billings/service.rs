@@ -197,7 +197,9 @@ async fn related(
     Ok(tokio::try_join!(
         records::find_referenced::<Contact>(store, account, billing.contact_id),
         records::find_referenced::<Tag>(store, account, billing.tag_id),
-        crate::reminders::deliveries::of_billing(store, account, billing.id),
+        // Boxed: a query's future is large, and every change of a billing (workers, whose futures
+        // are joined two at a time in tests, included) reads this.
+        Box::pin(crate::reminders::deliveries::of_billing(store, account, billing.id)),
     )?)
 }
 
