@@ -204,56 +204,44 @@ async fn a_server_killed_while_pix_payments_arrive_loses_none() {
 
 /// `infra/ops reminders run` killed with SIGKILL at a random moment while it e-mails a day's
 /// reminders, then run again to the end: every billing has one delivery, and no address got two
-/// e-mails (one killed in the provider's call is `failed`, not sent again: at most once).
+/// e-mails (one killed in the provider's call is `failed`, not sent again: at most once). The
+/// billings are made through an in-process server on a table of its own (no second dev server
+/// polling the queues beside the other kill tests').
 #[tokio::test]
 async fn a_reminders_run_killed_midway_sends_each_reminder_once() {
     const BILLINGS: usize = 30;
-    let (config, _) = infra::testing::local_stack().await;
     let seed: u64 = std::env::var("KILL_SEED").ok().and_then(|n| n.parse().ok()).unwrap_or_else(rand::random);
     let kill_after = Duration::from_millis(rand::rngs::StdRng::seed_from_u64(seed).random_range(100..1_500));
     eprintln!("reminders kill test: killed after {kill_after:?} (KILL_SEED={seed})");
-    let stack = Stack::new(200);
-    let dir = std::env::temp_dir().join(format!("billing-kill-reminders-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let demo = dir.join("demo.json");
-    let _ = std::fs::remove_file(&demo);
-    let (mut server, base, token, account) = stack.start(&demo).await;
-    let store = Store::new(aws_sdk_dynamodb::Client::new(&config), stack.table.clone());
-    let client = Client { http: billing_api::config::http_client(), base, token };
+    let server = infra::testing::DevServer::start_alone(billing_api::http::rate_limit::RateLimits::OFF).await;
+    let (account, auth) = infra::testing::active_account(&server.store).await;
+    let rule = infra::ops::create_bank_rule(&server.store, account, "Banco simulado", "simulated", None).await.unwrap();
+    let token = auth.trim_start_matches("Bearer ").to_owned();
+    let client = Client { http: billing_api::config::http_client(), base: server.url("/v1"), token };
     let (day, due) = ("2032-01-05", "2032-01-08");
     let mut made = Vec::new();
     for n in 0..BILLINGS {
-        let email = format!("kill-{}-{n}@example.com", stack.table);
+        let email = format!("kill-{}-{n}@example.com", server.store.table());
         let payer = json!({"contact": {"full_name": "Pagador Lembrado", "cpf": infra::testing::cpf(710_000_000 + n as u64),
             "email": email, "address_postal_code": "01310-100", "address_street": "Avenida Paulista",
             "address_number": "1000", "address_district": "Bela Vista", "address_city": "São Paulo", "address_state": "SP"}});
-        let payer = client.send(reqwest::Method::POST, "/contacts", Some(payer)).await.unwrap().1["id"].clone();
-        let mut body = billing_body(ContactId::new(payer.as_i64().unwrap()));
-        body["billing"]["due_date"] = json!(due);
+        let (status, payer) = client.send(reqwest::Method::POST, "/contacts", Some(payer)).await.unwrap();
+        assert_eq!(status, 201, "{payer}");
+        let body = json!({"billing": {"bank_rule_id": rule["bank_rule"]["id"], "contact_id": payer["id"], "due_date": due,
+            "billing_items": [{"description": "Mensalidade", "quantity": 1, "amount": "150.00"}]}});
         let (status, billing) = client.send(reqwest::Method::POST, "/billings", Some(body)).await.unwrap();
         assert_eq!(status, 201, "{billing}");
         made.push((billing["id"].as_i64().unwrap(), email));
     }
-    for (id, _) in &made {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-        loop {
-            let (_, billing) = client.send(reqwest::Method::GET, &format!("/billings/{id}"), None).await.unwrap();
-            if billing["bank_billets"][0]["digitable_line"].is_string() {
-                break;
-            }
-            assert!(tokio::time::Instant::now() < deadline, "billing {id} got no billet");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    }
-    server.kill().await.unwrap();
+    assert_eq!(server.register_billets().await, BILLINGS);
 
     let ops = std::path::Path::new(env!("CARGO_BIN_EXE_ops"));
     let run = || {
         let mut command = tokio::process::Command::new(ops);
         command
             .args(["reminders", "run", "--date", day, "--concurrency", "4", "--rate", "20"])
-            .env("TABLE_NAME", &stack.table)
-            .env("PAYER_BASE_URL", client.base.trim_end_matches("/v1"))
+            .env("TABLE_NAME", server.store.table())
+            .env("PAYER_BASE_URL", &server.base_url)
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
             .kill_on_drop(true);
@@ -279,7 +267,8 @@ async fn a_reminders_run_killed_midway_sends_each_reminder_once() {
 
     let mut interrupted = 0;
     for (id, email) in &made {
-        let found = billing_api::reminders::deliveries::of_billing(&store, account, BillingId::new(*id)).await.unwrap();
+        let found =
+            billing_api::reminders::deliveries::of_billing(&server.store, account, BillingId::new(*id)).await.unwrap();
         assert_eq!(found.len(), 1, "billing {id}: {found:?}");
         let emails = emails_to(email).await;
         assert!(emails <= 1, "{email} got {emails} e-mails");
@@ -290,8 +279,8 @@ async fn a_reminders_run_killed_midway_sends_each_reminder_once() {
         }
     }
     assert!(interrupted <= 4, "at most the run's four in flight were interrupted: {interrupted}");
-    let _ = aws_sdk_dynamodb::Client::new(&config).delete_table().table_name(&stack.table).send().await;
-    let _ = std::fs::remove_dir_all(&dir);
+    let config = &server.config;
+    let _ = aws_sdk_dynamodb::Client::new(config).delete_table().table_name(server.store.table()).send().await;
 }
 
 /// How many e-mails moto's SES sent to `to`.
