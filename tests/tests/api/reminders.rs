@@ -6,9 +6,10 @@
 //! page) none, a bounced address no more; the account's schedule over the API; and a small
 //! account's reminders are not held back by a big one's on the queue.
 //!
-//! Time is a parameter: each test runs its own days years ahead, so that the runs of tests at once
-//! (one table) find only their own billings; due dates are business days (a billing due on a
-//! weekend is due the next business day).
+//! Time is a parameter: each test runs its own days years ahead; due dates are business days (a
+//! billing due on a weekend is due the next business day). Each test has a table of its own
+//! ([`start`]): a day's run reads the due-day index, which moto answers by walking the table, so
+//! the shared table of the whole suite would make each run read every other test's items.
 
 use billing_api::billings::compute::compute;
 use billing_api::billings::model::Billing;
@@ -21,6 +22,11 @@ use serde_json::{json, Value};
 
 use super::billings::{body, pay_off_body, setup, Setup};
 use super::support::Api;
+
+/// A server on a table of its own, and an account on it.
+async fn start() -> Api {
+    Api::on(infra::testing::DevServer::start_alone(billing_api::http::rate_limit::RateLimits::OFF).await).await
+}
 
 fn day(text: &str) -> NaiveDate {
     text.parse().unwrap()
@@ -109,7 +115,7 @@ async fn payable_on(api: &Api, id: i64, on: NaiveDate) -> String {
 
 #[tokio::test]
 async fn a_billing_due_in_three_days_is_emailed_once_and_its_log_follows_ses() {
-    let api = Api::start().await;
+    let api = start().await;
     let s = setup(&api).await;
     let (contact, email) = payer(&api, "tres-dias").await;
     let (on, due) = (day("2031-01-10"), day("2031-01-13"));
@@ -166,7 +172,7 @@ async fn a_billing_due_in_three_days_is_emailed_once_and_its_log_follows_ses() {
 
 #[tokio::test]
 async fn a_paid_billing_and_an_opted_out_payer_get_none() {
-    let api = Api::start().await;
+    let api = start().await;
     let s = setup(&api).await;
     let (on, due) = (day("2031-02-10"), day("2031-02-13"));
     let (paid_payer, paid_email) = payer(&api, "pago").await;
@@ -219,7 +225,7 @@ async fn a_paid_billing_and_an_opted_out_payer_get_none() {
 
 #[tokio::test]
 async fn a_bounce_suppresses_the_address_and_whatsapp_outcomes_are_logged() {
-    let api = Api::start().await;
+    let api = start().await;
     let s = setup(&api).await;
     let store = &api.server.store;
     let setup_whatsapp = billing_api::reminders::schedule::Setup {
@@ -295,7 +301,7 @@ async fn a_bounce_suppresses_the_address_and_whatsapp_outcomes_are_logged() {
 
 #[tokio::test]
 async fn the_account_sets_its_schedule_and_the_run_follows_it() {
-    let api = Api::start().await;
+    let api = start().await;
     let s = setup(&api).await;
     let shown = api.get("/v1/reminder_schedule").await.expect(200).body;
     assert_eq!(shown["default"], true);
@@ -347,7 +353,7 @@ async fn the_account_sets_its_schedule_and_the_run_follows_it() {
 
 #[tokio::test]
 async fn a_reminder_handled_twice_at_once_is_sent_once() {
-    let api = Api::start().await;
+    let api = start().await;
     let s = setup(&api).await;
     let (contact, email) = payer(&api, "duplicado").await;
     let on = day("2031-05-10");
@@ -375,7 +381,7 @@ async fn a_reminder_handled_twice_at_once_is_sent_once() {
 
 #[tokio::test]
 async fn a_small_accounts_reminders_are_not_held_back_by_a_big_ones_on_the_queue() {
-    let big = Api::on(infra::testing::DevServer::start_fair().await).await;
+    let big = Api::on(infra::testing::DevServer::start_fair_alone().await).await;
     let small = big.other_account().await;
     let (big_setup, small_setup) = (setup(&big).await, setup(&small).await);
     let on = day("2031-06-10");
