@@ -90,8 +90,14 @@ fn billing_body(payer: ContactId) -> Value {
         "billing_items": [{"description": "Mensalidade", "quantity": 1, "amount": "150.00"}]}})
 }
 
+/// The dev-server kill test and the reminders' run one after the other: each loads the one moto
+/// server hard (a dev server's eight workers; a day's run walking its table for each index page),
+/// and together they slowed a restarted dev server past its 240 s to come to rest in CI.
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 #[tokio::test]
 async fn a_killed_server_loses_and_doubles_nothing() {
+    let _alone = ONE_AT_A_TIME.lock().await;
     let (config, _) = infra::testing::local_stack().await;
     let runs: usize = std::env::var("KILL_RUNS").ok().and_then(|n| n.parse().ok()).unwrap_or(3);
     let seed: u64 = std::env::var("KILL_SEED").ok().and_then(|n| n.parse().ok()).unwrap_or_else(rand::random);
@@ -210,6 +216,7 @@ async fn a_server_killed_while_pix_payments_arrive_loses_none() {
 #[tokio::test]
 async fn a_reminders_run_killed_midway_sends_each_reminder_once() {
     const BILLINGS: usize = 30;
+    let _alone = ONE_AT_A_TIME.lock().await;
     let seed: u64 = std::env::var("KILL_SEED").ok().and_then(|n| n.parse().ok()).unwrap_or_else(rand::random);
     let kill_after = Duration::from_millis(rand::rngs::StdRng::seed_from_u64(seed).random_range(100..1_500));
     eprintln!("reminders kill test: killed after {kill_after:?} (KILL_SEED={seed})");
