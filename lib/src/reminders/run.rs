@@ -16,7 +16,6 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
-use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::NaiveDate;
 use futures::StreamExt as _;
 
@@ -93,13 +92,13 @@ fn send_message(reminder: &Reminder) -> jobs::Reminder {
     }
 }
 
-/// A page's start as a message carries it, and back.
-fn cursor_of(item: &Item) -> BTreeMap<String, String> {
-    item.iter().filter_map(|(k, v)| v.as_s().ok().map(|s| (k.clone(), s.clone()))).collect()
+/// A page's start as a message carries it (its keys are text), and back: mapped by the store.
+fn cursor_of(item: &Item) -> StoreResult<BTreeMap<String, String>> {
+    crate::store::item::from_item(item.clone())
 }
 
-fn item_of(cursor: &BTreeMap<String, String>) -> Item {
-    cursor.iter().map(|(k, v)| (k.clone(), AttributeValue::S(v.clone()))).collect()
+fn item_of(cursor: &BTreeMap<String, String>) -> StoreResult<Item> {
+    crate::store::item::to_item(cursor)
 }
 
 /// What a scan did: the reminders it queued, and whether a next page follows.
@@ -113,7 +112,7 @@ pub struct Scanned {
 /// next page's scan.
 pub async fn scan(store: &Store, queues: &Queues, message: ReminderScan) -> anyhow::Result<Scanned> {
     let ReminderScan { day, days, shard, after } = message;
-    let (reminders, next) = page(store, day, days, shard, after.as_ref().map(item_of)).await?;
+    let (reminders, next) = page(store, day, days, shard, after.as_ref().map(item_of).transpose()?).await?;
     let mut by_account: BTreeMap<AccountId, Vec<String>> = BTreeMap::new();
     for reminder in &reminders {
         by_account.entry(reminder.account_id).or_default().push(jobs::body(&send_message(reminder))?);
@@ -122,7 +121,7 @@ pub async fn scan(store: &Store, queues: &Queues, message: ReminderScan) -> anyh
         queues.send_bodies(jobs::Reminder::KIND, *account, bodies, 0).await?;
     }
     if let Some(next) = &next {
-        queues.send(&ReminderScan { day, days, shard, after: Some(cursor_of(next)) }).await?;
+        queues.send(&ReminderScan { day, days, shard, after: Some(cursor_of(next)?) }).await?;
     }
     Ok(Scanned { queued: reminders.len(), more: next.is_some() })
 }
@@ -263,11 +262,10 @@ mod tests {
 
     #[test]
     fn a_cursor_goes_through_a_message() {
-        let item: Item =
-            [("gsi1pk", "REMIND#2026-11-27#01"), ("gsi1sk", "0000000007#0000000012"), ("pk", "p"), ("sk", "s")]
-                .into_iter()
-                .map(|(k, v)| (k.to_owned(), AttributeValue::S(v.to_owned())))
-                .collect();
-        assert_eq!(item_of(&cursor_of(&item)), item);
+        let keys = [("gsi1pk", "REMIND#2026-11-27#01"), ("gsi1sk", "0000000007#0000000012"), ("pk", "p"), ("sk", "s")];
+        let cursor: BTreeMap<String, String> = keys.into_iter().map(|(k, v)| (k.to_owned(), v.to_owned())).collect();
+        let item = item_of(&cursor).unwrap();
+        assert_eq!(crate::store::item::text(&item, "gsi1sk"), Some("0000000007#0000000012"));
+        assert_eq!(cursor_of(&item).unwrap(), cursor);
     }
 }
