@@ -176,10 +176,15 @@ pub struct Outcome {
 /// Applies a provider's event to the delivery `reference` names: the status moves when the event's
 /// ranks higher (a late or repeated event changes nothing), `delivered_at` takes the first
 /// delivery's time. `None` when no such delivery exists (an event of another table or stack).
-pub async fn record_outcome(store: &Store, reference: &str, outcome: &Outcome) -> StoreResult<Option<Delivery>> {
+pub async fn record_outcome(
+    store: &Store,
+    reference: &str,
+    outcome: &Outcome,
+) -> Result<Option<Delivery>, crate::refusal::Refusal> {
     let Some((account, billing, day, channel)) = keys::read_reminder_reference(reference) else { return Ok(None) };
     let Some(channel) = Channel::parse(&channel) else { return Ok(None) };
-    for _ in 0..5 {
+    // A concurrent writer of the delivery (the sender, another event) makes it read again.
+    crate::contention::retry_on_conflict(|| async {
         let Some(current) = find(store, account, billing, day, channel).await? else { return Ok(None) };
         if outcome.status.rank() <= current.status.rank() && current.status.settled() {
             return Ok(Some(current));
@@ -192,13 +197,10 @@ pub async fn record_outcome(store: &Store, reference: &str, outcome: &Outcome) -
         if outcome.error.is_some() {
             next.error_message = outcome.error.clone();
         }
-        match store.write(vec![next.over(&current)?]).await {
-            Ok(()) => return Ok(Some(next)),
-            Err(crate::store::StoreError::ConditionFailed(_) | crate::store::StoreError::Conflict) => continue,
-            Err(other) => return Err(other),
-        }
-    }
-    Err(crate::store::StoreError::Conflict)
+        store.write(vec![next.over(&current)?]).await?;
+        Ok(Some(next))
+    })
+    .await
 }
 
 /// The representation of §2.1.
