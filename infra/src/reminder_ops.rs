@@ -24,14 +24,10 @@ pub async fn run_day(
     concurrency: usize,
     rate: Option<f64>,
 ) -> anyhow::Result<Value> {
+    let providers = providers::Providers::from_env(config);
     let providers = match rate {
-        Some(rate) => providers::Providers::new(
-            config,
-            providers::default_sender(),
-            std::env::var("REMINDER_CONFIGURATION_SET").ok().filter(|s| !s.is_empty()),
-            rate,
-        ),
-        None => providers::Providers::from_env(config),
+        Some(rate) => providers.paced(rate),
+        None => providers,
     };
     let started = std::time::Instant::now();
     let report = run::run_day(store, &providers, day, concurrency).await?;

@@ -101,6 +101,11 @@ impl Providers {
         }
     }
 
+    /// The same clients and senders, at most `rate` reminders a second from this process.
+    pub fn paced(self, rate: f64) -> Providers {
+        Providers { pace: Arc::new(Pace::new(rate)), ..self }
+    }
+
     /// Sends `email` to `to` from `from`, tagged with its delivery's `reference`, with the
     /// one-click unsubscribe headers (RFC 8058); SES's message id.
     pub async fn send_email(
