@@ -733,3 +733,28 @@ pub fn cpf(base: u64) -> String {
     }
     digits.iter().map(u64::to_string).collect()
 }
+
+/// The e-mails moto's SES sent to exactly `to`, subject and body each, read from the local stack's
+/// `/moto-api/data.json` (`AWS_ENDPOINT_URL`, through the fault proxy too).
+pub async fn sent_emails(to: &str) -> Vec<(String, String)> {
+    use serde_json::Value;
+    let endpoint = std::env::var("AWS_ENDPOINT_URL").expect("the local stack (AWS_ENDPOINT_URL)");
+    let data: Value = reqwest::get(format!("{endpoint}/moto-api/data.json")).await.unwrap().json().await.unwrap();
+    let quoted = Value::String(to.to_owned()).to_string();
+    let mut found = Vec::new();
+    let mut stack = vec![data["ses"].clone(), data["sesv2"].clone()];
+    while let Some(value) = stack.pop() {
+        match value {
+            // A sent message: to `to`, or another test's.
+            Value::Object(map) if map.contains_key("destinations") && map.contains_key("body") => {
+                let text = |key: &str| map.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+                let ours = map["destinations"].to_string().contains(&quoted);
+                found.extend(ours.then(|| (text("subject"), text("body"))));
+            }
+            Value::Object(map) => stack.extend(map.into_iter().map(|(_, v)| v)),
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    found
+}

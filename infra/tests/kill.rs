@@ -277,7 +277,7 @@ async fn a_reminders_run_killed_midway_sends_each_reminder_once() {
         let found =
             billing_api::reminders::deliveries::of_billing(&server.store, account, BillingId::new(*id)).await.unwrap();
         assert_eq!(found.len(), 1, "billing {id}: {found:?}");
-        let emails = emails_to(email).await;
+        let emails = infra::testing::sent_emails(email).await.len();
         assert!(emails <= 1, "{email} got {emails} e-mails");
         match found[0].status {
             billing_api::reminders::deliveries::Status::Sent => assert_eq!(emails, 1, "{email}"),
@@ -290,31 +290,11 @@ async fn a_reminders_run_killed_midway_sends_each_reminder_once() {
     let _ = aws_sdk_dynamodb::Client::new(config).delete_table().table_name(server.store.table()).send().await;
 }
 
-/// How many e-mails moto's SES sent to `to`.
-async fn emails_to(to: &str) -> usize {
-    let endpoint = std::env::var("AWS_ENDPOINT_URL").expect("the local stack");
-    let data: Value = reqwest::get(format!("{endpoint}/moto-api/data.json")).await.unwrap().json().await.unwrap();
-    let quoted = format!("\"{to}\"");
-    let mut count = 0;
-    let mut stack = vec![data["ses"].clone()];
-    while let Some(value) = stack.pop() {
-        match value {
-            Value::Object(map) if map.contains_key("destinations") => {
-                count += usize::from(map["destinations"].to_string().contains(&quoted));
-            }
-            Value::Object(map) => stack.extend(map.into_iter().map(|(_, v)| v)),
-            Value::Array(items) => stack.extend(items),
-            _ => {}
-        }
-    }
-    count
-}
-
 /// The e-mails sent to the addresses of `made` so far.
 async fn sent_to(made: &[(i64, String)]) -> usize {
     let mut total = 0;
     for (_, email) in made {
-        total += emails_to(email).await;
+        total += infra::testing::sent_emails(email).await.len();
     }
     total
 }

@@ -75,28 +75,6 @@ async fn deliveries(api: &Api, id: i64) -> Vec<Value> {
     shown["billing_reminder_deliveries"].as_array().unwrap().clone()
 }
 
-/// The e-mails moto's SES sent to `to`: (subject, body) each.
-async fn emails_to(to: &str) -> Vec<(String, String)> {
-    let endpoint = std::env::var("AWS_ENDPOINT_URL").expect("the local stack (AWS_ENDPOINT_URL)");
-    let data: Value = reqwest::get(format!("{endpoint}/moto-api/data.json")).await.unwrap().json().await.unwrap();
-    let mut found = Vec::new();
-    let mut stack = vec![data["ses"].clone(), data["sesv2"].clone()];
-    while let Some(value) = stack.pop() {
-        match value {
-            // A sent message: to `to`, or another test's.
-            Value::Object(map) if map.contains_key("destinations") && map.contains_key("body") => {
-                let text = |key: &str| map.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
-                let ours = map["destinations"].to_string().contains(to);
-                found.extend(ours.then(|| (text("subject"), text("body"))));
-            }
-            Value::Object(map) => stack.extend(map.into_iter().map(|(_, v)| v)),
-            Value::Array(items) => stack.extend(items),
-            _ => {}
-        }
-    }
-    found
-}
-
 /// The WhatsApp messages the local stand-in took for `to`.
 async fn whatsapps_to(to: &str) -> Vec<Value> {
     let base = std::env::var("LOCAL_WHATSAPP_URL").expect("the local WhatsApp stand-in (infra/test starts it)");
@@ -135,7 +113,7 @@ async fn a_billing_due_in_three_days_is_emailed_once_and_its_log_follows_ses() {
         assert!(entry.get(field).is_some(), "{field} in {entry}");
     }
 
-    let sent = emails_to(&email).await;
+    let sent = infra::testing::sent_emails(&email).await;
     assert_eq!(sent.len(), 1, "one e-mail to {email}");
     let (subject, html) = &sent[0];
     assert!(subject.contains("vence em 3 dias"), "{subject}");
@@ -150,7 +128,7 @@ async fn a_billing_due_in_three_days_is_emailed_once_and_its_log_follows_ses() {
 
     // The same day again sends nothing new.
     run_day(&api, on).await;
-    assert_eq!(emails_to(&email).await.len(), 1);
+    assert_eq!(infra::testing::sent_emails(&email).await.len(), 1);
     assert_eq!(deliveries(&api, id).await.len(), 1);
 
     // SES's DELIVERY event moves the entry; a late DELIVERY_DELAY does not move it back.
@@ -208,12 +186,12 @@ async fn a_paid_billing_and_an_opted_out_payer_get_none() {
 
     run_day(&api, on).await;
     assert!(deliveries(&api, paid).await.is_empty(), "a paid billing gets no reminder");
-    assert!(emails_to(&paid_email).await.is_empty());
+    assert!(infra::testing::sent_emails(&paid_email).await.is_empty());
     let log = deliveries(&api, opted).await;
     assert_eq!(log.len(), 1, "{log:?}");
     assert_eq!(log[0]["status"], "skipped");
     assert!(log[0]["error_message"].as_str().unwrap().contains("pediu para não receber"), "{log:?}");
-    assert!(emails_to(&out_email).await.is_empty());
+    assert!(infra::testing::sent_emails(&out_email).await.is_empty());
 
     // The API can opt the payer back in.
     api.patch(&format!("/v1/contacts/{out_payer}"), &json!({"contact": {"reminders_opt_out": false}}))
@@ -285,7 +263,7 @@ async fn a_bounce_suppresses_the_address_and_whatsapp_outcomes_are_logged() {
     let whatsapp_entry = log.iter().find(|d| d["channel"] == "whatsapp").unwrap();
     assert_eq!(whatsapp_entry["status"], "failed", "{whatsapp_entry}");
     assert!(whatsapp_entry["error_message"].as_str().unwrap().contains("ValidationException"), "{whatsapp_entry}");
-    assert_eq!(emails_to(&email).await.len(), 1, "only the first day's e-mail");
+    assert_eq!(infra::testing::sent_emails(&email).await.len(), 1, "only the first day's e-mail");
 
     // A transient refusal (a 500) is tried again, each call counted.
     let third_day = day("2031-04-01");
@@ -375,7 +353,7 @@ async fn a_reminder_handled_twice_at_once_is_sent_once() {
     // One of them may have found the other's claim (it would come back later, and find it done).
     assert!(a.is_ok() || b.is_ok(), "{a:?} {b:?}");
     Box::pin(send::send(store, &providers, &reminder)).await.unwrap();
-    assert_eq!(emails_to(&email).await.len(), 1);
+    assert_eq!(infra::testing::sent_emails(&email).await.len(), 1);
     assert_eq!(deliveries(&api, id).await.len(), 1);
 }
 
