@@ -178,6 +178,30 @@ fn install_crypto_provider() {
     });
 }
 
+/// A TLS client configuration that trusts the public roots alone and shows no certificate: what
+/// the service's calls to the internet (webhook receivers, the checkout gateway) use.
+pub fn public_tls() -> anyhow::Result<rustls::ClientConfig> {
+    let provider = std::sync::Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let roots = rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
+    Ok(rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()?
+        .with_root_certificates(roots)
+        .with_no_client_auth())
+}
+
+/// Stores `text` as the secret `id`: a new secret, or a new version of it.
+pub async fn put_secret(secrets: &aws_sdk_secretsmanager::Client, id: &str, text: String) -> anyhow::Result<()> {
+    use anyhow::Context as _;
+    match secrets.create_secret().name(id).secret_string(&text).send().await {
+        Ok(_) => Ok(()),
+        Err(error) if error.as_service_error().is_some_and(|e| e.is_resource_exists_exception()) => {
+            secrets.put_secret_value().secret_id(id).secret_string(text).send().await.context("PutSecretValue")?;
+            Ok(())
+        }
+        Err(error) => Err(anyhow::Error::new(error).context("CreateSecret")),
+    }
+}
+
 /// A plain HTTP client (the dev server's cache flush, benchmarks, tests).
 pub fn http_client() -> reqwest::Client {
     install_crypto_provider();

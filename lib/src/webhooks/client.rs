@@ -147,12 +147,7 @@ pub struct Client {
 
 impl Client {
     pub fn new(policy: Policy) -> anyhow::Result<Self> {
-        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
-        let roots = rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
-        let tls = rustls::ClientConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()?
-            .with_root_certificates(roots)
-            .with_no_client_auth();
+        let tls = crate::config::public_tls()?;
         let http = reqwest::Client::builder()
             .use_preconfigured_tls(tls)
             .dns_resolver(Arc::new(GuardedResolver { allow_loopback: policy.allow_insecure_local }))

@@ -439,20 +439,5 @@ pub async fn store(
     secret_id: &str,
     credentials: &Credentials,
 ) -> anyhow::Result<()> {
-    let text = serde_json::to_string(credentials)?;
-    let created = secrets.create_secret().name(secret_id).secret_string(&text).send().await;
-    match created {
-        Ok(_) => Ok(()),
-        Err(error) if error.as_service_error().is_some_and(|e| e.is_resource_exists_exception()) => {
-            secrets
-                .put_secret_value()
-                .secret_id(secret_id)
-                .secret_string(text)
-                .send()
-                .await
-                .context("PutSecretValue")?;
-            Ok(())
-        }
-        Err(error) => Err(anyhow::Error::new(error).context("CreateSecret")),
-    }
+    crate::config::put_secret(secrets, secret_id, serde_json::to_string(credentials)?).await
 }
