@@ -99,6 +99,10 @@ pub struct Billing {
     pub gw_discount_amount: Money,
     #[serde(default, with = "number")]
     pub gw_extra_amount: Money,
+    /// Its card payment, once the payer began one (`payments::gateway`): the rest of the `gw_*`
+    /// block and what moves its gateway statuses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gw_card: Option<crate::payments::gateway::card::Card>,
     /// Bank-billet registrations asked for so far (0: none, as on legacy records). A re-issue
     /// asks again; the worker registers only for the latest.
     #[serde(default)]
@@ -195,6 +199,7 @@ impl Billing {
             gw_fee_amount: Money::ZERO,
             gw_discount_amount: Money::ZERO,
             gw_extra_amount: Money::ZERO,
+            gw_card: None,
             billet_generation: 0,
             billet_id: None,
             items: Vec::new(),

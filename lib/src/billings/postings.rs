@@ -93,13 +93,21 @@ pub fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
     postings
 }
 
-/// A billing's entry in the reminders' due-day index (`keys::reminder_index`), while it can be
-/// paid (`opened`, overdue or not): the daily run of reminders reads the index by day, never an
-/// account's billings. The key entry carries it, so that no write adds an item: a change of status
-/// or due date rewrites the entry anyway, and DynamoDB moves the index.
+/// A billing's entry in a day index (`gsi1`), read by a daily step by day, never an account's
+/// billings: while it can be paid (`opened`, overdue or not), the reminders' due-day index
+/// (`keys::reminder_index`); while it is paid by card and its funds are not available yet, the
+/// availability index under its escrow end's day (`keys::availability_index`). The key entry
+/// carries it, so that no write adds an item: a change of status rewrites the entry anyway, and
+/// DynamoDB moves the index.
 fn reminded(account: AccountId, billing: &Billing) -> Option<(String, String)> {
-    (billing.status == crate::values::BillingStatus::Opened)
-        .then(|| keys::reminder_index(account, billing.id, billing.due_date))
+    match billing.status {
+        crate::values::BillingStatus::Opened => Some(keys::reminder_index(account, billing.id, billing.due_date)),
+        crate::values::BillingStatus::Paid => {
+            let card = billing.gw_card.as_ref().filter(|card| card.settled && !card.available)?;
+            Some(keys::availability_index(account, billing.id, card.escrow_end?.date()))
+        }
+        _ => None,
+    }
 }
 
 /// The counts a billing adds to in its type's counter beside the total, in the same item (written

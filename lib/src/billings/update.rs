@@ -31,14 +31,15 @@ pub enum Editability {
 
 /// A `carne` is never editable; a `schedule` always is; a `billing` is while `opened` (shown as
 /// `opened` or `expired`), its latest bank billet (if any) is still editable and it is not on the
-/// checkout gateway (it has a gateway payment link). An opened billing failing the last two
-/// accepts only a new due date and `cancel_penalty`.
+/// checkout gateway: no card checkout under way (a payer confirmed a card payment the gateway has
+/// not ended: `Card::under_way`; having a payment link is not being on the checkout). An opened
+/// billing failing the last two accepts only a new due date and `cancel_penalty`.
 pub fn editability(billing: &Billing, billet_editable: bool) -> Editability {
     match billing.billing_type {
         BillingType::Carne => Editability::Frozen,
         BillingType::Schedule => Editability::Full,
         _ if billing.status != BillingStatus::Opened => Editability::Frozen,
-        _ if billet_editable && billing.gw_payment_link.is_none() => Editability::Full,
+        _ if billet_editable && !billing.gw_card.as_ref().is_some_and(|card| card.under_way()) => Editability::Full,
         _ => Editability::DueDateOnly,
     }
 }
@@ -262,7 +263,13 @@ mod tests {
         assert_eq!(editability(&b, true), Editability::Full);
         assert_eq!(editability(&b, false), Editability::DueDateOnly);
         b.gw_payment_link = Some("https://pay.example/x".into());
-        assert_eq!(editability(&b, true), Editability::DueDateOnly);
+        assert_eq!(editability(&b, true), Editability::Full, "a link is not a checkout");
+        let card =
+            |stage| crate::payments::gateway::card::Card { intent_id: "pi_1".into(), stage, ..Default::default() };
+        b.gw_card = Some(card(crate::payments::gateway::card::Stage::Open));
+        assert_eq!(editability(&b, true), Editability::Full, "an intent not confirmed");
+        b.gw_card = Some(card(crate::payments::gateway::card::Stage::Pending));
+        assert_eq!(editability(&b, true), Editability::DueDateOnly, "a checkout under way");
         b.status = BillingStatus::Paid;
         assert_eq!(editability(&b, true), Editability::Frozen);
         b.billing_type = BillingType::Schedule;

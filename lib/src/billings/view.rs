@@ -107,6 +107,29 @@ struct Terms {
     installment: i64,
 }
 
+/// The `gw_*` block of `b`: what a payment recorded, and its card payment's details once the card
+/// settled it (the numeric codes are PagSeguro's, which the spec's fields mirror:
+/// `payments::gateway::card::Method`; `gw_type_id` 1 is a payment).
+fn gateway(b: &Billing) -> Gateway<'_> {
+    let card = b.gw_card.as_ref().filter(|card| card.settled);
+    let method = card.and_then(|card| card.method.as_ref());
+    Gateway {
+        gw_payment_link: &b.gw_payment_link,
+        gw_received_with: &b.gw_received_with,
+        gw_payment_date: b.gw_payment_date,
+        gw_gross_amount: b.gw_gross_amount,
+        gw_fee_amount: b.gw_fee_amount,
+        gw_net_amount: b.gw_gross_amount - b.gw_fee_amount,
+        gw_discount_amount: b.gw_discount_amount,
+        gw_extra_amount: b.gw_extra_amount,
+        gw_escrow_end_date: card.and_then(|card| card.escrow_end),
+        gw_installment_count: method.map(|m| m.installments),
+        gw_payment_method_type: method.map(|m| m.kind),
+        gw_payment_method_code: method.map(|m| m.code),
+        gw_type_id: card.map(|_| 1),
+    }
+}
+
 /// The `gw_*` block (single representation only).
 #[derive(Serialize)]
 struct Gateway<'a> {
@@ -316,21 +339,7 @@ impl<'a> BillingView<'a> {
                 discount_antecedence2,
             },
             terms: terms(b),
-            gateway: Gateway {
-                gw_payment_link: &b.gw_payment_link,
-                gw_received_with: &b.gw_received_with,
-                gw_payment_date: b.gw_payment_date,
-                gw_gross_amount: b.gw_gross_amount,
-                gw_fee_amount: b.gw_fee_amount,
-                gw_net_amount: b.gw_gross_amount - b.gw_fee_amount,
-                gw_discount_amount: b.gw_discount_amount,
-                gw_extra_amount: b.gw_extra_amount,
-                gw_escrow_end_date: None,
-                gw_installment_count: None,
-                gw_payment_method_type: None,
-                gw_payment_method_code: None,
-                gw_type_id: None,
-            },
+            gateway: gateway(b),
             amounts: amounts(&computed),
             display_amount_payable: Money::new(display),
             paid: computed.paid,

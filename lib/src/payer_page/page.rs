@@ -38,6 +38,8 @@ pub enum Standing {
     Expired(NaiveDate),
     /// The bank refused to register it.
     Rejected,
+    /// A card payment of its billing is authorized or in review: not to be paid again meanwhile.
+    CardUnderWay,
 }
 
 /// What the payer owes today, as the billing computes it (`billings::compute`).
@@ -73,7 +75,10 @@ impl Standing {
         }
         match billing.status {
             BillingStatus::Canceled | BillingStatus::Returned => return Standing::Canceled,
-            BillingStatus::Paid | BillingStatus::Available => return Standing::Paid(billing.gw_payment_date),
+            BillingStatus::Paid | BillingStatus::Available | BillingStatus::InDispute => {
+                return Standing::Paid(billing.gw_payment_date)
+            }
+            BillingStatus::AwaitingCapture | BillingStatus::UnderReview => return Standing::CardUnderWay,
             BillingStatus::Discharged => return Standing::Discharged,
             _ => {}
         }
@@ -120,6 +125,12 @@ impl Standing {
             Standing::Rejected => (
                 "closed",
                 "O banco não registrou este boleto; ele não pode ser pago. Fale com o beneficiário.".to_owned(),
+            ),
+            Standing::CardUnderWay => (
+                "waiting",
+                "Um pagamento com cartão desta cobrança está em análise. Não pague de novo; esta página mostrará \
+                 quando ele for confirmado."
+                    .to_owned(),
             ),
         }
     }
@@ -176,6 +187,9 @@ button:focus-visible,.button:focus-visible{outline:3px solid #f2a900;outline-off
 .state.paid{border-color:var(--ok)}\
 .note{color:var(--muted);font-size:.9rem}\
 #status{min-height:1.5rem;font-weight:600;color:var(--ok)}\
+#card-status{min-height:1.5rem;font-weight:600;color:var(--warn)}#card-status.ok{color:var(--ok)}\
+.card-field{border:1px solid var(--line);border-radius:.35rem;padding:.6rem;margin:0 0 .75rem;background:#fff}\
+.card-field input{font:inherit;max-width:100%;margin:.15rem}\
 @media (min-width:48rem){main{padding:2rem 1rem}.pay{display:grid;grid-template-columns:1fr 1fr;gap:1rem}.pay section{margin:0}}";
 
 const SCRIPT: &str = "\
@@ -246,6 +260,68 @@ pub fn reminders(beneficiary: &str, done: bool, pay: &str) -> String {
     )
 }
 
+/// The card checkout's script: asks the page's own route for the day's intent, mounts the
+/// gateway's card field (Stripe.js: the card goes from the payer's browser to the gateway alone),
+/// confirms the payment with the gateway, then tells the page's route, which reads it back from
+/// the gateway.
+const CARD_SCRIPT: &str = "\
+(function(){\
+var form=document.getElementById('card-form'),say=document.getElementById('card-status'),pay=document.getElementById('pay');\
+var base=location.pathname.replace(/\\/$/,''),stripe=null,card=null,opened=null;\
+function show(t,ok){say.textContent=t;say.className=ok?'ok':'';}\
+function json(r){return r.json().then(function(b){return{status:r.status,body:b};});}\
+fetch(base,{method:'POST'}).then(json).then(function(a){\
+if(a.status!==200){show(a.body.message||'Pagamento com cartão indisponível.');return;}\
+opened=a.body;stripe=Stripe(opened.publishable_key);card=stripe.elements().create('card');card.mount('#card-element');pay.disabled=false;\
+}).catch(function(){show('Não foi possível abrir o pagamento com cartão. Tente novamente.');});\
+form.addEventListener('submit',function(e){e.preventDefault();if(!opened)return;pay.disabled=true;show('Processando o pagamento…');\
+stripe.confirmCardPayment(opened.client_secret,{payment_method:{card:card}}).then(function(r){\
+if(r.error){show((r.error&&r.error.message)||'O pagamento não foi aprovado.');pay.disabled=false;return;}\
+return fetch(base+'/'+encodeURIComponent(opened.intent),{method:'POST'}).then(json).then(function(a){\
+var done=a.body.stage==='succeeded'||a.body.stage==='authorized';show(a.body.message,done);if(done){form.hidden=true;}else{pay.disabled=false;}});\
+}).catch(function(){show('Não foi possível concluir o pagamento. Tente novamente.');pay.disabled=false;});});\
+})();";
+
+/// The card checkout of a payable billet: what is due today, the gateway's card field, one
+/// button. `gateway_js` is the gateway's script (Stripe.js); `back` the billet's page.
+pub fn card(billet: &BankBillet, due: &Due, gateway_js: &str, back: &str) -> String {
+    let recipient = escape(&billet.recipient.recipient_full_name);
+    format!(
+        "<!doctype html><html lang=\"pt-BR\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
+         <meta name=\"robots\" content=\"noindex,nofollow\"><meta name=\"referrer\" content=\"no-referrer\">\
+         <link rel=\"icon\" href=\"data:,\"><title>Pagar com cartão – {recipient}</title><style>{STYLE}</style></head>\
+         <body><main><h1>Pagar com cartão</h1>\
+         <section aria-labelledby=\"due\"><h2 id=\"due\">Cobrança de {recipient}</h2><dl>\
+         <dt>Vencimento</dt><dd>{}</dd><div class=\"total\"><dt>Total hoje</dt><dd>{}</dd></div></dl></section>\
+         <section aria-labelledby=\"card-title\"><h2 id=\"card-title\">Dados do cartão</h2>\
+         <form id=\"card-form\"><div id=\"card-element\" class=\"card-field\"></div>\
+         <p><button id=\"pay\" type=\"submit\" disabled>Pagar {}</button></p></form>\
+         <p id=\"card-status\" role=\"status\" aria-live=\"polite\"></p>\
+         <p class=\"note\">Os dados do cartão vão direto para o processador de pagamentos; este site não os recebe.</p>\
+         </section><p><a href=\"{}\">Voltar ao boleto e ao Pix</a></p></main>\
+         <script src=\"{}\"></script><script>{CARD_SCRIPT}</script></body></html>",
+        date(billet.due_date),
+        money(due.total),
+        money(due.total),
+        escape(back),
+        escape(gateway_js),
+    )
+}
+
+/// The card checkout's Content-Security-Policy: the page's style and script, and exactly the
+/// gateway's origins (`gateway`: its script's origin, its API's, and where it frames 3-D Secure):
+/// script and frames from the script's origin, requests to the page itself and the gateway.
+pub fn card_policy(gateway: &[String]) -> String {
+    let gateway = gateway.join(" ");
+    format!(
+        "default-src 'none'; style-src {}; script-src {} {gateway}; connect-src 'self' {gateway}; \
+         frame-src {gateway}; img-src data: {gateway}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+        digest(STYLE),
+        digest(CARD_SCRIPT),
+    )
+}
+
 /// The Pix QR code as inline SVG: one path of dark modules, the quiet zone included.
 fn qr_svg(payload: &str) -> Option<String> {
     let matrix = pix_qr::matrix(payload)?;
@@ -267,7 +343,8 @@ fn qr_svg(payload: &str) -> Option<String> {
 }
 
 /// The whole page of `billet` standing as `standing`; `pdf` is the link to the printable billet.
-pub fn render(billet: &BankBillet, standing: &Standing, pdf: &str) -> String {
+/// `card`: the card checkout's path, when the billing takes cards (shown while it is payable).
+pub fn render(billet: &BankBillet, standing: &Standing, pdf: &str, card: Option<&str>) -> String {
     let recipient = &billet.recipient;
     let payer = &billet.payer;
     let party = |name: &str, document: &str| {
@@ -293,7 +370,7 @@ pub fn render(billet: &BankBillet, standing: &Standing, pdf: &str) -> String {
     ));
     let (class, words) = standing.words();
     match standing {
-        Standing::Payable(due) => body.push_str(&payable(billet, due, pdf)),
+        Standing::Payable(due) => body.push_str(&payable(billet, due, pdf, card)),
         _ => body.push_str(&format!(
             "<section aria-labelledby=\"state\"><h2 id=\"state\">Situação</h2><p class=\"state {class}\">{}</p>\
              </section>",
@@ -315,7 +392,7 @@ pub fn render(billet: &BankBillet, standing: &Standing, pdf: &str) -> String {
 
 /// What a payable billet shows: what is due today, the digitable line and the Pix code with their
 /// copy buttons, and the PDF.
-fn payable(billet: &BankBillet, due: &Due, pdf: &str) -> String {
+fn payable(billet: &BankBillet, due: &Due, pdf: &str, card: Option<&str>) -> String {
     let mut out = String::from("<section aria-labelledby=\"due\"><h2 id=\"due\">Valor a pagar hoje</h2><dl>");
     if due.discount.is_positive() {
         out.push_str(&format!("<dt>Desconto</dt><dd>−\u{a0}{}</dd>", money(due.discount)));
@@ -329,6 +406,13 @@ fn payable(billet: &BankBillet, due: &Due, pdf: &str) -> String {
         out.push_str(&format!("<p class=\"note\">Vencido há {days}; juros e multa calculados até hoje.</p>"));
     }
     out.push_str("</section><div class=\"pay\">");
+    if let Some(card) = card {
+        out.push_str(&format!(
+            "<section aria-labelledby=\"card-title\"><h2 id=\"card-title\">Cartão de crédito</h2>\
+             <p><a class=\"button\" href=\"{}\">Pagar com cartão</a></p></section>",
+            escape(card)
+        ));
+    }
     let line = billet.registered.digitable_line.as_deref().filter(|l| !l.is_empty());
     if billet.status.awaiting_bank() {
         out.push_str(
@@ -392,7 +476,7 @@ mod tests {
     fn a_payable_page_shows_the_codes_escaped_and_masked() {
         let billet = payable_billet();
         let due = Due { discount: Money::default(), charges: Money::default(), total: billet.amount, days_overdue: 0 };
-        let html = render(&billet, &Standing::Payable(due), "/pay/x/boleto.pdf");
+        let html = render(&billet, &Standing::Payable(due), "/pay/x/boleto.pdf", None);
         assert!(html.starts_with("<!doctype html><html lang=\"pt-BR\">"));
         assert!(html.contains(billet.registered.digitable_line.as_deref().unwrap()));
         assert!(html.contains(&escape(billet.registered.pix_qr_code.as_deref().unwrap())));
@@ -415,12 +499,12 @@ mod tests {
             Standing::Rejected,
             Standing::Registering,
         ] {
-            let html = render(&billet, &standing, "/pdf");
+            let html = render(&billet, &standing, "/pdf", None);
             assert!(!html.contains("99990.00005") && !html.contains("br.gov.bcb.pix"), "{standing:?}");
             assert!(!html.contains("<svg") && !html.contains("/pdf"), "{standing:?}");
             assert!(html.contains(&escape(&standing.words().1)), "{standing:?}");
         }
-        let paid = render(&billet, &Standing::Paid(Some("2026-11-20".parse().unwrap())), "/pdf");
+        let paid = render(&billet, &Standing::Paid(Some("2026-11-20".parse().unwrap())), "/pdf", None);
         assert!(paid.contains("pago em 20/11/2026"));
     }
 
@@ -446,14 +530,16 @@ mod tests {
         billing.billet_id = Some(with_pix.id);
         let standing = Standing::of(&with_pix, &billing, today);
         assert!(matches!(standing, Standing::Payable(_)), "{standing:?}");
-        let html = render(&with_pix, &standing, "/pdf");
+        let html = render(&with_pix, &standing, "/pdf", None);
         assert!(html.contains("br.gov.bcb.pix") && html.contains("pague agora pelo Pix"), "{html}");
         assert!(
             !html.contains(with_pix.registered.digitable_line.as_deref().unwrap()),
             "no line before the bank has it"
         );
         with_pix.status = BilletStatus::Opened;
-        assert!(render(&with_pix, &standing, "/pdf").contains(with_pix.registered.digitable_line.as_deref().unwrap()));
+        assert!(
+            render(&with_pix, &standing, "/pdf", None).contains(with_pix.registered.digitable_line.as_deref().unwrap())
+        );
         billing.billet_id = Some(crate::values::BilletId::new(99));
         billet.status = BilletStatus::Opened;
         billing.status = BillingStatus::Canceled;

@@ -4,7 +4,7 @@ use axum::body::Body;
 use axum::extract::{Path, Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::Router;
 use http::header::{self, HeaderValue};
 use http::{HeaderMap, StatusCode};
@@ -28,6 +28,8 @@ pub fn app(state: AppState) -> Router {
         .route("/pay/{token}", get(show))
         .route("/pay/{token}/boleto.pdf", get(pdf))
         .route("/pay/{token}/lembretes", get(reminders).post(stop_reminders))
+        .route("/pay/{token}/cartao", get(card).post(card_intent))
+        .route("/pay/{token}/cartao/{intent}", post(card_confirmed))
         .route_layer(axum::middleware::from_fn_with_state(limiter, per_ip))
         .layer(axum::middleware::from_fn(protect))
         .with_state(state)
@@ -135,7 +137,8 @@ async fn show(State(state): State<AppState>, Path(token): Path<String>, headers:
         Err(error) => return unavailable(error),
     };
     let standing = Standing::of(&billet, &billing, today());
-    let html = page::render(&billet, &standing, &format!("{token}/boleto.pdf"));
+    let card = billing.gw_payment_link.as_ref().map(|_| format!("{token}/cartao"));
+    let html = page::render(&billet, &standing, &format!("{token}/boleto.pdf"), card.as_deref());
     let etag = format!("\"{}\"", &hex::encode(Sha256::digest(html.as_bytes()))[..32]);
     let fresh = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()).is_some_and(|v| v == etag);
     let (status, body) =
@@ -179,6 +182,72 @@ async fn stop_reminders(State(state): State<AppState>, Path(token): Path<String>
         Ok(_) => reminders_page(&billet, &token, true),
         Err(error) => unavailable(error),
     }
+}
+
+/// The billet's card checkout, while its billing takes cards (its account's gateway is on: the
+/// billing has `gw_payment_link`) and it can be paid; its policy allows the gateway's origins.
+async fn card(State(state): State<AppState>, Path(token): Path<String>) -> Response {
+    let (account, billet, billing) = match found_in(&state, &token).await {
+        Ok(Some(found)) => found,
+        Ok(None) => return not_found(),
+        Err(error) => return unavailable(error),
+    };
+    let Standing::Payable(due) = Standing::of(&billet, &billing, today()) else { return not_found() };
+    if billing.gw_payment_link.is_none() {
+        return not_found();
+    }
+    let gateway = match crate::payments::gateway::link(&state.store, account).await {
+        Ok(Some(link)) if link.enabled => crate::payments::gateway::registry().gateway(&link.secret_id).await,
+        Ok(_) => return not_found(),
+        Err(error) => return unavailable(error),
+    };
+    let Ok(gateway) = gateway else {
+        tracing::error!("payer page: the account's gateway keys cannot be read");
+        return message(StatusCode::SERVICE_UNAVAILABLE, "Página indisponível", "Tente novamente em instantes.");
+    };
+    let credentials = &gateway.credentials;
+    let origins: Vec<String> = [credentials.js_url(), credentials.api_url()]
+        .into_iter()
+        .filter_map(crate::payments::gateway::stripe::origin)
+        .chain(
+            (credentials.js_url() == crate::payments::gateway::stripe::JS_URL)
+                .then(|| crate::payments::gateway::stripe::HOOKS_ORIGIN.to_owned()),
+        )
+        .fold(Vec::new(), |mut all, origin| {
+            if !all.contains(&origin) {
+                all.push(origin);
+            }
+            all
+        });
+    let html = page::card(&billet, &due, credentials.js_url(), &format!("{}{token}", link::PATH));
+    let mut response = (StatusCode::OK, html_headers(), html).into_response();
+    if let Ok(policy) = HeaderValue::from_str(&page::card_policy(&origins)) {
+        response.headers_mut().insert("content-security-policy", policy);
+    }
+    response
+}
+
+/// The day's intent of the billet's billing, for the card checkout's script.
+async fn card_intent(State(state): State<AppState>, Path(token): Path<String>) -> Response {
+    let (account, billet, billing) = match found_in(&state, &token).await {
+        Ok(Some(found)) => found,
+        Ok(None) => return not_found(),
+        Err(error) => return unavailable(error),
+    };
+    if billing.gw_payment_link.is_none() || billing.billet_id != Some(billet.id) {
+        return not_found();
+    }
+    crate::payments::gateway::routes::open_for_payer(&state, account, &billet, &billing).await
+}
+
+/// The card checkout's script confirmed `intent`: read back from the gateway and applied.
+async fn card_confirmed(State(state): State<AppState>, Path((token, intent)): Path<(String, String)>) -> Response {
+    let (account, _, billing) = match found_in(&state, &token).await {
+        Ok(Some(found)) => found,
+        Ok(None) => return not_found(),
+        Err(error) => return unavailable(error),
+    };
+    crate::payments::gateway::routes::confirmed_by_payer(&state, account, &billing, &intent).await
 }
 
 /// The printable billet, while it can be paid (otherwise the page says why, and this is a 404).

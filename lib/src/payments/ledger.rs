@@ -20,6 +20,8 @@ pub enum Channel {
     BankBillet,
     /// The billing's Pix charge, paid from the payer's bank.
     Pix,
+    /// A card, through the account's checkout gateway (`payments::gateway`).
+    CreditCard,
     /// Paid outside the service and written off by the account (pay-off, `discharged`).
     Manual,
 }
@@ -30,6 +32,7 @@ impl Channel {
         match self {
             Channel::BankBillet => "bank_billet",
             Channel::Pix => "pix",
+            Channel::CreditCard => "credit_card",
             Channel::Manual => "manual",
         }
     }

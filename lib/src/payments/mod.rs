@@ -1,6 +1,7 @@
 //! One way a payment is applied (DESIGN §10). A billing can be paid through several channels, each
 //! a room of its own (`bank`: the boleto, as the bank's return file or the simulated bank report
-//! it; `pix`: the billing's Pix charge, as its PSP reports it; `manual`: the account's pay-off,
+//! it; `pix`: the billing's Pix charge, as its PSP reports it; `gateway`: a card, through the
+//! account's checkout gateway, as its events and API tell it; `manual`: the account's pay-off,
 //! [`paid_off`]); a channel turns what its provider says into one [`Payment`], and this module applies it:
 //!
 //! - **exactly once per provider id**: the payment's ledger item ([`Entry`], `keys::payment`) is
@@ -18,6 +19,7 @@
 //! uploaded; a PSP's call read back from the PSP).
 
 pub mod bank;
+pub mod gateway;
 pub mod ledger;
 pub mod pix;
 

@@ -69,6 +69,8 @@ pub async fn register(
     generation: i64,
 ) -> anyhow::Result<Outcome> {
     let Some(owner) = accounts::find(store, account).await? else { return Ok(Outcome::Skipped("account not found")) };
+    // An account whose checkout gateway is on: the billet's page takes cards too.
+    let takes_cards = crate::payments::gateway::link(store, account).await?.is_some_and(|link| link.enabled);
     let found = change(store, account, billing_id, |billing, billet| {
         let owner = &owner;
         async move {
@@ -85,7 +87,9 @@ pub async fn register(
             let billet = issue(store, owner, &billing).await?;
             let link = PayerLink::new(account, billing.id, billet.id);
             let billet = BankBillet { payer_token: Some(link.token.clone()), ..billet };
-            let next = Billing { billet_id: Some(billet.id), ..billing };
+            // Its card checkout, on the billet's page.
+            let gw_payment_link = takes_cards.then(|| format!("{}/cartao", crate::billets::link::url(&link.token)));
+            let next = Billing { billet_id: Some(billet.id), gw_payment_link, ..billing };
             // An issued billet is on its way to the bank: announced when the bank answers.
             let announce = billet.status == BilletStatus::Rejected;
             let then = Found::Billet(Box::new(billet.clone()));

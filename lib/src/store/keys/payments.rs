@@ -31,3 +31,51 @@ pub const PIX_PSPS: &str = "PIXPSP";
 pub fn pix_psp(account: AccountId, rule: BankRuleId) -> (String, String) {
     (PIX_PSPS.to_owned(), format!("{account}#{rule}"))
 }
+
+/// An account's checkout gateway, in a partition of its own (`GATEWAY#<acct>`: the payer page's
+/// function reads it and no other item of the account): absent while the account has none.
+pub fn gateway(account: AccountId) -> (String, String) {
+    (format!("GATEWAY#{account}"), "GATEWAY".to_owned())
+}
+
+/// Partitions of the availability index over which one day's card payments are spread.
+pub const AVAILABILITY_INDEX_SHARDS: i64 = 16;
+
+/// The availability index's partition (`gsi1`, beside the reminders' due-day index) of card
+/// payments whose funds become available on `day`, in `shard`.
+pub fn availability_index_partition(day: chrono::NaiveDate, shard: i64) -> String {
+    format!("AVAIL#{day}#{shard:02}")
+}
+
+/// A billing paid by card, waiting for its funds: its escrow end's partition in the shard of its
+/// account and id, sorted by account then id (the key entry's `gsi1pk`/`gsi1sk`, as the
+/// reminders' index's, which it leaves when it is paid).
+pub fn availability_index(
+    account: AccountId,
+    billing: crate::values::BillingId,
+    day: chrono::NaiveDate,
+) -> (String, String) {
+    let shard = (account.get() + billing.get()).rem_euclid(AVAILABILITY_INDEX_SHARDS);
+    (availability_index_partition(day, shard), format!("{:010}#{:010}", account.get(), billing.get()))
+}
+
+/// The card intent of a billing on a day for an amount (`<billing partition>`,
+/// `GWINTENT#<day>#<cents>`): written only if absent when the payer page makes it, so that a page
+/// opened twice, or a retried call, confirms one intent per billing, day and amount.
+pub fn gateway_intent(
+    account: AccountId,
+    billing: crate::values::BillingId,
+    day: chrono::NaiveDate,
+    cents: i64,
+) -> (String, String) {
+    (super::billing_partition(account, billing), format!("GWINTENT#{day}#{cents}"))
+}
+
+/// The account and billing of an [`availability_index`] sort key.
+pub fn read_availability_index(sk: &str) -> Option<(AccountId, crate::values::BillingId)> {
+    super::read_reminder_index(sk)
+}
+
+/// The name of the availability index's sort key on a billing's key entry (the reminders'
+/// index's: one `gsi1` entry, either).
+pub const AVAILABILITY_INDEX_SK: &str = super::REMINDER_INDEX_SK;

@@ -1,0 +1,281 @@
+//! The card channel (DESIGN §10, issue 42): a billing paid by card through the account's checkout
+//! gateway, on the payer's page.
+//!
+//! - **The gateway** is a provider behind [`Gateway`]: it makes an intent of a payment
+//!   ([`Opening`]), reads one back ([`Intent`]), captures, releases and refunds it, and reads its
+//!   signed events ([`Told`]). Stripe is the one we have ([`stripe`]); a second (PagBank, Mercado
+//!   Pago) is a second implementation, the workflows unchanged.
+//! - **An account's gateway** ([`Link`], `infra/ops gateway setup`): on or off, capture automatic
+//!   or manual, its keys in a secret of its own ([`registry`]).
+//! - **The payer pays** on the billet's page (`/pay/<token>/cartao`, [`checkout`]): one intent per
+//!   billing, day and amount, made idempotently, confirmed by Stripe.js in the payer's browser (the
+//!   card never reaches the service).
+//! - **What the gateway says moves the billing** ([`sync`]): an intent is always read back from
+//!   the gateway (an event only names it), a review or a dispute is taken from its signed event;
+//!   each becomes the billing's [`card::Card`], merged so that order and repetition do not
+//!   matter, and the billing's status follows from it ([`card::status`]). A payment that succeeds
+//!   is applied as any payment ([`super::settling`]): once, by the intent's id, the first one
+//!   settles (the boleto written off, the Pix charge removed), a later one is kept to refund.
+//! - **The funds' availability** ([`available`]): a billing paid by card sits in the availability
+//!   index under its escrow end's day until the daily step makes it `available`.
+
+pub mod available;
+pub mod card;
+pub mod checkout;
+pub mod routes;
+pub mod stripe;
+pub mod sync;
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+use tokio::sync::Mutex;
+
+use self::card::{Dispute, Method, Review, Stage};
+use crate::store::stored::{self, Key, Stored};
+use crate::store::{keys, Store, StoreError};
+use crate::values::{AccountId, BilletId, BillingId, Money, Timestamp};
+
+/// A payment to make at the gateway: what the payer page asks for a billing on a day.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Opening {
+    pub account: AccountId,
+    pub billing: BillingId,
+    pub billet: BilletId,
+    pub day: NaiveDate,
+    pub amount: Money,
+    pub manual_capture: bool,
+    pub description: String,
+    /// The gateway's idempotency key: the same opening again is the same intent.
+    pub key: String,
+    /// Which deployment makes it ([`service`]).
+    pub service: String,
+}
+
+/// The name this deployment gives its intents (its table's): an intent another deployment made
+/// (a staging stack on the same Stripe account) is not ours, whatever account and billing its
+/// metadata name.
+pub fn service(store: &Store) -> String {
+    store.table().to_owned()
+}
+
+/// A payment intent as the gateway has it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Intent {
+    pub id: String,
+    pub stage: Stage,
+    pub amount: Money,
+    /// What the payer's browser confirms it with.
+    pub client_secret: Option<String>,
+    /// Whose it is (the intent's metadata, as the service made it).
+    pub account: Option<AccountId>,
+    pub billing: Option<BillingId>,
+    pub billet: Option<BilletId>,
+    /// The deployment that made it ([`service`]).
+    pub service: String,
+    /// Once it succeeded: the payment.
+    pub paid: Option<Paid>,
+}
+
+/// A succeeded intent's payment.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Paid {
+    pub amount: Money,
+    pub fee: Money,
+    pub net: Money,
+    pub paid_at: Option<Timestamp>,
+    /// When the funds become available to the account.
+    pub available_on: Option<Timestamp>,
+    pub refunded: Money,
+    pub method: Option<Method>,
+}
+
+/// What a signed event of the gateway says.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Told {
+    /// News of an intent (or of its charge): read it back.
+    Intent { event: String, intent: String },
+    /// A review of an intent's payment opened or closed.
+    Review { event: String, intent: String, review: Review },
+    /// A dispute of an intent's payment, as it stands.
+    Dispute { event: String, intent: String, dispute: Dispute },
+    /// Nothing the service follows.
+    Other { event: String, kind: String },
+}
+
+/// Why an event is not taken.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Rejected {
+    #[error("no signature")]
+    Unsigned,
+    #[error("the signature does not match")]
+    BadSignature,
+    #[error("signed too long ago (or ahead)")]
+    Stale,
+    #[error("malformed: {0}")]
+    Malformed(String),
+}
+
+/// A call's failure.
+#[derive(Debug, thiserror::Error)]
+pub enum GatewayError {
+    /// Worth trying again: the gateway could not be reached, timed out, throttled or failed.
+    #[error("gateway unavailable: {0}")]
+    Unavailable(String),
+    /// The gateway refused the call: trying it again as it is changes nothing.
+    #[error("gateway refused ({status}): {detail}")]
+    Refused { status: u16, detail: String },
+}
+
+/// A checkout gateway: what the workflows ask of one.
+#[allow(async_fn_in_trait)] // implemented and called inside the crate only
+pub trait Gateway {
+    /// Makes the intent of `opening` (the same key again: the same intent).
+    async fn open(&self, opening: &Opening) -> Result<Intent, GatewayError>;
+    /// The intent `id`, read back; `None` when the gateway does not know it.
+    async fn intent(&self, id: &str) -> Result<Option<Intent>, GatewayError>;
+    /// Captures an authorized intent.
+    async fn capture(&self, id: &str) -> Result<(), GatewayError>;
+    /// Releases an authorized (or unconfirmed) intent.
+    async fn release(&self, id: &str) -> Result<(), GatewayError>;
+    /// Refunds a succeeded intent whole.
+    async fn refund(&self, id: &str) -> Result<(), GatewayError>;
+    /// A webhook call's event, once its signature (`signature`, over `body`, at `now` in Unix
+    /// seconds) proves it the gateway's.
+    fn told(&self, signature: Option<&str>, body: &[u8], now: i64) -> Result<Told, Rejected>;
+}
+
+/// An account's checkout gateway.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Link {
+    pub account_id: AccountId,
+    /// `stripe`.
+    pub provider: String,
+    pub enabled: bool,
+    /// Capture by the account (`awaiting_capture` until it captures or releases), else at once.
+    pub manual_capture: bool,
+    /// The secret with its keys ([`secret_id`]).
+    pub secret_id: String,
+    pub updated_at: Timestamp,
+}
+
+impl Stored for Link {
+    const KIND: Option<&'static str> = Some("gateway");
+    type Scope<'a> = ();
+
+    fn key(&self, (): ()) -> Key {
+        keys::gateway(self.account_id)
+    }
+}
+
+/// The account's gateway, on or off; `None` when it has none.
+pub async fn link(store: &Store, account: AccountId) -> Result<Option<Link>, StoreError> {
+    stored::find::<Link>(store, keys::gateway(account)).await
+}
+
+/// Where the gateway secrets of the service live (`GATEWAY_SECRET_PREFIX`, else this).
+pub const DEFAULT_SECRET_PREFIX: &str = "billing-service/gateway";
+
+/// The secret of an account's gateway: `<prefix>/<table>/<account>`.
+pub fn secret_id(account: AccountId) -> String {
+    let prefix = std::env::var("GATEWAY_SECRET_PREFIX").ok().filter(|p| !p.is_empty());
+    let table = crate::config::table_name();
+    format!("{}/{table}/{account}", prefix.as_deref().unwrap_or(DEFAULT_SECRET_PREFIX))
+}
+
+/// How long a process trusts a secret it read: a rotated key is read again after this.
+pub const RELOAD_AFTER: Duration = Duration::from_secs(300);
+
+/// The process's gateway clients, one per secret, read again after [`RELOAD_AFTER`].
+#[derive(Default)]
+pub struct Registry {
+    clients: Mutex<HashMap<String, (Arc<stripe::Stripe>, Instant)>>,
+    secrets: OnceLock<aws_sdk_secretsmanager::Client>,
+}
+
+/// The process's registry.
+pub fn registry() -> &'static Registry {
+    static REGISTRY: OnceLock<Registry> = OnceLock::new();
+    REGISTRY.get_or_init(Registry::default)
+}
+
+impl Registry {
+    pub async fn secrets(&self) -> aws_sdk_secretsmanager::Client {
+        if let Some(client) = self.secrets.get() {
+            return client.clone();
+        }
+        let client = aws_sdk_secretsmanager::Client::new(&crate::config::aws().await);
+        self.secrets.get_or_init(|| client).clone()
+    }
+
+    /// The client of the gateway whose keys are in `secret_id`.
+    pub async fn gateway(&self, secret_id: &str) -> anyhow::Result<Arc<stripe::Stripe>> {
+        let mut clients = self.clients.lock().await;
+        if let Some((client, read_at)) = clients.get(secret_id) {
+            if read_at.elapsed() < RELOAD_AFTER {
+                return Ok(client.clone());
+            }
+        }
+        let found =
+            self.secrets().await.get_secret_value().secret_id(secret_id).send().await.context("GetSecretValue")?;
+        let text = found.secret_string().context("the gateway secret has no text")?;
+        let credentials: stripe::Credentials = serde_json::from_str(text)
+            .with_context(|| format!("the gateway secret {secret_id} is not the keys' JSON"))?;
+        let client = match clients.get(secret_id) {
+            Some((client, _)) if client.credentials == credentials => client.clone(),
+            _ => Arc::new(stripe::Stripe::new(credentials).with_context(|| format!("the gateway secret {secret_id}"))?),
+        };
+        clients.insert(secret_id.to_owned(), (client.clone(), Instant::now()));
+        Ok(client)
+    }
+
+    /// Forgets the client of `secret_id` (its secret just changed: `infra/ops gateway setup`).
+    pub async fn forget(&self, secret_id: &str) {
+        self.clients.lock().await.remove(secret_id);
+    }
+}
+
+/// Stores the keys (a new secret, or a new version of it).
+pub async fn store_credentials(
+    secrets: &aws_sdk_secretsmanager::Client,
+    secret_id: &str,
+    credentials: &stripe::Credentials,
+) -> anyhow::Result<()> {
+    crate::config::put_secret(secrets, secret_id, serde_json::to_string(credentials)?).await
+}
+
+/// Turns the account's gateway on with these keys (stored first, then the link): what `infra/ops
+/// gateway setup` does.
+pub async fn set_up(
+    store: &Store,
+    account: AccountId,
+    credentials: &stripe::Credentials,
+    manual_capture: bool,
+) -> anyhow::Result<Link> {
+    credentials.check()?;
+    let secret_id = secret_id(account);
+    store_credentials(&registry().secrets().await, &secret_id, credentials).await?;
+    registry().forget(&secret_id).await;
+    let link = Link {
+        account_id: account,
+        provider: "stripe".to_owned(),
+        enabled: true,
+        manual_capture,
+        secret_id,
+        updated_at: Timestamp::now(),
+    };
+    store.write(vec![stored::put(&link, ())?]).await?;
+    Ok(link)
+}
+
+/// Turns the account's gateway on or off (its keys kept); `None` when it has none.
+pub async fn switch(store: &Store, account: AccountId, enabled: bool) -> anyhow::Result<Option<Link>> {
+    let Some(found) = link(store, account).await? else { return Ok(None) };
+    let next = Link { enabled, updated_at: Timestamp::now(), ..found };
+    store.write(vec![stored::put(&next, ())?]).await?;
+    Ok(Some(next))
+}

@@ -1,0 +1,298 @@
+//! What the gateway says of an intent, applied to its billing: the one way every event, the payer
+//! page's confirmation, a capture, a release and a refund move a billing.
+//!
+//! The intent is always the gateway's own answer (read back with the account's key), so a forged
+//! or stale call can only make the service read the truth again. A review or a dispute (which
+//! Stripe tells only by its events, signed) is merged beside it. The billing's card
+//! ([`Card`]) takes the furthest of what it had and what it is told, and its status follows
+//! ([`card::status`]); the first time the intent has succeeded, its payment is applied as any
+//! payment (`payments::settling`: once by the intent's id, in the billing's transaction), or kept
+//! to refund when the billing was settled otherwise.
+
+use chrono::NaiveDate;
+
+use super::card::{self, Card, Dispute, Review, Stage};
+use super::{Gateway, GatewayError, Intent};
+use crate::billings::billets::lifecycle::BilletWrite;
+use crate::billings::model::Billing;
+use crate::billings::service::{change, Ruled};
+use crate::payments::{self, Channel, Payment};
+use crate::refusal::Refusal;
+use crate::store::Store;
+use crate::values::calendar::sao_paulo;
+use crate::values::{today, AccountId, BillingId, BillingStatus, Money, Timestamp};
+
+/// What applying an intent did.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Synced {
+    /// The billing as it now is (moved, or as it was when nothing was new).
+    Billing(Box<Billing>),
+    /// The intent's payment came after the billing was settled otherwise: kept to refund.
+    ToRefund(String),
+    /// Not an intent of this account's (no such billing, another account's metadata).
+    NotOurs,
+}
+
+/// Beside the intent: what its event told of a review or a dispute.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Beside {
+    pub review: Option<Review>,
+    pub dispute: Option<Dispute>,
+    /// The funds are available (the daily step).
+    pub available: bool,
+}
+
+/// The card an intent makes, with what its event told beside it.
+pub fn card_of(intent: &Intent, beside: &Beside) -> Card {
+    let paid = intent.paid.as_ref();
+    Card {
+        intent_id: intent.id.clone(),
+        stage: intent.stage,
+        amount: paid.map_or(intent.amount, |p| p.amount),
+        fee: paid.map_or(Money::ZERO, |p| p.fee),
+        net: paid.map_or(Money::ZERO, |p| p.net),
+        escrow_end: paid.and_then(|p| p.available_on),
+        available: beside.available,
+        method: paid.and_then(|p| p.method.clone()),
+        refunded: paid.map_or(Money::ZERO, |p| p.refunded),
+        review: beside.review.clone(),
+        dispute: beside.dispute.clone(),
+        settled: false,
+        to_refund: false,
+    }
+}
+
+fn day_of(at: Option<Timestamp>) -> NaiveDate {
+    at.map_or_else(today, |t| t.0.with_timezone(&sao_paulo()).date_naive())
+}
+
+/// The payment of a succeeded intent of a billing whose current billet is `billet`.
+fn payment(intent: &Intent, card: &Card, billet: crate::values::BilletId) -> Payment {
+    let paid_at = intent.paid.as_ref().and_then(|p| p.paid_at);
+    Payment {
+        channel: Channel::CreditCard,
+        provider_id: intent.id.clone(),
+        billet_id: intent.billet.unwrap_or(billet),
+        amount: card.amount,
+        paid_on: day_of(paid_at),
+        fee: card.fee,
+        credit_on: day_of(card.escrow_end.or(paid_at)),
+        net_amount: card.net,
+    }
+}
+
+/// What the rule decided, for after the transaction.
+enum After {
+    Nothing,
+    KeepToRefund(Payment, String),
+}
+
+/// Applies `intent` (as the gateway answered it) and what was told beside it to the account's
+/// billing it names.
+pub async fn apply(store: &Store, account: AccountId, intent: &Intent, beside: &Beside) -> Result<Synced, Refusal> {
+    let ours = intent.account == Some(account) && intent.service == super::service(store);
+    let Some(billing_id) = intent.billing.filter(|_| ours) else {
+        return Ok(Synced::NotOurs);
+    };
+    let told = card_of(intent, beside);
+    let outcome = change(store, account, billing_id, |billing, billet| {
+        let told = told.clone();
+        async move { rule(store, account, intent, told, billing, billet).await }
+    })
+    .await;
+    let (billing, after) = match outcome {
+        Ok(done) => done,
+        Err(Refusal::NotFound) => return Ok(Synced::NotOurs),
+        Err(other) => return Err(other),
+    };
+    match after {
+        After::Nothing => {}
+        After::KeepToRefund(payment, why) => {
+            match store.write(payments::kept_to_refund(account, billing_id, &payment, &why)?).await {
+                Ok(()) => {}
+                // Kept before (the same event again).
+                Err(error) if error.failed_at(0) => {}
+                Err(error) => return Err(error.into()),
+            }
+            return Ok(Synced::ToRefund(why));
+        }
+    }
+    // What the gateway gave back of a payment that settled the billing, in the ledger too.
+    if let Some(card) =
+        billing.gw_card.as_ref().filter(|c| c.settled && c.intent_id == intent.id && c.refunded.is_positive())
+    {
+        if let Some(billet) = billing.billet_id {
+            let paid = payment(intent, card, billet);
+            Box::pin(payments::record_refund(store, account, &paid, card.refunded)).await?;
+        }
+    }
+    Ok(Synced::Billing(Box::new(billing)))
+}
+
+async fn rule(
+    store: &Store,
+    account: AccountId,
+    intent: &Intent,
+    told: Card,
+    billing: Billing,
+    billet: Option<crate::billets::model::BankBillet>,
+) -> Result<Ruled<After>, Refusal> {
+    let current = billing.gw_card.clone().unwrap_or_default();
+    let merged = current.merge(&told);
+    if merged.intent_id != told.intent_id {
+        // Another intent of the billing got somewhere first: this one's payment, if any, is a
+        // second payment.
+        return Ok(match (told.stage, billing.billet_id) {
+            (Stage::Succeeded, Some(billet)) => {
+                let why = format!("a cobrança {} já foi paga por outro pagamento com cartão", billing.id);
+                Ruled::Unchanged(After::KeepToRefund(payment(intent, &told, billet), why))
+            }
+            _ => Ruled::Unchanged(After::Nothing),
+        });
+    }
+    let mut next = Billing { gw_card: Some(merged.clone()), ..billing.clone() };
+    let mut billet_write: Option<BilletWrite> = None;
+    let mut also = Vec::new();
+    if merged.stage == Stage::Succeeded && !merged.settled && !merged.to_refund {
+        let billet_id = billing.billet_id.or(intent.billet);
+        let Some(billet_id) = billet_id else { return Ok(Ruled::Unchanged(After::Nothing)) };
+        let paid = payment(intent, &merged, billet_id);
+        // Applied before under another card state (a lost write): the ledger says how it went.
+        if let Some(found) = payments::recorded(store, account, &paid).await? {
+            let settled = found.outcome == payments::Outcome::Settled;
+            let card = Card { settled, to_refund: !settled, ..merged };
+            next.gw_card = Some(card);
+        } else {
+            match payments::settling(account, billing.clone(), billet.as_ref(), &paid)? {
+                Ok((settled, paid_billet, ledger)) => {
+                    next = Billing { gw_card: Some(Card { settled: true, ..merged }), ..settled };
+                    billet_write = billet.map(|from| BilletWrite::Moved { from, to: paid_billet });
+                    also.push(ledger);
+                }
+                Err(why) => {
+                    let card = Card { to_refund: true, ..merged };
+                    let next = Billing { gw_card: Some(card), updated_at: Timestamp::now(), ..billing };
+                    return Ok(Ruled::Changed {
+                        next,
+                        billet: None,
+                        also: Vec::new(),
+                        announce: false,
+                        then: After::KeepToRefund(paid, why),
+                    });
+                }
+            }
+        }
+    }
+    let card = next.gw_card.clone().unwrap_or_default();
+    if let Some(status) = card::status(next.status, &card) {
+        next.status = status;
+    }
+    if next.status == billing.status && next.gw_card == billing.gw_card {
+        return Ok(Ruled::Unchanged(After::Nothing));
+    }
+    next.updated_at = Timestamp::now();
+    Ok(Ruled::Changed { next, billet: billet_write, also, announce: true, then: After::Nothing })
+}
+
+/// Reads the intent `id` back from `gateway` and applies it with what was told `beside` it.
+/// `Err`: the gateway could not be asked (the caller tries again later).
+pub async fn read_and_apply(
+    store: &Store,
+    gateway: &impl Gateway,
+    account: AccountId,
+    id: &str,
+    beside: &Beside,
+) -> Result<Synced, Refusal> {
+    match gateway.intent(id).await {
+        Ok(Some(intent)) => Box::pin(apply(store, account, &intent, beside)).await,
+        Ok(None) => Ok(Synced::NotOurs),
+        Err(error) => Err(unavailable(error)),
+    }
+}
+
+/// A gateway's failure as the API answers it: 503 when it could not be reached, 422 with its
+/// words when it refused.
+pub fn unavailable(error: GatewayError) -> Refusal {
+    match error {
+        GatewayError::Unavailable(why) => Refusal::Unavailable(anyhow::anyhow!("the checkout gateway: {why}")),
+        GatewayError::Refused { detail, .. } => {
+            Refusal::Rule { code: "gateway_refused", message: format!("O gateway de pagamento recusou: {detail}") }
+        }
+    }
+}
+
+/// The billing's status as it stands for the card's operations: what may be captured, released
+/// or refunded.
+pub fn card_in(billing: &Billing, wanted: &[Stage], settled: Option<bool>) -> Option<Card> {
+    let card = billing.gw_card.clone()?;
+    let fits = wanted.contains(&card.stage) && settled.is_none_or(|s| card.settled == s) && !card.to_refund;
+    fits.then_some(card)
+}
+
+/// Whether a billing's status is one the card put it in.
+pub fn on_card(status: BillingStatus) -> bool {
+    matches!(
+        status,
+        BillingStatus::AwaitingCapture
+            | BillingStatus::UnderReview
+            | BillingStatus::InDispute
+            | BillingStatus::Available
+            | BillingStatus::Returned
+    )
+}
+
+/// What the account asks of a card payment (the API's `capture`, `release` and `refund`, and
+/// `infra/ops gateway`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Act {
+    /// Capture an authorized payment (manual capture): it is paid.
+    Capture,
+    /// Release an authorized payment: the billing is collectable again.
+    Release,
+    /// Give a payment by card back whole: the billing is `returned`.
+    Refund,
+}
+
+impl Act {
+    fn fits(self, card: &Card) -> bool {
+        !card.to_refund
+            && match self {
+                Act::Capture | Act::Release => card.stage == Stage::Authorized,
+                Act::Refund => card.stage == Stage::Succeeded && card.settled && card.refunded < card.amount,
+            }
+    }
+
+    fn refused(self) -> &'static str {
+        match self {
+            Act::Capture => "A cobrança não tem pagamento com cartão aguardando captura",
+            Act::Release => "A cobrança não tem pagamento com cartão aguardando captura para liberar",
+            Act::Refund => "A cobrança não tem pagamento com cartão a estornar",
+        }
+    }
+}
+
+/// Does `act` on the card payment of the account's billing `id` at its gateway, then applies the
+/// intent as the gateway answers it afterwards: the billing as it then is. 422 when the billing
+/// has no card payment in the state `act` needs; 503 when the gateway cannot be reached (nothing
+/// changed here; the same call again is safe: the gateway's idempotency keys make it once).
+pub async fn act(store: &Store, account: AccountId, id: BillingId, act: Act) -> Result<Billing, Refusal> {
+    let (billing, _) = crate::billings::service::whole_or_404(store, account, id).await?;
+    let Some(card) = billing.gw_card.clone().filter(|card| act.fits(card)) else {
+        let problem = crate::refusal::Problem::general(crate::refusal::Code::NotAllowed, act.refused());
+        return Err(Refusal::invalid(problem));
+    };
+    let link = super::link(store, account).await?.ok_or(Refusal::NotFound)?;
+    let gateway = super::registry().gateway(&link.secret_id).await.map_err(Refusal::Unavailable)?;
+    let done = match act {
+        Act::Capture => gateway.capture(&card.intent_id).await,
+        Act::Release => gateway.release(&card.intent_id).await,
+        Act::Refund => gateway.refund(&card.intent_id).await,
+    };
+    done.map_err(unavailable)?;
+    match Box::pin(read_and_apply(store, gateway.as_ref(), account, &card.intent_id, &Beside::default())).await? {
+        Synced::Billing(billing) => Ok(*billing),
+        Synced::ToRefund(_) | Synced::NotOurs => {
+            Ok(crate::billings::service::whole_or_404(store, account, id).await?.0)
+        }
+    }
+}
