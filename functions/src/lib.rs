@@ -413,3 +413,35 @@ pub async fn reminder_events(
     }
     Ok(serde_json::json!({ "recorded": recorded, "ignored": ignored }))
 }
+
+/// What writes of the card channel, on the payer API: the gateways' webhooks (public, outside
+/// `/v1`; each request proves itself by its signature) and the card checkout's posts of the payer
+/// pages (the day's intent, the payer's confirmation), which the payer page's routes serve with
+/// their per-IP limit; API Gateway sends this function those routes alone, the payer page's
+/// function (which only reads) the others. Unknown routes are 404s.
+pub fn gateway_app(state: AppState) -> Router {
+    let webhooks = billing_api::payments::gateway::routes::webhooks(state.clone());
+    finish(billing_api::payer_page::app(state).merge(webhooks))
+}
+
+/// Runs the card channel's writes.
+pub async fn run_gateway() -> Result<(), lambda_http::Error> {
+    billing_api::telemetry::init();
+    let config = billing_api::config::aws().await;
+    let state = AppState::new(Store::from_config(&config)).with_rate_limits(RateLimits::from_env()?);
+    lambda_http::run(gateway_app(state)).await
+}
+
+/// The daily step that makes card payments `available` once their escrow ends (EventBridge
+/// Scheduler; `{"date": "YYYY-MM-DD"}` runs another day).
+pub async fn run_gateway_availability() -> Result<(), lambda_runtime::Error> {
+    billing_api::telemetry::init();
+    let store = Store::from_env().await;
+    let store = &store;
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<serde_json::Value>| async move {
+        let day = reminder_day(&event.payload)?;
+        let report = Box::pin(billing_api::payments::gateway::available::run(store, day)).await?;
+        Ok::<_, lambda_runtime::Error>(serde_json::json!({ "day": day, "report": report }))
+    }))
+    .await
+}
