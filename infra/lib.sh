@@ -29,20 +29,43 @@ ensure_toolchain() {
   fi
 }
 
-# The moto server in .venv, reinstalled when infra/local/requirements.txt changes.
-ensure_moto_venv() {
+# A Python venv at $1 with the requirements file $2 installed, reinstalled when the file changes
+# ($3 names it in the one line said while installing).
+ensure_venv() {
+  local venv="$1" requirements="$2" what="$3"
   need python3 "Python 3.11+ with venv"
-  need cargo "the Rust toolchain"
-  ensure_toolchain
-  local requirements="$ROOT/infra/local/requirements.txt"
-  local marker="$VENV/.installed-$(sha256sum "$requirements" | cut -c1-16)"
+  local marker="$venv/.installed-$(sha256sum "$requirements" | cut -c1-16)"
   if [ ! -f "$marker" ]; then
-    say "==> installing the moto server into .venv (once)"
-    [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
-    "$VENV/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
-    rm -f "$VENV"/.installed-*
+    say "==> installing $what (once)"
+    [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
+    rm -f "$venv"/.installed-*
     touch "$marker"
   fi
+}
+
+# The moto server in .venv, reinstalled when infra/local/requirements.txt changes.
+ensure_moto_venv() {
+  need cargo "the Rust toolchain"
+  ensure_toolchain
+  ensure_venv "$VENV" "$ROOT/infra/local/requirements.txt" "the moto server into .venv"
+}
+
+# localstripe (PyPI, GPL: the local stack's Stripe, run as its own process, never linked into
+# the service) in a venv of its own, reinstalled when infra/local/stripe-requirements.txt changes.
+STRIPE_VENV="$LOCAL_DIR/stripe-venv"
+ensure_stripe_venv() {
+  ensure_venv "$STRIPE_VENV" "$ROOT/infra/local/stripe-requirements.txt" "localstripe into .local/stripe-venv"
+}
+
+# Stops the processes whose ids are given (empty ones skipped) and waits for them.
+stop_pids() {
+  for pid in "$@"; do
+    if [ -n "$pid" ]; then
+      kill "$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+    fi
+  done
 }
 
 # The third-party validators the tests run (tests/validators, npm; pinned by its lock file): billet
@@ -108,12 +131,7 @@ start_dynalite() {
 }
 
 stop_dynalite() {
-  for pid in "${TRANSACTIONS_PID:-}" "${DYNALITE_PID:-}"; do
-    if [ -n "$pid" ]; then
-      kill "$pid" 2>/dev/null || true
-      wait "$pid" 2>/dev/null || true
-    fi
-  done
+  stop_pids "${TRANSACTIONS_PID:-}" "${DYNALITE_PID:-}"
 }
 
 # Installs Debian packages (none given: nothing), as root or through sudo. A fresh machine's package
@@ -199,10 +217,7 @@ moto_memory_mb() {
 }
 
 stop_moto() {
-  if [ -n "${MOTO_PID:-}" ]; then
-    kill "$MOTO_PID" 2>/dev/null || true
-    wait "$MOTO_PID" 2>/dev/null || true
-  fi
+  stop_pids "${MOTO_PID:-}"
 }
 
 # Starts the fault proxy (infra/local/faults.py: DynamoDB's conflicts, throttles and 500s, SQS's
@@ -222,10 +237,7 @@ start_faults() {
 }
 
 stop_faults() {
-  if [ -n "${FAULTS_PID:-}" ]; then
-    kill "$FAULTS_PID" 2>/dev/null || true
-    wait "$FAULTS_PID" 2>/dev/null || true
-  fi
+  stop_pids "${FAULTS_PID:-}"
 }
 
 # The fault proxy's counters on 127.0.0.1:$1, as one line.
@@ -315,12 +327,7 @@ start_pix() {
 }
 
 stop_pix() {
-  for pid in "${PRISM_PID:-}" "${PSP_PID:-}"; do
-    if [ -n "$pid" ]; then
-      kill "$pid" 2>/dev/null || true
-      wait "$pid" 2>/dev/null || true
-    fi
-  done
+  stop_pids "${PRISM_PID:-}" "${PSP_PID:-}"
 }
 
 # Starts the local stand-in for the WhatsApp API of AWS End User Messaging Social
@@ -336,10 +343,27 @@ start_whatsapp() {
 }
 
 stop_whatsapp() {
-  if [ -n "${WHATSAPP_PID:-}" ]; then
-    kill "$WHATSAPP_PID" 2>/dev/null || true
-    wait "$WHATSAPP_PID" 2>/dev/null || true
-  fi
+  stop_pids "${WHATSAPP_PID:-}"
+}
+
+# Starts localstripe on 127.0.0.1:$1 and the Stripe.js stand-in (infra/local/stripe_js.py) on
+# 127.0.0.1:$2 in front of it; exports where they are (LOCAL_STRIPE_URL, LOCAL_STRIPE_JS_URL).
+start_stripe() {
+  local port="$1" js_port="$2"
+  ensure_stripe_venv
+  "$STRIPE_VENV/bin/python" "$ROOT/infra/local/localstripe_run.py" --port "$port" >"$LOCAL_DIR/localstripe-$port.log" 2>&1 &
+  LOCALSTRIPE_PID=$!
+  python3 "$ROOT/infra/local/stripe_js.py" --port "$js_port" --localstripe "http://127.0.0.1:$port" \
+    >"$LOCAL_DIR/stripe-js-$js_port.log" 2>&1 &
+  STRIPE_JS_PID=$!
+  wait_until "python3 -c \"import socket; [socket.create_connection(('127.0.0.1', p), 1).close() for p in ($port, $js_port)]\"" \
+    "$LOCALSTRIPE_PID $STRIPE_JS_PID" "==> localstripe on 127.0.0.1:$port, its Stripe.js stand-in on 127.0.0.1:$js_port" \
+    "$LOCAL_DIR/localstripe-$port.log and $LOCAL_DIR/stripe-js-$js_port.log"
+  export LOCAL_STRIPE_URL="http://127.0.0.1:$port" LOCAL_STRIPE_JS_URL="http://127.0.0.1:$js_port/v3/"
+}
+
+stop_stripe() {
+  stop_pids "${STRIPE_JS_PID:-}" "${LOCALSTRIPE_PID:-}"
 }
 
 # The contract violations Prism logged in $1 (one line each; none: empty).

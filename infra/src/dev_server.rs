@@ -42,7 +42,8 @@ pub fn router(state: AppState, cache: AuthCache) -> Router {
         .with_state(state.clone());
     let local = Router::new().route(LOCAL_FLUSH_PATH, delete(flush_cache)).with_state(cache);
     // The payer's pages: public, outside /v1 (their own API on AWS).
-    finish(api.merge(local).merge(payer_page::app(state)))
+    let gateways = billing_api::payments::gateway::routes::webhooks(state.clone());
+    finish(api.merge(local).merge(payer_page::app(state)).merge(gateways))
 }
 
 async fn flush_cache(State(cache): State<AuthCache>) -> Response {

@@ -7,6 +7,7 @@ pub mod bench_stats;
 pub mod cache_flush;
 pub mod demo;
 pub mod dev_server;
+pub mod gateway_ops;
 pub mod listener;
 pub mod listings;
 pub mod local_stack;

@@ -373,6 +373,10 @@ pub mod cli {
         /// deliveries, suppressed addresses, and (local stack) the providers' events.
         #[command(subcommand)]
         Reminders(RemindersCommand),
+        /// Card payments: an account's checkout gateway (Stripe) and its keys, a payment's capture,
+        /// release and refund, the funds' availability, and (local stack) the gateway's events.
+        #[command(subcommand)]
+        Gateway(GatewayCommand),
         /// Creates the table, queues, secret and bucket when missing (local stack only).
         Setup,
     }
@@ -472,6 +476,82 @@ pub mod cli {
             /// With failed: the error's code (Meta's, e.g. 131026) and words.
             #[arg(long)]
             error: Option<String>,
+        },
+    }
+
+    /// A billing's card payment.
+    #[derive(clap::Args, Debug)]
+    pub struct CardOf {
+        /// The account.
+        #[arg(long)]
+        pub account: AccountId,
+        /// The billing.
+        #[arg(long)]
+        pub billing: BillingId,
+    }
+
+    #[derive(Subcommand, Debug)]
+    pub enum GatewayCommand {
+        /// Turns an account's checkout gateway (Stripe) on with its keys, stored in Secrets
+        /// Manager (again: the keys rotated); its billets' pages take cards from then on.
+        Setup {
+            /// The account.
+            #[arg(long)]
+            account: AccountId,
+            /// `sk_live_…` (or a restricted key `rk_…`).
+            #[arg(long, env = "STRIPE_SECRET_KEY", hide_env_values = true)]
+            secret_key: String,
+            /// `pk_live_…`.
+            #[arg(long)]
+            publishable_key: String,
+            /// The webhook endpoint's signing secret `whsec_…`.
+            #[arg(long, env = "STRIPE_WEBHOOK_SECRET", hide_env_values = true)]
+            webhook_secret: String,
+            /// The signing secret being rolled out (accepted beside the new one).
+            #[arg(long)]
+            previous_webhook_secret: Option<String>,
+            /// Payments wait for the account's capture (`awaiting_capture`).
+            #[arg(long)]
+            manual_capture: bool,
+            /// Stripe's API and Stripe.js, when not Stripe's own (a local stand-in).
+            #[arg(long)]
+            api_url: Option<String>,
+            #[arg(long)]
+            js_url: Option<String>,
+        },
+        /// The account's gateway: on or off, capture, its webhook endpoint's path.
+        Show {
+            /// The account.
+            #[arg(long)]
+            account: AccountId,
+        },
+        /// Turns the account's gateway off (its keys kept): new billets take no cards.
+        Off {
+            /// The account.
+            #[arg(long)]
+            account: AccountId,
+        },
+        /// Turns it back on.
+        On {
+            /// The account.
+            #[arg(long)]
+            account: AccountId,
+        },
+        /// Captures a billing's authorized card payment.
+        Capture(CardOf),
+        /// Releases a billing's authorized card payment.
+        Release(CardOf),
+        /// Refunds a billing's card payment whole.
+        Refund(CardOf),
+        /// Reads a billing's card payment back from the gateway and applies it (a payment that
+        /// did not arrive: a lost webhook).
+        Sync(CardOf),
+        /// Makes `available` the card payments whose funds are by this day (what the daily step
+        /// runs).
+        Available {
+            /// YYYY-MM-DD. Default: today (São Paulo).
+            #[arg(long)]
+            date: Option<chrono::NaiveDate>,
         },
     }
 

@@ -109,6 +109,31 @@ async fn a_killed_server_loses_and_doubles_nothing() {
     }
 }
 
+/// A kill test's run: its stack, its dev server's files and process, its account, the table's
+/// store, a client of the API and a payer.
+struct Started {
+    stack: Stack,
+    dir: std::path::PathBuf,
+    demo: std::path::PathBuf,
+    server: Child,
+    account: AccountId,
+    store: Store,
+    client: Client,
+    payer: ContactId,
+}
+
+/// Starts run `run` of the kill test `name` on a stack of its own, with a payer named `payer`
+/// whose CPF's base is `cpf`.
+async fn started(config: &aws_config::SdkConfig, run: usize, name: &str, payer: &str, cpf: u64) -> Started {
+    let (stack, dir, demo, server, account, store, client) = launched(config, run, name).await;
+    let contact = json!({"contact": {"full_name": payer, "cpf": infra::testing::cpf(cpf),
+        "address_postal_code": "01310-100", "address_street": "Avenida Paulista", "address_number": "1000",
+        "address_district": "Bela Vista", "address_city": "São Paulo", "address_state": "SP"}});
+    let made = client.send(reqwest::Method::POST, "/contacts", Some(contact)).await.unwrap().1;
+    let payer = ContactId::new(made["id"].as_i64().unwrap());
+    Started { stack, dir, demo, server, account, store, client, payer }
+}
+
 /// Pix payments of the demo's Itaú rule with Pix (rule 2) arriving while the dev server is killed:
 /// some webhooks are taken, some die with the server between receiving and applying, some find no
 /// server at all (the local PSP calls again, then gives up). Started again, the reconciliation
@@ -123,21 +148,11 @@ async fn a_server_killed_while_pix_payments_arrive_loses_none() {
     let seed: u64 = std::env::var("KILL_SEED").ok().and_then(|n| n.parse().ok()).unwrap_or_else(rand::random);
     let kill_after = Duration::from_millis(rand::rngs::StdRng::seed_from_u64(seed).random_range(50..1_500));
     eprintln!("pix kill test: killed after {kill_after:?} (KILL_SEED={seed})");
-    let stack = Stack::new(100);
-    let dir = std::env::temp_dir().join(format!("billing-kill-pix-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let demo = dir.join("demo.json");
-    let _ = std::fs::remove_file(&demo);
-    let (server, base, token, account) = stack.start(&demo).await;
-    let store = Store::new(aws_sdk_dynamodb::Client::new(&config), stack.table.clone());
-    let client = Client { http: billing_api::config::http_client(), base, token };
-    let payer = json!({"contact": {"full_name": "Pagador Pix", "cpf": infra::testing::cpf(700_000_001),
-        "address_postal_code": "01310-100", "address_street": "Avenida Paulista", "address_number": "1000",
-        "address_district": "Bela Vista", "address_city": "São Paulo", "address_state": "SP"}});
-    let payer = client.send(reqwest::Method::POST, "/contacts", Some(payer)).await.unwrap().1["id"].clone();
+    let Started { stack, dir, demo, server, account, store, client, payer } =
+        started(&config, 100, "pix", "Pagador Pix", 700_000_001).await;
     let mut ids = Vec::new();
     for _ in 0..PAYMENTS {
-        let mut body = billing_body(ContactId::new(payer.as_i64().unwrap()));
+        let mut body = billing_body(payer);
         body["billing"]["bank_rule_id"] = json!(2);
         let (status, made) = client.send(reqwest::Method::POST, "/billings", Some(body)).await.unwrap();
         assert_eq!(status, 201, "{made}");
@@ -166,18 +181,12 @@ async fn a_server_killed_while_pix_payments_arrive_loses_none() {
         let request = http.post(format!("{psp}/_local/pay")).json(&body).timeout(Duration::from_secs(60));
         async move { request.send().await.unwrap().json::<Value>().await.unwrap() }
     }));
-    let mut server = server;
-    let killer = async {
-        tokio::time::sleep(kill_after).await;
-        server.start_kill().expect("SIGKILL the dev server");
-    };
-    let (paid, ()) = tokio::join!(pays, killer);
-    server.wait().await.unwrap();
+    let paid = killed_during(server, kill_after, pays).await;
     let taken = paid.iter().filter(|p| p["webhook"] == 200).count();
     eprintln!("pix kill test: {taken} of {PAYMENTS} webhooks taken before the kill");
 
     // Started again; the reconciliation reads the PSP's list.
-    let (mut server, _, _, again) = stack.start(&demo).await;
+    let (server, _, _, again) = stack.start(&demo).await;
     assert_eq!(again, account);
     let rule = billing_api::values::BankRuleId::new(2);
     let link =
@@ -193,19 +202,144 @@ async fn a_server_killed_while_pix_payments_arrive_loses_none() {
     assert_eq!(reconciled.to_refund, 0, "{reconciled:?}");
     let again = billing_api::payments::pix::reconcile(&store, &link, from, to).await.unwrap();
     assert_eq!((again.settled, again.already), (0, PAYMENTS), "{again:?}");
-    quiescent(&config, &store, &stack).await;
-    server.kill().await.unwrap();
+    paid_once(&config, (&stack, &store, account, &dir), server, &ids, "pix", 100).await;
+}
 
-    for id in &ids {
-        let billing = records::find::<Billing>(&store, account, BillingId::new(*id)).await.unwrap().unwrap();
-        assert_eq!(billing.status, BillingStatus::Paid, "billing {id}");
-        assert_eq!(billing.gw_received_with.as_deref(), Some("pix"), "billing {id}");
+/// Card payments of the demo account (its gateway on at localstripe) made on the payer pages while
+/// the dev server is killed: some payers' confirmations are taken, some die with the server between
+/// the gateway's answer and the billing's change, some find no server. Started again, Stripe sends
+/// its events again (here: every intent localstripe holds for this table, signed with the account's
+/// secret, twice) and the payers who got no answer pay again: every billing paid once, by one card
+/// payment, nothing kept to refund.
+#[tokio::test]
+async fn a_server_killed_while_card_payments_arrive_loses_none() {
+    const PAYMENTS: usize = 12;
+    let Some(localstripe) = std::env::var("LOCAL_STRIPE_URL").ok() else {
+        panic!("localstripe is not running: use infra/test (it starts it)");
+    };
+    let _alone = ONE_AT_A_TIME.lock().await;
+    let (config, _) = infra::testing::local_stack().await;
+    let seed: u64 = std::env::var("KILL_SEED").ok().and_then(|n| n.parse().ok()).unwrap_or_else(rand::random);
+    let kill_after = Duration::from_millis(rand::rngs::StdRng::seed_from_u64(seed).random_range(200..6_000));
+    eprintln!("card kill test: killed after {kill_after:?} (KILL_SEED={seed})");
+    let Started { stack, dir, demo, server, account, store, client, payer } =
+        started(&config, 200, "card", "Pagador Cartão", 700_000_002).await;
+    let base = client.base.clone();
+    let mut tokens = Vec::new();
+    for _ in 0..PAYMENTS {
+        let body = billing_body(payer);
+        let (status, made) = client.send(reqwest::Method::POST, "/billings", Some(body)).await.unwrap();
+        assert_eq!(status, 201, "{made}");
+        let id = made["id"].as_i64().unwrap();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        let link = loop {
+            let (_, billing) = client.send(reqwest::Method::GET, &format!("/billings/{id}"), None).await.unwrap();
+            if let Some(link) = billing["gw_payment_link"].as_str() {
+                break link.to_owned();
+            }
+            assert!(tokio::time::Instant::now() < deadline, "billing {id} got no card link");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
+        let token = link.trim_end_matches("/cartao").rsplit('/').next().unwrap().to_owned();
+        tokens.push((id, token));
     }
-    let kept = billing_api::payments::to_refund(&store, account, 10).await.unwrap();
+
+    // The payers pay, and the server dies in the middle of it.
+    let root = base.trim_end_matches("/v1").to_owned();
+    let http = billing_api::config::http_client();
+    let pays = futures::future::join_all(tokens.iter().map(|(_, token)| pay_by_card(&http, &root, token)));
+    let paid = killed_during(server, kill_after, pays).await;
+    let taken = paid.iter().filter(|done| **done).count();
+    eprintln!("card kill test: {taken} of {PAYMENTS} payers told before the kill");
+
+    // Started again: Stripe sends its events again, twice; then the payers not paid pay again.
+    let (server, base, _, again) = stack.start(&demo).await;
+    assert_eq!(again, account);
+    let root = base.trim_end_matches("/v1").to_owned();
+    let secret = infra::gateway_ops::local_credentials(&store, account).unwrap().webhook_secret;
+    let listed: Value = http
+        .get(format!("{localstripe}/v1/payment_intents?limit=100"))
+        .bearer_auth("sk_test_kill")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let ours: Vec<String> = listed["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["metadata"]["service"] == stack.table.as_str())
+        .map(|i| i["id"].as_str().unwrap().to_owned())
+        .collect();
+    for _ in 0..2 {
+        for intent in &ours {
+            let event = json!({"id": format!("evt_{intent}"), "type": "payment_intent.succeeded",
+                "created": chrono::Utc::now().timestamp(), "data": {"object": {"id": intent}}});
+            let body = serde_json::to_vec(&event).unwrap();
+            let signature =
+                billing_api::payments::gateway::stripe::sign(&body, &secret, chrono::Utc::now().timestamp());
+            let answer = http
+                .post(format!("{root}/gateway/stripe/{account}"))
+                .header("stripe-signature", signature)
+                .body(body)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(answer.status().as_u16(), 200, "{intent}");
+        }
+    }
+    for (id, token) in &tokens {
+        let billing = records::find::<Billing>(&store, account, BillingId::new(*id)).await.unwrap().unwrap();
+        if billing.status == BillingStatus::Opened {
+            assert!(pay_by_card(&http, &root, token).await, "billing {id} paid again by its payer");
+        }
+    }
+    let ids: Vec<i64> = tokens.iter().map(|(id, _)| *id).collect();
+    paid_once(&config, (&stack, &store, account, &dir), server, &ids, "credit_card", 200).await;
+}
+
+/// What `work` comes to while `server` is killed with SIGKILL `after` it started (and gone).
+async fn killed_during<F: std::future::Future>(mut server: Child, after: Duration, work: F) -> F::Output {
+    let killer = async {
+        tokio::time::sleep(after).await;
+        server.start_kill().expect("SIGKILL the dev server");
+    };
+    let (done, ()) = tokio::join!(work, killer);
+    server.wait().await.unwrap();
+    done
+}
+
+/// The end of a payments kill test: once the stack is at rest and the server stopped, every
+/// billing of `ids` is paid through `channel`, nothing is kept to refund, no queue holds a dead
+/// letter; then the run's table and files go.
+async fn paid_once(
+    config: &aws_config::SdkConfig,
+    (stack, store, account, dir): (&Stack, &Store, AccountId, &std::path::Path),
+    mut server: Child,
+    ids: &[i64],
+    channel: &str,
+    run: usize,
+) {
+    quiescent(config, store, stack).await;
+    server.kill().await.unwrap();
+    for id in ids {
+        let billing = records::find::<Billing>(store, account, BillingId::new(*id)).await.unwrap().unwrap();
+        assert_eq!(billing.status, BillingStatus::Paid, "billing {id}");
+        assert_eq!(billing.gw_received_with.as_deref(), Some(channel), "billing {id}");
+    }
+    let kept = billing_api::payments::to_refund(store, account, 10).await.unwrap();
     assert!(kept.is_empty(), "nothing paid twice: {kept:?}");
-    dead_letters_empty(&config, &stack, 100).await;
-    let _ = aws_sdk_dynamodb::Client::new(&config).delete_table().table_name(&stack.table).send().await;
-    let _ = std::fs::remove_dir_all(&dir);
+    dead_letters_empty(config, stack, run).await;
+    let _ = aws_sdk_dynamodb::Client::new(config).delete_table().table_name(&stack.table).send().await;
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A payer pays `token`'s billing by card on its page; whether the page said it was paid.
+async fn pay_by_card(http: &reqwest::Client, root: &str, token: &str) -> bool {
+    let done = infra::testing::pay_by_card(http, root, token, "4242424242424242").await;
+    done.is_some_and(|done| done["stage"] == "succeeded")
 }
 
 /// `infra/ops reminders run` killed with SIGKILL at a random moment while it e-mails a day's
@@ -299,15 +433,26 @@ async fn sent_to(made: &[(i64, String)]) -> usize {
     total
 }
 
-async fn one_run(config: &aws_config::SdkConfig, run: usize, kill_after: Duration) {
+/// Run `run` of the kill test `name`: its stack, its demo file's folder and the file, the dev
+/// server started on them, its account, the table's store and a client of the API.
+async fn launched(
+    config: &aws_config::SdkConfig,
+    run: usize,
+    name: &str,
+) -> (Stack, std::path::PathBuf, std::path::PathBuf, Child, AccountId, Store, Client) {
     let stack = Stack::new(run);
-    let dir = std::env::temp_dir().join(format!("billing-kill-{}-{run}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("billing-kill-{name}-{}-{run}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let demo = dir.join("demo.json");
     let _ = std::fs::remove_file(&demo);
     let (server, base, token, account) = stack.start(&demo).await;
     let store = Store::new(aws_sdk_dynamodb::Client::new(config), stack.table.clone());
     let client = Client { http: billing_api::config::http_client(), base, token };
+    (stack, dir, demo, server, account, store, client)
+}
+
+async fn one_run(config: &aws_config::SdkConfig, run: usize, kill_after: Duration) {
+    let (stack, dir, demo, server, account, store, client) = launched(config, run, "engine").await;
 
     // The world: a payer, tagged customers, on-account sales and their settlement payer, billings
     // to pay off.

@@ -102,6 +102,17 @@ async fn main() -> anyhow::Result<()> {
         ),
         None => println!("  Pix webhook:   off (no LOCAL_PIX_CERTS: infra/run starts the local PSP)"),
     }
+    // With the local localstripe, the demo account takes cards on its billets' pages.
+    let server = billing_api::billets::link::url("");
+    let server = server.trim_end_matches(billing_api::billets::link::PATH);
+    match infra::gateway_ops::local_setup(&store, demo.account_id, server, false).await.context("the demo's card gateway")? {
+        Some(_) => println!(
+            "  Cards:         the demo account's billets take cards (localstripe {}); webhook {server}/gateway/stripe/{}",
+            std::env::var("LOCAL_STRIPE_URL").unwrap_or_default(),
+            demo.account_id
+        ),
+        None => println!("  Cards:         off (no LOCAL_STRIPE_URL: infra/run starts localstripe)"),
+    }
     // With the local WhatsApp stand-in, the demo account sends WhatsApp reminders too.
     let whatsapp = std::env::var("AWS_ENDPOINT_URL_SOCIALMESSAGING").is_ok();
     if whatsapp {

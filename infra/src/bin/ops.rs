@@ -244,6 +244,7 @@ async fn run(cli: Cli) -> anyhow::Result<serde_json::Value> {
         }
         Command::Pix(command) => pix(&store, &config, command).await,
         Command::Reminders(command) => reminders(&store, &config, command).await,
+        Command::Gateway(command) => Box::pin(infra::gateway_ops::run(&store, command)).await,
         Command::Remittance(RemittanceCommand::List { account, limit }) => {
             infra::bank_files::list_remittances(&store, account, usize::from(limit)).await
         }
