@@ -15,6 +15,7 @@ mod contacts;
 mod engine;
 mod errors;
 mod fairness;
+mod gateway;
 mod groups;
 mod hardening;
 mod idempotency;
