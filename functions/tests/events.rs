@@ -156,6 +156,7 @@ async fn every_http_event_runs_through_its_function() {
     covered.extend(["remittance-schedule.json", "return-file-s3.json"]);
     covered.extend(["pix-webhook.json", "pix-charges-sqs.json", "pix-reconcile-schedule.json"]);
     covered.extend(REMINDER_EVENTS);
+    covered.extend(["gateway-webhook.json", "gateway-availability-schedule.json"]);
     covered.extend(WEBHOOKS_EVENTS.iter().map(|(name, _)| *name));
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../events");
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -789,4 +790,43 @@ async fn the_reminder_events_run_through_their_functions() {
         let applied = functions::reminder_events(&store, event).await.expect("the events are applied");
         assert_eq!(applied, serde_json::json!({"recorded": 0, "ignored": 1}), "{name}");
     }
+}
+
+/// The card channel's fixtures: Stripe's call for an account without a gateway (404: nothing
+/// changes); the same call re-signed with the secret of an account whose gateway is on, about an
+/// intent the gateway does not know (taken, nothing changes: 200); and the availability step's
+/// scheduled payload (the day it names, nothing to make available in a fresh table's index).
+#[tokio::test]
+async fn the_gateway_events_run_through_their_functions() {
+    std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true");
+    let (_, store) = local_stack().await;
+    let app = functions::gateway_app(AppState::new(store.clone()));
+    let request =
+        lambda_http::request::from_str(&fixture("gateway-webhook.json").to_string()).expect("a REST API event");
+    let response = app.clone().oneshot(request).await.unwrap();
+    assert_eq!(response.status().as_u16(), 404, "account 999999 has no gateway");
+
+    let (account, _) = active_account(&store).await;
+    let credentials = infra::gateway_ops::local_credentials(&store, account).expect("localstripe (infra/test starts it)");
+    billing_api::payments::gateway::set_up(&store, account, &credentials, false).await.unwrap();
+    let mut event = fixture("gateway-webhook.json");
+    let path = format!("/gateway/stripe/{account}");
+    event["path"] = Value::String(path.clone());
+    event["pathParameters"]["account"] = Value::String(account.to_string());
+    event["requestContext"]["path"] = Value::String(path);
+    let body = event["body"].as_str().unwrap().to_owned();
+    let signature = billing_api::payments::gateway::stripe::sign(
+        body.as_bytes(),
+        &credentials.webhook_secret,
+        chrono::Utc::now().timestamp(),
+    );
+    event["headers"]["Stripe-Signature"] = Value::String(signature.clone());
+    event["multiValueHeaders"]["Stripe-Signature"] = serde_json::json!([signature]);
+    let request = lambda_http::request::from_str(&event.to_string()).expect("a REST API event");
+    let response = app.oneshot(request).await.unwrap();
+    assert_eq!(response.status().as_u16(), 200, "an intent the gateway does not know: taken, nothing moves");
+
+    let day = functions::reminder_day(&fixture("gateway-availability-schedule.json")).expect("the payload's day");
+    let report = billing_api::payments::gateway::available::run(&store, day).await.unwrap();
+    assert_eq!(report.made_available, 0, "{report:?}");
 }
