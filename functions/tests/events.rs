@@ -807,7 +807,8 @@ async fn the_gateway_events_run_through_their_functions() {
     assert_eq!(response.status().as_u16(), 404, "account 999999 has no gateway");
 
     let (account, _) = active_account(&store).await;
-    let credentials = infra::gateway_ops::local_credentials(&store, account).expect("localstripe (infra/test starts it)");
+    let credentials =
+        infra::gateway_ops::local_credentials(&store, account).expect("localstripe (infra/test starts it)");
     billing_api::payments::gateway::set_up(&store, account, &credentials, false).await.unwrap();
     let mut event = fixture("gateway-webhook.json");
     let path = format!("/gateway/stripe/{account}");

@@ -179,6 +179,17 @@ async fn a_manual_capture_waits_for_the_account_which_captures_or_releases() {
     assert_eq!(back["status"], "opened", "{back}");
     assert_eq!(at_localstripe(&api, released).await["status"], "canceled");
     api.post(&format!("/v1/billings/{released}/refund"), &json!({})).await.expect(422);
+
+    // Authorized, then paid off by the account: the gateway's next word about it releases the hold.
+    let (held, token) = billing(&api, &s).await;
+    pay_by_card(&api, &token, "4242424242424242").await;
+    let pay_off = super::billings::pay_off_body(&api).await;
+    api.post(&format!("/v1/billings/{held}/pay_off"), &pay_off).await.expect(200);
+    let intent = at_localstripe(&api, held).await["id"].as_str().unwrap().to_owned();
+    let told = event("evt_h1", "payment_intent.amount_capturable_updated", json!({"id": intent}));
+    assert_eq!(deliver(&api, &told, &secret(&api), now()).await, 200);
+    assert_eq!(at_localstripe(&api, held).await["status"], "canceled", "the payer's card is not held");
+    assert_eq!(shown(&api, held).await["status"], "discharged");
 }
 
 #[tokio::test]

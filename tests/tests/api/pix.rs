@@ -327,3 +327,35 @@ async fn the_psp_is_reached_over_mutual_tls_with_its_certificate_only() {
         "a certificate the PSP did not issue: {refused:?}"
     );
 }
+
+/// A card payment (issue 42) of an Itaú billet with a Pix charge, once the boleto is at the bank:
+/// the billing is paid by card, the boleto written off in the next remittance, the Pix charge
+/// removed at the PSP.
+#[tokio::test]
+async fn a_card_payment_writes_the_boleto_off_and_removes_the_pix_charge() {
+    let api = Api::start().await;
+    let gateway = infra::gateway_ops::local_setup(&api.server.store, api.account_id, &api.server.base_url, false);
+    assert!(gateway.await.unwrap().is_some(), "localstripe (infra/test starts it)");
+    let files = files().await;
+    let rule = itau_with_pix(&api).await;
+    let s = setup(&api).await;
+    let id = billing_on(&api, &s, &rule).await;
+    remit(&api, &files).await;
+    let issued = billet(&api, id).await;
+    assert_eq!(issued["status"], "remittanced", "{issued}");
+    let token = issued["url"].as_str().unwrap().rsplit('/').next().unwrap().to_owned();
+
+    let root = api.server.url("");
+    let done = infra::testing::pay_by_card(&reqwest::Client::new(), &root, &token, "4242424242424242").await;
+    assert_eq!(done.as_ref().map(|d| d["stage"].clone()), Some(json!("succeeded")), "{done:?}");
+    let shown = api.get(&format!("/v1/billings/{id}")).await.expect(200).body;
+    assert_eq!((shown["status"].as_str(), shown["gw_received_with"].as_str()), (Some("paid"), Some("credit_card")));
+
+    remit(&api, &files).await;
+    let listed = infra::bank_files::list_remittances(&api.server.store, api.account_id, 10).await.unwrap();
+    assert_eq!(listed["remittances"][0]["titles"][0]["instruction"], "write_off", "{listed}");
+    assert_eq!(listed["remittances"][0]["titles"][0]["billing_id"], id);
+    assert!(api.server.remove_pix_charges().await >= 1);
+    let removed = infra::pix_ops::local_charge(api.account_id, BillingId::new(id)).await.unwrap().unwrap();
+    assert_eq!(removed["status"], charge::REMOVED);
+}

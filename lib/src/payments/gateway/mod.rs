@@ -180,11 +180,11 @@ pub async fn link(store: &Store, account: AccountId) -> Result<Option<Link>, Sto
 /// Where the gateway secrets of the service live (`GATEWAY_SECRET_PREFIX`, else this).
 pub const DEFAULT_SECRET_PREFIX: &str = "billing-service/gateway";
 
-/// The secret of an account's gateway: `<prefix>/<table>/<account>`.
-pub fn secret_id(account: AccountId) -> String {
+/// The secret of an account's gateway on `store`'s table: `<prefix>/<table>/<account>` (the
+/// table's name keeps two stacks, or two local tables, of one AWS account apart).
+pub fn secret_id(store: &Store, account: AccountId) -> String {
     let prefix = std::env::var("GATEWAY_SECRET_PREFIX").ok().filter(|p| !p.is_empty());
-    let table = crate::config::table_name();
-    format!("{}/{table}/{account}", prefix.as_deref().unwrap_or(DEFAULT_SECRET_PREFIX))
+    format!("{}/{}/{account}", prefix.as_deref().unwrap_or(DEFAULT_SECRET_PREFIX), store.table())
 }
 
 /// How long a process trusts a secret it read: a rotated key is read again after this.
@@ -257,7 +257,7 @@ pub async fn set_up(
     manual_capture: bool,
 ) -> anyhow::Result<Link> {
     credentials.check()?;
-    let secret_id = secret_id(account);
+    let secret_id = secret_id(store, account);
     store_credentials(&registry().secrets().await, &secret_id, credentials).await?;
     registry().forget(&secret_id).await;
     let link = Link {

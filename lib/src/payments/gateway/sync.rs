@@ -194,8 +194,11 @@ async fn rule(
     Ok(Ruled::Changed { next, billet: billet_write, also, announce: true, then: After::Nothing })
 }
 
-/// Reads the intent `id` back from `gateway` and applies it with what was told `beside` it.
-/// `Err`: the gateway could not be asked (the caller tries again later).
+/// Reads the intent `id` back from `gateway` and applies it with what was told `beside` it. An
+/// authorization of a billing no longer collectable (paid by boleto or Pix, paid off, cancelled
+/// meanwhile) is released at the gateway, so the payer's card is not held for nothing (best
+/// effort: the gateway cancels it by itself after seven days). `Err`: the gateway could not be
+/// asked (the caller tries again later).
 pub async fn read_and_apply(
     store: &Store,
     gateway: &impl Gateway,
@@ -203,11 +206,24 @@ pub async fn read_and_apply(
     id: &str,
     beside: &Beside,
 ) -> Result<Synced, Refusal> {
-    match gateway.intent(id).await {
-        Ok(Some(intent)) => Box::pin(apply(store, account, &intent, beside)).await,
-        Ok(None) => Ok(Synced::NotOurs),
-        Err(error) => Err(unavailable(error)),
+    let intent = match gateway.intent(id).await {
+        Ok(Some(intent)) => intent,
+        Ok(None) => return Ok(Synced::NotOurs),
+        Err(error) => return Err(unavailable(error)),
+    };
+    let synced = Box::pin(apply(store, account, &intent, beside)).await?;
+    let held = |billing: &Billing| {
+        !billing.status.collectable()
+            && billing.gw_card.as_ref().is_none_or(|card| card.intent_id != intent.id || !card.settled)
+    };
+    if let Synced::Billing(billing) = &synced {
+        if intent.stage == Stage::Authorized && held(billing) {
+            if let Err(error) = gateway.release(&intent.id).await {
+                tracing::warn!(intent = intent.id, error = %error, "an authorization of a closed billing not released now");
+            }
+        }
     }
+    Ok(synced)
 }
 
 /// A gateway's failure as the API answers it: 503 when it could not be reached, 422 with its
