@@ -103,6 +103,9 @@ fn event(id: &str, kind: &str, object: Value) -> Value {
 #[tokio::test]
 async fn a_card_payment_settles_the_billing_with_the_gateways_figures_then_its_funds_become_available() {
     let (api, s) = start(false).await;
+    let receiver = infra::webhook_receiver::Receiver::start(&[], 200).await;
+    api.server.webhook_ops().add(api.account_id, &receiver.url).await.unwrap();
+    api.server.start_webhooks(billing_api::webhooks::Schedule(vec![std::time::Duration::from_secs(1); 3]));
     let (id, token) = billing(&api, &s).await;
     let page = reqwest::get(api.server.url(&format!("/pay/{token}"))).await.unwrap().text().await.unwrap();
     assert!(page.contains("Pagar com cartão"), "the billet's page offers the card");
@@ -131,6 +134,12 @@ async fn a_card_payment_settles_the_billing_with_the_gateways_figures_then_its_f
     // The boleto is closed: paid through the card.
     assert_eq!(paid["bank_billets"][0]["status"], "paid", "{paid}");
     assert!(paid["paid"].as_bool().unwrap());
+    // Announced to the account's receivers.
+    let told = receiver.wait_for("the card payment", |r| r.json()["data"]["billing"]["status"] == "paid").await.json();
+    assert_eq!(
+        (told["type"].as_str(), told["data"]["billing"]["gw_received_with"].as_str()),
+        (Some("billing.updated"), Some("credit_card"))
+    );
     // Paying again: the checkout is closed.
     let again = reqwest::Client::new().post(api.server.url(&format!("/pay/{token}/cartao"))).send().await.unwrap();
     assert_eq!(again.status().as_u16(), 422);
@@ -143,6 +152,7 @@ async fn a_card_payment_settles_the_billing_with_the_gateways_figures_then_its_f
     let report = billing_api::payments::gateway::available::run(store, escrow.date()).await.unwrap();
     assert_eq!(report.made_available, 1, "{report:?}");
     assert_eq!(shown(&api, id).await["status"], "available");
+    receiver.wait_for("the funds available", |r| r.json()["data"]["billing"]["status"] == "available").await;
     // Listed as paid (§3.1: paid = paid + available).
     let listed = api.get("/v1/billings?status=paid").await.expect(200).body;
     assert_eq!(listed["billings"].as_array().unwrap().len(), 1, "{listed}");
