@@ -168,6 +168,7 @@ pub fn remittance(beneficiary: &Beneficiary, titles: &[Title], sequence: u32, at
         .head(0, 0)
         .number(18, 18, document_kind(&beneficiary.document))
         .number(19, 32, &beneficiary.document)
+        .number(53, 53, 0)
         .number(54, 57, &agreement.agency)
         .number(59, 70, &agreement.account)
         .number(72, 72, agreement.account_dac)
@@ -177,7 +178,10 @@ pub fn remittance(beneficiary: &Beneficiary, titles: &[Title], sequence: u32, at
         .number(144, 151, date(at.date()))
         .number(152, 157, at.format("%H%M%S").to_string())
         .number(158, 163, sequence)
-        .number(164, 166, "040");
+        .number(164, 166, "040")
+        // Fillers Itaú's layout wants as zeros (the recording density's place, and the end's).
+        .number(167, 171, 0)
+        .number(226, 228, 0);
     lines.push(header.into_string());
 
     let mut batch = Line::new();
@@ -226,7 +230,9 @@ pub fn remittance(beneficiary: &Beneficiary, titles: &[Title], sequence: u32, at
             .number(107, 108, "01")
             .text(109, 109, "N")
             .number(110, 117, date(title.issued_on))
-            .number(118, 118, if interest { 1 } else { 3 })
+            // Itaú's layout has zeros here, where FEBRABAN's has the interest code: Itaú reads the
+            // interest from its date (119–126) and amount a day (127–141) alone.
+            .number(118, 118, 0)
             .number(119, 126, if interest { date(title.due_date + chrono::Duration::days(1)) } else { "0".into() })
             .number(127, 141, cents(title.interest_per_day))
             .number(142, 142, 0)
@@ -333,6 +339,86 @@ mod tests {
             ..title.clone()
         };
         (beneficiary, vec![title, second])
+    }
+
+    /// What a field's positions must hold.
+    #[derive(Clone, Copy, Debug)]
+    enum Fill {
+        /// Digits only.
+        Digits,
+        /// Upper-case ASCII letters, digits, spaces and hyphens.
+        Text,
+        /// A filler the layout wants as zeros.
+        Zeros,
+        /// A filler the layout wants blank.
+        Blanks,
+        /// Exactly this.
+        Is(&'static str),
+    }
+
+    /// Itaú's CNAB 240 file header (record 0) as its manual lays it out, every position from 1 to
+    /// 240 in one field: (from, to, what it holds, its name in the manual). The `febraban` package
+    /// (PyPI; tests/validators) lays Itaú's header out the same: its blank template has zeros at 53,
+    /// 167–171 and 226–228 and blanks at 9–17, 33–52, 58, 71, 133–142, 172–225 and 229–240.
+    const ITAU_FILE_HEADER: &[(usize, usize, Fill, &str)] = &[
+        (1, 3, Fill::Is("341"), "código do banco"),
+        (4, 7, Fill::Is("0000"), "lote de serviço"),
+        (8, 8, Fill::Is("0"), "tipo de registro"),
+        (9, 17, Fill::Blanks, "brancos"),
+        (18, 18, Fill::Digits, "tipo de inscrição da empresa"),
+        (19, 32, Fill::Digits, "número de inscrição da empresa"),
+        (33, 52, Fill::Blanks, "brancos"),
+        (53, 53, Fill::Zeros, "zeros"),
+        (54, 57, Fill::Digits, "agência"),
+        (58, 58, Fill::Blanks, "branco"),
+        (59, 70, Fill::Digits, "conta"),
+        (71, 71, Fill::Blanks, "branco"),
+        (72, 72, Fill::Digits, "DAC da agência/conta"),
+        (73, 102, Fill::Text, "nome da empresa"),
+        (103, 132, Fill::Text, "nome do banco"),
+        (133, 142, Fill::Blanks, "brancos"),
+        (143, 143, Fill::Is("1"), "código remessa"),
+        (144, 151, Fill::Digits, "data de geração"),
+        (152, 157, Fill::Digits, "hora de geração"),
+        (158, 163, Fill::Digits, "número sequencial do arquivo"),
+        (164, 166, Fill::Is("040"), "número da versão do layout"),
+        (167, 171, Fill::Zeros, "zeros"),
+        (172, 225, Fill::Blanks, "brancos"),
+        (226, 228, Fill::Zeros, "zeros"),
+        (229, 240, Fill::Blanks, "brancos"),
+    ];
+
+    /// The fields of `layout` that `line` does not hold as they should, by name and position.
+    fn misread(line: &str, layout: &[(usize, usize, Fill, &str)]) -> Vec<String> {
+        let mut next = 1;
+        let mut wrong = Vec::new();
+        for &(from, to, fill, name) in layout {
+            assert_eq!(from, next, "the layout leaves out or repeats position {next}");
+            next = to + 1;
+            let value = &line[from - 1..to];
+            let fits = match fill {
+                Fill::Digits => value.bytes().all(|b| b.is_ascii_digit()),
+                Fill::Text => {
+                    value.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b' ' || b == b'-')
+                }
+                Fill::Zeros => value.bytes().all(|b| b == b'0'),
+                Fill::Blanks => value.bytes().all(|b| b == b' '),
+                Fill::Is(expected) => value == expected,
+            };
+            if !fits {
+                wrong.push(format!("{from}-{to} {name} ({fill:?}): {value:?}"));
+            }
+        }
+        assert_eq!(next, LINE + 1, "the layout covers every position");
+        wrong
+    }
+
+    #[test]
+    fn the_file_header_holds_every_position_as_itaus_layout_says() {
+        let (beneficiary, titles) = sample();
+        let file = remittance(&beneficiary, &titles, 7, "2030-02-01T10:11:12".parse().unwrap());
+        let header = file.split("\r\n").next().unwrap();
+        assert_eq!(misread(header, ITAU_FILE_HEADER), Vec::<String>::new());
     }
 
     #[test]
