@@ -252,6 +252,22 @@ pub async fn files_of(store: &Store, account: AccountId, limit: usize) -> anyhow
 }
 
 /// Applies one title; `None` when an earlier upload of the file had applied it.
+/// Why a return line names no billet of this service, naming the title's our number (what the
+/// bank and the account know it by: `our_number` with its check digit) and the reference the line
+/// carried, if any.
+fn not_ours(our_number: &str, reference: &str) -> String {
+    match reference.trim() {
+        "" => {
+            format!("nosso número {our_number} não encontrado: a linha não traz referência de um boleto deste serviço")
+        }
+        reference => {
+            format!(
+                "nosso número {our_number} não encontrado: referência {reference:?} não é de um boleto deste serviço"
+            )
+        }
+    }
+}
+
 async fn apply_line(
     store: &Store,
     account: AccountId,
@@ -278,7 +294,7 @@ async fn apply_line(
         applied_at: Timestamp::now(),
     };
     let Some((billing_id, billet_id)) = referenced(&title.reference) else {
-        line.note = format!("referência {:?} não é de um boleto deste serviço", title.reference);
+        line.note = not_ours(&line.our_number, &title.reference);
         return keep(store, line).await;
     };
     line.billing_id = Some(billing_id);
@@ -573,6 +589,15 @@ mod tests {
             "Entrada rejeitada pelo banco: CEP inválido (48); motivo 99 do banco"
         );
         assert!(rejection(&codes(&["00", "  "])).contains("sem motivo"));
+    }
+
+    #[test]
+    fn a_line_not_ours_names_its_our_number() {
+        assert_eq!(
+            not_ours("123456781", "   "),
+            "nosso número 123456781 não encontrado: a linha não traz referência de um boleto deste serviço"
+        );
+        assert!(not_ours("123456781", "XYZ").contains("nosso número 123456781 não encontrado: referência \"XYZ\""));
     }
 
     #[test]
