@@ -126,11 +126,17 @@ async fn billings_past_editing_accept_only_the_due_date_or_nothing() {
     let api = Api::start().await;
     let s = setup(&api).await;
     let store = &api.server.store;
-    // On the checkout gateway: only due_date and cancel_penalty.
+    // On the checkout gateway (a card payment the payer confirmed, not ended yet; a payment link
+    // alone is not): only due_date and cancel_penalty.
     let id = create_with(&api, &s, json!({})).await;
     let current: Billing = infra::tampering::stored_billing(store, api.account_id, BillingId::new(id)).await;
     let mut next = current.clone();
     next.gw_payment_link = Some("https://checkout.example/p/1".into());
+    next.gw_card = Some(billing_api::payments::gateway::card::Card {
+        intent_id: "pi_under_way".into(),
+        stage: billing_api::payments::gateway::card::Stage::Pending,
+        ..Default::default()
+    });
     next.version += 1;
     infra::tampering::replace_billing(store, api.account_id, &current, &next).await;
     let path = format!("/v1/billings/{id}");
