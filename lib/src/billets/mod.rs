@@ -7,6 +7,8 @@
 pub mod cnab240;
 pub mod cnab240_return;
 pub mod itau;
+pub mod itau240;
+pub mod layout;
 pub mod link;
 pub mod model;
 pub mod payment_codes;

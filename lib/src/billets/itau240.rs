@@ -1,0 +1,204 @@
+//! Itaú's collection remittance, CNAB 240 ("Cobrança – CNAB 240", file layout 040, batch layout
+//! 030), as data ([`super::layout`]): every record, every position from 1 to 240, in the manual's
+//! order. Values come by name from `cnab240::remittance`; the fixed ones are the manual's.
+//! `febraban` (PyPI; tests/validators) agrees with the header's and segment P's fillers.
+
+use super::layout::Kind::{A, N};
+use super::layout::Source::{Blanks, Fixed, Value, Zeros};
+use super::layout::{field, Record};
+
+/// Record 0: the file header.
+pub const FILE_HEADER: Record = Record {
+    name: "Itaú 240 header de arquivo",
+    width: 240,
+    fields: &[
+        field(1, 3, N, Fixed("341"), "código do banco"),
+        field(4, 7, N, Fixed("0000"), "lote de serviço"),
+        field(8, 8, N, Fixed("0"), "tipo de registro"),
+        field(9, 17, A, Blanks, "brancos"),
+        field(18, 18, N, Value("beneficiary_kind"), "tipo de inscrição da empresa"),
+        field(19, 32, N, Value("beneficiary_document"), "número de inscrição da empresa"),
+        field(33, 52, A, Blanks, "brancos"),
+        field(53, 53, N, Zeros, "zeros"),
+        field(54, 57, N, Value("agency"), "agência"),
+        field(58, 58, A, Blanks, "branco"),
+        field(59, 70, N, Value("account"), "conta"),
+        field(71, 71, A, Blanks, "branco"),
+        field(72, 72, N, Value("account_dac"), "DAC da agência/conta"),
+        field(73, 102, A, Value("beneficiary_name"), "nome da empresa"),
+        field(103, 132, A, Fixed("BANCO ITAU SA"), "nome do banco"),
+        field(133, 142, A, Blanks, "brancos"),
+        field(143, 143, N, Fixed("1"), "código remessa"),
+        field(144, 151, N, Value("file_date"), "data de geração"),
+        field(152, 157, N, Value("file_time"), "hora de geração"),
+        field(158, 163, N, Value("sequence"), "número sequencial do arquivo"),
+        field(164, 166, N, Fixed("040"), "número da versão do layout do arquivo"),
+        field(167, 171, N, Zeros, "zeros"),
+        field(172, 225, A, Blanks, "brancos"),
+        field(226, 228, N, Zeros, "zeros"),
+        field(229, 240, A, Blanks, "brancos"),
+    ],
+};
+
+/// Record 1: the batch header (collection, service 01).
+pub const BATCH_HEADER: Record = Record {
+    name: "Itaú 240 header de lote",
+    width: 240,
+    fields: &[
+        field(1, 3, N, Fixed("341"), "código do banco"),
+        field(4, 7, N, Fixed("0001"), "lote de serviço"),
+        field(8, 8, N, Fixed("1"), "tipo de registro"),
+        field(9, 9, A, Fixed("R"), "tipo de operação (remessa)"),
+        field(10, 11, N, Fixed("01"), "tipo de serviço (cobrança)"),
+        field(12, 13, N, Zeros, "zeros"),
+        field(14, 16, N, Fixed("030"), "número da versão do layout do lote"),
+        field(17, 17, A, Blanks, "branco"),
+        field(18, 18, N, Value("beneficiary_kind"), "tipo de inscrição da empresa"),
+        field(19, 33, N, Value("beneficiary_document"), "número de inscrição da empresa"),
+        field(34, 53, A, Blanks, "brancos"),
+        field(54, 54, N, Zeros, "zero"),
+        field(55, 58, N, Value("agency"), "agência"),
+        field(59, 59, A, Blanks, "branco"),
+        field(60, 71, N, Value("account"), "conta"),
+        field(72, 72, A, Blanks, "branco"),
+        field(73, 73, N, Value("account_dac"), "DAC da agência/conta"),
+        field(74, 103, A, Value("beneficiary_name"), "nome da empresa"),
+        field(104, 183, A, Blanks, "brancos"),
+        field(184, 191, N, Value("sequence"), "número da remessa"),
+        field(192, 199, N, Value("file_date"), "data de gravação"),
+        field(200, 207, N, Zeros, "zeros"),
+        field(208, 240, A, Blanks, "brancos"),
+    ],
+};
+
+/// Segment P: the title (one per title, with Q and R).
+pub const SEGMENT_P: Record = Record {
+    name: "Itaú 240 segmento P",
+    width: 240,
+    fields: &[
+        field(1, 3, N, Fixed("341"), "código do banco"),
+        field(4, 7, N, Fixed("0001"), "lote de serviço"),
+        field(8, 8, N, Fixed("3"), "tipo de registro"),
+        field(9, 13, N, Value("record"), "número do registro no lote"),
+        field(14, 14, A, Fixed("P"), "segmento"),
+        field(15, 15, A, Blanks, "branco"),
+        field(16, 17, N, Value("movement"), "código de movimento"),
+        field(18, 18, N, Zeros, "zero"),
+        field(19, 22, N, Value("agency"), "agência"),
+        field(23, 23, A, Blanks, "branco"),
+        field(24, 35, N, Value("account"), "conta"),
+        field(36, 36, A, Blanks, "branco"),
+        field(37, 37, N, Value("account_dac"), "DAC da agência/conta"),
+        field(38, 40, N, Value("carteira"), "carteira"),
+        field(41, 48, N, Value("our_number"), "nosso número"),
+        field(49, 49, N, Value("our_number_dac"), "DAC do nosso número"),
+        field(50, 57, A, Blanks, "brancos"),
+        field(58, 62, N, Zeros, "zeros"),
+        field(63, 72, A, Value("document_number"), "número do documento"),
+        field(73, 77, A, Blanks, "brancos"),
+        field(78, 85, N, Value("due_date"), "data de vencimento"),
+        field(86, 100, N, Value("amount"), "valor do título"),
+        field(101, 105, N, Zeros, "agência cobradora"),
+        field(106, 106, N, Zeros, "zero"),
+        field(107, 108, N, Fixed("01"), "espécie do título (duplicata mercantil)"),
+        field(109, 109, A, Fixed("N"), "aceite"),
+        field(110, 117, N, Value("issued_on"), "data de emissão"),
+        field(118, 118, N, Zeros, "zero"),
+        field(119, 126, N, Value("interest_date"), "data de juros de mora"),
+        field(127, 141, N, Value("interest_per_day"), "juros de 1 dia"),
+        field(142, 142, N, Zeros, "zero"),
+        field(143, 195, N, Zeros, "desconto, IOF e abatimento (zeros)"),
+        field(196, 220, A, Value("reference"), "identificação do título na empresa"),
+        field(221, 221, N, Fixed("3"), "código de protesto (não protestar)"),
+        field(222, 223, N, Zeros, "prazo de protesto"),
+        field(224, 224, N, Zeros, "código de baixa"),
+        field(225, 226, N, Zeros, "zeros"),
+        field(227, 239, N, Zeros, "zeros"),
+        field(240, 240, A, Blanks, "branco"),
+    ],
+};
+
+/// Segment Q: who pays.
+pub const SEGMENT_Q: Record = Record {
+    name: "Itaú 240 segmento Q",
+    width: 240,
+    fields: &[
+        field(1, 3, N, Fixed("341"), "código do banco"),
+        field(4, 7, N, Fixed("0001"), "lote de serviço"),
+        field(8, 8, N, Fixed("3"), "tipo de registro"),
+        field(9, 13, N, Value("record"), "número do registro no lote"),
+        field(14, 14, A, Fixed("Q"), "segmento"),
+        field(15, 15, A, Blanks, "branco"),
+        field(16, 17, N, Value("movement"), "código de movimento"),
+        field(18, 18, N, Value("payer_kind"), "tipo de inscrição do pagador"),
+        field(19, 33, N, Value("payer_document"), "número de inscrição do pagador"),
+        field(34, 63, A, Value("payer_name"), "nome do pagador"),
+        field(64, 73, A, Blanks, "brancos"),
+        field(74, 113, A, Value("payer_street"), "endereço"),
+        field(114, 128, A, Value("payer_district"), "bairro"),
+        field(129, 136, N, Value("payer_postal_code"), "CEP"),
+        field(137, 151, A, Value("payer_city"), "cidade"),
+        field(152, 153, A, Value("payer_state"), "UF"),
+        field(154, 154, N, Zeros, "tipo de inscrição do sacador avalista"),
+        field(155, 169, N, Zeros, "número de inscrição do sacador avalista"),
+        field(170, 209, A, Blanks, "nome do sacador avalista"),
+        field(210, 212, N, Zeros, "zeros"),
+        field(213, 240, A, Blanks, "brancos"),
+    ],
+};
+
+/// Segment R: the penalty.
+pub const SEGMENT_R: Record = Record {
+    name: "Itaú 240 segmento R",
+    width: 240,
+    fields: &[
+        field(1, 3, N, Fixed("341"), "código do banco"),
+        field(4, 7, N, Fixed("0001"), "lote de serviço"),
+        field(8, 8, N, Fixed("3"), "tipo de registro"),
+        field(9, 13, N, Value("record"), "número do registro no lote"),
+        field(14, 14, A, Fixed("R"), "segmento"),
+        field(15, 15, A, Blanks, "branco"),
+        field(16, 17, N, Value("movement"), "código de movimento"),
+        field(18, 65, N, Zeros, "descontos 2 e 3 (zeros)"),
+        field(66, 66, N, Value("penalty_code"), "código da multa"),
+        field(67, 74, N, Value("penalty_date"), "data da multa"),
+        field(75, 89, N, Value("penalty"), "valor da multa"),
+        field(90, 240, A, Blanks, "brancos"),
+    ],
+};
+
+/// Record 5: the batch trailer.
+pub const BATCH_TRAILER: Record = Record {
+    name: "Itaú 240 trailer de lote",
+    width: 240,
+    fields: &[
+        field(1, 3, N, Fixed("341"), "código do banco"),
+        field(4, 7, N, Fixed("0001"), "lote de serviço"),
+        field(8, 8, N, Fixed("5"), "tipo de registro"),
+        field(9, 17, A, Blanks, "brancos"),
+        field(18, 23, N, Value("batch_lines"), "quantidade de registros do lote"),
+        field(24, 29, N, Value("titles"), "quantidade de títulos em cobrança simples"),
+        field(30, 46, N, Value("total"), "valor total dos títulos em carteira simples"),
+        field(47, 115, N, Zeros, "zeros"),
+        field(116, 240, A, Blanks, "brancos"),
+    ],
+};
+
+/// Record 9: the file trailer.
+pub const FILE_TRAILER: Record = Record {
+    name: "Itaú 240 trailer de arquivo",
+    width: 240,
+    fields: &[
+        field(1, 3, N, Fixed("341"), "código do banco"),
+        field(4, 7, N, Fixed("9999"), "lote de serviço"),
+        field(8, 8, N, Fixed("9"), "tipo de registro"),
+        field(9, 17, A, Blanks, "brancos"),
+        field(18, 23, N, Fixed("000001"), "quantidade de lotes"),
+        field(24, 29, N, Value("file_lines"), "quantidade de registros do arquivo"),
+        field(30, 240, A, Blanks, "brancos"),
+    ],
+};
+
+/// Every record of the remittance.
+pub const RECORDS: [&Record; 7] =
+    [&FILE_HEADER, &BATCH_HEADER, &SEGMENT_P, &SEGMENT_Q, &SEGMENT_R, &BATCH_TRAILER, &FILE_TRAILER];
