@@ -3,16 +3,14 @@
 //! another length, a field that should be digits and is not) is refused whole, naming the line and
 //! the field; lines of other kinds (headers, trailers, other segments) are skipped.
 //!
-//! Positions are the manual's, counted from 1. Segment T: movement 16–17, agency 18–21, account
-//! 24–35, its DAC 37, carteira 38–40, our number 41–48 and its DAC 49, document number 59–68, due
-//! date 74–81, amount 82–96, the company's reference 106–130, payer document 134–148, the bank's fee
-//! 199–213, the reasons 214–221 (four codes of two). Segment U: interest and penalty 18–32, discount
-//! 33–47, rebate 48–62, paid amount 78–92, net amount credited 93–107, the day it happened 138–145,
-//! the day it is credited 146–153.
+//! The segments are data (`billets::itau240::SEGMENT_T`, `SEGMENT_U`: positions as the manual
+//! counts them from 1), read by `billets::layout::read`; this module makes a title of what they say.
 
 use chrono::NaiveDate;
 
 use super::cnab240::LINE;
+use super::itau240::{SEGMENT_T, SEGMENT_U};
+use super::layout::{self, Read};
 use crate::values::Money;
 
 /// What the bank did with a title (the movement codes of the return file).
@@ -80,48 +78,41 @@ pub struct Malformed {
     pub problem: String,
 }
 
-struct Reader<'a> {
+/// A line's values as its segment names them, with the line's number for what is wrong.
+struct Values<'a> {
     line: usize,
-    text: &'a str,
+    read: Read<'a>,
 }
 
-impl<'a> Reader<'a> {
-    fn raw(&self, from: usize, to: usize) -> &'a str {
-        &self.text[from - 1..to]
+impl<'a> Values<'a> {
+    fn of(line: usize, record: &layout::Record, text: &'a str) -> Result<Values<'a>, Malformed> {
+        let read = layout::read(record, text).map_err(|e| Malformed { line, field: e.field, problem: e.problem })?;
+        Ok(Values { line, read })
     }
 
-    fn digits(&self, from: usize, to: usize, field: &'static str) -> Result<&'a str, Malformed> {
-        let value = self.raw(from, to);
-        match value.bytes().all(|b| b.is_ascii_digit()) {
-            true => Ok(value),
-            false => Err(Malformed {
-                line: self.line,
-                field,
-                problem: format!("posições {from}–{to} deveriam ser dígitos e são {value:?}"),
-            }),
-        }
+    fn text(&self, name: &str) -> String {
+        self.read.get(name).to_owned()
     }
 
-    fn money(&self, from: usize, to: usize, field: &'static str) -> Result<Money, Malformed> {
-        let cents: i64 = self.digits(from, to, field)?.parse().unwrap_or_default();
-        Ok(Money::new(rust_decimal::Decimal::new(cents, 2)))
+    fn money(&self, name: &str) -> Money {
+        let cents: i64 = self.read.get(name).parse().unwrap_or_default();
+        Money::new(rust_decimal::Decimal::new(cents, 2))
     }
 
     /// A date DDMMAAAA, or none when zeros.
-    fn date(&self, from: usize, to: usize, field: &'static str) -> Result<Option<NaiveDate>, Malformed> {
-        let text = self.digits(from, to, field)?;
+    fn date(&self, name: &str) -> Result<Option<NaiveDate>, Malformed> {
+        let text = self.read.get(name);
         if text.bytes().all(|b| b == b'0') {
             return Ok(None);
         }
-        NaiveDate::parse_from_str(text, "%d%m%Y").map(Some).map_err(|_| Malformed {
-            line: self.line,
-            field,
-            problem: format!("posições {from}–{to}: {text} não é uma data DDMMAAAA"),
+        NaiveDate::parse_from_str(text, "%d%m%Y").map(Some).map_err(|_| {
+            let (field, from, to) = self.read.field(name);
+            Malformed {
+                line: self.line,
+                field,
+                problem: format!("posições {from}–{to}: {text} não é uma data DDMMAAAA"),
+            }
         })
-    }
-
-    fn text(&self, from: usize, to: usize) -> String {
-        self.raw(from, to).trim().to_owned()
     }
 }
 
@@ -145,11 +136,10 @@ pub fn parse(file: &str) -> Result<Vec<Returned>, Malformed> {
                 ),
             });
         }
-        let reader = Reader { line, text };
-        if reader.raw(8, 8) != "3" {
+        if &text[7..8] != "3" {
             continue;
         }
-        match reader.raw(14, 14) {
+        match &text[13..14] {
             "T" => {
                 if waiting_u {
                     return Err(Malformed {
@@ -158,23 +148,26 @@ pub fn parse(file: &str) -> Result<Vec<Returned>, Malformed> {
                         problem: "um segmento T sem o U do título anterior".into(),
                     });
                 }
-                let movement = reader.digits(16, 17, "código de movimento")?.to_owned();
-                let reasons = (0..4)
-                    .map(|n| reader.raw(214 + 2 * n, 215 + 2 * n).trim().to_owned())
+                let values = Values::of(line, &SEGMENT_T, text)?;
+                let movement = values.text("movement");
+                // Four codes of two positions each.
+                let reasons = values.read.raw("reasons");
+                let reasons = (0..reasons.len() / 2)
+                    .map(|n| reasons[2 * n..2 * n + 2].trim().to_owned())
                     .filter(|code| !code.is_empty() && code != "00")
                     .collect();
                 found.push(Returned {
                     line,
                     happened: Happened::of(&movement),
                     movement,
-                    carteira: reader.digits(38, 40, "carteira")?.to_owned(),
-                    our_number: reader.digits(41, 48, "nosso número")?.to_owned(),
-                    our_number_dac: reader.digits(49, 49, "DAC do nosso número")?.to_owned(),
-                    document_number: reader.text(59, 68),
-                    due_date: reader.date(74, 81, "vencimento")?,
-                    amount: reader.money(82, 96, "valor do título")?,
-                    reference: reader.text(106, 130),
-                    fee: reader.money(199, 213, "tarifa")?,
+                    carteira: values.text("carteira"),
+                    our_number: values.text("our_number"),
+                    our_number_dac: values.text("our_number_dac"),
+                    document_number: values.text("document_number"),
+                    due_date: values.date("due_date")?,
+                    amount: values.money("amount"),
+                    reference: values.text("reference"),
+                    fee: values.money("fee"),
                     reasons,
                     interest: Money::default(),
                     discount: Money::default(),
@@ -193,12 +186,13 @@ pub fn parse(file: &str) -> Result<Vec<Returned>, Malformed> {
                         problem: "um segmento U sem o T antes dele".into(),
                     });
                 };
-                title.interest = reader.money(18, 32, "juros e multa")?;
-                title.discount = reader.money(33, 47, "desconto")?;
-                title.paid_amount = reader.money(78, 92, "valor pago")?;
-                title.net_amount = reader.money(93, 107, "valor líquido")?;
-                title.occurred_on = reader.date(138, 145, "data da ocorrência")?;
-                title.credit_on = reader.date(146, 153, "data do crédito")?;
+                let values = Values::of(line, &SEGMENT_U, text)?;
+                title.interest = values.money("interest");
+                title.discount = values.money("discount");
+                title.paid_amount = values.money("paid_amount");
+                title.net_amount = values.money("net_amount");
+                title.occurred_on = values.date("occurred_on")?;
+                title.credit_on = values.date("credit_on")?;
                 waiting_u = false;
             }
             _ => {}
@@ -218,6 +212,21 @@ mod tests {
     use super::*;
 
     const FIXTURE: &str = include_str!("../../../tests/fixtures/cnab240/itau-return-paid.ret");
+
+    #[test]
+    fn the_segments_cover_every_position_and_read_the_reasons_in_pairs() {
+        assert_eq!(layout::gaps(&SEGMENT_T), None);
+        assert_eq!(layout::gaps(&SEGMENT_U), None);
+        let lines: Vec<&str> = FIXTURE.split("\r\n").collect();
+        let t = lines.iter().position(|l| l.len() == LINE && &l[13..14] == "T").unwrap();
+        let mut refused = lines[t].to_owned();
+        refused.replace_range(15..17, "03");
+        refused.replace_range(213..221, "  48 012");
+        let mut file: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        file[t] = refused;
+        let titles = parse(&file.join("\r\n")).unwrap();
+        assert_eq!(titles[0].reasons, ["48", "0", "12"].map(str::to_owned), "pairs as the line has them");
+    }
 
     #[test]
     fn a_return_file_reads_into_its_titles() {

@@ -1,10 +1,12 @@
-//! Itaú's collection remittance, CNAB 240 ("Cobrança – CNAB 240", file layout 040, batch layout
-//! 030), as data ([`super::layout`]): every record, every position from 1 to 240, in the manual's
-//! order. Values come by name from `cnab240::remittance`; the fixed ones are the manual's.
+//! Itaú's collection files, CNAB 240 ("Cobrança – CNAB 240", file layout 040, batch layout 030),
+//! as data ([`super::layout`]): the remittance's records and the return's segments T and U, every
+//! position from 1 to 240, in the manual's order. The remittance's values come by name from
+//! `cnab240::remittance`, the return's go by name to `cnab240_return::parse`; the fixed ones are
+//! the manual's.
 //! `febraban` (PyPI; tests/validators) agrees with the header's and segment P's fillers.
 
 use super::layout::Kind::{A, N};
-use super::layout::Source::{Blanks, Fixed, Value, Zeros};
+use super::layout::Source::{Blanks, Fixed, Unread, Value, Zeros};
 use super::layout::{field, Record};
 
 /// Record 0: the file header.
@@ -202,3 +204,57 @@ pub const FILE_TRAILER: Record = Record {
 /// Every record of the remittance.
 pub const RECORDS: [&Record; 7] =
     [&FILE_HEADER, &BATCH_HEADER, &SEGMENT_P, &SEGMENT_Q, &SEGMENT_R, &BATCH_TRAILER, &FILE_TRAILER];
+
+/// Segment T of a return file: what the bank did with a title. What the service does not read is
+/// `Unread` (the bank writes it; nothing here is checked of it).
+pub const SEGMENT_T: Record = Record {
+    name: "Itaú 240 segmento T (retorno)",
+    width: 240,
+    fields: &[
+        field(1, 3, N, Unread, "código do banco"),
+        field(4, 7, N, Unread, "lote de serviço"),
+        field(8, 8, N, Fixed("3"), "tipo de registro"),
+        field(9, 13, N, Unread, "número do registro no lote"),
+        field(14, 14, A, Fixed("T"), "segmento"),
+        field(15, 15, A, Unread, "branco"),
+        field(16, 17, N, Value("movement"), "código de movimento"),
+        field(18, 37, N, Unread, "agência, conta e DAC"),
+        field(38, 40, N, Value("carteira"), "carteira"),
+        field(41, 48, N, Value("our_number"), "nosso número"),
+        field(49, 49, N, Value("our_number_dac"), "DAC do nosso número"),
+        field(50, 58, A, Unread, "brancos"),
+        field(59, 68, A, Value("document_number"), "número do documento"),
+        field(69, 73, A, Unread, "brancos"),
+        field(74, 81, N, Value("due_date"), "vencimento"),
+        field(82, 96, N, Value("amount"), "valor do título"),
+        field(97, 105, A, Unread, "banco e agência cobradores"),
+        field(106, 130, A, Value("reference"), "identificação do título na empresa"),
+        field(131, 198, A, Unread, "moeda, pagador e contrato"),
+        field(199, 213, N, Value("fee"), "tarifa"),
+        field(214, 221, A, Value("reasons"), "motivos da ocorrência"),
+        field(222, 240, A, Unread, "brancos"),
+    ],
+};
+
+/// Segment U of a return file: the payment's amounts and dates.
+pub const SEGMENT_U: Record = Record {
+    name: "Itaú 240 segmento U (retorno)",
+    width: 240,
+    fields: &[
+        field(1, 3, N, Unread, "código do banco"),
+        field(4, 7, N, Unread, "lote de serviço"),
+        field(8, 8, N, Fixed("3"), "tipo de registro"),
+        field(9, 13, N, Unread, "número do registro no lote"),
+        field(14, 14, A, Fixed("U"), "segmento"),
+        field(15, 17, A, Unread, "branco e código de movimento"),
+        field(18, 32, N, Value("interest"), "juros e multa"),
+        field(33, 47, N, Value("discount"), "desconto"),
+        field(48, 77, N, Unread, "abatimento e IOF"),
+        field(78, 92, N, Value("paid_amount"), "valor pago"),
+        field(93, 107, N, Value("net_amount"), "valor líquido"),
+        field(108, 137, A, Unread, "outras despesas e créditos"),
+        field(138, 145, N, Value("occurred_on"), "data da ocorrência"),
+        field(146, 153, N, Value("credit_on"), "data do crédito"),
+        field(154, 240, A, Unread, "brancos"),
+    ],
+};

@@ -30,8 +30,11 @@ pub enum Source {
     Zeros,
     /// A filler the manual wants blank.
     Blanks,
-    /// The value the writer is given under this name.
+    /// The value the writer is given under this name (in a file the bank writes: the value the
+    /// reader gives under it).
     Value(&'static str),
+    /// In a file the bank writes, what the service does not read.
+    Unread,
 }
 
 /// One field of a record.
@@ -118,7 +121,7 @@ pub fn write<'a>(record: &Record, values: impl Fn(&str) -> Option<&'a str>) -> R
         let text = match field.source {
             Source::Fixed(text) => formatted(field.kind, width, text),
             Source::Zeros => "0".repeat(width),
-            Source::Blanks => " ".repeat(width),
+            Source::Blanks | Source::Unread => " ".repeat(width),
             Source::Value(name) => {
                 let value = values(name).ok_or(Missing { record: record.name, value: name })?;
                 formatted(field.kind, width, value)
@@ -156,6 +159,7 @@ pub fn misread(record: &Record, line: &str) -> Vec<String> {
     for field in record.fields {
         let value = &line[field.from - 1..field.to];
         let fits = match (field.source, field.kind) {
+            (Source::Unread, _) => true,
             (Source::Zeros, _) => value.bytes().all(|b| b == b'0'),
             (Source::Blanks, _) => value.bytes().all(|b| b == b' '),
             (Source::Fixed(text), kind) => value == formatted(kind, value.len(), text),
@@ -172,6 +176,56 @@ pub fn misread(record: &Record, line: &str) -> Vec<String> {
         }
     }
     wrong
+}
+
+/// A named field of a line that is not what its record says (digits where there are none).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unreadable {
+    /// The field's name in the manual.
+    pub field: &'static str,
+    pub problem: String,
+}
+
+/// The named values of a line of `record`, read: a numeric field's digits (refused when it holds
+/// anything else), an alphanumeric field's text. Fillers and what the service does not read are
+/// not looked at.
+pub fn read<'a>(record: &Record, line: &'a str) -> Result<Read<'a>, Unreadable> {
+    let mut values = Vec::new();
+    for field in record.fields {
+        let Source::Value(name) = field.source else { continue };
+        let value = line.get(field.from - 1..field.to).unwrap_or_default();
+        let value = match field.kind {
+            Kind::N if value.len() == field.to + 1 - field.from && value.bytes().all(|b| b.is_ascii_digit()) => value,
+            Kind::N => {
+                let problem = format!("posições {}–{} deveriam ser dígitos e são {value:?}", field.from, field.to);
+                return Err(Unreadable { field: field.name, problem });
+            }
+            Kind::A => value,
+        };
+        values.push((name, field.name, field.from, field.to, value));
+    }
+    Ok(Read(values))
+}
+
+/// What [`read`] found in a line: each named value with its field's name and positions.
+pub struct Read<'a>(Vec<(&'static str, &'static str, usize, usize, &'a str)>);
+
+impl<'a> Read<'a> {
+    /// The value named `name`, without blanks at either end (empty when the record names none
+    /// such).
+    pub fn get(&self, name: &str) -> &'a str {
+        self.raw(name).trim()
+    }
+
+    /// The value named `name` as the line has it, every position of its field.
+    pub fn raw(&self, name: &str) -> &'a str {
+        self.0.iter().find(|(n, ..)| *n == name).map_or("", |found| found.4)
+    }
+
+    /// The field of the value named `name`: its name in the manual and its positions.
+    pub fn field(&self, name: &str) -> (&'static str, usize, usize) {
+        self.0.iter().find(|(n, ..)| *n == name).map_or(("", 0, 0), |found| (found.1, found.2, found.3))
+    }
 }
 
 #[cfg(test)]
@@ -209,6 +263,10 @@ mod tests {
         assert_eq!(blank_zeros, ["9-10 zeros (N Zeros): \"  \""]);
         assert_eq!(write(&RECORD, |_| None), Err(Missing { record: "test", value: "number" }));
         assert_eq!(misread(&RECORD, "short").len(), 1);
+        let read = read(&RECORD, &line).unwrap();
+        assert_eq!((read.get("number"), read.get("name")), ("00012", "JOAO DA"));
+        let refused = super::read(&RECORD, "3410001X00JOAO DA   ").err().unwrap();
+        assert_eq!(refused.field, "número");
     }
 
     const HOLED: Record =
