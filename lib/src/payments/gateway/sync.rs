@@ -183,7 +183,14 @@ async fn rule(
             }
         }
     }
-    let card = next.gw_card.clone().unwrap_or_default();
+    let mut card = next.gw_card.clone().unwrap_or_default();
+    // Funds whose escrow ended before today are available now: a billing back from a dispute
+    // won after its escrow day (which the daily step, reading a few days back, may never see
+    // again). On the escrow day itself the daily step makes it so.
+    if card.settled && card.escrow_end.is_some_and(|end| end.date() < today()) {
+        card.available = true;
+        next.gw_card = Some(card.clone());
+    }
     if let Some(status) = card::status(next.status, &card) {
         next.status = status;
     }
