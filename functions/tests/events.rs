@@ -795,7 +795,7 @@ async fn the_reminder_events_run_through_their_functions() {
 /// The card channel's fixtures: Stripe's call for an account without a gateway (404: nothing
 /// changes); the same call re-signed with the secret of an account whose gateway is on, about an
 /// intent the gateway does not know (taken, nothing changes: 200); and the availability step's
-/// scheduled payload (the day it names, nothing to make available in a fresh table's index).
+/// scheduled payload (the day it names; run twice, the second makes nothing available).
 #[tokio::test]
 async fn the_gateway_events_run_through_their_functions() {
     std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true");
@@ -828,6 +828,10 @@ async fn the_gateway_events_run_through_their_functions() {
     assert_eq!(response.status().as_u16(), 200, "an intent the gateway does not know: taken, nothing moves");
 
     let day = functions::reminder_day(&fixture("gateway-availability-schedule.json")).expect("the payload's day");
+    // On the suite's shared table other tests' card payments may be due that day: the run makes
+    // them available once, and the same day again makes none.
     let report = billing_api::payments::gateway::available::run(&store, day).await.unwrap();
-    assert_eq!(report.made_available, 0, "{report:?}");
+    assert!(report.made_available <= report.found, "{report:?}");
+    let again = billing_api::payments::gateway::available::run(&store, day).await.unwrap();
+    assert_eq!(again.made_available, 0, "{again:?}");
 }

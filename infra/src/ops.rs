@@ -513,9 +513,10 @@ pub mod cli {
             /// Payments wait for the account's capture (`awaiting_capture`).
             #[arg(long)]
             manual_capture: bool,
-            /// Stripe's API and Stripe.js, when not Stripe's own (a local stand-in).
+            /// Stripe's API, when not Stripe's own (a local stand-in such as localstripe).
             #[arg(long)]
             api_url: Option<String>,
+            /// Stripe.js, when not Stripe's own (the local stand-in's `/v3/`).
             #[arg(long)]
             js_url: Option<String>,
         },
