@@ -75,6 +75,25 @@ fn retry_later(error: impl std::fmt::Display) -> Response {
     response
 }
 
+/// The account's gateway link and its client, for a route: a 404 (`unknown`) when the account has
+/// no gateway (or, `enabled_only`, has it off), a 503 when storage or its secret cannot be read.
+async fn gateway_of(
+    state: &AppState,
+    account: AccountId,
+    enabled_only: bool,
+    unknown: &str,
+) -> Result<(super::Link, std::sync::Arc<super::stripe::Stripe>), Response> {
+    let link = match super::link(&state.store, account).await {
+        Ok(Some(link)) if link.enabled || !enabled_only => link,
+        Ok(_) => return Err(answer(StatusCode::NOT_FOUND, unknown)),
+        Err(error) => return Err(retry_later(error)),
+    };
+    match super::registry().gateway(&link.secret_id).await {
+        Ok(gateway) => Ok((link, gateway)),
+        Err(error) => Err(retry_later(format!("{error:#}"))),
+    }
+}
+
 async fn webhook(
     State(state): State<AppState>,
     axum::extract::Path(account): axum::extract::Path<String>,
@@ -84,14 +103,9 @@ async fn webhook(
     let Some(account) = account.parse::<i64>().ok().filter(|id| *id > 0).map(AccountId::new) else {
         return answer(StatusCode::NOT_FOUND, "Endpoint desconhecido");
     };
-    let link = match super::link(&state.store, account).await {
-        Ok(Some(link)) => link,
-        Ok(None) => return answer(StatusCode::NOT_FOUND, "Endpoint desconhecido"),
-        Err(error) => return retry_later(error),
-    };
-    let gateway = match super::registry().gateway(&link.secret_id).await {
-        Ok(gateway) => gateway,
-        Err(error) => return retry_later(format!("{error:#}")),
+    let (_, gateway) = match gateway_of(&state, account, false, "Endpoint desconhecido").await {
+        Ok(found) => found,
+        Err(response) => return response,
     };
     let signature = headers.get("stripe-signature").and_then(|v| v.to_str().ok());
     let now = chrono::Utc::now().timestamp();
@@ -134,14 +148,9 @@ async fn webhook(
 /// What the payer page's script gets to confirm a card payment: the day's intent's client secret
 /// and the publishable key; or why not (422, in the payer's words), or 503.
 pub async fn open_for_payer(state: &AppState, account: AccountId, billet: &BankBillet, billing: &Billing) -> Response {
-    let link = match super::link(&state.store, account).await {
-        Ok(Some(link)) if link.enabled => link,
-        Ok(_) => return answer(StatusCode::NOT_FOUND, "Pagamento com cartão indisponível"),
-        Err(error) => return retry_later(error),
-    };
-    let gateway = match super::registry().gateway(&link.secret_id).await {
-        Ok(gateway) => gateway,
-        Err(error) => return retry_later(format!("{error:#}")),
+    let (link, gateway) = match gateway_of(state, account, true, "Pagamento com cartão indisponível").await {
+        Ok(found) => found,
+        Err(response) => return response,
     };
     match checkout::intent_of_the_day(&state.store, gateway.as_ref(), &link, billing, billet, today()).await {
         Ok(intent) => json_response(
@@ -161,14 +170,9 @@ pub async fn open_for_payer(state: &AppState, account: AccountId, billet: &BankB
 /// The payer's browser says it confirmed `intent`: read back from the gateway and applied (the
 /// webhook does the same; whichever comes first). What the payer sees: paid, authorized, or not.
 pub async fn confirmed_by_payer(state: &AppState, account: AccountId, billing: &Billing, intent: &str) -> Response {
-    let link = match super::link(&state.store, account).await {
-        Ok(Some(link)) => link,
-        Ok(None) => return answer(StatusCode::NOT_FOUND, "Pagamento com cartão indisponível"),
-        Err(error) => return retry_later(error),
-    };
-    let gateway = match super::registry().gateway(&link.secret_id).await {
-        Ok(gateway) => gateway,
-        Err(error) => return retry_later(format!("{error:#}")),
+    let (_, gateway) = match gateway_of(state, account, false, "Pagamento com cartão indisponível").await {
+        Ok(found) => found,
+        Err(response) => return response,
     };
     let read = match gateway.intent(intent).await {
         Ok(Some(read))

@@ -20,7 +20,7 @@ use crate::payments::{self, Channel, Payment};
 use crate::refusal::Refusal;
 use crate::store::Store;
 use crate::values::calendar::sao_paulo;
-use crate::values::{today, AccountId, BillingId, BillingStatus, Money, Timestamp};
+use crate::values::{today, AccountId, BillingId, Money, Timestamp};
 
 /// What applying an intent did.
 #[derive(Clone, Debug, PartialEq)]
@@ -242,26 +242,6 @@ pub fn unavailable(error: GatewayError) -> Refusal {
             Refusal::Rule { code: "gateway_refused", message: format!("O gateway de pagamento recusou: {detail}") }
         }
     }
-}
-
-/// The billing's status as it stands for the card's operations: what may be captured, released
-/// or refunded.
-pub fn card_in(billing: &Billing, wanted: &[Stage], settled: Option<bool>) -> Option<Card> {
-    let card = billing.gw_card.clone()?;
-    let fits = wanted.contains(&card.stage) && settled.is_none_or(|s| card.settled == s) && !card.to_refund;
-    fits.then_some(card)
-}
-
-/// Whether a billing's status is one the card put it in.
-pub fn on_card(status: BillingStatus) -> bool {
-    matches!(
-        status,
-        BillingStatus::AwaitingCapture
-            | BillingStatus::UnderReview
-            | BillingStatus::InDispute
-            | BillingStatus::Available
-            | BillingStatus::Returned
-    )
 }
 
 /// What the account asks of a card payment (the API's `capture`, `release` and `refund`, and
