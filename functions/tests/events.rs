@@ -676,9 +676,10 @@ async fn the_bank_file_events_run_through_their_functions() {
 
     // The bank's return of it, put where the fixture's key says (under this account).
     let our_number = format!("{:08}", billet.our_sequential_number);
-    let agreement = billing_api::billets::itau::Agreement::parse("0057/12345-7/109").unwrap();
+    let itau = &billing_api::billets::banks::itau::ITAU_240;
+    let agreement = itau.agreement("0057/12345-7/109").unwrap();
     let title = serde_json::json!([{
-        "movement": "02", "our_number": our_number, "dac": agreement.our_number_dac(&our_number).unwrap(),
+        "movement": "02", "our_number": our_number, "dac": itau.rules.check_digit(&agreement, &our_number),
         "amount": 0, "reference": billing_api::billings::billets::remittance::reference(BillingId::new(1), BilletId::new(1)),
     }]);
     let path = std::env::temp_dir().join(format!("return-event-{account}.ret"));

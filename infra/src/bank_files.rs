@@ -107,11 +107,12 @@ pub async fn upload_return(
     );
     let name = path.file_name().and_then(|n| n.to_str()).map(files::slug).unwrap_or_else(|| "return".into());
     // Read before it is stored: a malformed file never reaches the bucket's trigger.
-    let titles = billing_api::billets::cnab240_return::parse(&returns::text_of(&bytes))
+    let parsed = billing_api::billets::cnab_return::parse(&returns::text_of(&bytes))
         .map_err(|malformed| anyhow::anyhow!("return file {} refused: {malformed}", path.display()))?;
     let key = format!("{}{account}/{name}", files::RETURNS);
     files.put(&key, &bytes).await?;
-    let applied = returns::apply_titles(store, account, &name, &returns::digest(&bytes), &titles).await?;
+    let digest = returns::digest(&bytes);
+    let applied = returns::apply_titles(store, account, &name, &digest, parsed.bank, &parsed.titles).await?;
     Ok(
         json!({ "key": key, "return_file": applied.file, "applied_now": applied.applied_now, "already_applied": applied.already }),
     )

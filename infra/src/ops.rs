@@ -873,10 +873,13 @@ pub mod cli {
             /// The rule's name.
             #[arg(long)]
             name: String,
-            /// The bank or provider that issues the billets (the simulated bank: `simulated`).
+            /// The bank or provider that issues the billets: `simulated` (the simulated bank), or a bank
+            /// of remittance files: `itau`, `itau_400`, `bradesco`, `bradesco_400`, `banco_do_brasil`,
+            /// `santander`, `caixa`, `sicoob` (README, "Banks").
             #[arg(long, default_value = "simulated")]
             bank_symbol: String,
-            /// The agreement (convênio) code with the bank.
+            /// The agreement (convênio) with the bank, as that bank writes it (README, "Banks";
+            /// checked here: `itau` 0057/12345-7/109, `bradesco` 1234-0/0012345-6/09/4567890, …).
             #[arg(long)]
             agreement_code: Option<String>,
         },

@@ -1,179 +1,48 @@
-//! CNAB 240 remittance files of Itaú's collection service ("Cobrança – CNAB 240", layout 040 of
-//! the file, 030 of the batch), as the bank's manual lays them out (issue 26): 240 characters a
+//! CNAB 240 remittance files, one engine for every bank on 240 (issue 43): 240 characters a
 //! line, CR LF between lines, upper-case ASCII text (accents folded), numbers right-aligned with
 //! zeros, text left-aligned with spaces.
 //!
 //! ```text
-//! 0  file header       the beneficiary (CNPJ, agency, account), file date and time
-//! 1  batch header      service R 01 (collection), layout 030, the beneficiary again
+//! 0  file header       the beneficiary (CNPJ, agreement), file date and time
+//! 1  batch header      service R 01 (collection), the beneficiary again
 //! 3  P, Q, R per title what to collect (our number, due date, amount, interest), who pays, penalty
 //! 5  batch trailer     lines in the batch, titles, their total
 //! 9  file trailer      batches and lines in the file
 //! ```
 //!
-//! Every record is data (`billets::itau240`, positions as the manual counts them from 1, every
-//! position in one field), written by `billets::layout`; this module gives each record its values.
+//! Every record is data (`billets::layouts`, positions as the bank's manual counts them from 1,
+//! every position in one field), written by `billets::layout`; this module gives each record its
+//! values by name (`billets::cnab`).
 
-use std::collections::HashMap;
+use chrono::NaiveDateTime;
 
-use chrono::{NaiveDate, NaiveDateTime};
-
-use super::itau::Agreement;
-use super::itau240 as itau;
-use super::layout::{self, Record};
+use super::banks::Bank;
+use super::cnab::{cents, Beneficiary, Movement, Title, Values};
+use super::layouts::Cnab240;
 use crate::values::Money;
-
-pub use super::layout::ascii;
 
 pub const LINE: usize = 240;
 
-fn date(value: NaiveDate) -> String {
-    value.format("%d%m%Y").to_string()
-}
-
-fn cents(value: Money) -> String {
-    value.to_string().replace('.', "")
-}
-
-/// CPF (1) or CNPJ (2), by the number of digits.
-fn document_kind(document: &str) -> u8 {
-    if document.chars().filter(char::is_ascii_digit).count() == 11 {
-        1
-    } else {
-        2
-    }
-}
-
-/// What the remittance asks of the bank for a title (position 16–17 of P, Q and R).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Movement {
-    /// 01: register it.
-    Register,
-    /// 02: write it off (baixa): the billing was cancelled or settled elsewhere.
-    WriteOff,
-    /// 06: change its due date.
-    NewDueDate,
-}
-
-impl Movement {
-    pub fn code(self) -> &'static str {
-        match self {
-            Movement::Register => "01",
-            Movement::WriteOff => "02",
-            Movement::NewDueDate => "06",
-        }
-    }
-}
-
-/// Who pays a title, as the billet froze them.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Payer {
-    pub document: String,
-    pub name: String,
-    pub street: String,
-    pub district: String,
-    pub postal_code: String,
-    pub city: String,
-    pub state: String,
-}
-
-/// One title of the remittance.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Title {
-    pub movement: Movement,
-    /// 8 digits.
-    pub our_number: String,
-    /// The billing's code (up to 10 characters printed as "número do documento").
-    pub document_number: String,
-    pub due_date: NaiveDate,
-    pub amount: Money,
-    pub issued_on: NaiveDate,
-    /// Interest per day late, in reais (0: none).
-    pub interest_per_day: Money,
-    /// The penalty (multa) in reais (0: none), charged from the day after the due date.
-    pub penalty: Money,
-    pub payer: Payer,
-    /// Ours, returned as is in the bank's return file (positions 196–220 of P, 25 characters): the
-    /// service puts the billing's and the billet's ids there (`billings::billets::remittance`).
-    pub reference: String,
-}
-
-/// The beneficiary of a remittance.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Beneficiary {
-    pub document: String,
-    pub name: String,
-    pub agreement: Agreement,
-}
-
-/// The values one record of the file takes, by the names its layout gives them.
-#[derive(Default)]
-struct Values(HashMap<&'static str, String>);
-
-impl Values {
-    fn set(&mut self, name: &'static str, value: impl ToString) -> &mut Self {
-        self.0.insert(name, value.to_string());
-        self
-    }
-
-    /// The record's line (a value it names and was not given is a bug here: the layout and this
-    /// module are one).
-    fn line(&self, record: &Record) -> String {
-        layout::write(record, |name| self.0.get(name).map(String::as_str)).expect("every value of the record")
-    }
-}
-
-/// The remittance file: the lines, joined by CR LF, ending in CR LF.
-pub fn remittance(beneficiary: &Beneficiary, titles: &[Title], sequence: u32, at: NaiveDateTime) -> String {
+/// The remittance file of `bank` (its layout `layout`): the lines, joined by CR LF, ending in CR LF.
+pub fn remittance(
+    bank: &Bank,
+    layout: &Cnab240,
+    beneficiary: &Beneficiary,
+    titles: &[Title],
+    sequence: u32,
+    at: NaiveDateTime,
+) -> String {
     let agreement = &beneficiary.agreement;
-    let mut lines = Vec::with_capacity(titles.len() * 3 + 4);
-    let mut common = Values::default();
-    common
-        .set("beneficiary_kind", document_kind(&beneficiary.document))
-        .set("beneficiary_document", &beneficiary.document)
-        .set("beneficiary_name", &beneficiary.name)
-        .set("agency", &agreement.agency)
-        .set("account", &agreement.account)
-        .set("account_dac", agreement.account_dac)
-        .set("carteira", &agreement.carteira)
-        .set("file_date", date(at.date()))
-        .set("file_time", at.format("%H%M%S"))
-        .set("sequence", sequence);
-    lines.push(common.line(&itau::FILE_HEADER));
-    lines.push(common.line(&itau::BATCH_HEADER));
+    let mut lines = Vec::with_capacity(titles.len() * layout.segments.len() + 4);
+    let common = Values::common(bank, beneficiary, sequence, at);
+    lines.push(common.line(layout.file_header));
+    lines.push(common.line(layout.batch_header));
 
     let mut record = 0;
     let mut total = Money::default();
     for title in titles {
-        let our_dac = agreement.our_number_dac(&title.our_number).unwrap_or(0);
-        let interest = title.interest_per_day.is_positive();
-        let penalty = title.penalty.is_positive();
-        let day_after = date(title.due_date + chrono::Duration::days(1));
-        let payer = &title.payer;
-        let mut values = Values(common.0.clone());
-        values
-            .set("movement", title.movement.code())
-            .set("our_number", &title.our_number)
-            .set("our_number_dac", our_dac)
-            .set("document_number", &title.document_number)
-            .set("due_date", date(title.due_date))
-            .set("amount", cents(title.amount))
-            .set("issued_on", date(title.issued_on))
-            .set("interest_date", if interest { day_after.clone() } else { "0".into() })
-            .set("interest_per_day", cents(title.interest_per_day))
-            .set("reference", &title.reference)
-            .set("payer_kind", document_kind(&payer.document))
-            .set("payer_document", &payer.document)
-            .set("payer_name", &payer.name)
-            .set("payer_street", &payer.street)
-            .set("payer_district", &payer.district)
-            .set("payer_postal_code", &payer.postal_code)
-            .set("payer_city", &payer.city)
-            .set("payer_state", &payer.state)
-            .set("penalty_code", u8::from(penalty))
-            .set("penalty_date", if penalty { day_after } else { "0".into() })
-            .set("penalty", cents(title.penalty));
-        for segment in [&itau::SEGMENT_P, &itau::SEGMENT_Q, &itau::SEGMENT_R] {
+        let mut values = common.with_title(bank, agreement, title);
+        for segment in layout.segments {
             record += 1;
             lines.push(values.set("record", record).line(segment));
         }
@@ -183,13 +52,13 @@ pub fn remittance(beneficiary: &Beneficiary, titles: &[Title], sequence: u32, at
     }
 
     let titles_registered = titles.iter().filter(|t| t.movement == Movement::Register).count();
-    let mut end = Values::default();
+    let mut end = common.clone();
     end.set("batch_lines", record + 2)
         .set("titles", titles_registered)
         .set("total", cents(total))
         .set("file_lines", record + 4);
-    lines.push(end.line(&itau::BATCH_TRAILER));
-    lines.push(end.line(&itau::FILE_TRAILER));
+    lines.push(end.line(layout.batch_trailer));
+    lines.push(end.line(layout.file_trailer));
 
     let mut file = lines.join("\r\n");
     file.push_str("\r\n");
@@ -199,12 +68,20 @@ pub fn remittance(beneficiary: &Beneficiary, titles: &[Title], sequence: u32, at
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::billets::banks::itau::ITAU_240;
+    use crate::billets::cnab::Payer;
+    use crate::billets::layout;
+    use crate::billets::layouts::itau240 as itau;
+
+    fn remittance(beneficiary: &Beneficiary, titles: &[Title], sequence: u32, at: NaiveDateTime) -> String {
+        super::remittance(&ITAU_240, &itau::LAYOUT, beneficiary, titles, sequence, at)
+    }
 
     pub(crate) fn sample() -> (Beneficiary, Vec<Title>) {
         let beneficiary = Beneficiary {
             document: "11222333000181".into(),
             name: "Clínica Exemplo Ltda".into(),
-            agreement: Agreement::parse("0057/12345-7/109").unwrap(),
+            agreement: ITAU_240.agreement("0057/12345-7/109").unwrap(),
         };
         let title = Title {
             movement: Movement::Register,
@@ -248,7 +125,7 @@ mod tests {
 
     #[test]
     fn the_records_cover_every_position_and_write_what_the_remittance_wrote() {
-        for record in itau::RECORDS {
+        for record in itau::LAYOUT.remittance_records() {
             assert_eq!(layout::gaps(record), None);
         }
         let (beneficiary, titles) = sample();
@@ -289,7 +166,7 @@ mod tests {
         assert_eq!(&lines[0][143..157], "01022030101112");
         let p = lines[2];
         assert_eq!(&p[40..48], "00000001");
-        assert_eq!(&p[48..49], beneficiary.agreement.our_number_dac("00000001").unwrap().to_string());
+        assert_eq!(&p[48..49], ITAU_240.rules.check_digit(&beneficiary.agreement, "00000001"));
         assert_eq!(&p[77..85], "04032030");
         assert_eq!(&p[85..100], "000000000015000");
         assert_eq!(&lines[3][33..63], "MARIA DA CONCEICAO SILVA      ");

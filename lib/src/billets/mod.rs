@@ -4,11 +4,13 @@
 //! re-issue, register at the bank, show under `/v1/billings/{id}/bank_billets`) lives in
 //! `crate::billings::billets` (lifecycle, registrar, routes), which calls down here.
 
+pub mod banks;
+pub mod cnab;
 pub mod cnab240;
-pub mod cnab240_return;
-pub mod itau;
-pub mod itau240;
+pub mod cnab400;
+pub mod cnab_return;
 pub mod layout;
+pub mod layouts;
 pub mod link;
 pub mod model;
 pub mod payment_codes;

@@ -82,8 +82,7 @@ pub trait BankProvider: Send + Sync {
 pub fn provider_for(bank_symbol: &str) -> Option<&'static dyn BankProvider> {
     match bank_symbol {
         SIMULATED => Some(&SimulatedBank),
-        super::itau::BANK_SYMBOL => Some(&ItauBank),
-        _ => None,
+        symbol => super::banks::by_symbol(symbol).map(|bank| bank as &dyn BankProvider),
     }
 }
 
@@ -189,62 +188,61 @@ impl BankProvider for SimulatedBank {
     }
 }
 
-/// Itaú (341), through CNAB 240 remittance files (issue 26): the rule's agreement is
-/// `agency/account-DAC/carteira` (`billets::itau::Agreement`); registering computes the documents
-/// and leaves the billet waiting for its remittance. No Pix: Itaú's CNAB flow has none.
-struct ItauBank;
-
-impl ItauBank {
-    fn answer(billet: &BankBillet) -> Answer {
-        let rejected =
-            |message: &str| Answer::Rejected { message: message.to_owned(), provider_status: "RECUSADO".into() };
-        let Some(agreement) = billet.agreement_code.as_deref().and_then(super::itau::Agreement::parse) else {
-            return rejected("Convênio Itaú inválido: use agência/conta-DAC/carteira, como 0057/12345-7/109");
-        };
-        if billet.recipient.recipient_document.trim().is_empty() {
-            return rejected("Conta sem CNPJ/CPF: o banco exige o documento do beneficiário");
-        }
-        if billet.payer.payer_document.is_empty() {
-            return rejected("Pagador sem CPF/CNPJ: o banco exige o documento do pagador");
-        }
-        let Some(our_number) = agreement.our_number(billet.our_sequential_number) else {
-            return rejected("Nosso número esgotado para este convênio (8 dígitos)");
-        };
-        let barcode = match agreement.barcode(&our_number, billet.due_date, billet.amount.get()) {
-            Ok(code) => code,
-            Err(payment_codes::DocumentError::DueDate) => return rejected("Vencimento inválido para boleto"),
-            Err(_) => return rejected("Valor inválido para boleto: acima de 99.999.999,99"),
-        };
-        let digitable_line = payment_codes::digitable_line(&barcode).expect("a barcode just built is valid");
-        Answer::AwaitingRemittance {
-            our_number: agreement.printed_our_number(&our_number).unwrap_or(our_number),
-            barcode,
-            digitable_line,
-            provider_status: "AGUARDANDO REMESSA".into(),
-        }
+/// A bank of remittance files (issues 26, 43: `billets::banks`): the rule's agreement written as that
+/// bank writes it; registering computes the documents and leaves the billet waiting for its
+/// remittance. No Pix from the bank's files: a rule linked to a Pix institution adds one.
+fn file_bank_answer(bank: &super::banks::Bank, billet: &BankBillet) -> Answer {
+    let rejected = |message: &str| Answer::Rejected { message: message.to_owned(), provider_status: "RECUSADO".into() };
+    let Some(agreement) = billet.agreement_code.as_deref().and_then(|a| bank.agreement(a)) else {
+        return rejected(&bank.agreement_problem(billet.agreement_code.as_deref()).unwrap_or_default());
+    };
+    if billet.recipient.recipient_document.trim().is_empty() {
+        return rejected("Conta sem CNPJ/CPF: o banco exige o documento do beneficiário");
+    }
+    if billet.payer.payer_document.is_empty() {
+        return rejected("Pagador sem CPF/CNPJ: o banco exige o documento do pagador");
+    }
+    let Some(our_number) = bank.rules.our_number(&agreement, billet.our_sequential_number) else {
+        return rejected("Nosso número esgotado para este convênio");
+    };
+    let barcode = match bank.barcode(&agreement, &our_number, billet.due_date, billet.amount.get()) {
+        Ok(code) => code,
+        Err(payment_codes::DocumentError::DueDate) => return rejected("Vencimento inválido para boleto"),
+        Err(_) => return rejected("Valor inválido para boleto: acima de 99.999.999,99"),
+    };
+    let digitable_line = payment_codes::digitable_line(&barcode).expect("a barcode just built is valid");
+    Answer::AwaitingRemittance {
+        our_number: bank.rules.printed(&agreement, &our_number),
+        barcode,
+        digitable_line,
+        provider_status: "AGUARDANDO REMESSA".into(),
     }
 }
 
 #[async_trait]
-impl BankProvider for ItauBank {
+impl BankProvider for super::banks::Bank {
     fn agreement(&self, _account: AccountId, agreement_code: Option<&str>) -> String {
         agreement_code.map(str::trim).unwrap_or_default().to_owned()
     }
 
     fn beneficiary_account(&self, _account: AccountId, agreement: &str) -> BankAccountRef {
-        match super::itau::Agreement::parse(agreement) {
+        match super::banks::Bank::agreement(self, agreement) {
             Some(a) => BankAccountRef {
-                agency_number: a.agency.clone(),
-                agency_digit: String::new(),
-                account_number: a.account.clone(),
-                account_digit: a.account_dac.to_string(),
+                agency_number: a.get("agency").to_owned(),
+                agency_digit: a.get("agency_dv").to_owned(),
+                account_number: if a.get("account").is_empty() { a.get("convenio") } else { a.get("account") }.to_owned(),
+                account_digit: match a.get("account_dv") {
+                    "" => a.get("convenio_dv"),
+                    dv => dv,
+                }
+                .to_owned(),
             },
             None => BankAccountRef::default(),
         }
     }
 
     async fn register(&self, _owner: &Account, billet: &BankBillet) -> anyhow::Result<Answer> {
-        Ok(ItauBank::answer(billet))
+        Ok(file_bank_answer(self, billet))
     }
 }
 
@@ -256,6 +254,7 @@ pub fn credit_date(paid_on: NaiveDate) -> NaiveDate {
 
 #[cfg(test)]
 mod tests {
+    use super::super::banks::itau::ITAU_240 as ITAU;
     use super::super::model::BilletStatus;
     use super::*;
 
@@ -348,7 +347,7 @@ mod tests {
         assert_eq!(simulated_pix_key(account_42), simulated_pix_key(account_42));
         assert_eq!(simulated_pix_key(account_42).len(), 36);
         assert_eq!(simulated_pix_key(account_42).as_bytes()[14], b'4', "a version-4 layout");
-        assert!(provider_for("simulated").is_some() && provider_for("bradesco").is_none());
+        assert!(provider_for("simulated").is_some() && provider_for("bradesco").is_some() && provider_for("hsbc").is_none());
     }
 
     #[test]
@@ -357,7 +356,7 @@ mod tests {
         b.bank_symbol = "itau".into();
         b.agreement_code = Some("0057/12345-7/109".into());
         b.recipient.recipient_document = "11222333000181".into();
-        match ItauBank::answer(&b) {
+        match file_bank_answer(&ITAU, &b) {
             Answer::AwaitingRemittance { our_number, barcode, digitable_line, provider_status } => {
                 assert!(barcode.starts_with("3419") && payment_codes::barcode_is_valid(&barcode), "{barcode}");
                 assert_eq!(digitable_line, payment_codes::digitable_line(&barcode).unwrap());
@@ -366,16 +365,16 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        let account = ItauBank.beneficiary_account(AccountId::new(1), "0057/12345-7/109");
+        let account = ITAU.beneficiary_account(AccountId::new(1), "0057/12345-7/109");
         assert_eq!((account.agency_number.as_str(), account.account_number.as_str()), ("0057", "12345"));
         b.agreement_code = Some("0057/12345-6/109".into());
-        assert!(matches!(ItauBank::answer(&b), Answer::Rejected { .. }));
+        assert!(matches!(file_bank_answer(&ITAU, &b), Answer::Rejected { .. }));
         b.agreement_code = Some("0057/12345-7/109".into());
         b.payer.payer_document.clear();
-        assert!(matches!(ItauBank::answer(&b), Answer::Rejected { .. }));
+        assert!(matches!(file_bank_answer(&ITAU, &b), Answer::Rejected { .. }));
         b.payer.payer_document = "52998224725".into();
         b.recipient.recipient_document.clear();
-        assert!(matches!(ItauBank::answer(&b), Answer::Rejected { message, .. } if message.starts_with("Conta sem")));
+        assert!(matches!(file_bank_answer(&ITAU, &b), Answer::Rejected { message, .. } if message.starts_with("Conta sem")));
         assert!(provider_for("itau").is_some());
     }
 }

@@ -292,14 +292,14 @@ async fn a_bank_rule_without_a_provider_rejects() {
     let api = Api::start().await;
     let s = setup(&api).await;
     let rule =
-        infra::ops::create_bank_rule(&api.server.store, api.account_id, "Bradesco", "bradesco", None).await.unwrap();
+        infra::ops::create_bank_rule(&api.server.store, api.account_id, "HSBC", "hsbc", None).await.unwrap();
     let mut sent = body(&s);
     sent["billing"]["bank_rule_id"] = rule["bank_rule"]["id"].clone();
     let id = api.post("/v1/billings", &sent).await.expect(201).body["id"].as_i64().unwrap();
     api.server.register_billets().await;
     let billet = &billets(&api, id).await[0];
-    assert_eq!((billet["status"].as_str(), billet["bank_symbol"].as_str()), (Some("rejected"), Some("bradesco")));
-    assert!(billet["bank_rejection"].as_str().unwrap().contains("bradesco"), "{billet}");
+    assert_eq!((billet["status"].as_str(), billet["bank_symbol"].as_str()), (Some("rejected"), Some("hsbc")));
+    assert!(billet["bank_rejection"].as_str().unwrap().contains("hsbc"), "{billet}");
 }
 
 #[tokio::test]

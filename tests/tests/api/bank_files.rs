@@ -11,7 +11,6 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use billing_api::billets::itau::Agreement;
 use billing_api::billings::billets::remittance;
 use billing_api::files::Files;
 use billing_api::values::BillingId;
@@ -76,14 +75,15 @@ pub(super) fn return_file(name: &str, titles: &[Value]) -> PathBuf {
 
 /// What the bank says of one billet (of billing `billing`), as a title of a return file.
 pub(super) fn returned(billing: i64, billet: &Value, movement: &str, extra: Value) -> Value {
-    let agreement = Agreement::parse(AGREEMENT).unwrap();
+    let itau = &billing_api::billets::banks::itau::ITAU_240;
+    let agreement = itau.agreement(AGREEMENT).unwrap();
     let sequence = billet["our_number"].as_str().unwrap().split(['/', '-']).nth(1).unwrap().to_owned();
     let cents = |text: &str| text.replace('.', "").parse::<i64>().unwrap();
     let due = chrono::NaiveDate::parse_from_str(billet["due_date"].as_str().unwrap(), "%Y-%m-%d").unwrap();
     let mut title = json!({
         "movement": movement,
         "our_number": sequence,
-        "dac": agreement.our_number_dac(&sequence).unwrap(),
+        "dac": itau.rules.check_digit(&agreement, &sequence),
         "amount": cents(billet["amount"].as_str().unwrap()),
         "reference": remittance::reference(
             BillingId::new(billing),

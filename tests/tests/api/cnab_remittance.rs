@@ -5,8 +5,9 @@
 
 use std::process::Command;
 
-use billing_api::billets::cnab240::{remittance, Beneficiary, Movement, Payer, Title};
-use billing_api::billets::itau::Agreement;
+use billing_api::billets::banks::itau::ITAU_240;
+use billing_api::billets::cnab::{Beneficiary, Movement, Payer, Title};
+use billing_api::billets::layouts::itau240;
 use billing_api::values::Money;
 use serde_json::json;
 
@@ -43,7 +44,7 @@ pub(super) fn checker(args: &[&std::path::Path]) -> String {
 fn the_return_fixture_reads_the_same_through_both_parsers() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let path = root.join("tests/fixtures/cnab240/itau-return-paid.ret");
-    let ours = billing_api::billets::cnab240_return::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let ours = billing_api::billets::cnab_return::parse(&std::fs::read_to_string(&path).unwrap()).unwrap().titles;
     let theirs: serde_json::Value = serde_json::from_str(&checker(&[std::path::Path::new("--return"), &path])).unwrap();
     let theirs = theirs.as_array().unwrap();
     assert_eq!(ours.len(), theirs.len());
@@ -60,7 +61,7 @@ fn the_return_fixture_reads_the_same_through_both_parsers() {
 
 #[test]
 fn an_itau_remittance_reads_back_through_an_independent_implementation() {
-    let agreement = Agreement::parse("0057/12345-7/109").unwrap();
+    let agreement = ITAU_240.agreement("0057/12345-7/109").unwrap();
     let beneficiary =
         Beneficiary { document: "11222333000181".into(), name: "Clínica Exemplo Ltda".into(), agreement };
     let maria = Payer {
@@ -82,7 +83,8 @@ fn an_itau_remittance_reads_back_through_an_independent_implementation() {
         state: "RJ".into(),
     };
     let titles = vec![title("00000001", "150.00", maria.clone()), title("12345678", "1234567.89", company.clone())];
-    let file = remittance(&beneficiary, &titles, 1, "2030-02-01T10:11:12".parse().unwrap());
+    let at = "2030-02-01T10:11:12".parse().unwrap();
+    let file = billing_api::billets::cnab240::remittance(&ITAU_240, &itau240::LAYOUT, &beneficiary, &titles, 1, at);
     let described = json!({
         "agency": "0057", "account": "12345", "account_dac": 7, "carteira": "109",
         "titles": titles.iter().map(|t| json!({

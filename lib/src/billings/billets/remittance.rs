@@ -1,5 +1,9 @@
-//! Remittance files (issue 26): how billets of a bank that learns of them from files (Itaú, CNAB
-//! 240) reach it, and how a cancellation follows them.
+//! Remittance files (issues 26, 43): how billets of a bank that learns of them from files (every
+//! layout of `billets::banks`, CNAB 240 and 400) reach it, and how a cancellation follows them.
+//!
+//! - **Lanes.** Files go per agreement of a bank: the lane is the agreement as the rule writes it
+//!   for Itaú 240 (the only bank before issue 43, whose queued instructions and sequences are keyed
+//!   so), `<bank_symbol>:<agreement>` for every other layout ([`lane`]).
 //!
 //! - **Queue.** A billet the registrar leaves `pending_remittance`, and a billet known to the bank
 //!   that is cancelled, re-issued or paid off (a write-off, movement 02), each put an instruction
@@ -32,8 +36,9 @@ use sha2::{Digest, Sha256};
 
 use super::lifecycle::BilletWrite;
 use crate::accounts;
-use crate::billets::cnab240::{self, Beneficiary, Movement, Title};
-use crate::billets::itau::{self, Agreement};
+use crate::billets::banks::{self, Agreement, Bank, Files as Layout};
+use crate::billets::cnab::{self, Beneficiary, Movement, Title};
+use crate::billets::{cnab240, cnab400};
 use crate::billets::model::{BankBillet, BilletStatus};
 use crate::billings::compute;
 use crate::billings::model::Billing;
@@ -110,12 +115,36 @@ pub struct Due {
 /// Whether billets of this bank reach it in remittance files (otherwise the provider registers them
 /// at once).
 pub fn by_file(bank_symbol: &str) -> bool {
-    bank_symbol == itau::BANK_SYMBOL
+    banks::by_symbol(bank_symbol).is_some()
+}
+
+/// The lane of a bank's agreement: where its instructions queue, its files are numbered and kept.
+pub fn lane(bank_symbol: &str, agreement: &str) -> String {
+    match bank_symbol {
+        "itau" => agreement.to_owned(),
+        symbol => format!("{symbol}:{agreement}"),
+    }
+}
+
+/// The bank and the agreement of a lane.
+pub fn of_lane(lane: &str) -> (&str, &str) {
+    match lane.split_once(':') {
+        Some((symbol, agreement)) => (symbol, agreement),
+        None => ("itau", lane),
+    }
+}
+
+/// The file of `titles` in `bank`'s layout.
+pub fn file_of(bank: &Bank, beneficiary: &Beneficiary, titles: &[Title], sequence: u32, at: NaiveDateTime) -> String {
+    match bank.files {
+        Layout::Cnab240(layout) => cnab240::remittance(bank, layout, beneficiary, titles, sequence, at),
+        Layout::Cnab400(layout) => cnab400::remittance(bank, layout, beneficiary, titles, sequence, at),
+    }
 }
 
 /// The writes that queue `instruction` for `billet` and mark its agreement due.
 pub fn queue(account: AccountId, billet: &BankBillet, instruction: Instruction) -> StoreResult<Vec<Write>> {
-    let agreement = billet.agreement_code.clone().unwrap_or_default();
+    let agreement = lane(&billet.bank_symbol, billet.agreement_code.as_deref().unwrap_or_default());
     let now = Timestamp::now();
     let queued = Queued {
         account_id: account,
@@ -308,7 +337,9 @@ pub async fn run_agreement(
     deadline: Instant,
 ) -> anyhow::Result<Vec<Made>> {
     let mut made = again(|| finish_open(store, files, account)).await?;
-    let parsed = Agreement::parse(agreement).with_context(|| format!("agreement {agreement:?} is not Itaú's"))?;
+    let (symbol, code) = of_lane(agreement);
+    let bank = banks::by_symbol(symbol).with_context(|| format!("lane {agreement:?}: no bank {symbol:?}"))?;
+    let parsed = bank.agreement(code).with_context(|| format!("agreement {code:?} is not one of {}", bank.title))?;
     let owner = accounts::find(store, account).await?.context("the account is gone")?;
     let document = owner.document.clone().filter(|d| !d.trim().is_empty());
     let beneficiary = Beneficiary {
@@ -325,7 +356,7 @@ pub async fn run_agreement(
         if Instant::now() >= deadline {
             return Ok(made);
         }
-        match again(|| claim(store, account, agreement, &beneficiary)).await? {
+        match again(|| claim(store, account, agreement, bank, &beneficiary)).await? {
             Claimed::Empty => break,
             Claimed::Progress => {}
             Claimed::File(remittance) => made.push(again(|| finish(store, files, (*remittance).clone())).await?),
@@ -430,6 +461,7 @@ async fn claim(
     store: &Store,
     account: AccountId,
     agreement: &str,
+    bank: &Bank,
     beneficiary: &Beneficiary,
 ) -> anyhow::Result<Claimed> {
     let range = KeyRange::prefix(keys::remittance_queue(account, agreement), keys::REMITTANCE_QUEUED_PREFIX, true);
@@ -472,7 +504,7 @@ async fn claim(
     let mut entries = Vec::with_capacity(taken.len());
     let mut writes = Vec::with_capacity(taken.len() + 2);
     for (q, billet, billing) in &taken {
-        titles.push(title(billet, billing, q.instruction, &beneficiary.agreement)?);
+        titles.push(title(billet, billing, q.instruction, bank, &beneficiary.agreement)?);
         entries.push(Entry {
             billing_id: billet.billing_id,
             billet_id: billet.id,
@@ -488,7 +520,7 @@ async fn claim(
         }
     }
     let now = Timestamp::now();
-    let file = cnab240::remittance(beneficiary, &titles, u32::try_from(sequence % 1_000_000).unwrap_or(0), local(now));
+    let file = file_of(bank, beneficiary, &titles, u32::try_from(sequence % 1_000_000).unwrap_or(0), local(now));
     let total = entries.iter().fold(Money::ZERO, |sum, e| sum + e.amount);
     let remittance = Remittance {
         id,
@@ -529,10 +561,12 @@ fn title(
     billet: &BankBillet,
     billing: &Billing,
     instruction: Instruction,
+    bank: &Bank,
     agreement: &Agreement,
 ) -> anyhow::Result<Title> {
-    let our_number = agreement
-        .our_number(billet.our_sequential_number)
+    let our_number = bank
+        .rules
+        .our_number(agreement, billet.our_sequential_number)
         .with_context(|| format!("billet {}: our number out of the agreement's range", billet.id))?;
     // As the service computes them (`billings::compute`), in reais.
     let terms = billing.terms();
@@ -548,7 +582,7 @@ fn title(
         issued_on: billet.created_at.date(),
         interest_per_day,
         penalty,
-        payer: cnab240::Payer {
+        payer: cnab::Payer {
             document: payer.payer_document.clone(),
             name: payer.payer_full_name.clone(),
             street: payer.payer_address_street.clone(),

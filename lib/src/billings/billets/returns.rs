@@ -1,20 +1,23 @@
-//! Return files (issue 26): what the bank says of the billets a remittance told it of, applied to
-//! them and their billings.
+//! Return files (issues 26, 43): what the bank says of the billets a remittance told it of, applied
+//! to them and their billings, whatever the bank's layout (`billets::banks`; the file names it).
 //!
-//! A file is read whole first (`billets::cnab240_return`): a malformed one is refused naming the
+//! A file is read whole first (`billets::cnab_return`): a malformed one is refused naming the
 //! line and the field, and nothing of it is applied. Then each title (segments T and U) is one line
 //! of the file's ledger (`keys::return_line`: the file's SHA-256 and the line's number), written in
 //! the transaction that applies it: a line is applied once however often the file comes, and a
 //! file uploaded twice changes nothing. The line finds its billet by the reference the remittance
 //! sent ("uso da empresa": the billing's and the billet's ids), checked against the our number.
 //!
-//! - **Registered** (02): a billet still waiting (`remitting`, `remittanced`) → `opened`.
-//! - **Refused** (03): → `rejected`, `bank_rejection` in words from the bank's reason codes.
-//! - **Paid** (06): → `paid` with what the bank reported (paid amount and day, fee, net amount,
+//! What each occurrence code means is the bank's (`Bank::happened`; FEBRABAN's on 240: 02, 03, 06
+//! and 17, 09, 23):
+//! - **Registered**: a billet still waiting (`remitting`, `remittanced`) → `opened`.
+//! - **Refused**: → `rejected`, `bank_rejection` in words from the bank's reason codes.
+//! - **Paid**: → `paid` with what the bank reported (paid amount and day, fee, net amount,
 //!   credit day), the billing `paid`, announced by `billing.updated`.
-//! - **Written off** (09): the write-off this service asked for, confirmed (nothing changes); or
+//! - **Written off**: the write-off this service asked for, confirmed (nothing changes); or
 //!   the bank's own (the billet still open) → `canceled`.
-//! - **Protested** (23, sent to the notary): → `protested` (still payable; its payment comes as 06).
+//! - **Protested** (sent to the notary): → `protested` (still payable; its payment comes later).
+//! - A line of a billet of another bank or layout than the file's is not applied.
 //! - Anything that cannot be applied (no billet with that reference, an our number that does not
 //!   match, a payment of a cancelled billet, a movement this service does not act on) is kept in the
 //!   ledger as `not_applied` with the reason, and listed (`infra/ops return show`): never dropped.
@@ -27,8 +30,8 @@ use sha2::{Digest, Sha256};
 
 use super::lifecycle::BilletWrite;
 use super::remittance::{again, referenced};
-use crate::billets::cnab240_return::{self, Happened, Malformed, Returned};
-use crate::billets::itau::Agreement;
+use crate::billets::banks::{self, Bank, Happened};
+use crate::billets::cnab_return::{self, Malformed, Returned};
 use crate::billets::model::{BankBillet, BilletStatus};
 use crate::billings::model::Billing;
 use crate::billings::service::{change, Ruled};
@@ -140,8 +143,8 @@ pub async fn apply(
     bytes: &[u8],
 ) -> anyhow::Result<Result<Applied, Malformed>> {
     let sha256 = digest(bytes);
-    match cnab240_return::parse(&text_of(bytes)) {
-        Ok(titles) => Ok(Ok(apply_titles(store, account, name, &sha256, &titles).await?)),
+    match cnab_return::parse(&text_of(bytes)) {
+        Ok(parsed) => Ok(Ok(apply_titles(store, account, name, &sha256, parsed.bank, &parsed.titles).await?)),
         Err(malformed) => {
             // Kept, so that `return show` lists it with the reason.
             let refused = ReturnFile {
@@ -162,18 +165,19 @@ pub async fn apply(
     }
 }
 
-/// Applies the titles of a return file read already (`cnab240_return::parse`) whose bytes have
-/// the SHA-256 `sha256`.
+/// Applies the titles of a return file of `bank`'s layout read already (`cnab_return::parse`) whose
+/// bytes have the SHA-256 `sha256`.
 pub async fn apply_titles(
     store: &Store,
     account: AccountId,
     name: &str,
     sha256: &str,
+    bank: &'static Bank,
     titles: &[Returned],
 ) -> anyhow::Result<Applied> {
     let (mut applied_now, mut already) = (0, 0);
     for title in titles {
-        match again(|| apply_line(store, account, sha256, title)).await? {
+        match again(|| apply_line(store, account, sha256, bank, title)).await? {
             None => already += 1,
             Some(Outcome::Applied) => applied_now += 1,
             Some(_) => {}
@@ -272,6 +276,7 @@ async fn apply_line(
     store: &Store,
     account: AccountId,
     sha256: &str,
+    bank: &'static Bank,
     title: &Returned,
 ) -> anyhow::Result<Option<Outcome>> {
     let key = keys::return_line(account, sha256, title.line);
@@ -283,7 +288,7 @@ async fn apply_line(
         sha256: sha256.to_owned(),
         line: title.line,
         movement: title.movement.clone(),
-        our_number: format!("{}{}", title.our_number, title.our_number_dac),
+        our_number: format!("{}{}", title.our_number, title.our_number_dv),
         reference: title.reference.clone(),
         billing_id: None,
         billet_id: None,
@@ -304,12 +309,19 @@ async fn apply_line(
         line.note = format!("nenhum boleto {billet_id} na cobrança {billing_id}");
         return keep(store, line).await;
     };
-    let expected = ours
-        .agreement_code
-        .as_deref()
-        .and_then(Agreement::parse)
-        .and_then(|a| a.our_number(ours.our_sequential_number));
-    if expected.as_deref() != Some(title.our_number.as_str()) {
+    let Some(ours_bank) = banks::by_symbol(&ours.bank_symbol).filter(|b| b.code == bank.code && b.width() == bank.width())
+    else {
+        line.note = format!("o boleto {billet_id} é do banco {:?}, não do layout deste arquivo ({} CNAB {})", ours.bank_symbol, bank.code, bank.width());
+        return keep(store, line).await;
+    };
+    let agreement = ours.agreement_code.as_deref().and_then(|a| ours_bank.agreement(a));
+    let echoes = agreement.as_ref().is_some_and(|a| {
+        ours_bank
+            .rules
+            .our_number(a, ours.our_sequential_number)
+            .is_some_and(|expected| ours_bank.echoes(a, &expected, &title.our_number))
+    });
+    if !echoes {
         line.note = format!("nosso número {} não é o do boleto {billet_id}", title.our_number);
         return keep(store, line).await;
     }
@@ -355,7 +367,7 @@ async fn apply_line(
                 Happened::Registered => keep(Outcome::Unchanged, format!("entrada confirmada; o boleto já está {status}")),
                 Happened::Refused if waiting => {
                     let mut to = billet.moved_to(BilletStatus::Rejected);
-                    to.registered.bank_rejection = Some(rejection(&title.reasons));
+                    to.registered.bank_rejection = Some(bank.rejection(&title.reasons));
                     to.registered.provider_status = Some("ENTRADA REJEITADA".into());
                     moved(billing.clone(), to, "entrada rejeitada")
                 }
@@ -537,59 +549,9 @@ fn paid_by(title: &Returned, billing: BillingId, billet: BilletId) -> payments::
     payment
 }
 
-/// The bank's reasons for refusing a title, in words (FEBRABAN's CNAB 240 table of rejection
-/// reasons, as Itaú's manual uses it; unknown codes are quoted).
-pub fn rejection(codes: &[String]) -> String {
-    let words: Vec<String> = codes
-        .iter()
-        .filter(|code| !code.trim().is_empty() && code.as_str() != "00")
-        .map(|code| match reason(code) {
-            Some(text) => format!("{text} ({code})"),
-            None => format!("motivo {code} do banco"),
-        })
-        .collect();
-    match words.is_empty() {
-        true => "Entrada rejeitada pelo banco (sem motivo informado)".into(),
-        false => format!("Entrada rejeitada pelo banco: {}", words.join("; ")),
-    }
-}
-
-fn reason(code: &str) -> Option<&'static str> {
-    Some(match code {
-        "01" => "código do banco inválido",
-        "02" => "código do registro detalhe inválido",
-        "03" => "código do segmento inválido",
-        "04" => "código de movimento não permitido para a carteira",
-        "05" => "código de movimento inválido",
-        "06" => "tipo ou número de inscrição do beneficiário inválido",
-        "07" => "agência, conta ou dígito inválido",
-        "08" => "nosso número inválido",
-        "09" => "nosso número duplicado",
-        "10" => "carteira inválida",
-        "16" => "data de vencimento inválida",
-        "20" => "valor do título inválido",
-        "45" => "nome do pagador não informado",
-        "46" => "tipo ou número de inscrição do pagador inválido",
-        "47" => "endereço do pagador não informado",
-        "48" => "CEP inválido",
-        "52" => "unidade da federação inválida",
-        _ => return None,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn reasons_read_in_words() {
-        let codes = |list: &[&str]| list.iter().map(|c| c.to_string()).collect::<Vec<_>>();
-        assert_eq!(
-            rejection(&codes(&["48", "00", "99"])),
-            "Entrada rejeitada pelo banco: CEP inválido (48); motivo 99 do banco"
-        );
-        assert!(rejection(&codes(&["00", "  "])).contains("sem motivo"));
-    }
 
     #[test]
     fn a_line_not_ours_names_its_our_number() {

@@ -1,13 +1,14 @@
 //! Itaú's collection files, CNAB 240 ("Cobrança – CNAB 240", file layout 040, batch layout 030),
-//! as data ([`super::layout`]): the remittance's records and the return's segments T and U, every
+//! as data ([`crate::billets::layout`]): the remittance's records and the return's segments T and U, every
 //! position from 1 to 240, in the manual's order. The remittance's values come by name from
-//! `cnab240::remittance`, the return's go by name to `cnab240_return::parse`; the fixed ones are
+//! `cnab240::remittance`, the return's go by name to `cnab_return::parse`; the fixed ones are
 //! the manual's.
 //! `febraban` (PyPI; tests/validators) agrees with the header's and segment P's fillers.
 
-use super::layout::Kind::{A, N};
-use super::layout::Source::{Blanks, Fixed, Unread, Value, Zeros};
-use super::layout::{field, Record};
+use super::Cnab240;
+use crate::billets::layout::Kind::{A, N};
+use crate::billets::layout::Source::{Blanks, Fixed, Unread, Value, Zeros};
+use crate::billets::layout::{field, Record};
 
 /// Record 0: the file header.
 pub const FILE_HEADER: Record = Record {
@@ -201,9 +202,16 @@ pub const FILE_TRAILER: Record = Record {
     ],
 };
 
-/// Every record of the remittance.
-pub const RECORDS: [&Record; 7] =
-    [&FILE_HEADER, &BATCH_HEADER, &SEGMENT_P, &SEGMENT_Q, &SEGMENT_R, &BATCH_TRAILER, &FILE_TRAILER];
+/// The layout.
+pub const LAYOUT: Cnab240 = Cnab240 {
+    file_header: &FILE_HEADER,
+    batch_header: &BATCH_HEADER,
+    segments: &[&SEGMENT_P, &SEGMENT_Q, &SEGMENT_R],
+    batch_trailer: &BATCH_TRAILER,
+    file_trailer: &FILE_TRAILER,
+    segment_t: &SEGMENT_T,
+    segment_u: &SEGMENT_U,
+};
 
 /// Segment T of a return file: what the bank did with a title. What the service does not read is
 /// `Unread` (the bank writes it; nothing here is checked of it).
@@ -221,7 +229,7 @@ pub const SEGMENT_T: Record = Record {
         field(18, 37, N, Unread, "agência, conta e DAC"),
         field(38, 40, N, Value("carteira"), "carteira"),
         field(41, 48, N, Value("our_number"), "nosso número"),
-        field(49, 49, N, Value("our_number_dac"), "DAC do nosso número"),
+        field(49, 49, N, Value("our_number_dv"), "DAC do nosso número"),
         field(50, 58, A, Unread, "brancos"),
         field(59, 68, A, Value("document_number"), "número do documento"),
         field(69, 73, A, Unread, "brancos"),
