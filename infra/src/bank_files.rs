@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 /// How long `remittance create` keeps making files (what is left waits for the next run).
 const BUDGET: Duration = Duration::from_secs(240);
 
-/// The agreements of the account's rules whose bank takes remittance files (or of one rule, which
+/// The lanes (`remittance::lane`) of the account's rules whose bank takes remittance files (or of one rule, which
 /// must be such a rule).
 async fn agreements(store: &Store, account: AccountId, rule: Option<BankRuleId>) -> anyhow::Result<Vec<String>> {
     let rules: Vec<BankRule> = match rule {
@@ -45,6 +45,7 @@ async fn agreements(store: &Store, account: AccountId, rule: Option<BankRuleId>)
     for rule in rules.iter().filter(|r| remittance::by_file(&r.bank_symbol)) {
         if let Some(provider) = provider_for(&rule.bank_symbol) {
             let agreement = provider.agreement(account, rule.agreement_code.as_deref());
+            let agreement = remittance::lane(&rule.bank_symbol, &agreement);
             if !found.contains(&agreement) {
                 found.push(agreement);
             }

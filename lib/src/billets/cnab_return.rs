@@ -95,7 +95,11 @@ impl<'a> Values<'a> {
         NaiveDate::parse_from_str(text, format).map(Some).map_err(|_| {
             let (field, from, to) = self.read.field(name);
             let shape = if text.len() == 6 { "DDMMAA" } else { "DDMMAAAA" };
-            Malformed { line: self.line, field, problem: format!("posições {from}–{to}: {text} não é uma data {shape}") }
+            Malformed {
+                line: self.line,
+                field,
+                problem: format!("posições {from}–{to}: {text} não é uma data {shape}"),
+            }
         })
     }
 
@@ -162,10 +166,8 @@ fn bank_of(file: &str) -> Result<&'static Bank, Malformed> {
         240 if first.is_ascii() => &first[0..3],
         400 if first.is_ascii() => &first[76..79],
         _ => {
-            let problem = format!(
-                "tem {} caracteres; os layouts CNAB têm 240 ou 400 caracteres ASCII",
-                first.chars().count()
-            );
+            let problem =
+                format!("tem {} caracteres; os layouts CNAB têm 240 ou 400 caracteres ASCII", first.chars().count());
             return Err(Malformed { line, field: "linha", problem });
         }
     };

@@ -10,6 +10,8 @@ pub mod cnab240;
 pub mod cnab400;
 pub mod cnab_return;
 pub mod layout;
+#[cfg(test)]
+mod layout_bytes;
 pub mod layouts;
 pub mod link;
 pub mod model;

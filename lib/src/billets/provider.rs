@@ -230,7 +230,8 @@ impl BankProvider for super::banks::Bank {
             Some(a) => BankAccountRef {
                 agency_number: a.get("agency").to_owned(),
                 agency_digit: a.get("agency_dv").to_owned(),
-                account_number: if a.get("account").is_empty() { a.get("convenio") } else { a.get("account") }.to_owned(),
+                account_number: if a.get("account").is_empty() { a.get("convenio") } else { a.get("account") }
+                    .to_owned(),
                 account_digit: match a.get("account_dv") {
                     "" => a.get("convenio_dv"),
                     dv => dv,
@@ -347,7 +348,9 @@ mod tests {
         assert_eq!(simulated_pix_key(account_42), simulated_pix_key(account_42));
         assert_eq!(simulated_pix_key(account_42).len(), 36);
         assert_eq!(simulated_pix_key(account_42).as_bytes()[14], b'4', "a version-4 layout");
-        assert!(provider_for("simulated").is_some() && provider_for("bradesco").is_some() && provider_for("hsbc").is_none());
+        assert!(
+            provider_for("simulated").is_some() && provider_for("bradesco").is_some() && provider_for("hsbc").is_none()
+        );
     }
 
     #[test]
@@ -374,7 +377,9 @@ mod tests {
         assert!(matches!(file_bank_answer(&ITAU, &b), Answer::Rejected { .. }));
         b.payer.payer_document = "52998224725".into();
         b.recipient.recipient_document.clear();
-        assert!(matches!(file_bank_answer(&ITAU, &b), Answer::Rejected { message, .. } if message.starts_with("Conta sem")));
+        assert!(
+            matches!(file_bank_answer(&ITAU, &b), Answer::Rejected { message, .. } if message.starts_with("Conta sem"))
+        );
         assert!(provider_for("itau").is_some());
     }
 }

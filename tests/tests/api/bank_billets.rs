@@ -291,8 +291,7 @@ async fn a_bad_agreement_is_rejected_until_the_billing_moves_to_another_rule() {
 async fn a_bank_rule_without_a_provider_rejects() {
     let api = Api::start().await;
     let s = setup(&api).await;
-    let rule =
-        infra::ops::create_bank_rule(&api.server.store, api.account_id, "HSBC", "hsbc", None).await.unwrap();
+    let rule = infra::ops::create_bank_rule(&api.server.store, api.account_id, "HSBC", "hsbc", None).await.unwrap();
     let mut sent = body(&s);
     sent["billing"]["bank_rule_id"] = rule["bank_rule"]["id"].clone();
     let id = api.post("/v1/billings", &sent).await.expect(201).body["id"].as_i64().unwrap();

@@ -6,6 +6,7 @@ mod amplification;
 mod auth;
 mod bank_billets;
 mod bank_files;
+mod bank_layouts;
 mod bill_categories;
 mod billing_updates;
 mod billings;

@@ -102,7 +102,8 @@ mod tests {
         assert_eq!(our, "31285579876543210");
         assert_eq!(BancoDoBrasil.free_field(&a, &our).unwrap(), "0000003128557987654321017");
         assert_eq!(a.get("header_convenio"), "003128557001417019");
-        for bad in ["3064-1/00098765-X/312855/17-019", "3064-1/00098765-X/3128557/17", "3064/00098765-X/3128557/17-019"] {
+        for bad in ["3064-1/00098765-X/312855/17-019", "3064-1/00098765-X/3128557/17", "3064/00098765-X/3128557/17-019"]
+        {
             assert_eq!(BancoDoBrasil.parse(bad), None, "{bad}");
         }
     }

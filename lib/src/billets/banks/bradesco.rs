@@ -74,7 +74,8 @@ impl Rules for Bradesco {
     }
 
     fn free_field(&self, a: &Agreement, our_number: &str) -> Option<String> {
-        exactly(our_number, 11).then(|| format!("{}{}{our_number}{}0", a.get("agency"), a.get("carteira"), a.get("account")))
+        exactly(our_number, 11)
+            .then(|| format!("{}{}{our_number}{}0", a.get("agency"), a.get("carteira"), a.get("account")))
     }
 
     fn echoed(&self, a: &Agreement, our_number: &str) -> String {

@@ -63,7 +63,13 @@ impl Rules for Itau {
     fn free_field(&self, a: &Agreement, our_number: &str) -> Option<String> {
         exactly(our_number, 8).then(|| {
             let dac = self.check_digit(a, our_number);
-            format!("{}{our_number}{dac}{}{}{}000", a.get("carteira"), a.get("agency"), a.get("account"), a.get("account_dac"))
+            format!(
+                "{}{our_number}{dac}{}{}{}000",
+                a.get("carteira"),
+                a.get("agency"),
+                a.get("account"),
+                a.get("account_dac")
+            )
         })
     }
 
@@ -152,7 +158,10 @@ mod tests {
     #[test]
     fn an_agreement_reads_back_and_checks_its_account_digit() {
         let a = agreement();
-        assert_eq!((a.get("agency"), a.get("account"), a.get("account_dac"), a.get("carteira")), ("0057", "12345", "7", "109"));
+        assert_eq!(
+            (a.get("agency"), a.get("account"), a.get("account_dac"), a.get("carteira")),
+            ("0057", "12345", "7", "109")
+        );
         for bad in ["0057/12345-6/109", "57/12345-7/109", "0057/12345/109", "0057/12345-7/10", "0057/12345-7/109/1", ""]
         {
             assert_eq!(Itau.parse(bad), None, "{bad}");

@@ -131,4 +131,5 @@ pub const RETURN_DETAIL: Record = Record {
 };
 
 /// The layout.
-pub const LAYOUT: Cnab400 = Cnab400 { header: &HEADER, detail: &DETAIL, trailer: &TRAILER, return_detail: &RETURN_DETAIL };
+pub const LAYOUT: Cnab400 =
+    Cnab400 { header: &HEADER, detail: &DETAIL, trailer: &TRAILER, return_detail: &RETURN_DETAIL };

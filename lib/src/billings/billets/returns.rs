@@ -309,9 +309,15 @@ async fn apply_line(
         line.note = format!("nenhum boleto {billet_id} na cobrança {billing_id}");
         return keep(store, line).await;
     };
-    let Some(ours_bank) = banks::by_symbol(&ours.bank_symbol).filter(|b| b.code == bank.code && b.width() == bank.width())
+    let Some(ours_bank) =
+        banks::by_symbol(&ours.bank_symbol).filter(|b| b.code == bank.code && b.width() == bank.width())
     else {
-        line.note = format!("o boleto {billet_id} é do banco {:?}, não do layout deste arquivo ({} CNAB {})", ours.bank_symbol, bank.code, bank.width());
+        line.note = format!(
+            "o boleto {billet_id} é do banco {:?}, não do layout deste arquivo ({} CNAB {})",
+            ours.bank_symbol,
+            bank.code,
+            bank.width()
+        );
         return keep(store, line).await;
     };
     let agreement = ours.agreement_code.as_deref().and_then(|a| ours_bank.agreement(a));
