@@ -5,16 +5,19 @@
 //! remittance (`billets::cnab240`), one every CNAB 400 one (`billets::cnab400`), one reads every
 //! return (`billets::cnab_return`).
 //!
-//! | `bank_symbol`      | bank                 | files   | agreement (as the rule's `agreement_code`)        |
-//! |--------------------|----------------------|---------|---------------------------------------------------|
-//! | `itau`             | Itaú 341             | 240     | `0057/12345-7/109` agência/conta-DAC/carteira      |
-//! | `itau_400`         | Itaú 341             | 400     | the same                                          |
-//! | `bradesco`         | Bradesco 237         | 240     | `1234-0/0012345-6/09/123456` agência-dv/conta-dv/carteira/convênio |
-//! | `bradesco_400`     | Bradesco 237         | 400     | the same (the convênio is the "código da empresa") |
-//! | `banco_do_brasil`  | Banco do Brasil 001  | 240     | `1234-3/00012345-6/1234567/17-019` agência-dv/conta-dv/convênio/carteira-variação |
-//! | `santander`        | Santander 033        | 240     | `3333/1234567/101` agência/código do beneficiário/carteira |
-//! | `caixa`            | Caixa 104            | 240     | `1234/123456-0` agência/código do beneficiário-dv |
-//! | `sicoob`           | Sicoob 756           | 240     | `4321-0/1234567-8/01` cooperativa-dv/código do cliente-dv/modalidade |
+//! | `bank_symbol`     | bank                | files | agreement (the rule's `agreement_code`)                       |
+//! |-------------------|---------------------|-------|---------------------------------------------------------------|
+//! | `itau`            | Itaú 341            | 240   | `0057/12345-7/109` agência/conta-DAC/carteira                  |
+//! | `itau_400`        | Itaú 341            | 400   | the same                                                      |
+//! | `bradesco`        | Bradesco 237        | 240   | `1234-0/0012345-6/09/4567890` agência-dv/conta-dv/carteira/código da empresa |
+//! | `bradesco_400`    | Bradesco 237        | 400   | the same                                                      |
+//! | `banco_do_brasil` | Banco do Brasil 001 | 240   | `1234-3/00012345-6/1234567/17-019` agência-dv/conta-dv/convênio/carteira-variação |
+//! | `santander`       | Santander 033       | 240   | `4042-8/013000456-7/0282033/404200000282033/101` agência-dv/conta-dv/código do beneficiário/código de transmissão/carteira |
+//! | `caixa`           | Caixa 104           | 240   | `2004/654321-9` agência/código do beneficiário-dv              |
+//! | `sicoob`          | Sicoob 756          | 240   | `4327-0/000012345-6/229385` cooperativa-dv/conta-dv/código do cliente |
+//!
+//! Each bank's file says its rules in full; `docs/decisions.md` ("Bank layouts as data") which
+//! manual each layout follows.
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;

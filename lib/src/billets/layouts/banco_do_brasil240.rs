@@ -1,4 +1,7 @@
-//! Banco do Brasil's collection files, CNAB 240: its "Layout de Arquivo Retorno/Remessa – CNAB 240" follows FEBRABAN's 240; its rules (`billets::banks::banco_do_brasil`) give the headers' convênio field (convênio, 0014, carteira, variação), the our number (convênio and sequence, 17 digits) and the carteira code. Every record is FEBRABAN's ([`super::febraban240`]).
+//! Banco do Brasil's collection files, CNAB 240: its "Layout de Arquivo Retorno/Remessa – CNAB 240"
+//! follows FEBRABAN's 240; its rules (`billets::banks::banco_do_brasil`) give the headers' convênio
+//! field (convênio, 0014, carteira, variação), the our number (convênio and sequence, 17 digits)
+//! and the carteira code. Every record is FEBRABAN's ([`super::febraban240`]).
 
 use super::febraban240 as febraban;
 use super::Cnab240;

@@ -1,4 +1,7 @@
-//! Bradesco's collection files, CNAB 240: its "Layout CNAB 240 – Cobrança" follows FEBRABAN's 240 field by field; its rules (`billets::banks::bradesco`) give the header's convênio, the title's identification (carteira, zeros, our number and its digit) and the carteira code. Every record is FEBRABAN's ([`super::febraban240`]).
+//! Bradesco's collection files, CNAB 240: its "Layout CNAB 240 – Cobrança" follows FEBRABAN's 240
+//! field by field; its rules (`billets::banks::bradesco`) give the header's convênio, the title's
+//! identification (carteira, zeros, our number and its digit) and the carteira code. Every record
+//! is FEBRABAN's ([`super::febraban240`]).
 
 use super::febraban240 as febraban;
 use super::Cnab240;

@@ -1,4 +1,7 @@
-//! Sicoob's collection files, CNAB 240: its "CNAB 240 – Cobrança" (file layout 081, batch 040) follows FEBRABAN's 240; its rules (`billets::banks::sicoob`) give the our-number field (our number with its digit, parcela, modalidade, tipo de formulário). Every record is FEBRABAN's ([`super::febraban240`]).
+//! Sicoob's collection files, CNAB 240: its "CNAB 240 – Cobrança" (file layout 081, batch 040)
+//! follows FEBRABAN's 240; its rules (`billets::banks::sicoob`) give the our-number field (our
+//! number with its digit, parcela, modalidade, tipo de formulário). Every record is FEBRABAN's
+//! ([`super::febraban240`]).
 
 use super::febraban240 as febraban;
 use super::Cnab240;
