@@ -172,7 +172,16 @@ pub const SEGMENT_R: Record = Record {
         field(90, 99, A, Blanks, "informação ao pagador"),
         field(100, 139, A, Blanks, "mensagem 3"),
         field(140, 179, A, Blanks, "mensagem 4"),
-        field(180, 240, A, Blanks, "uso exclusivo FEBRABAN"),
+        field(180, 199, A, Blanks, "uso exclusivo FEBRABAN"),
+        field(200, 207, N, Zeros, "código de ocorrência do pagador"),
+        field(208, 210, N, Zeros, "código do banco da conta de débito"),
+        field(211, 215, N, Zeros, "agência da conta de débito"),
+        field(216, 216, A, Blanks, "dígito verificador da agência de débito"),
+        field(217, 228, N, Zeros, "conta corrente de débito"),
+        field(229, 229, A, Blanks, "dígito verificador da conta de débito"),
+        field(230, 230, A, Blanks, "dígito verificador da agência/conta de débito"),
+        field(231, 231, N, Zeros, "aviso para débito automático"),
+        field(232, 240, A, Blanks, "uso exclusivo FEBRABAN"),
     ],
 };
 
@@ -205,7 +214,7 @@ pub const FILE_TRAILER: Record = Record {
         field(9, 17, A, Blanks, "uso exclusivo FEBRABAN"),
         field(18, 23, N, Fixed("000001"), "quantidade de lotes do arquivo"),
         field(24, 29, N, Value("file_lines"), "quantidade de registros do arquivo"),
-        field(30, 35, A, Blanks, "quantidade de contas para conciliação"),
+        field(30, 35, N, Zeros, "quantidade de contas para conciliação (lotes)"),
         field(36, 240, A, Blanks, "uso exclusivo FEBRABAN"),
     ],
 };

@@ -1,8 +1,8 @@
 //! Santander's collection files, CNAB 240 ("Layout de Arquivos – Padrão FEBRABAN 240 posições",
 //! Santander, file layout 040, batch 030), as data ([`crate::billets::layout`]): Santander departs
 //! from FEBRABAN in its headers (the código de transmissão), segment P (agency 4 digits, account and
-//! collection account of 9, our number of 13 with its digit) and its return's T; segments Q and R,
-//! the trailers and U are FEBRABAN's ([`super::febraban240`]).
+//! collection account of 9, our number of 13 with its digit), segment Q (its carnê fields) and its
+//! return's T; segment R, the trailers and U are FEBRABAN's ([`super::febraban240`]).
 
 use super::febraban240 as febraban;
 use super::Cnab240;
@@ -115,6 +115,37 @@ pub const SEGMENT_P: Record = Record {
     ],
 };
 
+/// Segment Q: who pays (FEBRABAN's but for the carnê fields at 210–221).
+pub const SEGMENT_Q: Record = Record {
+    name: "Santander 240 segmento Q",
+    width: 240,
+    fields: &[
+        field(1, 3, N, Fixed("033"), "código do banco na compensação"),
+        field(4, 7, N, Fixed("0001"), "número do lote remessa"),
+        field(8, 8, N, Fixed("3"), "tipo de registro"),
+        field(9, 13, N, Value("record"), "número sequencial do registro no lote"),
+        field(14, 14, A, Fixed("Q"), "código do segmento"),
+        field(15, 15, A, Blanks, "reservado (uso banco)"),
+        field(16, 17, N, Value("movement"), "código de movimento remessa"),
+        field(18, 18, N, Value("payer_kind"), "tipo de inscrição do pagador"),
+        field(19, 33, N, Value("payer_document"), "número de inscrição do pagador"),
+        field(34, 73, A, Value("payer_name"), "nome do pagador"),
+        field(74, 113, A, Value("payer_street"), "endereço do pagador"),
+        field(114, 128, A, Value("payer_district"), "bairro do pagador"),
+        field(129, 136, N, Value("payer_postal_code"), "CEP e sufixo do CEP do pagador"),
+        field(137, 151, A, Value("payer_city"), "cidade do pagador"),
+        field(152, 153, A, Value("payer_state"), "unidade da federação do pagador"),
+        field(154, 154, N, Zeros, "tipo de inscrição do sacador/avalista"),
+        field(155, 169, N, Zeros, "número de inscrição do sacador/avalista"),
+        field(170, 209, A, Blanks, "nome do sacador/avalista"),
+        field(210, 212, N, Zeros, "identificador de carnê"),
+        field(213, 215, N, Zeros, "sequencial da parcela"),
+        field(216, 218, N, Zeros, "quantidade total de parcelas"),
+        field(219, 221, N, Zeros, "número do plano"),
+        field(222, 240, A, Blanks, "reservado (uso banco)"),
+    ],
+};
+
 /// Segment T of a return.
 pub const SEGMENT_T: Record = Record {
     name: "Santander 240 segmento T (retorno)",
@@ -145,7 +176,7 @@ pub const SEGMENT_T: Record = Record {
 pub const LAYOUT: Cnab240 = Cnab240 {
     file_header: &FILE_HEADER,
     batch_header: &BATCH_HEADER,
-    segments: &[&SEGMENT_P, &febraban::SEGMENT_Q, &febraban::SEGMENT_R],
+    segments: &[&SEGMENT_P, &SEGMENT_Q, &febraban::SEGMENT_R],
     batch_trailer: &febraban::BATCH_TRAILER,
     file_trailer: &febraban::FILE_TRAILER,
     segment_t: &SEGMENT_T,
