@@ -5,11 +5,16 @@ Nothing here knows a field position by itself (see the single exception below): 
 time, from the layout data installed with two MIT packages pinned in infra/local/requirements.txt:
 
 * ``python3-cnab==1.0.11`` -- JSON specs under ``cnab240/bancos/<module>/specs/*.json`` (``posicao_inicio``,
-  ``posicao_fim``, ``formato``, ``decimais``, ``default``).  Only the JSON is used; the package's typed parser
-  (``carregar``) and ``str()`` writer are buggy (blank num fields raise, duplicate names give short lines).
-* ``enhanced-cnab==0.0.19`` -- record classes under ``cnab.banks.<bank>.CNAB400``.  Only the field declarations are
-  used: position = cumulative ``get_real_length()`` in declaration order (what the package itself does).  Its
-  parsers are not used (the Itaú one drops the last detail, the Bradesco one expects a type-4 record per title).
+  ``posicao_fim``, ``formato``, ``decimais``, ``default``).  Reading a remessa, each segment P and Q is loaded by
+  the package's own record parser (``registros.SegmentoP().carregar(line)``, typed: a field that is not what its
+  spec declares is refused) and the values reported are its; its file-level ``Arquivo`` is not used (it loads
+  returns only).  Writing a retorno uses the JSON only (its ``str()`` writer makes short lines where a field
+  name repeats).
+* ``enhanced-cnab==0.0.19`` -- record classes under ``cnab.banks.<bank>.CNAB400``: position = cumulative
+  ``get_real_length()`` in declaration order (what the package itself does).  Reading a remessa, each detail is
+  also parsed by the package's own line parser (``RegistroRetorno`` over the remessa record's fields, each with
+  its formatter) and must agree; its file-level parsers are not used (the Itaú one drops the last detail, the
+  Bradesco one expects a type-4 record per title).
 
 Per bank (read = remessa we wrote; write = retorno we produce):
 
@@ -289,6 +294,34 @@ def document(raw, kind=None):
     return d
 
 
+def loaded(symbol, kind, line, where):
+    """The line loaded by python3-cnab's own record parser (``registros.<Kind>().carregar``): their
+    code reads the record, typed; the values we report come from it."""
+    module = BANKS[symbol][2]
+    registros = importlib.import_module("cnab240.bancos." + module).registros
+    names = {"P": ("SegmentoP", "SegmentP"), "Q": ("SegmentoQ", "SegmentQ")}[kind]
+    cls = next((getattr(registros, n) for n in names if hasattr(registros, n)), None)
+    if cls is None:
+        raise CnabError(f"python3-cnab {module}: no record class {names}")
+    record = cls()
+    try:
+        record.carregar(line)
+    except Exception as error:  # their parser refuses the line: a field is not what it declares
+        raise CnabError(f"{where}: python3-cnab {module}.{cls.__name__} refuses it: {error}") from error
+    return record
+
+
+def typed(record, rec, *names):
+    """A value of a loaded record, as text the way the line has it (numbers zero-padded)."""
+    f = rec.field(*names)
+    value = getattr(record, f.name)
+    if value is None:
+        return ""
+    if f.num:
+        return str(int(value * (10 ** f.dec))).zfill(f.width)
+    return str(value)
+
+
 def read240(symbol, path):
     code = BANKS[symbol][0]
     S = specs240(symbol)
@@ -311,22 +344,27 @@ def read240(symbol, path):
             continue
         seg = ln[13]
         if seg == "P":
+            r = loaded(symbol, "P", ln, f"{path}: line {i}")
             cur = {
-                "movement": P.get(ln, "servico_codigo_movimento"),
-                "our_number": P.get(ln, *P_OUR_NUMBER.get(symbol, ("nosso_numero",))).strip(),
-                "amount_cents": cents(ln, P, "valor_titulo"),
-                "due_date": iso_date(P.get(ln, "vencimento_titulo"), f"line {i} vencimento"),
+                "movement": typed(r, P, "servico_codigo_movimento"),
+                "our_number": typed(r, P, *P_OUR_NUMBER.get(symbol, ("nosso_numero",))).strip(),
+                "amount_cents": int(typed(r, P, "valor_titulo")),
+                "due_date": iso_date(typed(r, P, "vencimento_titulo"), f"line {i} vencimento"),
                 "payer_document": None,
                 "payer_name": None,
-                "reference": P.get(ln, *REF_P).strip(),
-                "document_number": P.get(ln, "numero_documento").strip(),
+                "reference": typed(r, P, *REF_P).strip(),
+                "document_number": typed(r, P, "numero_documento").strip(),
             }
+            # Their parse and the positions of their spec agree.
+            if cur["amount_cents"] != cents(ln, P, "valor_titulo"):
+                raise CnabError(f"{path}: line {i}: python3-cnab's parse and its spec disagree on valor_titulo")
             titles.append(cur)
         elif seg == "Q":
             if cur is None or cur["payer_name"] is not None:
                 raise CnabError(f"{path}: line {i}: segment Q without its P")
-            cur["payer_document"] = document(Q.get(ln, "sacado_inscricao_numero"))
-            cur["payer_name"] = Q.get(ln, "sacado_nome").strip()
+            r = loaded(symbol, "Q", ln, f"{path}: line {i}")
+            cur["payer_document"] = document(typed(r, Q, "sacado_inscricao_numero"))
+            cur["payer_name"] = typed(r, Q, "sacado_nome").strip()
     for t in titles:
         if t["payer_name"] is None:
             raise CnabError(f"{path}: title {t['our_number']!r} has no segment Q")
@@ -397,6 +435,21 @@ def specs400(symbol):
             "9R": enhanced_record(b, "retorno", "registro9")}
 
 
+def loaded400(symbol, line, where):
+    """A detail line loaded by enhanced-cnab's own line parser (``RegistroRetorno``, which reads a
+    line field by field with each field's formatter) over the fields its remessa record declares:
+    their code reads the record."""
+    from cnab.base.retorno.registro_retorno import RegistroRetorno
+    bank = BANKS[symbol][2]
+    mod = importlib.import_module(f"cnab.banks.{bank}.CNAB400.remessa.registro1")
+    classes = [c for c in vars(mod).values() if isinstance(c, type) and c.__module__ == mod.__name__]
+    reader = type("RemessaLido", (RegistroRetorno, classes[0]), {})
+    try:
+        return reader(None, line)
+    except Exception as error:
+        raise CnabError(f"{where}: enhanced-cnab {mod.__name__} refuses it: {error}") from error
+
+
 def read400(symbol, path):
     code = BANKS[symbol][0]
     S = specs400(symbol)
@@ -416,6 +469,13 @@ def read400(symbol, path):
         if symbol == "itau_400" and not ben:
             ben = document(D.get(ln, "numero_inscricao_empresa"))
             ben = ben.zfill(14 if D.get(ln, "tipo_inscricao_empresa") == "02" else 11) if ben else ""
+        r = loaded400(symbol, ln, f"{path}: line {i}")
+        # Their parse and the positions of their tables agree, or the line is not what they describe.
+        theirs = (int(r.nosso_numero), round(float(r.valor) * 100), int(r.numero_inscricao), str(r.seu_numero).strip())
+        ours = (int(D.get(ln, "nosso_numero")), cents(ln, D, "valor"), int(D.get(ln, "numero_inscricao")),
+                D.get(ln, "seu_numero").strip())
+        if theirs != ours:
+            raise CnabError(f"{path}: line {i}: enhanced-cnab reads {theirs}, its table's positions hold {ours}")
         titles.append({
             "movement": D.get(ln, "codigo_movimento"),
             "our_number": D.get(ln, "nosso_numero").strip(),
