@@ -15,8 +15,8 @@ use serde_json::{json, Value};
 /// How long `remittance create` keeps making files (what is left waits for the next run).
 const BUDGET: Duration = Duration::from_secs(240);
 
-/// The lanes (`remittance::lane`) of the account's rules whose bank takes remittance files (or of one rule, which
-/// must be such a rule).
+/// The lanes (`remittance::lane`) of the account's rules whose bank takes remittance files (or of
+/// one rule, which must be such a rule).
 async fn agreements(store: &Store, account: AccountId, rule: Option<BankRuleId>) -> anyhow::Result<Vec<String>> {
     let rules: Vec<BankRule> = match rule {
         Some(id) => {

@@ -230,13 +230,8 @@ impl BankProvider for super::banks::Bank {
             Some(a) => BankAccountRef {
                 agency_number: a.get("agency").to_owned(),
                 agency_digit: a.get("agency_dv").to_owned(),
-                account_number: if a.get("account").is_empty() { a.get("convenio") } else { a.get("account") }
-                    .to_owned(),
-                account_digit: match a.get("account_dv") {
-                    "" => a.get("convenio_dv"),
-                    dv => dv,
-                }
-                .to_owned(),
+                account_number: a.get("account").to_owned(),
+                account_digit: a.get("account_dv").to_owned(),
             },
             None => BankAccountRef::default(),
         }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use billing_api::billets::banks::{self, Bank, Files};
+use billing_api::billets::layout::Source;
 use billing_api::billings::billets::remittance;
 use billing_api::values::{BilletId, BillingId};
 use serde_json::{json, Value};
@@ -55,9 +56,9 @@ async fn title(api: &Api, bank: &Bank, billing: i64, shown: &Value, movement: &s
     .unwrap();
     let agreement = bank.agreement(stored.agreement_code.as_deref().unwrap()).unwrap();
     let our = bank.rules.our_number(&agreement, stored.our_sequential_number).unwrap();
-    let field = match bank.files {
-        Files::Cnab240(_) => bank.rules.echoed(&agreement, &our),
-        Files::Cnab400(_) => our.clone(),
+    let (field, returned) = match bank.files {
+        Files::Cnab240(layout) => (bank.rules.echoed(&agreement, &our), layout.segment_t),
+        Files::Cnab400(layout) => (our.clone(), layout.return_detail),
     };
     let due = chrono::NaiveDate::parse_from_str(shown["due_date"].as_str().unwrap(), "%Y-%m-%d").unwrap();
     let mut title = json!({
@@ -68,8 +69,8 @@ async fn title(api: &Api, bank: &Bank, billing: i64, shown: &Value, movement: &s
         "document": "",
         "due": due.format("%d%m%Y").to_string(),
     });
-    // The layouts whose return gives the our number's digit a field of its own.
-    if ["itau", "itau_400", "bradesco_400"].contains(&bank.symbol) {
+    // Where the return gives the our number's digit a field of its own.
+    if returned.fields.iter().any(|f| f.source == Source::Value("our_number_dv")) {
         title["our_number_dv"] = json!(bank.rules.check_digit(&agreement, &our));
     }
     for (key, value) in extra.as_object().unwrap() {

@@ -8,7 +8,7 @@
 //!   convênios of 4 and 6 digits number billets otherwise and are refused), carteira 2, variação 3.
 
 use super::digits::exactly;
-use super::{febraban_240, febraban_reason, Agreement, Bank, Files, Movements, Rules};
+use super::{febraban_240, febraban_reason, Agreement, Bank, Files, Rules, FEBRABAN_MOVEMENTS};
 use crate::billets::layouts::banco_do_brasil240;
 
 pub const CODE: &str = "001";
@@ -84,7 +84,7 @@ pub static BANCO_DO_BRASIL_240: Bank = Bank {
     agreement_example: "1234-3/00012345-6/1234567/17-019",
     rules: &BancoDoBrasil,
     files: Files::Cnab240(&banco_do_brasil240::LAYOUT),
-    movements: Movements { register: "01", write_off: "02", new_due_date: "06" },
+    movements: FEBRABAN_MOVEMENTS,
     happened: febraban_240,
     reason: febraban_reason,
 };

@@ -12,12 +12,20 @@
 //!   "código do convênio").
 
 use super::digits::{exactly, mod11_sum, up_to};
-use super::{febraban_240, febraban_reason, Agreement, Bank, Files, Happened, Movements, Rules};
+use super::{febraban_240, febraban_reason, Agreement, Bank, Files, Happened, Rules, FEBRABAN_MOVEMENTS};
 use crate::billets::layouts::{bradesco240, bradesco400};
 
 pub const CODE: &str = "237";
 
 pub struct Bradesco;
+
+impl Bradesco {
+    /// Segment P's "identificação do título no banco" (38–57), echoed by T: carteira (3), zeros
+    /// (5), our number (11) and its digit.
+    fn title_id(&self, a: &Agreement, our_number: &str) -> String {
+        format!("{:0>3}00000{our_number}{}", a.get("carteira"), self.check_digit(a, our_number))
+    }
+}
 
 /// A check digit as Bradesco prints them: a digit, or `P`.
 fn bradesco_dv(text: &str) -> bool {
@@ -79,24 +87,17 @@ impl Rules for Bradesco {
     }
 
     fn echoed(&self, a: &Agreement, our_number: &str) -> String {
-        match self.title_values(a, our_number).pop() {
-            Some((_, title_id)) => title_id,
-            None => our_number.to_owned(),
-        }
+        self.title_id(a, our_number)
     }
 
     fn title_values(&self, a: &Agreement, our_number: &str) -> Vec<(&'static str, String)> {
         vec![
             ("our_number", our_number.to_owned()),
             ("our_number_dv", self.check_digit(a, our_number)),
-            // Segment P's "identificação do título no banco" (38–57): carteira (3), zeros (5), our
-            // number (11) and its digit.
-            ("title_id", format!("{:0>3}00000{our_number}{}", a.get("carteira"), self.check_digit(a, our_number))),
+            ("title_id", self.title_id(a, our_number)),
         ]
     }
 }
-
-const MOVEMENTS: Movements = Movements { register: "01", write_off: "02", new_due_date: "06" };
 
 pub static BRADESCO_240: Bank = Bank {
     symbol: "bradesco",
@@ -107,7 +108,7 @@ pub static BRADESCO_240: Bank = Bank {
     agreement_example: "1234-0/0012345-6/09/4567890",
     rules: &Bradesco,
     files: Files::Cnab240(&bradesco240::LAYOUT),
-    movements: MOVEMENTS,
+    movements: FEBRABAN_MOVEMENTS,
     happened: febraban_240,
     reason: febraban_reason,
 };
@@ -121,7 +122,7 @@ pub static BRADESCO_400: Bank = Bank {
     agreement_example: "1234-0/0012345-6/09/4567890",
     rules: &Bradesco,
     files: Files::Cnab400(&bradesco400::LAYOUT),
-    movements: MOVEMENTS,
+    movements: FEBRABAN_MOVEMENTS,
     happened: bradesco_400,
     reason: bradesco_400_reason,
 };

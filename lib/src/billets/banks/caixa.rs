@@ -10,7 +10,7 @@
 //!   beneficiary's code 6 digits with its digit (modulo 11, checked).
 
 use super::digits::{exactly, mod11};
-use super::{febraban_240, febraban_reason, Agreement, Bank, Files, Movements, Rules};
+use super::{febraban_240, febraban_reason, Agreement, Bank, Files, Rules, FEBRABAN_MOVEMENTS};
 use crate::billets::layouts::caixa240;
 
 pub const CODE: &str = "104";
@@ -30,7 +30,10 @@ impl Rules for Caixa {
                 ("agency", agency.to_owned()),
                 ("agency_dv", "0".to_owned()),
                 ("convenio", code.to_owned()),
-                ("convenio_dv", code_dv),
+                ("convenio_dv", code_dv.clone()),
+                // The beneficiary's account at Caixa, as the slip shows it, is this code.
+                ("account", code.to_owned()),
+                ("account_dv", code_dv),
             ])
         })
     }
@@ -67,7 +70,7 @@ pub static CAIXA_240: Bank = Bank {
     agreement_example: "2004/654321-9",
     rules: &Caixa,
     files: Files::Cnab240(&caixa240::LAYOUT),
-    movements: Movements { register: "01", write_off: "02", new_due_date: "06" },
+    movements: FEBRABAN_MOVEMENTS,
     happened: febraban_240,
     reason: febraban_reason,
 };

@@ -10,11 +10,6 @@ pub fn up_to(text: &str, n: usize) -> bool {
     (1..=n).contains(&text.len()) && text.bytes().all(|b| b.is_ascii_digit())
 }
 
-/// `text` split in two at `separator` (`"1234-5"` → `("1234", "5")`).
-pub fn split_dv(text: &str) -> Option<(&str, &str)> {
-    text.split_once('-')
-}
-
 /// Modulo 10: weights 2, 1, 2, … from the rightmost digit, the digits of each product summed;
 /// `(10 - sum mod 10) mod 10`. `None` for anything but digits.
 pub fn mod10(digits: &str) -> Option<u32> {

@@ -10,7 +10,7 @@
 //! - **Agreement**: `agency/account-DAC/carteira` (`0057/12345-7/109`), the DAC checked.
 
 use super::digits::{exactly, mod10};
-use super::{febraban_240, febraban_reason, Agreement, Bank, Files, Happened, Movements, Rules};
+use super::{febraban_240, febraban_reason, Agreement, Bank, Files, Happened, Rules, FEBRABAN_MOVEMENTS};
 use crate::billets::layouts::{itau240, itau400};
 
 pub const CODE: &str = "341";
@@ -78,8 +78,6 @@ impl Rules for Itau {
     }
 }
 
-const MOVEMENTS: Movements = Movements { register: "01", write_off: "02", new_due_date: "06" };
-
 pub static ITAU_240: Bank = Bank {
     symbol: "itau",
     code: CODE,
@@ -89,7 +87,7 @@ pub static ITAU_240: Bank = Bank {
     agreement_example: "0057/12345-7/109",
     rules: &Itau,
     files: Files::Cnab240(&itau240::LAYOUT),
-    movements: MOVEMENTS,
+    movements: FEBRABAN_MOVEMENTS,
     happened: febraban_240,
     reason: febraban_reason,
 };
@@ -103,7 +101,7 @@ pub static ITAU_400: Bank = Bank {
     agreement_example: "0057/12345-7/109",
     rules: &Itau,
     files: Files::Cnab400(&itau400::LAYOUT),
-    movements: MOVEMENTS,
+    movements: FEBRABAN_MOVEMENTS,
     happened: itau_400,
     reason: itau_400_reason,
 };

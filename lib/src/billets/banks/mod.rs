@@ -84,8 +84,7 @@ pub trait Rules: Sync {
 
     /// What a CNAB 240 return's `our_number` field (segment T) holds for this our number (leading
     /// zeros aside); on 400 it is the our number itself.
-    fn echoed(&self, agreement: &Agreement, our_number: &str) -> String {
-        let _ = agreement;
+    fn echoed(&self, _agreement: &Agreement, our_number: &str) -> String {
         our_number.to_owned()
     }
 }
@@ -121,6 +120,10 @@ pub struct Movements {
     pub write_off: &'static str,
     pub new_due_date: &'static str,
 }
+
+/// FEBRABAN's remittance codes (register 01, write off 02, new due date 06), which every bank here
+/// uses, on 240 and on 400.
+pub const FEBRABAN_MOVEMENTS: Movements = Movements { register: "01", write_off: "02", new_due_date: "06" };
 
 /// One bank layout: everything the service needs to issue billets there and exchange its files.
 pub struct Bank {

@@ -11,7 +11,7 @@
 //!   files (15), carteira 3 (101 rápida com registro, 102 sem registro, 201 penhor).
 
 use super::digits::{exactly, mod11};
-use super::{febraban_240, febraban_reason, Agreement, Bank, Files, Movements, Rules};
+use super::{febraban_240, febraban_reason, Agreement, Bank, Files, Rules, FEBRABAN_MOVEMENTS};
 use crate::billets::layouts::santander240;
 
 pub const CODE: &str = "033";
@@ -84,7 +84,7 @@ pub static SANTANDER_240: Bank = Bank {
     agreement_example: "4042-8/013000456-7/0282033/404200000282033/101",
     rules: &Santander,
     files: Files::Cnab240(&santander240::LAYOUT),
-    movements: Movements { register: "01", write_off: "02", new_due_date: "06" },
+    movements: FEBRABAN_MOVEMENTS,
     happened: febraban_240,
     reason: febraban_reason,
 };

@@ -11,7 +11,7 @@
 //!   to 7 digits.
 
 use super::digits::{exactly, up_to};
-use super::{febraban_240, febraban_reason, Agreement, Bank, Files, Movements, Rules};
+use super::{febraban_240, febraban_reason, Agreement, Bank, Files, Rules, FEBRABAN_MOVEMENTS};
 use crate::billets::layouts::sicoob240;
 
 pub const CODE: &str = "756";
@@ -92,7 +92,7 @@ pub static SICOOB_240: Bank = Bank {
     agreement_example: "4327-0/000012345-6/229385",
     rules: &Sicoob,
     files: Files::Cnab240(&sicoob240::LAYOUT),
-    movements: Movements { register: "01", write_off: "02", new_due_date: "06" },
+    movements: FEBRABAN_MOVEMENTS,
     happened: febraban_240,
     reason: febraban_reason,
 };

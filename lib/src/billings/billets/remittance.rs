@@ -36,6 +36,7 @@ use sha2::{Digest, Sha256};
 
 use super::lifecycle::BilletWrite;
 use crate::accounts;
+use crate::billets::banks::itau::ITAU_240;
 use crate::billets::banks::{self, Agreement, Bank, Files as Layout};
 use crate::billets::cnab::{self, Beneficiary, Movement, Title};
 use crate::billets::model::{BankBillet, BilletStatus};
@@ -120,9 +121,9 @@ pub fn by_file(bank_symbol: &str) -> bool {
 
 /// The lane of a bank's agreement: where its instructions queue, its files are numbered and kept.
 pub fn lane(bank_symbol: &str, agreement: &str) -> String {
-    match bank_symbol {
-        "itau" => agreement.to_owned(),
-        symbol => format!("{symbol}:{agreement}"),
+    match bank_symbol == ITAU_240.symbol {
+        true => agreement.to_owned(),
+        false => format!("{bank_symbol}:{agreement}"),
     }
 }
 
@@ -130,7 +131,7 @@ pub fn lane(bank_symbol: &str, agreement: &str) -> String {
 pub fn of_lane(lane: &str) -> (&str, &str) {
     match lane.split_once(':') {
         Some((symbol, agreement)) => (symbol, agreement),
-        None => ("itau", lane),
+        None => (ITAU_240.symbol, lane),
     }
 }
 

@@ -309,9 +309,8 @@ async fn apply_line(
         line.note = format!("nenhum boleto {billet_id} na cobrança {billing_id}");
         return keep(store, line).await;
     };
-    let Some(ours_bank) =
-        banks::by_symbol(&ours.bank_symbol).filter(|b| b.code == bank.code && b.width() == bank.width())
-    else {
+    // A file's bank and width name one layout (`banks::by_code`): the billet's must be that one.
+    let Some(ours_bank) = banks::by_symbol(&ours.bank_symbol).filter(|b| b.symbol == bank.symbol) else {
         line.note = format!(
             "o boleto {billet_id} é do banco {:?}, não do layout deste arquivo ({} CNAB {})",
             ours.bank_symbol,
