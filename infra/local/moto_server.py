@@ -1,4 +1,4 @@
-"""Starts the moto server with two fixes to its DynamoDB backend that keep it faithful and small.
+"""Starts the moto server with five fixes that keep it faithful and small.
 
 1. Atomic writes. moto serves requests on several threads and its DynamoDB backend has no lock, so
    two conditional writes (or transactions) on the same item could both pass their condition
@@ -27,6 +27,15 @@
    answers a mapping that computes one attribute when one is asked for, and all of them only when
    all are read (GetQueueAttributes); what it answers is unchanged.
 
+5. Records not kept for the dashboard. moto 5.2.5 appends every model object it ever creates to a
+   list its dashboard reads (`/moto-api/data.json`): every version of every DynamoDB item, every
+   stream record, queue message and stored file, deleted or overwritten, stays in memory for the
+   life of the server, and `data.json` walks them all. After a CI run that walk took over 30 s
+   (the reminder e-mail check read its e-mail there and timed out) and the server held 1.3 GB.
+   Here those five kinds are created untracked; what the services answer is unchanged, and
+   `data.json` still shows tables, queues, buckets, secrets and SES's sent messages, which is what
+   the tests and the dev server's banner read it for.
+
 Usage: python moto_server.py -H 127.0.0.1 -p 4566
 """
 
@@ -43,7 +52,10 @@ from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import DynamoType
 from moto.dynamodb.models.table import Table
 from moto.server import main
-from moto.sqs.models import Queue
+from moto.dynamodb.models.dynamo_type import Item
+from moto.dynamodb.models.table import StreamRecord
+from moto.s3.models import FakeDeleteMarker, FakeKey
+from moto.sqs.models import Message, Queue
 from moto.core.utils import camelcase_to_underscores
 
 _LOCK = threading.RLock()
@@ -200,7 +212,14 @@ class _QueueAttributes(collections.abc.Mapping):
         return str(value).lower() if isinstance(value, bool) else value
 
 
+def _untracked_new(cls, *args, **kwargs):
+    """BaseModel's `__new__` without its append to the dashboard's list."""
+    return object.__new__(cls)
+
+
 Queue.attributes = property(_QueueAttributes)
+for _kind in (Item, StreamRecord, Message, FakeKey, FakeDeleteMarker):
+    _kind.__new__ = staticmethod(_untracked_new)
 dynamodb_models.copy = _CopyModule()
 Table.query = _partition_only(Table.query)
 DynamoDBBackend.transact_write_items = _transact_with_snapshots(DynamoDBBackend.transact_write_items)
