@@ -1,4 +1,4 @@
-"""Starts the moto server with five fixes that keep it faithful and small.
+"""Starts the moto server with six fixes that keep it faithful and small.
 
 1. Atomic writes. moto serves requests on several threads and its DynamoDB backend has no lock, so
    two conditional writes (or transactions) on the same item could both pass their condition
@@ -11,7 +11,8 @@
    holds a few hundred test accounts) and a day of tests drove the server past 20 GB. Here the
    backup is a snapshot of the items the transaction names, at most 100: moto's own transaction
    code runs unchanged, but the "deep copy of a table" it asks for is that snapshot, and its
-   rollback ("put the copy back in place of the table") restores those items into the live table.
+   rollback ("put the copy back in place of the table") restores those items into the live table
+   where it stands: a request validated outside the lock never finds a snapshot among the tables.
 
 3. Queries that read their partition. moto 5.2.5 answers a `Query` on the base table by walking
    every item of the table and keeping those of the partition, so a query's time grows with the
@@ -36,6 +37,12 @@
    `data.json` still shows tables, queues, buckets, secrets and SES's sent messages, which is what
    the tests and the dev server's banner read it for.
 
+6. A dashboard read that holds still. moto 5.2.5's `data.json` checks each attribute of each object
+   can be written as JSON, keeps a reference to it, and writes them all at the end: an attribute
+   that changed in between (a table's items, keyed by moto's own types, added by a request on
+   another thread) fails the whole answer with a 500. Here each attribute is copied when it is
+   checked, with DynamoDB's operations held meanwhile; the answer is otherwise moto's.
+
 Usage: python moto_server.py -H 127.0.0.1 -p 4566
 """
 
@@ -51,6 +58,7 @@ import moto.dynamodb.models as dynamodb_models
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import DynamoType
 from moto.dynamodb.models.table import Table
+from moto.moto_api._internal import urls as moto_api_urls
 from moto.server import main
 from moto.dynamodb.models.dynamo_type import Item
 from moto.dynamodb.models.table import StreamRecord
@@ -121,21 +129,35 @@ def _keys_by_table(backend, transact_items):
     return keys
 
 
+class _Tables(dict):
+    """A backend's tables, where a rollback putting a snapshot back in place of a table restores
+    the snapshot's items into the table instead: the table never leaves its place."""
+
+    def __setitem__(self, name, value):
+        if isinstance(value, _Snapshot):
+            value.restore_into(self[name])
+        else:
+            super().__setitem__(name, value)
+
+
+def _with_tables(original):
+    @functools.wraps(original)
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        self.tables = _Tables(self.tables)
+
+    return init
+
+
 def _transact_with_snapshots(original):
     @functools.wraps(original)
     def transact(self, transact_items):
         global _touched
-        live = dict(self.tables)
         _touched = _keys_by_table(self, transact_items)
         try:
             return original(self, transact_items)
         finally:
             _touched = None
-            # A rollback put snapshots where the tables were: restore the items, keep the tables.
-            for name, value in list(self.tables.items()):
-                if isinstance(value, _Snapshot):
-                    value.restore_into(live[name])
-                    self.tables[name] = live[name]
 
     return transact
 
@@ -212,6 +234,30 @@ class _QueueAttributes(collections.abc.Mapping):
         return str(value).lower() if isinstance(value, bool) else value
 
 
+def _dashboard_data(request, full_url, headers):
+    """moto's `/moto-api/data.json`, each attribute copied as it is checked, DynamoDB held still."""
+    from moto.core.model_instances import model_data
+
+    results = {}
+    with _LOCK:
+        for service in sorted(model_data):
+            results[service] = {}
+            for name in sorted(model_data[service]):
+                found = []
+                for instance in list(model_data[service][name].instances_tracked):
+                    fields = {}
+                    for attr in dir(instance):
+                        if attr.startswith("_"):
+                            continue
+                        try:
+                            fields[attr] = json.loads(json.dumps(getattr(instance, attr)))
+                        except (TypeError, AttributeError, ValueError, RuntimeError):
+                            pass
+                    found.append(fields)
+                results[service][name] = found
+    return 200, {"Content-Type": "application/javascript"}, json.dumps(results)
+
+
 def _untracked_new(cls, *args, **kwargs):
     """BaseModel's `__new__` without its append to the dashboard's list."""
     return object.__new__(cls)
@@ -222,6 +268,8 @@ for _kind in (Item, StreamRecord, Message, FakeKey, FakeDeleteMarker):
     _kind.__new__ = staticmethod(_untracked_new)
 dynamodb_models.copy = _CopyModule()
 Table.query = _partition_only(Table.query)
+moto_api_urls.url_paths["{0}/moto-api/data.json"] = _dashboard_data
+DynamoDBBackend.__init__ = _with_tables(DynamoDBBackend.__init__)
 DynamoDBBackend.transact_write_items = _transact_with_snapshots(DynamoDBBackend.transact_write_items)
 for _name in ("put_item", "get_item", "query", "scan", "update_item", "delete_item", "transact_write_items"):
     setattr(DynamoDBBackend, _name, _serialised(getattr(DynamoDBBackend, _name)))
