@@ -12,8 +12,8 @@ use billing_api::billings::model::Billing;
 use billing_api::contacts::Contact;
 use billing_api::events::Event;
 use billing_api::jobs::tasks::{self, Task};
-pub use billing_api::store::keys::BillingTally;
-use billing_api::store::keys::{self, contact_facet, ValuePosting};
+pub use billing_api::store::keys::billing::BillingTally;
+use billing_api::store::keys::{self, billing::ValuePosting, contact::contact_facet};
 use billing_api::store::postings::Posting;
 use billing_api::store::{item, records, shards, stored, Item, Store, Write};
 use billing_api::values::{AccountId, BillingId, BillingType, ContactId, ContactType, TagId};
@@ -21,7 +21,7 @@ use chrono::NaiveDate;
 
 /// The billings counter of `account`'s billings.
 fn billings_counter(account: AccountId) -> String {
-    keys::billing_count_shards(account, BillingType::Billing.as_str())
+    keys::billing::billing_count_shards(account, BillingType::Billing.as_str())
 }
 
 /// Moves the billings counter's total by `total` and each of `tallies` by its number, in shard
@@ -33,7 +33,7 @@ pub async fn miscount_billings(
     total: i64,
     tallies: &[(BillingTally, i64)],
 ) {
-    let mut counts = vec![(keys::COUNT_ATTRIBUTE.to_owned(), total)];
+    let mut counts = vec![(keys::counter::COUNT_ATTRIBUTE.to_owned(), total)];
     counts.extend(tallies.iter().map(|(tally, by)| (tally.name(), *by)));
     store.write(vec![shards::add_each(billings_counter(account), shard, &counts)]).await.expect("miscount billings");
 }
@@ -55,7 +55,7 @@ pub async fn miscount_billings_on(
 /// Brings a category's own counter (and its days) to zero, as it was before billings counted in
 /// it.
 pub async fn empty_category_counter(store: &Store, account: AccountId, category: i64) {
-    let own = keys::billing_category_count_shards(account, BillingType::Billing.as_str(), category);
+    let own = keys::billing::billing_category_count_shards(account, BillingType::Billing.as_str(), category);
     shards::recount(store, own.clone(), &Default::default()).await.expect("empty the counter");
     shards::recount_days(store, &own, &Default::default()).await.expect("empty the counter's days");
 }
@@ -64,9 +64,13 @@ pub async fn empty_category_counter(store: &Store, account: AccountId, category:
 /// the billing's other values and creation date.
 pub async fn uncarry_contact_posting(store: &Store, account: AccountId, billing: BillingId, contact: ContactId) {
     let billing = stored_billing(store, account, billing).await;
-    let facet = keys::billing_facet::contact(contact);
-    let partition =
-        keys::billing_postings(account, billing.billing_type.as_str(), &facet, keys::posting_shard(billing.id));
+    let facet = keys::billing::billing_facet::contact(contact);
+    let partition = keys::billing::billing_postings(
+        account,
+        billing.billing_type.as_str(),
+        &facet,
+        keys::billing::posting_shard(billing.id),
+    );
     let postings = billing_api::billings::postings::of(account, &billing);
     let posting = postings.into_iter().find(|p| p.pk == partition).expect("the contact's posting");
     let state = ValuePosting::read(&posting.item()).state.map(str::to_owned);
@@ -76,7 +80,7 @@ pub async fn uncarry_contact_posting(store: &Store, account: AccountId, billing:
 
 /// Deletes a billing's item alone, as a deletion does.
 pub async fn delete_billing_item(store: &Store, account: AccountId, id: BillingId) {
-    let (pk, sk) = keys::billing(account, id);
+    let (pk, sk) = keys::billing::billing(account, id);
     store.write(vec![Write::delete(pk, sk)]).await.expect("delete the billing's item");
 }
 
@@ -97,11 +101,12 @@ pub async fn stored_contact(store: &Store, account: AccountId, id: ContactId) ->
 }
 
 /// Stores a contact as the service stored it before its names were renamed
-/// (`keys::ContactNames::Before`): its record without `names`, its postings and tag counts under the
+/// (`keys::contact::ContactNames::Before`): its record without `names`, its postings and tag counts under the
 /// names before, in one transaction, as data of that shape is.
 pub async fn store_under_legacy_names(store: &Store, account: AccountId, id: ContactId) {
     let current = stored_contact(store, account, id).await;
-    let legacy = Contact { names: keys::ContactNames::Before, version: current.version + 1, ..current.clone() };
+    let legacy =
+        Contact { names: keys::contact::ContactNames::Before, version: current.version + 1, ..current.clone() };
     let counts = billing_api::contacts::counts::reach_moves(account, Some(&current), Some(&legacy));
     records::replace(store, account, &current, &legacy, counts)
         .await
@@ -109,7 +114,7 @@ pub async fn store_under_legacy_names(store: &Store, account: AccountId, id: Con
 }
 
 /// How many postings of the account's contacts are under the names before today's
-/// (`keys::ContactNames::Before`), of both types: `tag`'s, `code`'s, and the `ALL` postings (of the first
+/// (`keys::contact::ContactNames::Before`), of both types: `tag`'s, `code`'s, and the `ALL` postings (of the first
 /// thousand) carrying the document under the name before.
 pub async fn legacy_contact_postings(
     store: &Store,
@@ -119,14 +124,18 @@ pub async fn legacy_contact_postings(
 ) -> (usize, usize, usize) {
     let (mut tagged, mut coded, mut documented) = (0, 0, 0);
     for contact_type in ContactType::ALL {
-        let partition = |facet: &str| keys::contact_postings(account, contact_type.as_str(), facet);
-        tagged += store.partition_keys(partition(&keys::ContactNames::Before.tag(tag))).await.expect("read").len();
-        coded += store.partition_keys(partition(&keys::ContactNames::Before.code(code))).await.expect("read").len();
+        let partition = |facet: &str| keys::contact::contact_postings(account, contact_type.as_str(), facet);
+        tagged +=
+            store.partition_keys(partition(&keys::contact::ContactNames::Before.tag(tag))).await.expect("read").len();
+        coded +=
+            store.partition_keys(partition(&keys::contact::ContactNames::Before.code(code))).await.expect("read").len();
         let all =
             billing_api::store::KeyRange::listing(partition(contact_facet::ALL), billing_api::store::Sort::All, true);
         let items = store.items_in(&all, 0, 1000).await.expect("read");
-        documented +=
-            items.iter().filter(|posting| keys::ContactPosting::read(posting).legacy_document.is_some()).count();
+        documented += items
+            .iter()
+            .filter(|posting| keys::contact::ContactPosting::read(posting).legacy_document.is_some())
+            .count();
     }
     (tagged, coded, documented)
 }
@@ -154,19 +163,19 @@ pub async fn record_event(store: &Store, event: &Event) {
 
 /// The outbox partitions `events` fall in.
 pub fn event_partitions(account: AccountId, events: &[Event]) -> HashSet<String> {
-    events.iter().map(|e| keys::events(account, &e.event_id)).collect()
+    events.iter().map(|e| keys::event::events(account, &e.event_id)).collect()
 }
 
 /// The stored claim of idempotency key `key` of `account` (its items).
 pub async fn idempotency_claim(store: &Store, account: AccountId, key: &str) -> Vec<Item> {
-    let (pk, sk) = keys::idempotency_claim(account, key);
+    let (pk, sk) = keys::auth::idempotency_claim(account, key);
     store.items_with_prefix(pk, sk, true).await.expect("read the claim")
 }
 
 /// The account's tags whose name holds `term`, reading at most `limit` of their postings, and
 /// whether it stopped there (`store::postings::named_within`).
 pub async fn tags_named_within(store: &Store, account: AccountId, term: &str, limit: usize) -> (usize, bool) {
-    let partition = keys::tag_postings(account);
+    let partition = keys::contact::tag_postings(account);
     let (found, partial) =
         billing_api::store::postings::named_within(store, partition, term, limit).await.expect("a bounded search");
     (found.len(), partial)
@@ -184,11 +193,11 @@ pub async fn miscount_contacts(
     without_group: i64,
 ) {
     let counts = [
-        (keys::COUNT_ATTRIBUTE.to_owned(), total),
+        (keys::counter::COUNT_ATTRIBUTE.to_owned(), total),
         (contact_facet::active(true).to_owned(), active),
         (contact_facet::group(None), without_group),
     ];
-    let write = shards::add_each(keys::contact_count_shards(account, contact_type), 1, &counts);
+    let write = shards::add_each(keys::contact::contact_count_shards(account, contact_type), 1, &counts);
     store.write(vec![write]).await.expect("miscount contacts");
 }
 

@@ -434,7 +434,7 @@ impl DevServer {
             loop {
                 let running = self.store.items_with_prefix(
                     billing_api::store::keys::account(account),
-                    billing_api::store::keys::BULK_EXPANSION_PREFIX.into(),
+                    billing_api::store::keys::billing::BULK_EXPANSION_PREFIX.into(),
                     true,
                 );
                 let over = running.await.expect("the account's expansions").is_empty();
@@ -700,7 +700,7 @@ async fn customers(
                 *counts.entry(count).or_default() += delta;
             }
         }
-        let link = KeyItem { pk: keys::tag_links(account, tag), sk: keys::record("CONTACT", id) };
+        let link = KeyItem { pk: keys::contact::tag_links(account, tag), sk: keys::record("CONTACT", id) };
         items.push(item::to_item(&link).expect("a link item"));
         ids.push(id);
     }
@@ -710,7 +710,7 @@ async fn customers(
     store.write(vec![reach]).await.expect("count the tag's reach");
     if listed {
         let customers = billing_api::values::ContactType::Customer;
-        let counter = keys::contact_count_shards(account, customers);
+        let counter = keys::contact::contact_count_shards(account, customers);
         let counts: Vec<(String, i64)> = counts.into_iter().collect();
         let holders = billing_api::contacts::counts::holders_added(account, tag, customers, ids[0], count as i64);
         store

@@ -258,7 +258,7 @@ impl WebhookOps {
                 }
                 return Ok(());
             };
-            let (pk, sk) = (keys::account(account), keys::webhook(id));
+            let (pk, sk) = (keys::account(account), keys::webhook::webhook(id));
             match self.store.write(vec![Write::update(pk, sk, update, Some(condition))]).await {
                 Ok(()) => {
                     report.resealed += 1;
@@ -291,7 +291,7 @@ impl WebhookOps {
 /// read in batches of 100, those above zero.
 async fn accounts_with_receivers(store: &Store) -> anyhow::Result<Vec<AccountId>> {
     let last = store.counter(keys::GLOBAL_PK.to_owned(), keys::sequence("ACCOUNT")).await?;
-    let counter = keys::counter("WEBHOOKS");
+    let counter = keys::counter::counter("WEBHOOKS");
     let ids: HashMap<String, AccountId> =
         (1..=last).map(AccountId::new).map(|account| (keys::account(account), account)).collect();
     let wanted: Vec<(String, String)> =

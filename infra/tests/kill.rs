@@ -189,11 +189,13 @@ async fn a_server_killed_while_pix_payments_arrive_loses_none() {
     let (server, _, _, again) = stack.start(&demo).await;
     assert_eq!(again, account);
     let rule = billing_api::values::BankRuleId::new(2);
-    let link =
-        billing_api::store::stored::find::<billing_api::payments::pix::Link>(&store, keys::pix_psp(account, rule))
-            .await
-            .unwrap()
-            .expect("the demo rule's PSP link");
+    let link = billing_api::store::stored::find::<billing_api::payments::pix::Link>(
+        &store,
+        keys::payment::pix_psp(account, rule),
+    )
+    .await
+    .unwrap()
+    .expect("the demo rule's PSP link");
     let at = |text: &str| chrono::DateTime::parse_from_rfc3339(text).unwrap();
     let (from, to) = (at("2020-01-01T00:00:00-03:00"), at("2035-12-31T23:59:59-03:00"));
     let reconciled = billing_api::payments::pix::reconcile(&store, &link, from, to).await.unwrap();
@@ -607,7 +609,7 @@ async fn dead_letters_empty(config: &aws_config::SdkConfig, stack: &Stack, run: 
 /// Every billing of the account (its key partitions).
 async fn billings(store: &Store, account: AccountId) -> Vec<Billing> {
     let mut ids = Vec::new();
-    for partition in keys::billing_posting_shards(account, "billing", None) {
+    for partition in keys::billing::billing_posting_shards(account, "billing", None) {
         ids.extend(store.partition_keys(partition).await.unwrap().iter().filter_map(|(_, sk)| keys::id_of(sk)));
     }
     let ids: Vec<BillingId> = ids.into_iter().map(BillingId::new).collect();

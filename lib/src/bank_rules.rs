@@ -28,7 +28,7 @@ pub struct BankRule {
 }
 
 /// A bank rule's link to its Pix institution (`payments::pix`), in the partition the Pix
-/// reconciliation reads (`keys::PIX_PSPS`).
+/// reconciliation reads (`keys::payment::PIX_PSPS`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PixLink {
     pub account_id: AccountId,
@@ -41,7 +41,7 @@ impl Stored for PixLink {
     type Scope<'a> = ();
 
     fn key(&self, (): ()) -> Key {
-        keys::pix_psp(self.account_id, self.bank_rule_id)
+        keys::payment::pix_psp(self.account_id, self.bank_rule_id)
     }
 }
 
@@ -115,7 +115,7 @@ pub async fn set_pix(
             crate::store::stored::put(&PixLink { account_id: account, bank_rule_id: id, secret_id }, ())?
         }
         None => {
-            let (pk, sk) = crate::store::keys::pix_psp(account, id);
+            let (pk, sk) = crate::store::keys::payment::pix_psp(account, id);
             crate::store::Write::delete(pk, sk)
         }
     };

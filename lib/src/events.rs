@@ -12,7 +12,7 @@
 //! `gsi1` under `OUTBOX#PENDING#<shard>` (`delivery_status = pending`); dispatching removes it from
 //! there (`delivery_status = dispatched`). The outbox (`crate::outbox`) hands it on: the table's
 //! stream at once, a sweep of the pending index for any the stream missed. An account's events are
-//! spread over `keys::EVENT_SHARDS` partitions by their id, so that a burst of one account's changes
+//! spread over `keys::event::EVENT_SHARDS` partitions by their id, so that a burst of one account's changes
 //! writes no partition past DynamoDB's limit.
 
 use serde::{Deserialize, Serialize};
@@ -69,15 +69,15 @@ impl Stored for Event {
 
     /// In the shard of its id, in order of creation.
     fn key(&self, (): ()) -> Key {
-        (keys::events(self.account_id, &self.event_id), keys::event(self.millis(), &self.event_id))
+        (keys::event::events(self.account_id, &self.event_id), keys::event::event(self.millis(), &self.event_id))
     }
 
     /// In the outbox's pending index until dispatched ([`dispatched`] takes it out).
     fn index(&self, (): ()) -> Option<Key> {
         (self.delivery_status == OutboxStatus::Pending).then(|| {
             (
-                keys::outbox_pending(keys::outbox_shard(&self.event_id)),
-                keys::outbox_order(self.millis(), &self.event_id),
+                keys::event::outbox_pending(keys::event::outbox_shard(&self.event_id)),
+                keys::event::outbox_order(self.millis(), &self.event_id),
             )
         })
     }
@@ -144,15 +144,16 @@ pub fn record(account: AccountId, kind: &str, data: Value) -> StoreResult<Write>
 /// The account's event `event_id`, when it exists.
 pub async fn find(store: &Store, account: AccountId, event_id: &str) -> StoreResult<Option<Event>> {
     let Some(millis) = created_millis(event_id) else { return Ok(None) };
-    stored::find(store, (keys::events(account, event_id), keys::event(millis, event_id))).await
+    stored::find(store, (keys::event::events(account, event_id), keys::event::event(millis, event_id))).await
 }
 
 /// The bodies of the account's recorded events (of the last 30 days), oldest first: for tests and
 /// operators; nothing in the service lists an account's events.
 pub async fn recorded(store: &Store, account: AccountId) -> StoreResult<Vec<Value>> {
     let mut events = Vec::new();
-    for partition in keys::event_partitions(account) {
-        events.extend(stored::with_prefix::<Event>(store, partition, keys::EVENT_PREFIX.to_owned(), true).await?);
+    for partition in keys::event::event_partitions(account) {
+        events
+            .extend(stored::with_prefix::<Event>(store, partition, keys::event::EVENT_PREFIX.to_owned(), true).await?);
     }
     events.sort_by_cached_key(|event| event.key(()).1);
     events.iter().map(Event::body).collect()
@@ -213,7 +214,7 @@ impl ShardReader {
 
 /// The account's events of the last 30 days matching `listing`, newest first: `take` of them
 /// after skipping `skip` (a page number's offset). The events are spread over
-/// [`keys::EVENT_SHARDS`] partitions; each is read newest first in its key range (the filter's
+/// [`keys::event::EVENT_SHARDS`] partitions; each is read newest first in its key range (the filter's
 /// dates, never older than 30 days, below the cursor) a few events at a time, and the shards are
 /// merged by sort key (creation millisecond, then id), so a page reads about what it shows plus
 /// a couple of events a shard. At most [`LIST_READ_LIMIT`] events are examined: a type that
@@ -227,9 +228,9 @@ pub async fn list(
     take: usize,
 ) -> StoreResult<Listed> {
     let kept_since = Timestamp::now().0.timestamp_millis() - KEPT_SECONDS * 1000;
-    let low = keys::events_from(listing.since.map_or(kept_since, |t| t.0.timestamp_millis().max(kept_since)));
-    let cursor = listing.after.as_deref().and_then(|id| Some(keys::event(created_millis(id)?, id)));
-    let through = listing.until.map(|t| keys::events_through(t.0.timestamp_millis()));
+    let low = keys::event::events_from(listing.since.map_or(kept_since, |t| t.0.timestamp_millis().max(kept_since)));
+    let cursor = listing.after.as_deref().and_then(|id| Some(keys::event::event(created_millis(id)?, id)));
+    let through = listing.until.map(|t| keys::event::events_through(t.0.timestamp_millis()));
     let high = match (through, &cursor) {
         (Some(through), Some(cursor)) => Some(through.min(cursor.clone())),
         (one, other) => one.or(other.clone()),
@@ -239,7 +240,7 @@ pub async fn list(
         Some(high) => Sort::Between(low, high),
         None => Sort::From(low),
     };
-    let mut shards: Vec<ShardReader> = keys::event_partitions(account)
+    let mut shards: Vec<ShardReader> = keys::event::event_partitions(account)
         .into_iter()
         .map(|partition| ShardReader {
             range: KeyRange::listing(partition, sort.clone(), false),
@@ -313,7 +314,7 @@ mod tests {
         assert_eq!(millis, event.created_at.0.timestamp_millis());
         let item = stored::item_of(&event, ()).unwrap();
         let text = |name| crate::store::item::text(&item, name).unwrap().to_owned();
-        assert_eq!(text("sk"), keys::event(millis, &event.event_id));
+        assert_eq!(text("sk"), keys::event::event(millis, &event.event_id));
         assert_eq!(created_millis("evt_nope"), None);
         // Older ids (random, version 4) have no time in them.
         assert_eq!(created_millis(&format!("evt_{}", uuid::Uuid::new_v4().simple())), None);
@@ -322,9 +323,9 @@ mod tests {
             (body["id"].as_str(), body["type"].as_str()),
             (Some(event.event_id.as_str()), Some("billing.updated"))
         );
-        let shard = keys::outbox_shard(&event.event_id);
+        let shard = keys::event::outbox_shard(&event.event_id);
         assert_eq!(text("gsi1pk"), format!("OUTBOX#PENDING#{shard}"));
-        assert_eq!(text("pk"), keys::events(AccountId::new(7), &event.event_id));
+        assert_eq!(text("pk"), keys::event::events(AccountId::new(7), &event.event_id));
         assert_eq!(stored::read::<Event>(item).unwrap(), event);
     }
 }

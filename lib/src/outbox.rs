@@ -29,15 +29,15 @@ use crate::webhooks::dispatcher::Batch;
 
 /// Whether the item under this sort key is one the outbox hands on (an event or a task).
 fn is_outbox_item(sk: &str) -> bool {
-    sk.starts_with(keys::EVENT_PREFIX) || sk.starts_with(keys::TASK_PREFIX)
+    sk.starts_with(keys::event::EVENT_PREFIX) || sk.starts_with(keys::event::TASK_PREFIX)
 }
 
 /// Handles the item stored under these keys, when it is an event or a task still pending; returns
 /// how many deliveries or messages it produced.
 pub async fn dispatch_at(batch: &mut Batch<'_>, pk: String, sk: String) -> anyhow::Result<usize> {
-    if sk.starts_with(keys::EVENT_PREFIX) {
+    if sk.starts_with(keys::event::EVENT_PREFIX) {
         batch.dispatch_at(pk, sk).await
-    } else if sk.starts_with(keys::TASK_PREFIX) {
+    } else if sk.starts_with(keys::event::TASK_PREFIX) {
         tasks::dispatch(batch.store(), batch.queues(), pk, sk).await
     } else {
         Ok(0)
@@ -49,11 +49,11 @@ pub async fn dispatch_at(batch: &mut Batch<'_>, pk: String, sk: String) -> anyho
 pub async fn pending(store: &Store, before: Timestamp, limit: usize) -> StoreResult<Vec<(String, String)>> {
     let cutoff = format!("{:013}", before.0.timestamp_millis());
     let mut found = Vec::new();
-    for shard in 0..keys::OUTBOX_SHARDS {
+    for shard in 0..keys::event::OUTBOX_SHARDS {
         if found.len() >= limit {
             break;
         }
-        let range = KeyRange::index(keys::outbox_pending(shard), Sort::Below(cutoff.clone()), true);
+        let range = KeyRange::index(keys::event::outbox_pending(shard), Sort::Below(cutoff.clone()), true);
         let page = store.page(&range, limit - found.len(), None).await?;
         found.extend(page.items.iter().map(KeyItem::keys_of));
     }

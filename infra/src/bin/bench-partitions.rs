@@ -57,7 +57,7 @@ impl Bench {
     async fn expansion_over(&self, account: billing_api::values::AccountId) -> anyhow::Result<bool> {
         let running = self.store.items_with_prefix(
             billing_api::store::keys::account(account),
-            billing_api::store::keys::BULK_EXPANSION_PREFIX.to_owned(),
+            billing_api::store::keys::billing::BULK_EXPANSION_PREFIX.to_owned(),
             true,
         );
         Ok(running.await?.is_empty())

@@ -49,7 +49,7 @@ async fn main() -> anyhow::Result<()> {
     let selecting = Instant::now();
     let mut selected = 0;
     for days in billing_api::reminders::schedule::days_in_use(&store).await? {
-        for shard in 0..billing_api::store::keys::REMINDER_INDEX_SHARDS {
+        for shard in 0..billing_api::store::keys::reminder::REMINDER_INDEX_SHARDS {
             let mut after = None;
             loop {
                 let (found, next) = run::page(&store, day, days, shard, after).await?;

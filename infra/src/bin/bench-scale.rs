@@ -455,7 +455,7 @@ async fn main() -> anyhow::Result<()> {
         items.extend(made.postings(account).iter().map(billing_api::store::postings::Posting::item));
         for tag in &made.tag_ids {
             let link = Item::from([
-                ("pk".to_owned(), AttributeValue::S(keys::tag_links(account, *tag))),
+                ("pk".to_owned(), AttributeValue::S(keys::contact::tag_links(account, *tag))),
                 ("sk".to_owned(), AttributeValue::S(keys::record(Contact::KIND, id))),
             ]);
             items.push(link);
@@ -551,7 +551,8 @@ async fn big_bulk(
         let request = format!("bulk create (202), a {holders}-contact tag{name}");
         row("–", &request, 0, &reached.to_string(), &accepted.cost, accepted.ms);
     }
-    let running = store.items_with_prefix(keys::account(account), keys::BULK_EXPANSION_PREFIX.to_owned(), true).await?;
+    let running =
+        store.items_with_prefix(keys::account(account), keys::billing::BULK_EXPANSION_PREFIX.to_owned(), true).await?;
     for item in running {
         let (pk, sk) = billing_api::store::KeyItem::keys_of(&item);
         store.write(vec![billing_api::store::Write::delete(pk, sk)]).await?;

@@ -31,7 +31,7 @@ impl Stored for StoredToken {
     type Scope<'a> = ();
 
     fn key(&self, (): ()) -> Key {
-        (keys::token(&self.digest), keys::TOKEN_SK.to_owned())
+        (keys::auth::token(&self.digest), keys::auth::TOKEN_SK.to_owned())
     }
 
     /// Listed per account.
@@ -40,7 +40,7 @@ impl Stored for StoredToken {
     }
 
     fn found_at(&mut self, (pk, _): &Key) {
-        self.digest = keys::token_digest(pk);
+        self.digest = keys::auth::token_digest(pk);
     }
 }
 
@@ -106,7 +106,7 @@ pub async fn create(store: &Store, account_id: AccountId, name: &str) -> anyhow:
 }
 
 pub async fn find(store: &Store, digest: &str) -> StoreResult<Option<TokenRecord>> {
-    let key = (keys::token(digest), keys::TOKEN_SK.to_owned());
+    let key = (keys::auth::token(digest), keys::auth::TOKEN_SK.to_owned());
     Ok(stored::find::<StoredToken>(store, key).await?.map(TokenRecord::of))
 }
 

@@ -4,7 +4,7 @@
 //! The token is 24 bytes from the system's random source in base64url (32 characters, 192 bits):
 //! unguessable, and it names one billet and nothing else. It is made when the billet is issued and
 //! kept on the billet (`payer_token`), so every representation of the billet shows the same link;
-//! a lookup item keyed by its SHA-256 (`keys::payer_link`), written in the same transaction as the
+//! a lookup item keyed by its SHA-256 (`keys::billet::payer_link`), written in the same transaction as the
 //! billet, takes a request from the token to the billet's keys in one read. The token holds no id:
 //! a link tells nothing of the account or how many billings it has.
 //!
@@ -45,7 +45,7 @@ impl Stored for PayerLink {
     type Scope<'a> = ();
 
     fn key(&self, (): ()) -> Key {
-        keys::payer_link(&self.token)
+        keys::billet::payer_link(&self.token)
     }
 }
 
@@ -78,7 +78,7 @@ pub async fn find(store: &Store, token: &str) -> StoreResult<Option<PayerLink>> 
     if !is_token(token) {
         return Ok(None);
     }
-    stored::find(store, keys::payer_link(token)).await
+    stored::find(store, keys::billet::payer_link(token)).await
 }
 
 static BASE: OnceLock<Option<String>> = OnceLock::new();

@@ -142,13 +142,13 @@ impl Stored for BilletRef {
     type Scope<'a> = ();
 
     fn key(&self, (): ()) -> Key {
-        keys::billet_ref(self.account_id, self.billet_id)
+        keys::billet::billet_ref(self.account_id, self.billet_id)
     }
 }
 
 /// The billing billet `billet_id` of the account is under, when its registration recorded it.
 pub async fn billing_of(store: &Store, account: AccountId, billet_id: BilletId) -> StoreResult<Option<BillingId>> {
-    let found = stored::find::<BilletRef>(store, keys::billet_ref(account, billet_id)).await?;
+    let found = stored::find::<BilletRef>(store, keys::billet::billet_ref(account, billet_id)).await?;
     Ok(found.map(|r| r.billing_id))
 }
 
@@ -174,7 +174,7 @@ impl Stored for BankBillet {
     type Scope<'a> = AccountId;
 
     fn key(&self, account: AccountId) -> Key {
-        keys::billet(account, self.billing_id, self.id)
+        keys::billet::billet(account, self.billing_id, self.id)
     }
 }
 
@@ -185,13 +185,13 @@ pub async fn find(
     billing_id: BillingId,
     id: BilletId,
 ) -> StoreResult<Option<BankBillet>> {
-    stored::find(store, keys::billet(account, billing_id, id)).await
+    stored::find(store, keys::billet::billet(account, billing_id, id)).await
 }
 
 /// Every billet of a billing, newest (highest id) first. A billing has a handful (one per
 /// re-issue), so they are read whole.
 pub async fn of_billing(store: &Store, account: AccountId, billing_id: BillingId) -> StoreResult<Vec<BankBillet>> {
-    let (pk, prefix) = keys::billets_of(account, billing_id);
+    let (pk, prefix) = keys::billet::billets_of(account, billing_id);
     stored::with_prefix(store, pk, prefix, false).await
 }
 

@@ -95,7 +95,7 @@ impl Stored for Expansion {
 }
 
 fn expansion_key(account: AccountId, expansion_id: &str) -> Key {
-    (keys::account(account), keys::bulk_expansion(expansion_id))
+    (keys::account(account), keys::billing::bulk_expansion(expansion_id))
 }
 
 /// The tags a bulk draft uses: its target and the excluded ones.
@@ -235,7 +235,7 @@ impl Stored for Plan {
 }
 
 fn plan_key(account: AccountId, expansion_id: &str, after: i64) -> Key {
-    (keys::account(account), keys::bulk_plan(expansion_id, after))
+    (keys::account(account), keys::billing::bulk_plan(expansion_id, after))
 }
 
 const PLAN_DAYS: i64 = 30;
@@ -297,7 +297,7 @@ async fn advance(
     after: i64,
     next: Option<ContactId>,
 ) -> anyhow::Result<()> {
-    let (pk, sk) = (keys::account(account), keys::bulk_expansion(&expansion.expansion_id));
+    let (pk, sk) = (keys::account(account), keys::billing::bulk_expansion(&expansion.expansion_id));
     let here = Condition::equals("cursor", &after);
     let writes = match next {
         Some(next) => {
@@ -319,7 +319,7 @@ async fn advance(
 async fn links_after(store: &Store, account: AccountId, tag: TagId, after: i64) -> Result<Vec<ContactId>, Refusal> {
     let from = keys::record(<Contact as Record>::KIND, after + 1);
     let range = KeyRange::listing(
-        keys::tag_links(account, tag),
+        keys::contact::tag_links(account, tag),
         Sort::Between(from, keys::record(<Contact as Record>::KIND, i64::MAX / 1000)),
         true,
     );

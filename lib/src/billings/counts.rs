@@ -17,7 +17,7 @@ use crate::values::{AccountId, BillingId, BillingType};
 /// moves nothing).
 pub async fn recount(store: &Store, account: AccountId, billing_type: BillingType) -> Result<Vec<Recounted>, Refusal> {
     let mut ids = Vec::new();
-    for partition in keys::billing_posting_shards(account, billing_type.as_str(), None) {
+    for partition in keys::billing::billing_posting_shards(account, billing_type.as_str(), None) {
         let range = KeyRange::listing(partition, Sort::All, true);
         postings::scan(store, &range, usize::MAX, |entry| {
             ids.extend(item::text(entry, "sk").and_then(keys::id_of).map(BillingId::new));
@@ -26,13 +26,13 @@ pub async fn recount(store: &Store, account: AccountId, billing_type: BillingTyp
     }
     // Every counter the type's billings may count in: the type's, and each category's (one whose
     // billings all left it is brought to zero too).
-    let counter = keys::billing_count_shards(account, billing_type.as_str());
+    let counter = keys::billing::billing_count_shards(account, billing_type.as_str());
     let mut counted = crate::store::counting::Summed::new();
     counted.entry(counter.clone()).or_default();
     let every = Window { skip: 0, take: usize::MAX };
     let categories = crate::bill_categories::service::list(store, account, None, every).await?;
     for category in categories.records {
-        let category = keys::billing_category_count_shards(account, billing_type.as_str(), category.id.get());
+        let category = keys::billing::billing_category_count_shards(account, billing_type.as_str(), category.id.get());
         counted.entry(category).or_default();
     }
     for chunk in ids.chunks(100) {
@@ -43,7 +43,7 @@ pub async fn recount(store: &Store, account: AccountId, billing_type: BillingTyp
     let mut moved = Vec::new();
     for (other, (sums, days)) in counted {
         // A category's counts are named after it (`K<category>/S<status>`).
-        let scope = keys::counted_category(&other, &counter).map(str::to_owned);
+        let scope = keys::billing::counted_category(&other, &counter).map(str::to_owned);
         let named = |moved: Recounted| match &scope {
             Some(scope) => Recounted { count: format!("{scope}/{}", moved.count), ..moved },
             None => moved,

@@ -1,7 +1,7 @@
 //! Postings: key-only items that let a billing list read only what matches its filter.
 //!
 //! Every billing has a posting in the partition of each filter value it carries
-//! (`keys::billing_postings`): its contact (`C`), bank rule (`R`), category (`K`), parent booklet
+//! (`keys::billing::billing_postings`): its contact (`C`), bank rule (`R`), category (`K`), parent booklet
 //! (`P`), `your_code` (`Y`, hashed), its status (`S`, in due-date order, so `opened` and `expired`
 //! are key ranges, and a due-date range alone is the union of the statuses' ranges), and the
 //! creation-date order (`T`); with an `evincive`, a posting carrying that text (`E`). The substring
@@ -13,18 +13,21 @@
 //! and anything but a search reads that value's postings alone. They are written in the
 //! transaction that writes the billing: a change moves only the postings whose keys or carried
 //! attributes changed. Each kind of posting is spread over
-//! `keys::POSTING_SHARDS` partitions by the billing's id, so that the creates of one account write
+//! `keys::billing::POSTING_SHARDS` partitions by the billing's id, so that the creates of one account write
 //! no partition past DynamoDB's 1,000 write units a second; a list reads every shard of its facets.
 
 use super::model::Billing;
-use crate::store::keys::{self, billing_facet, BillingEntry, BillingTally, TextPosting, ValuePosting};
+use crate::store::keys::{
+    self, billing::billing_facet, billing::BillingEntry, billing::BillingTally, billing::TextPosting,
+    billing::ValuePosting,
+};
 use crate::store::postings::Posting;
 use crate::store::Item;
 use crate::values::AccountId;
 
-/// What a value's posting carries as its billing's state (`keys::posting_state`).
+/// What a value's posting carries as its billing's state (`keys::billing::posting_state`).
 pub fn state_of(billing: &Billing) -> String {
-    keys::posting_state(billing.status, billing.due_date)
+    keys::billing::posting_state(billing.status, billing.due_date)
 }
 
 /// The filter values a billing carries, as the facets of its postings: its contact (`C`), bank
@@ -34,28 +37,28 @@ fn value_facets(billing: &Billing) -> Vec<String> {
     let rule = billing.bank_rule_id.map(billing_facet::bank_rule);
     let category = billing.bill_category_id.map(billing_facet::category);
     let parent = billing.parent_id.map(billing_facet::parent);
-    let code = billing.your_code.as_deref().filter(|c| !c.is_empty()).map(keys::your_code_facet);
+    let code = billing.your_code.as_deref().filter(|c| !c.is_empty()).map(keys::billing::your_code_facet);
     [contact, rule, category, parent, code].into_iter().flatten().collect()
 }
 
 /// What the posting of a billing's value `own` carries besides its state
-/// (`keys::carried_facets`): the billing's other value facets and its creation date. Not its
+/// (`keys::billing::carried_facets`): the billing's other value facets and its creation date. Not its
 /// code's: a list that names a code reads the code's postings (`billings::list`'s plan), so no
 /// other posting is asked for it.
 fn facets_of(billing: &Billing, own: &str) -> String {
-    let others = value_facets(billing).into_iter().filter(|facet| facet != own && !keys::is_code_facet(facet));
-    keys::carried_facets(others, billing.created_at.date())
+    let others = value_facets(billing).into_iter().filter(|facet| facet != own && !keys::billing::is_code_facet(facet));
+    keys::billing::carried_facets(others, billing.created_at.date())
 }
 
 /// The postings of a billing as it is: its entry in the type's key partition (by id, for
 /// unfiltered lists, carrying its status, due date and creation date for a list by status, due
-/// date or creation date that walks them, and its contact for the search: `keys::BillingEntry`)
+/// date or creation date that walks them, and its contact for the search: `keys::billing::BillingEntry`)
 /// and one per filter value.
 pub fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
-    let shard = keys::posting_shard(billing.id);
-    let partition = |facet: &str| keys::billing_postings(account, billing.billing_type.as_str(), facet, shard);
-    let by_id = keys::posting_by_id(billing.id);
-    let by_due = keys::posting_by_date(billing.due_date, billing.id);
+    let shard = keys::billing::posting_shard(billing.id);
+    let partition = |facet: &str| keys::billing::billing_postings(account, billing.billing_type.as_str(), facet, shard);
+    let by_id = keys::billing::posting_by_id(billing.id);
+    let by_due = keys::billing::posting_by_date(billing.due_date, billing.id);
     let (status, due_date, created_on) =
         (billing.status.as_str(), billing.due_date.to_string(), billing.created_at.date().to_string());
     let contact = billing.contact_id.map(|contact| contact.to_string());
@@ -69,7 +72,7 @@ pub fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
         due_index_key: reminded.as_ref().map(|(_, sk)| sk.as_str()),
     };
     let mut postings = vec![Posting {
-        pk: keys::billing_keys(account, billing.billing_type.as_str(), shard),
+        pk: keys::billing::billing_keys(account, billing.billing_type.as_str(), shard),
         sk: keys::record("BILLING", billing.id),
         extra: entry.attributes(),
     }];
@@ -85,7 +88,11 @@ pub fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
         add(facet, &by_id, ValuePosting { state: Some(&state), carried: Some(&carried) }.attributes());
     }
     add(billing_facet::status(billing.status), &by_due, Vec::new());
-    add(billing_facet::CREATED.to_owned(), &keys::posting_by_date(billing.created_at.date(), billing.id), Vec::new());
+    add(
+        billing_facet::CREATED.to_owned(),
+        &keys::billing::posting_by_date(billing.created_at.date(), billing.id),
+        Vec::new(),
+    );
     if let Some(text) = billing.evincive.as_deref().filter(|t| !t.trim().is_empty()) {
         let text = crate::values::text::sort_key(text);
         add(billing_facet::EVINCIVE.to_owned(), &by_id, TextPosting { text: Some(&text) }.attributes());
@@ -95,16 +102,18 @@ pub fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
 
 /// A billing's entry in a day index (`gsi1`), read by a daily step by day, never an account's
 /// billings: while it can be paid (`opened`, overdue or not), the reminders' due-day index
-/// (`keys::reminder_index`); while it is paid by card and its funds are not available yet, the
-/// availability index under its escrow end's day (`keys::availability_index`). The key entry
+/// (`keys::reminder::reminder_index`); while it is paid by card and its funds are not available yet, the
+/// availability index under its escrow end's day (`keys::payment::availability_index`). The key entry
 /// carries it, so that no write adds an item: a change of status rewrites the entry anyway, and
 /// DynamoDB moves the index.
 fn reminded(account: AccountId, billing: &Billing) -> Option<(String, String)> {
     match billing.status {
-        crate::values::BillingStatus::Opened => Some(keys::reminder_index(account, billing.id, billing.due_date)),
+        crate::values::BillingStatus::Opened => {
+            Some(keys::reminder::reminder_index(account, billing.id, billing.due_date))
+        }
         crate::values::BillingStatus::Paid => {
             let card = billing.gw_card.as_ref().filter(|card| card.settled && !card.available)?;
-            Some(keys::availability_index(account, billing.id, card.escrow_end?.date()))
+            Some(keys::payment::availability_index(account, billing.id, card.escrow_end?.date()))
         }
         _ => None,
     }
@@ -130,7 +139,7 @@ pub fn rule_status_tally(billing: &Billing) -> Option<BillingTally> {
     billing.bank_rule_id.map(|rule| BillingTally::RuleStatus(rule, billing.status))
 }
 
-/// What a billing counts in its category's own counter (`keys::billing_category_count_shards`),
+/// What a billing counts in its category's own counter (`keys::billing::billing_category_count_shards`),
 /// beside its type's: its status, and its status on its due date. A list by the category and
 /// statuses or due dates takes its total from them (as a rule's from [`rule_status_tally`]); kept
 /// apart from the type's counter, which every list reads, because an account may have dozens of
@@ -139,7 +148,7 @@ pub fn category_counts(account: AccountId, billing: &Billing) -> Option<crate::s
     let category = billing.bill_category_id?;
     let status = BillingTally::Status(billing.status).name();
     Some(crate::store::counting::Counts {
-        counter: keys::billing_category_count_shards(account, billing.billing_type.as_str(), category.get()),
+        counter: keys::billing::billing_category_count_shards(account, billing.billing_type.as_str(), category.get()),
         tallies: vec![status.clone()],
         dated: vec![(billing.due_date, status)],
     })
@@ -190,10 +199,10 @@ mod tests {
         // Its state, and the billing's other values (not its code) and creation date.
         assert_eq!(contact.extra, [("v", "opened#2030-03-04".to_owned()), ("f", "R1 T2026-11-23".to_owned())]);
         assert_eq!(
-            keys::read_posting_state("opened#2030-03-04"),
+            keys::billing::read_posting_state("opened#2030-03-04"),
             Some((BillingStatus::Opened, "2030-03-04".parse().unwrap()))
         );
-        let (facets, created) = keys::read_carried_facets("R1 T2026-11-23");
+        let (facets, created) = keys::billing::read_carried_facets("R1 T2026-11-23");
         assert_eq!((facets, created), (vec!["R1"], Some("2026-11-23".parse().unwrap())));
         let code = postings.iter().find(|p| p.pk.contains("#Y")).unwrap();
         assert_eq!(code.extra[1], ("f", "C7 R1 T2026-11-23".to_owned()));
@@ -253,7 +262,7 @@ mod tests {
                 other => format!("{other:?}"),
             })
             .collect();
-        let code = keys::your_code_facet("ERP-1");
+        let code = keys::billing::your_code_facet("ERP-1");
         let expected = [
             "delete A#3#BILLINGS#billing#R1#2".to_owned(),
             "put A#3#BILLINGS#billing#C7#2".to_owned(),

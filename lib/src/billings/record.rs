@@ -24,9 +24,9 @@ impl Record for Billing {
         self.version
     }
 
-    /// A partition of its own, which its billets share (`keys::billing`).
+    /// A partition of its own, which its billets share (`keys::billing::billing`).
     fn keys(account: AccountId, id: BillingId) -> (String, String) {
-        keys::billing(account, id)
+        keys::billing::billing(account, id)
     }
 
     /// Not in the listing index: nothing to project.
@@ -39,7 +39,7 @@ impl Record for Billing {
 
 impl Counting for Billing {
     fn counted_in(&self, account: AccountId) -> Option<String> {
-        Some(keys::billing_count_shards(account, self.billing_type.as_str()))
+        Some(keys::billing::billing_count_shards(account, self.billing_type.as_str()))
     }
 
     /// Its bank rule's and category's counts (`super::postings::tallies`): the totals of a list by
@@ -54,8 +54,8 @@ impl Counting for Billing {
     /// statuses or due dates counts them).
     fn dated_tallies(&self) -> Vec<(chrono::NaiveDate, String)> {
         let mut tallies = vec![
-            (self.due_date, keys::BillingTally::Status(self.status).name()),
-            (self.created_at.date(), keys::BillingTally::Created.name()),
+            (self.due_date, keys::billing::BillingTally::Status(self.status).name()),
+            (self.created_at.date(), keys::billing::BillingTally::Created.name()),
         ];
         tallies.extend(super::postings::rule_status_tally(self).map(|tally| (self.due_date, tally.name())));
         tallies

@@ -176,11 +176,13 @@ pub async fn whole_or_404(
     account: AccountId,
     id: BillingId,
 ) -> Result<(Billing, Vec<BankBillet>), Refusal> {
-    let (pk, prefix) = keys::billing_whole(account, id);
+    let (pk, prefix) = keys::billing::billing_whole(account, id);
     // Descending: `BILLING` sorts after every `BILLET#…`, and the billets newest first.
     let mut items = store.items_with_prefix(pk, prefix, false).await?.into_iter();
     let billing = match items.next() {
-        Some(item) if crate::store::KeyItem::keys_of(&item).1 == keys::BILLING_SK => records::read::<Billing>(item)?,
+        Some(item) if crate::store::KeyItem::keys_of(&item).1 == keys::billing::BILLING_SK => {
+            records::read::<Billing>(item)?
+        }
         _ => return Err(Refusal::NotFound),
     };
     let billets = crate::store::stored::read_all(items.collect())?;

@@ -21,7 +21,7 @@ use super::model::Contact;
 use crate::contention::{move_cursor, retry_in_turn};
 use crate::jobs::{tasks, Cascade};
 use crate::refusal::Refusal;
-use crate::store::keys::{self, contact_facet};
+use crate::store::keys::{self, contact::contact_facet};
 use crate::store::records;
 use crate::store::stored::{self, Key, Stored};
 use crate::store::{postings, Condition, KeyRange, Sort, Store, Update, Write};
@@ -105,15 +105,18 @@ pub async fn run(store: &Store, message: &Cascade) -> anyhow::Result<Outcome> {
     }
     // A tag's holders under today's facet and, those not yet renamed, the one before.
     let facets = match (message.tag_id, message.group_id) {
-        (Some(tag), _) => keys::ContactNames::BOTH.map(|names| names.tag(tag)).to_vec(),
+        (Some(tag), _) => keys::contact::ContactNames::BOTH.map(|names| names.tag(tag)).to_vec(),
         (None, Some(group)) => vec![contact_facet::group(Some(group))],
         (None, None) => anyhow::bail!("a cascade names a tag or a group"),
     };
     let mut holders: Vec<ContactId> = Vec::new();
     'read: for facet in &facets {
         for contact_type in ContactType::ALL {
-            let range =
-                KeyRange::listing(keys::contact_postings(account, contact_type.as_str(), facet), Sort::All, true);
+            let range = KeyRange::listing(
+                keys::contact::contact_postings(account, contact_type.as_str(), facet),
+                Sort::All,
+                true,
+            );
             let found = postings::matching(store, &range, CHUNK - holders.len()).await?;
             holders.extend(found.keys().map(|id| ContactId::new(*id)));
             if holders.len() >= CHUNK {
@@ -127,7 +130,7 @@ pub async fn run(store: &Store, message: &Cascade) -> anyhow::Result<Outcome> {
     let mut more = holders.len() >= CHUNK;
     if let Some(tag) = message.tag_id {
         // The links bulk expansion reads go with the tag.
-        let links = store.first_keys(keys::tag_links(account, tag), CHUNK + 1).await?;
+        let links = store.first_keys(keys::contact::tag_links(account, tag), CHUNK + 1).await?;
         more |= links.len() > CHUNK;
         store.delete_all(links.into_iter().take(CHUNK).collect()).await?;
     }

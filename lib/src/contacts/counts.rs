@@ -1,7 +1,7 @@
 //! The counts contact writes keep beside the contacts' own counter (`Counting`): each tag's
 //! reach (the active customers a bulk billing on it reaches) and holders per contact type, in the
 //! counter of its bucket of tags, moved in each contact's transaction; their totals, under today's
-//! names and the ones before (`keys::ContactNames`); the holders read from the tag's links; and
+//! names and the ones before (`keys::contact::ContactNames`); the holders read from the tag's links; and
 //! the recounts that repair them.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::model::Contact;
 use crate::refusal::Refusal;
 use crate::store::counting::Counting as _;
-use crate::store::keys::{self, contact_facet, ContactNames};
+use crate::store::keys::{self, contact::contact_facet, contact::ContactNames};
 use crate::store::postings;
 use crate::store::records;
 use crate::store::{shards, KeyRange, Sort, Store, Write};
@@ -22,12 +22,12 @@ const REACH_BUCKET: i64 = 100;
 /// The counter a tag's counts are kept in: its bucket of tags' (`A#<acct>#COUNT#REACH#<bucket>`,
 /// sharded by contact id).
 fn tag_counter(account: AccountId, tag: TagId) -> String {
-    keys::tag_reach_count_shards(account, tag.get().div_euclid(REACH_BUCKET))
+    keys::contact::tag_reach_count_shards(account, tag.get().div_euclid(REACH_BUCKET))
 }
 
 /// Where a tag's reach is counted: its bucket's counter and the tag's attribute in it (`l<tag>`).
 fn reach_count(account: AccountId, tag: TagId) -> (String, String) {
-    (tag_counter(account, tag), keys::tag_reach_tally(tag))
+    (tag_counter(account, tag), keys::contact::tag_reach_tally(tag))
 }
 
 /// Whether a contact counts in the reach of the tags it holds: an active customer, whom a bulk
@@ -132,7 +132,7 @@ pub async fn reached_by(store: &Store, account: AccountId, tag: TagId) -> Result
 
 /// Ids of the contacts linked to `tag` (its link partition), ascending.
 pub async fn holders(store: &Store, account: AccountId, tag: TagId) -> Result<Vec<ContactId>, Refusal> {
-    let links = store.partition_keys(keys::tag_links(account, tag)).await?;
+    let links = store.partition_keys(keys::contact::tag_links(account, tag)).await?;
     let mut ids: Vec<ContactId> = links.iter().filter_map(|(_, sk)| keys::id_of(sk)).map(ContactId::new).collect();
     ids.sort_unstable();
     Ok(ids)
@@ -176,9 +176,9 @@ pub type Recounted = (String, shards::Recounted);
 pub async fn recount(store: &Store, account: AccountId) -> Result<Vec<Recounted>, Refusal> {
     let mut counted: BTreeMap<String, BTreeMap<String, i64>> = BTreeMap::new();
     for contact_type in ContactType::ALL {
-        counted.entry(keys::contact_count_shards(account, *contact_type)).or_default();
+        counted.entry(keys::contact::contact_count_shards(account, *contact_type)).or_default();
         let range = KeyRange::listing(
-            keys::contact_postings(account, contact_type.as_str(), contact_facet::ALL),
+            keys::contact::contact_postings(account, contact_type.as_str(), contact_facet::ALL),
             Sort::All,
             true,
         );
@@ -200,7 +200,7 @@ pub async fn recount(store: &Store, account: AccountId) -> Result<Vec<Recounted>
         }
     }
     // Every tag's bucket, held or not: a count left on a tag nobody holds any more moves to zero.
-    let range = KeyRange::listing(keys::tag_postings(account), Sort::All, true);
+    let range = KeyRange::listing(keys::contact::tag_postings(account), Sort::All, true);
     let mut tags = Vec::new();
     postings::scan(store, &range, usize::MAX, |posting| {
         tags.extend(crate::store::item::text(posting, "sk").and_then(postings::id_at_end).map(TagId::new));

@@ -7,7 +7,7 @@ use super::counts::{tag_total, TagTotal};
 use super::model::Contact;
 use crate::groups::Group;
 use crate::refusal::Refusal;
-use crate::store::keys::{self, contact_facet, ContactNames};
+use crate::store::keys::{self, contact::contact_facet, contact::ContactNames};
 use crate::store::postings;
 use crate::store::records::{self, Listed, Window};
 use crate::store::{shards, KeyRange, Sort, Store};
@@ -91,7 +91,7 @@ async fn listed(
         };
         let partitions: Vec<String> = types
             .iter()
-            .map(|contact_type| keys::contact_postings(account, contact_type.as_str(), &facet.name()))
+            .map(|contact_type| keys::contact::contact_postings(account, contact_type.as_str(), &facet.name()))
             .collect();
         let (positions, total) = postings::leading_counted(store, &partitions, window, total).await?;
         return Ok(crate::store::records::page_of::<Contact>(store, account, positions, total, window).await?);
@@ -110,7 +110,7 @@ async fn listed(
 /// A list by one tag, as [`listed`] answers a facet: the tag's holders counted and the leading
 /// postings of its partition read at once, and, while contacts stored under the names before
 /// today's hold the tag (its count under the name before is not zero), the leading postings of
-/// its partition under the facet before (`keys::ContactNames::Before`), merged in order: a contact's
+/// its partition under the facet before (`keys::contact::ContactNames::Before`), merged in order: a contact's
 /// postings are under one facet or the other, never both.
 async fn tagged(
     store: &Store,
@@ -119,8 +119,9 @@ async fn tagged(
     tag: TagId,
     window: Window,
 ) -> Result<Listed<Contact>, Refusal> {
-    let partition =
-        |contact_type: ContactType, facet: String| keys::contact_postings(account, contact_type.as_str(), &facet);
+    let partition = |contact_type: ContactType, facet: String| {
+        keys::contact::contact_postings(account, contact_type.as_str(), &facet)
+    };
     let legacy = std::sync::Mutex::new(Vec::new());
     let total = async {
         let counts = futures::future::try_join_all(types.iter().map(|t| tag_holders(store, account, tag, *t))).await?;
@@ -213,13 +214,13 @@ impl CountedFacet {
     /// beside the type's total (`Contact::tallies`), the tag's holders of the type beside its
     /// reach (`holding_count`); the inactive, the total less the active.
     async fn total(&self, store: &Store, account: AccountId, contact_type: ContactType) -> Result<i64, Refusal> {
-        let counter = keys::contact_count_shards(account, contact_type);
+        let counter = keys::contact::contact_count_shards(account, contact_type);
         let active = contact_facet::active(true);
         Ok(match self {
             CountedFacet::All => shards::sum(store, counter).await?,
             CountedFacet::Group(_) | CountedFacet::Active(true) => shards::sum_of(store, counter, &self.name()).await?,
             CountedFacet::Active(false) => {
-                match shards::sums_of(store, counter, &[keys::COUNT_ATTRIBUTE, active]).await?[..] {
+                match shards::sums_of(store, counter, &[keys::counter::COUNT_ATTRIBUTE, active]).await?[..] {
                     [all, active] => all - active,
                     _ => 0,
                 }
@@ -237,10 +238,10 @@ async fn matching(
     contact_type: ContactType,
     filter: &ContactFilter,
 ) -> Result<(BTreeMap<i64, String>, bool), Refusal> {
-    let partition = |facet: &str| keys::contact_postings(account, contact_type.as_str(), facet);
+    let partition = |facet: &str| keys::contact::contact_postings(account, contact_type.as_str(), facet);
     let every = |facet: &str| KeyRange::listing(partition(facet), Sort::All, true);
     // Each filter's postings, all read at once: a tag's and a code's under today's facet and the
-    // one before (`keys::ContactNames`), where a contact not yet renamed has them.
+    // one before (`keys::contact::ContactNames`), where a contact not yet renamed has them.
     let mut filters: Vec<Vec<KeyRange>> = Vec::new();
     if let Some(group) = filter.group_id {
         filters.push(vec![every(&contact_facet::group(group))]);
@@ -277,7 +278,8 @@ async fn matching(
                 let mut stopped = false;
                 if !digits.is_empty() {
                     stopped = postings::scan(store, &every(contact_facet::ALL), postings::SEARCH_SCAN, |posting| {
-                        let document = keys::ContactPosting::read(posting).document_digits().unwrap_or_default();
+                        let document =
+                            keys::contact::ContactPosting::read(posting).document_digits().unwrap_or_default();
                         if document.contains(digits.as_str()) {
                             found.extend(postings::position(posting));
                         }

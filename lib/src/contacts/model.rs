@@ -5,7 +5,7 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 use crate::store::item::number;
-use crate::store::keys::ContactNames;
+use crate::store::keys::contact::ContactNames;
 use crate::values::{Cnpj, ContactId, ContactType, Cpf, GroupId, Money, TagId, Timestamp};
 
 pub const MSG_IN_USE: &str = "Contato não pode ser excluído: possui cobranças";

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::model::Contact;
 use crate::store::counting::Counting;
-use crate::store::keys::{self, contact_facet};
+use crate::store::keys::{self, contact::contact_facet};
 use crate::store::postings::Posting;
 use crate::store::records::Record;
 use crate::store::Item;
@@ -77,7 +77,7 @@ impl Record for Contact {
 
 impl Counting for Contact {
     fn counted_in(&self, account: AccountId) -> Option<String> {
-        Some(keys::contact_count_shards(account, self.contact_type))
+        Some(keys::contact::contact_count_shards(account, self.contact_type))
     }
 
     /// Its group's count and, when active, the active contacts' (named as their postings' facets:

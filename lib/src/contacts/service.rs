@@ -10,7 +10,7 @@ use super::model::{document_field, duplicate_message, Contact, MSG_IN_USE, MSG_I
 use crate::editing::Editable;
 use crate::groups::Group;
 use crate::refusal::{Problem, Refusal};
-use crate::store::keys::{self, contact_facet};
+use crate::store::keys::{self, contact::contact_facet};
 use crate::store::postings;
 use crate::store::records::{self, Record};
 use crate::store::{KeyRange, Sort, Store, Write};
@@ -19,7 +19,7 @@ use crate::values::{AccountId, ContactId, ContactType, TagId, Timestamp};
 
 /// The link from a tag to a holder, which bulk expansion and tag deletion query.
 fn link(account: AccountId, tag: TagId, contact: ContactId) -> (String, String) {
-    (keys::tag_links(account, tag), keys::record(Contact::KIND, contact))
+    (keys::contact::tag_links(account, tag), keys::record(Contact::KIND, contact))
 }
 
 /// What [`rename_stored`] did to an account's contacts.
@@ -36,7 +36,7 @@ pub struct Renamed {
 }
 
 /// Moves every contact of the account stored under the names before today's
-/// (`keys::ContactNames::Before`) to today's, as a write of the contact would, each in one transaction
+/// (`keys::contact::ContactNames::Before`) to today's, as a write of the contact would, each in one transaction
 /// (its record with the next version, its postings and its tag counts), a hundred contacts to a
 /// read of the type's `ALL` postings: bounded by the page, whatever the account's size. A contact
 /// written meanwhile is read again (its own write may have renamed it). Safe to run again: a
@@ -44,7 +44,7 @@ pub struct Renamed {
 pub async fn rename_stored(store: &Store, account: AccountId) -> Result<Renamed, Refusal> {
     let mut done = Renamed::default();
     for contact_type in ContactType::ALL {
-        let all = keys::contact_postings(account, contact_type.as_str(), contact_facet::ALL);
+        let all = keys::contact::contact_postings(account, contact_type.as_str(), contact_facet::ALL);
         let range = KeyRange::listing(all, Sort::All, true);
         let mut start = None;
         loop {
@@ -80,7 +80,8 @@ const RENAMED_AT_ONCE: usize = 100;
 /// the move is more than one transaction.
 async fn rename(store: &Store, account: AccountId, mut contact: Contact) -> Result<Result<(), ContactId>, Refusal> {
     loop {
-        let next = Contact { names: keys::ContactNames::Today, version: contact.version + 1, ..contact.clone() };
+        let next =
+            Contact { names: keys::contact::ContactNames::Today, version: contact.version + 1, ..contact.clone() };
         let moves = reach_moves(account, Some(&contact), Some(&next));
         match records::replace(store, account, &contact, &next, moves).await {
             Ok(()) => return Ok(Ok(())),
@@ -111,7 +112,12 @@ impl Editable for Contact {
             return Ok(None);
         }
         // A write moves a contact stored under the names before today's to today's.
-        Ok(Some(Contact { updated_at: Some(now), version: self.version + 1, names: keys::ContactNames::Today, ..next }))
+        Ok(Some(Contact {
+            updated_at: Some(now),
+            version: self.version + 1,
+            names: keys::contact::ContactNames::Today,
+            ..next
+        }))
     }
 
     fn duplicate(&self) -> Problem {

@@ -114,7 +114,7 @@ pub fn on_account_allowed(marked_tags_in_account: i64, holds_marked_tag: bool) -
 
 /// How many tags of the account allow on-account sales.
 pub async fn on_account_tags_marked(store: &Store, account: AccountId) -> Result<i64, Refusal> {
-    Ok(store.counter(keys::account(account), keys::counter(ON_ACCOUNT_TAGS)).await?)
+    Ok(store.counter(keys::account(account), keys::counter::counter(ON_ACCOUNT_TAGS)).await?)
 }
 
 /// Views of `contacts` with three more reads in all, made at once (one round trip): their tags (one

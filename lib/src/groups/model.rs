@@ -84,6 +84,9 @@ mod tests {
         assert_eq!((next.contact_type, next.description.as_str()), (GroupContactType::Suppliers, "A"));
         // Its list is its type's postings: the change moves it there.
         let postings = next.postings(crate::values::AccountId::new(1));
-        assert_eq!(postings[0].pk, crate::store::keys::group_postings(crate::values::AccountId::new(1), "suppliers"));
+        assert_eq!(
+            postings[0].pk,
+            crate::store::keys::contact::group_postings(crate::values::AccountId::new(1), "suppliers")
+        );
     }
 }

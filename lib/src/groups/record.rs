@@ -47,13 +47,13 @@ impl Record for Group {
     const LISTED: bool = false;
 
     fn postings(&self, account: AccountId) -> Vec<Posting> {
-        let partition = keys::group_postings(account, self.contact_type.as_str());
+        let partition = keys::contact::group_postings(account, self.contact_type.as_str());
         vec![Posting::new(partition, keys::ordered(&sort_key(&self.description), self.id.get()))]
     }
 }
 
 impl Counting for Group {
     fn counted_in(&self, account: AccountId) -> Option<String> {
-        Some(keys::group_count_shards(account, self.contact_type))
+        Some(keys::contact::group_count_shards(account, self.contact_type))
     }
 }

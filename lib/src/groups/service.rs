@@ -38,14 +38,14 @@ pub async fn list(
         let sums = types
             .iter()
             .filter(|_| filter.search.is_none())
-            .map(|contact_type| shards::sum(store, keys::group_count_shards(account, contact_type)));
+            .map(|contact_type| shards::sum(store, keys::contact::group_count_shards(account, contact_type)));
         let counts = futures::future::try_join_all(sums).await?;
         Ok::<usize, Refusal>(counts.into_iter().map(|n| usize::try_from(n).unwrap_or_default()).sum())
     };
     // Every type's postings at once (one round trip), up to `reach` each.
     let reads = |reach: usize| {
         futures::future::try_join_all(types.iter().map(move |contact_type| async move {
-            let partition = keys::group_postings(account, contact_type.as_str());
+            let partition = keys::contact::group_postings(account, contact_type.as_str());
             let (found, stopped): (Vec<(i64, String)>, bool) = match filter.search {
                 None => (postings::leading(store, &[partition], reach).await?, false),
                 Some(term) => postings::named(store, partition, term).await?,

@@ -154,7 +154,7 @@ impl Claim<'_> {
     }
 
     fn item_key(&self) -> Key {
-        keys::idempotency_claim(self.account, &self.key)
+        keys::auth::idempotency_claim(self.account, &self.key)
     }
 
     /// Puts the claim unless a live one holds the key: none, one past its 24 h (TTL is lazy), or
@@ -254,7 +254,7 @@ impl Stored for ClaimRecord {
     type Scope<'a> = (AccountId, &'a str);
 
     fn key(&self, (account, key): Self::Scope<'_>) -> Key {
-        keys::idempotency_claim(account, key)
+        keys::auth::idempotency_claim(account, key)
     }
 }
 

@@ -234,10 +234,10 @@ impl RateLimiter {
         Windows {
             minute,
             reset,
-            ip: ip.zip(self.limits.per_ip).map(|(ip, limit)| (keys::ip_rate_window(ip, minute), limit)),
+            ip: ip.zip(self.limits.per_ip).map(|(ip, limit)| (keys::auth::ip_rate_window(ip, minute), limit)),
             token: token_digest
                 .zip(self.limits.per_token)
-                .map(|(d, limit)| (keys::token_rate_window(d, minute), limit)),
+                .map(|(d, limit)| (keys::auth::token_rate_window(d, minute), limit)),
         }
     }
 
@@ -297,12 +297,12 @@ impl RateLimiter {
         let shards = i64::from(limit).div_euclid(SHARD_REQUESTS) + 1;
         let window = match shards {
             1 => window,
-            _ => keys::rate_window_shard(&window, rand::random::<u32>() as i64 % shards),
+            _ => keys::auth::rate_window_shard(&window, rand::random::<u32>() as i64 % shards),
         };
         // Kept a minute past the window's end; TTL deletion is lazy anyway, and a later minute
         // never reads this item.
         let expires_at = (minute + 2) * 60;
-        match self.store.count_hit(window, keys::RATE_WINDOW_SK.into(), expires_at).await {
+        match self.store.count_hit(window, keys::auth::RATE_WINDOW_SK.into(), expires_at).await {
             Ok(count) => Some(count * shards),
             Err(error) => {
                 tracing::warn!(error = ?error, "could not count the request; let through");

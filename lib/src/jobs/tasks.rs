@@ -41,14 +41,14 @@ impl Stored for Task {
     type Scope<'a> = ();
 
     fn key(&self, (): ()) -> Key {
-        (keys::tasks(self.account_id, &self.task_id), keys::task(self.millis(), &self.task_id))
+        (keys::event::tasks(self.account_id, &self.task_id), keys::event::task(self.millis(), &self.task_id))
     }
 
     /// Pending until it is handed on (and deleted).
     fn index(&self, (): ()) -> Option<Key> {
         Some((
-            keys::outbox_pending(keys::outbox_shard(&self.task_id)),
-            keys::outbox_order(self.millis(), &self.task_id),
+            keys::event::outbox_pending(keys::event::outbox_shard(&self.task_id)),
+            keys::event::outbox_order(self.millis(), &self.task_id),
         ))
     }
 }
@@ -122,7 +122,7 @@ pub async fn dispatch(store: &Store, queues: &Queues, pk: String, sk: String) ->
 /// tests and for operators. Reads the account's task partitions.
 pub async fn pending_of(store: &Store, account: AccountId) -> StoreResult<Vec<(String, String)>> {
     let mut found = Vec::new();
-    for partition in keys::task_partitions(account) {
+    for partition in keys::event::task_partitions(account) {
         found.extend(store.partition_keys(partition).await?);
     }
     found.sort_by(|a, b| a.1.cmp(&b.1));
@@ -148,7 +148,7 @@ mod tests {
         assert_eq!(task.queue, "billet_registration");
         assert_eq!(parse::<BilletRegistration>(&task.messages[1]).unwrap().billing_id, BillingId::new(2));
         let text = |name: &str| item[name].as_s().unwrap().clone();
-        assert_eq!(text("pk"), keys::tasks(account, &task.task_id));
+        assert_eq!(text("pk"), keys::event::tasks(account, &task.task_id));
         assert!(text("sk").starts_with("TASK#") && text("sk").ends_with(&task.task_id));
         assert!(text("gsi1pk").starts_with("OUTBOX#PENDING#"));
         assert!(record::<BilletRegistration>(account, &[]).is_err());

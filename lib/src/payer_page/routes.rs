@@ -37,7 +37,7 @@ pub fn app(state: AppState) -> Router {
 
 /// Counts the request on its IP's window of page requests; over the limit, a 429 page.
 async fn per_ip(State(limiter): State<RateLimiter>, request: Request, next: Next) -> Response {
-    let ip = client_ip(&request).map(|ip| crate::store::keys::page_rate_client(&ip));
+    let ip = client_ip(&request).map(|ip| crate::store::keys::auth::page_rate_client(&ip));
     let usage = limiter.admit(ip.as_deref(), None, unix_now()).await;
     match usage.refusal() {
         None => next.run(request).await,

@@ -109,7 +109,7 @@ impl Stored for Entry {
     type Scope<'a> = ();
 
     fn key(&self, (): ()) -> Key {
-        keys::payment(self.account_id, self.channel.as_str(), &self.provider_id)
+        keys::payment::payment(self.account_id, self.channel.as_str(), &self.provider_id)
     }
 }
 
@@ -125,7 +125,7 @@ impl Stored for ToRefund {
     fn key(&self, (): ()) -> Key {
         let entry = &self.0;
         let at = entry.recorded_at.0.timestamp_millis();
-        keys::payment_to_refund(entry.account_id, at, entry.channel.as_str(), &entry.provider_id)
+        keys::payment::payment_to_refund(entry.account_id, at, entry.channel.as_str(), &entry.provider_id)
     }
 }
 
@@ -187,7 +187,7 @@ pub async fn entry_of(
     channel: Channel,
     provider_id: &str,
 ) -> Result<Option<Entry>, StoreError> {
-    stored::find::<Entry>(store, keys::payment(account, channel.as_str(), provider_id)).await
+    stored::find::<Entry>(store, keys::payment::payment(account, channel.as_str(), provider_id)).await
 }
 
 /// The writes that keep `payment` of billing `billing` to refund: its ledger entry (only if
@@ -220,7 +220,7 @@ pub fn to_refund_event(entry: &Entry) -> serde_json::Value {
 
 /// The account's payments to refund, oldest first, at most `limit`.
 pub async fn to_refund(store: &Store, account: AccountId, limit: usize) -> Result<Vec<Entry>, StoreError> {
-    let range = KeyRange::listing(keys::payments_to_refund(account), Sort::All, true);
+    let range = KeyRange::listing(keys::payment::payments_to_refund(account), Sort::All, true);
     let items = store.items_in(&range, 0, limit).await?;
     Ok(stored::read_all::<ToRefund>(items)?.into_iter().map(|kept| kept.0).collect())
 }

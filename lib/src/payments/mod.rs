@@ -4,14 +4,14 @@
 //! account's checkout gateway, as its events and API tell it; `manual`: the account's pay-off,
 //! [`paid_off`]); a channel turns what its provider says into one [`Payment`], and this module applies it:
 //!
-//! - **exactly once per provider id**: the payment's ledger item ([`Entry`], `keys::payment`) is
+//! - **exactly once per provider id**: the payment's ledger item ([`Entry`], `keys::payment::payment`) is
 //!   written, only if absent, in the transaction that applies it, so a payment reported again (a
 //!   second return file, a webhook twice, a reconciliation) changes nothing;
 //! - **the first payment settles**: the billing `paid` and the billet it pays `paid`, with what
 //!   was paid, announced by `billing.updated`, all in that transaction;
 //! - **a later one is kept to refund**: a payment of a billing already settled otherwise, or of a
 //!   billet no longer the billing's, moves nothing and is kept, with why, in the ledger and in the
-//!   account's list of payments to refund (`keys::payments_to_refund`, `infra/ops payment
+//!   account's list of payments to refund (`keys::payment::payments_to_refund`, `infra/ops payment
 //!   refunds`), and told to the account's receivers (`payment.to_refund`): never lost, never
 //!   applied twice.
 //!

@@ -1,5 +1,5 @@
 //! A billing's reminder deliveries (§2.1 `billing_reminder_deliveries`): one item per billing, day
-//! and channel in the billing's partition (`keys::reminder_delivery`), written only if absent, so
+//! and channel in the billing's partition (`keys::reminder::reminder_delivery`), written only if absent, so
 //! that each reminder is attempted once whatever is run again, delivered twice or killed; its
 //! status then follows the sender's attempts and the provider's events.
 //!
@@ -121,14 +121,14 @@ impl Stored for Delivery {
     type Scope<'a> = ();
 
     fn key(&self, (): ()) -> Key {
-        keys::reminder_delivery(self.account_id, self.billing_id, self.day, self.channel.as_str())
+        keys::reminder::reminder_delivery(self.account_id, self.billing_id, self.day, self.channel.as_str())
     }
 }
 
 impl Delivery {
     /// The reference that names it to the provider, given back with each of its events.
     pub fn reference(&self) -> String {
-        keys::reminder_reference(self.account_id, self.billing_id, self.day, self.channel.as_str())
+        keys::reminder::reminder_reference(self.account_id, self.billing_id, self.day, self.channel.as_str())
     }
 
     /// It, moved to `status` now (a version more).
@@ -155,12 +155,12 @@ pub async fn find(
     day: NaiveDate,
     channel: Channel,
 ) -> StoreResult<Option<Delivery>> {
-    stored::find(store, keys::reminder_delivery(account, billing, day, channel.as_str())).await
+    stored::find(store, keys::reminder::reminder_delivery(account, billing, day, channel.as_str())).await
 }
 
 /// A billing's newest [`SHOWN`] deliveries, newest day first (one query).
 pub async fn of_billing(store: &Store, account: AccountId, billing: BillingId) -> StoreResult<Vec<Delivery>> {
-    let (pk, prefix) = keys::reminder_deliveries_of(account, billing);
+    let (pk, prefix) = keys::reminder::reminder_deliveries_of(account, billing);
     let page = store.page(&KeyRange::prefix(pk, prefix, false), SHOWN, None).await?;
     stored::read_all(page.items)
 }
@@ -181,7 +181,9 @@ pub async fn record_outcome(
     reference: &str,
     outcome: &Outcome,
 ) -> Result<Option<Delivery>, crate::refusal::Refusal> {
-    let Some((account, billing, day, channel)) = keys::read_reminder_reference(reference) else { return Ok(None) };
+    let Some((account, billing, day, channel)) = keys::reminder::read_reminder_reference(reference) else {
+        return Ok(None);
+    };
     let Some(channel) = Channel::parse(&channel) else { return Ok(None) };
     // A concurrent writer of the delivery (the sender, another event) makes it read again.
     crate::contention::retry_on_conflict(|| async {

@@ -1,6 +1,6 @@
 //! The daily run of reminders, by key: for each step some schedule has (`schedule::days_in_use`),
 //! the billings due that many days before the run's day are the due-day index's partitions of that
-//! date (`keys::reminder_index`, sixteen shards), which hold only billings that can be paid; a page
+//! date (`keys::reminder::reminder_index`, sixteen shards), which hold only billings that can be paid; a page
 //! of one partition gives a few accounts' billings (sorted by account), whose schedules are read
 //! together (one batch read), and each billing whose account has the step gets its reminder.
 //! Nothing reads an account's billings: a day costs about its due billings' index entries.
@@ -43,13 +43,13 @@ pub async fn page(
     after: Option<Item>,
 ) -> StoreResult<(Vec<Reminder>, Option<Item>)> {
     let due_date = day - chrono::Duration::days(days);
-    let range = KeyRange::index(keys::reminder_index_partition(due_date, shard), Sort::All, true);
+    let range = KeyRange::index(keys::reminder::reminder_index_partition(due_date, shard), Sort::All, true);
     let found = store.page(&range, PAGE, after).await?;
     let due: Vec<_> = found
         .items
         .iter()
-        .filter_map(|item| crate::store::item::text(item, keys::REMINDER_INDEX_SK))
-        .filter_map(keys::read_reminder_index)
+        .filter_map(|item| crate::store::item::text(item, keys::reminder::REMINDER_INDEX_SK))
+        .filter_map(keys::reminder::read_reminder_index)
         .collect();
     let accounts: Vec<AccountId> = due.iter().map(|(a, _)| *a).collect::<BTreeSet<_>>().into_iter().collect();
     let mut schedules = HashMap::new();
@@ -72,7 +72,7 @@ pub async fn start(store: &Store, queues: &Queues, day: NaiveDate) -> anyhow::Re
     let steps = schedule::days_in_use(store).await?;
     let mut bodies = Vec::new();
     for days in &steps {
-        for shard in 0..keys::REMINDER_INDEX_SHARDS {
+        for shard in 0..keys::reminder::REMINDER_INDEX_SHARDS {
             bodies.push(jobs::body(&ReminderScan { day, days: *days, shard, after: None })?);
         }
     }
@@ -184,7 +184,7 @@ pub async fn run_day(
 ) -> anyhow::Result<DayReport> {
     let mut report = DayReport { day: Some(day), ..DayReport::default() };
     for days in schedule::days_in_use(store).await? {
-        for shard in 0..keys::REMINDER_INDEX_SHARDS {
+        for shard in 0..keys::reminder::REMINDER_INDEX_SHARDS {
             let mut after = None;
             loop {
                 let (reminders, next) = page(store, day, days, shard, after).await?;

@@ -6,7 +6,7 @@
 //! An account that never changed its schedule has [`DEFAULT_STEPS`], on: an e-mail three days
 //! before the due date, an e-mail and a WhatsApp message on the day, and both three days after.
 //! The default is never stored; a change stores the whole schedule (`A#<acct>`, `REMINDERS`) and
-//! moves the count of each step it adds or drops in the same transaction (`keys::reminder_step`).
+//! moves the count of each step it adds or drops in the same transaction (`keys::reminder::reminder_step`).
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -92,7 +92,7 @@ impl Stored for Schedule {
     type Scope<'a> = ();
 
     fn key(&self, (): ()) -> Key {
-        keys::reminder_schedule(self.account_id)
+        keys::reminder::reminder_schedule(self.account_id)
     }
 }
 
@@ -143,14 +143,14 @@ impl Schedule {
 
 /// An account's schedule: the stored one, or the default.
 pub async fn of(store: &Store, account: AccountId) -> StoreResult<Schedule> {
-    let found: Option<Schedule> = stored::find(store, keys::reminder_schedule(account)).await?;
+    let found: Option<Schedule> = stored::find(store, keys::reminder::reminder_schedule(account)).await?;
     Ok(found.unwrap_or_else(|| Schedule::default_for(account)))
 }
 
 /// The schedules of these accounts (one batch read per hundred), the default for those that never
 /// changed theirs.
 pub async fn of_many(store: &Store, accounts: &[AccountId]) -> StoreResult<HashMap<AccountId, Schedule>> {
-    let keys: Vec<Key> = accounts.iter().map(|a| keys::reminder_schedule(*a)).collect();
+    let keys: Vec<Key> = accounts.iter().map(|a| keys::reminder::reminder_schedule(*a)).collect();
     let found: Vec<Schedule> = stored::find_many(store, &keys).await?;
     let mut schedules: HashMap<AccountId, Schedule> = found.into_iter().map(|s| (s.account_id, s)).collect();
     for account in accounts {
@@ -160,11 +160,12 @@ pub async fn of_many(store: &Store, accounts: &[AccountId]) -> StoreResult<HashM
 }
 
 /// The days from the due date that some schedule has a step on: the default's, and every stored
-/// schedule's (the counts of [`keys::REMINDER_STEPS`], one small partition).
+/// schedule's (the counts of [`keys::reminder::REMINDER_STEPS`], one small partition).
 pub async fn days_in_use(store: &Store) -> StoreResult<BTreeSet<i64>> {
     let mut days: BTreeSet<i64> = DEFAULT_STEPS.iter().map(|(days, _)| *days).collect();
     // A step is a day from -30 to +60: the partition holds at most 91 items.
-    let range = crate::store::KeyRange::listing(keys::REMINDER_STEPS.to_owned(), crate::store::Sort::All, true);
+    let range =
+        crate::store::KeyRange::listing(keys::reminder::REMINDER_STEPS.to_owned(), crate::store::Sort::All, true);
     let items = store.page(&range, 1_000, None).await?.items;
     #[derive(Deserialize)]
     struct Count {
@@ -174,7 +175,7 @@ pub async fn days_in_use(store: &Store) -> StoreResult<BTreeSet<i64>> {
     for item in items {
         let (_, sk) = crate::store::KeyItem::keys_of(&item);
         let count: Count = crate::store::item::from_item(item)?;
-        if let Some(step) = keys::read_reminder_step(&sk).filter(|_| count.value > 0) {
+        if let Some(step) = keys::reminder::read_reminder_step(&sk).filter(|_| count.value > 0) {
             days.insert(step);
         }
     }
@@ -337,7 +338,7 @@ fn moved_steps(current: &Schedule, next: &Schedule) -> Vec<Write> {
     added
         .chain(dropped)
         .map(|(days, delta)| {
-            let (pk, sk) = keys::reminder_step(days);
+            let (pk, sk) = keys::reminder::reminder_step(days);
             Write::add(pk, sk, "value", delta)
         })
         .collect()

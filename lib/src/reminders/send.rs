@@ -267,7 +267,7 @@ async fn deliver(
 
 /// A new delivery of `reminder` through `channel`, not stored yet (version 0), with a new id.
 async fn new_delivery(store: &Store, reminder: &Reminder, channel: Channel) -> anyhow::Result<Delivery> {
-    let (pk, sk) = keys::reminder_sequence(reminder.account_id);
+    let (pk, sk) = keys::reminder::reminder_sequence(reminder.account_id);
     let id = store.ids_from_block(pk, sk, 1).await?;
     let now = Timestamp::now();
     Ok(Delivery {

@@ -28,7 +28,7 @@ impl Stored for Suppressed {
     type Scope<'a> = ();
 
     fn key(&self, (): ()) -> Key {
-        keys::suppressed_address(self.account_id, &self.email)
+        keys::reminder::suppressed_address(self.account_id, &self.email)
     }
 }
 
@@ -45,7 +45,7 @@ impl Suppressed {
 
 /// The account's suppression of `email`, when there is one.
 pub async fn find(store: &Store, account: AccountId, email: &str) -> StoreResult<Option<Suppressed>> {
-    stored::find(store, keys::suppressed_address(account, email)).await
+    stored::find(store, keys::reminder::suppressed_address(account, email)).await
 }
 
 /// Suppresses an address (again: the latest cause is kept).
@@ -57,7 +57,7 @@ pub async fn suppress(store: &Store, suppressed: &Suppressed) -> StoreResult<()>
 pub async fn lift(store: &Store, account: AccountId, email: &str) -> StoreResult<bool> {
     let found = find(store, account, email).await?;
     if found.is_some() {
-        let (pk, sk) = keys::suppressed_address(account, email);
+        let (pk, sk) = keys::reminder::suppressed_address(account, email);
         store.write(vec![crate::store::Write::delete(pk, sk)]).await?;
     }
     Ok(found.is_some())
@@ -65,7 +65,8 @@ pub async fn lift(store: &Store, account: AccountId, email: &str) -> StoreResult
 
 /// The account's suppressed addresses, the first [`LISTED`] (by the digest of the address).
 pub async fn list(store: &Store, account: AccountId) -> StoreResult<Vec<Suppressed>> {
-    let range = crate::store::KeyRange::listing(keys::suppressed_addresses(account), crate::store::Sort::All, true);
+    let range =
+        crate::store::KeyRange::listing(keys::reminder::suppressed_addresses(account), crate::store::Sort::All, true);
     stored::read_all(store.page(&range, LISTED, None).await?.items)
 }
 

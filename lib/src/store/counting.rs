@@ -149,7 +149,7 @@ pub fn counts_of<R: Counting>(record: &R, delta: i64) -> Vec<(String, i64)> {
 
 /// The total (`value`) and each of `tallies`, moved by `delta`.
 fn with_total(tallies: Vec<String>, delta: i64) -> Vec<(String, i64)> {
-    std::iter::once((super::keys::COUNT_ATTRIBUTE.to_owned(), delta))
+    std::iter::once((super::keys::counter::COUNT_ATTRIBUTE.to_owned(), delta))
         .chain(tallies.into_iter().map(|tally| (tally, delta)))
         .collect()
 }

@@ -100,7 +100,7 @@ impl KeyItem {
     }
 }
 
-/// The `value` of a counter or sequence item (`keys::COUNT_ATTRIBUTE`).
+/// The `value` of a counter or sequence item (`keys::counter::COUNT_ATTRIBUTE`).
 #[derive(Clone, Copy, Debug, Default, Deserialize)]
 pub struct CounterValue {
     #[serde(default)]

@@ -273,7 +273,7 @@ impl Store {
             .table_name(self.table())
             .key("pk", AttributeValue::S(pk))
             .key("sk", AttributeValue::S(sk))
-            .expression_attribute_names("#value", keys::COUNT_ATTRIBUTE)
+            .expression_attribute_names("#value", keys::counter::COUNT_ATTRIBUTE)
             .expression_attribute_values(":by", AttributeValue::N(by.to_string()))
             .return_values(aws_sdk_dynamodb::types::ReturnValue::UpdatedNew);
         gate::passed().await?;

@@ -17,7 +17,7 @@ pub const SHARDS: i64 = 8;
 const PARTITIONS: i64 = 4;
 
 fn partition(account: AccountId, kind: &str, id: i64, shard: i64) -> String {
-    keys::reference_shards(account, kind, id, shard.rem_euclid(PARTITIONS))
+    keys::counter::reference_shards(account, kind, id, shard.rem_euclid(PARTITIONS))
 }
 
 /// `delta` on the count of record `(kind, id)`, in the shard of `holder` (the billing's id, or
@@ -25,16 +25,16 @@ fn partition(account: AccountId, kind: &str, id: i64, shard: i64) -> String {
 /// A positive delta fails on a deleted record (its shards' `gone` mark).
 pub fn moved(account: AccountId, kind: &str, id: i64, holder: i64, delta: i64) -> Write {
     let shard = holder.rem_euclid(SHARDS);
-    let update = Update::new().add(keys::COUNT_ATTRIBUTE, delta);
+    let update = Update::new().add(keys::counter::COUNT_ATTRIBUTE, delta);
     let alive = (delta > 0).then(|| Condition::missing("gone"));
-    let sk = keys::count_shard(u32::try_from(shard).unwrap_or_default());
+    let sk = keys::counter::count_shard(u32::try_from(shard).unwrap_or_default());
     Write::update(partition(account, kind, id, shard), sk, update, alive)
 }
 
 /// How many holders the record has (a query of each partition, at once: eight small items in all).
 pub async fn count(store: &Store, account: AccountId, kind: &str, id: i64) -> StoreResult<i64> {
     let reads = (0..PARTITIONS).map(|n| {
-        let range = KeyRange::prefix(partition(account, kind, id, n), keys::SHARD_PREFIX, true);
+        let range = KeyRange::prefix(partition(account, kind, id, n), keys::counter::SHARD_PREFIX, true);
         async move { store.page(&range, SHARDS as usize, None).await }
     });
     let mut total = 0;
@@ -51,8 +51,14 @@ pub fn unused(account: AccountId, kind: &str, id: i64) -> Vec<Write> {
     (0..SHARDS)
         .map(|shard| {
             let mark = Update::new().set("gone", &true);
-            let unused = Condition::missing(keys::COUNT_ATTRIBUTE).or(Condition::equals(keys::COUNT_ATTRIBUTE, &0));
-            Write::update(partition(account, kind, id, shard), keys::count_shard(shard as u32), mark, Some(unused))
+            let unused = Condition::missing(keys::counter::COUNT_ATTRIBUTE)
+                .or(Condition::equals(keys::counter::COUNT_ATTRIBUTE, &0));
+            Write::update(
+                partition(account, kind, id, shard),
+                keys::counter::count_shard(shard as u32),
+                mark,
+                Some(unused),
+            )
         })
         .collect()
 }

@@ -20,12 +20,12 @@ pub const PARTITIONS: i64 = 4;
 
 /// The partition of a shard of `counter`.
 fn partition(counter: &str, shard: i64) -> String {
-    keys::counter_partition(counter, shard.rem_euclid(PARTITIONS))
+    keys::counter::counter_partition(counter, shard.rem_euclid(PARTITIONS))
 }
 
 /// `delta` on the counter `counter`, in the shard of `holder`.
 pub fn add(counter: String, holder: i64, delta: i64) -> Write {
-    add_each(counter, holder, &[(keys::COUNT_ATTRIBUTE.to_owned(), delta)])
+    add_each(counter, holder, &[(keys::counter::COUNT_ATTRIBUTE.to_owned(), delta)])
 }
 
 /// Several counts kept together (one attribute each, named by the caller), each moved by its
@@ -33,7 +33,7 @@ pub fn add(counter: String, holder: i64, delta: i64) -> Write {
 pub fn add_each(counter: String, holder: i64, deltas: &[(String, i64)]) -> Write {
     let shard = holder.rem_euclid(SHARDS);
     let update = deltas.iter().fold(super::Update::new(), |update, (attribute, delta)| update.add(attribute, *delta));
-    let sk = keys::count_shard(u32::try_from(shard).unwrap_or_default());
+    let sk = keys::counter::count_shard(u32::try_from(shard).unwrap_or_default());
     Write::update(partition(&counter, shard), sk, update, None)
 }
 
@@ -120,7 +120,8 @@ async fn totals(store: &Store, counter: String) -> StoreResult<BTreeMap<String, 
 /// Every shard item of a counter (a query of each partition, at once).
 async fn shards_of(store: &Store, counter: &str) -> StoreResult<Vec<super::Item>> {
     let reads = (0..PARTITIONS).map(|n| {
-        let range = KeyRange::listing(partition(counter, n), Sort::Prefix(keys::SHARD_PREFIX.to_owned()), true);
+        let range =
+            KeyRange::listing(partition(counter, n), Sort::Prefix(keys::counter::SHARD_PREFIX.to_owned()), true);
         async move { store.page(&range, (SHARDS / PARTITIONS) as usize, None).await }
     });
     Ok(futures::future::try_join_all(reads).await?.into_iter().flat_map(|page| page.items).collect())
@@ -134,12 +135,12 @@ const _: () = assert!(super::refs::SHARDS % DAY_SHARDS == 0);
 
 /// The partition of a day shard of `counter` (`<counter>#DAYS#<shard mod PARTITIONS>`).
 fn day_partition(counter: &str, shard: i64) -> String {
-    keys::counter_days_partition(counter, shard.rem_euclid(PARTITIONS))
+    keys::counter::counter_days_partition(counter, shard.rem_euclid(PARTITIONS))
 }
 
 /// The sort key of a day shard: the day first, so that a range of days is a key range.
 fn day_key(day: NaiveDate, shard: i64) -> String {
-    keys::day_shard(day, shard)
+    keys::counter::day_shard(day, shard)
 }
 
 /// Counts by day and name: a counter's days as read ([`days`]), or what records add to them
@@ -179,13 +180,13 @@ pub async fn days(
     from: Option<NaiveDate>,
     to: Option<NaiveDate>,
 ) -> StoreResult<DayCounts> {
-    let (low, high) = keys::day_shards_between(from, to);
+    let (low, high) = keys::counter::day_shards_between(from, to);
     let reads = (0..PARTITIONS).map(|n| {
         let range = KeyRange::listing(day_partition(counter, n), Sort::Between(low.clone(), high.clone()), true);
         async move {
             let mut read: Vec<(NaiveDate, String, i64)> = Vec::new();
             super::postings::scan(store, &range, usize::MAX, |shard| {
-                let day = super::item::text(shard, "sk").and_then(keys::day_of_shard);
+                let day = super::item::text(shard, "sk").and_then(keys::counter::day_of_shard);
                 if let Some(day) = day {
                     read.extend(counts_in(shard).map(|(name, n)| (day, name.clone(), n)));
                 }

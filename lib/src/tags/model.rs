@@ -90,8 +90,14 @@ impl Editable for Tag {
 }
 
 fn on_account_counter(account: AccountId, delta: i64) -> Option<Write> {
-    (delta != 0)
-        .then(|| Write::add(keys::account(account), keys::counter(ON_ACCOUNT_TAGS), keys::COUNT_ATTRIBUTE, delta))
+    (delta != 0).then(|| {
+        Write::add(
+            keys::account(account),
+            keys::counter::counter(ON_ACCOUNT_TAGS),
+            keys::counter::COUNT_ATTRIBUTE,
+            delta,
+        )
+    })
 }
 
 #[cfg(test)]

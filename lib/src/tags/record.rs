@@ -45,13 +45,13 @@ impl Record for Tag {
     const LISTED: bool = false;
 
     fn postings(&self, account: AccountId) -> Vec<Posting> {
-        vec![Posting::new(keys::tag_postings(account), keys::ordered(&sort_key(&self.name), self.id.get()))]
+        vec![Posting::new(keys::contact::tag_postings(account), keys::ordered(&sort_key(&self.name), self.id.get()))]
     }
 }
 
 impl Counting for Tag {
     fn counted_in(&self, account: AccountId) -> Option<String> {
-        Some(keys::count_shards(account, Self::KIND))
+        Some(keys::counter::count_shards(account, Self::KIND))
     }
 }
 

@@ -18,11 +18,11 @@ pub async fn list(
     search: Option<&str>,
     window: Window,
 ) -> Result<Listed<Tag>, Refusal> {
-    let partition = keys::tag_postings(account);
+    let partition = keys::contact::tag_postings(account);
     let (positions, total, partial) = match search {
         None => {
             let count = async {
-                let sum = shards::sum(store, keys::count_shards(account, Tag::KIND)).await?;
+                let sum = shards::sum(store, keys::counter::count_shards(account, Tag::KIND)).await?;
                 Ok::<_, Refusal>(usize::try_from(sum).unwrap_or_default())
             };
             let (positions, total) = postings::leading_counted(store, &[partition], window, count).await?;

@@ -118,14 +118,20 @@ impl Stored for Delivery {
 
     /// In the account's webhook log, in order of its event (whose id carries its millisecond).
     fn key(&self, (): ()) -> Key {
-        (keys::webhook_log(self.account_id), keys::delivery(self.event_millis(), &self.event_id, self.receiver_id))
+        (
+            keys::webhook::webhook_log(self.account_id),
+            keys::webhook::delivery(self.event_millis(), &self.event_id, self.receiver_id),
+        )
     }
 
     /// In the account's failed index while failed, by the time it failed.
     fn index(&self, (): ()) -> Option<Key> {
         let failed_at = self.failed_at.filter(|_| self.status == DeliveryStatus::Failed)?;
         let (_, sk) = self.key(());
-        Some((keys::failed_deliveries(self.account_id), keys::failed_delivery(failed_at.0.timestamp_millis(), &sk)))
+        Some((
+            keys::webhook::failed_deliveries(self.account_id),
+            keys::webhook::failed_delivery(failed_at.0.timestamp_millis(), &sk),
+        ))
     }
 }
 
@@ -153,7 +159,10 @@ impl Stored for Attempt {
 
     fn key(&self, account: AccountId) -> Key {
         let millis = events::created_millis(&self.event_id).unwrap_or_default();
-        (keys::webhook_log(account), keys::delivery_attempt(millis, &self.event_id, self.receiver_id, self.attempt))
+        (
+            keys::webhook::webhook_log(account),
+            keys::webhook::delivery_attempt(millis, &self.event_id, self.receiver_id, self.attempt),
+        )
     }
 }
 
@@ -213,7 +222,7 @@ impl Delivery {
     /// The keys of the event it delivers.
     pub fn event_keys(&self) -> Option<(String, String)> {
         let millis = events::created_millis(&self.event_id)?;
-        Some((keys::events(self.account_id, &self.event_id), keys::event(millis, &self.event_id)))
+        Some((keys::event::events(self.account_id, &self.event_id), keys::event::event(millis, &self.event_id)))
     }
 
     /// When it may be attempted: now, or the later of its next attempt and its lease.
@@ -242,7 +251,8 @@ pub async fn create(store: &Store, delivery: &Delivery) -> StoreResult<bool> {
 
 pub async fn find(store: &Store, account: AccountId, delivery_id: &str) -> StoreResult<Option<Delivery>> {
     let Some((event_id, millis, receiver)) = parse_id(delivery_id) else { return Ok(None) };
-    stored::find(store, (keys::webhook_log(account), keys::delivery(millis, &event_id, receiver))).await
+    stored::find(store, (keys::webhook::webhook_log(account), keys::webhook::delivery(millis, &event_id, receiver)))
+        .await
 }
 
 /// Claims a due delivery for one attempt; `None` when another copy of its message got there first.
@@ -375,7 +385,8 @@ pub async fn list(
     let limit = limit.clamp(1, 1_000);
     if let Some(event_id) = &filter.event_id {
         let Some(millis) = events::created_millis(event_id) else { return Ok((Vec::new(), false)) };
-        let range = KeyRange::prefix(keys::webhook_log(account), keys::deliveries_of(millis, event_id), true);
+        let range =
+            KeyRange::prefix(keys::webhook::webhook_log(account), keys::webhook::deliveries_of(millis, event_id), true);
         let page = store.page(&range, 100, None).await?;
         let found: Vec<Delivery> = stored::read_all(page.items)?;
         let kept = found.into_iter().filter(|d| filter.status.is_none_or(|s| d.status == s)).collect();
@@ -383,10 +394,10 @@ pub async fn list(
     }
     if filter.status == Some(DeliveryStatus::Failed) || filter.failed_since.is_some() {
         let (sort, ascending) = match filter.failed_since {
-            Some(since) => (Sort::From(keys::failed_since(since.0.timestamp_millis())), true),
+            Some(since) => (Sort::From(keys::webhook::failed_since(since.0.timestamp_millis())), true),
             None => (Sort::All, false),
         };
-        let range = KeyRange::index(keys::failed_deliveries(account), sort, ascending);
+        let range = KeyRange::index(keys::webhook::failed_deliveries(account), sort, ascending);
         let page = store.page(&range, limit, None).await?;
         let keys: Vec<(String, String)> = page.items.iter().map(KeyItem::keys_of).collect();
         let mut found: Vec<Delivery> = stored::find_many(store, &keys).await?;
@@ -394,7 +405,7 @@ pub async fn list(
         found.retain(|d| d.status == DeliveryStatus::Failed);
         return Ok((found, page.next.is_some()));
     }
-    let range = KeyRange::prefix(keys::webhook_log(account), keys::DELIVERY_PREFIX, false);
+    let range = KeyRange::prefix(keys::webhook::webhook_log(account), keys::webhook::DELIVERY_PREFIX, false);
     let (mut found, mut read, mut start) = (Vec::new(), 0, None);
     loop {
         let page = store.page(&range, 200, start).await?;
@@ -441,18 +452,18 @@ pub async fn page(
     skip: usize,
     take: usize,
 ) -> StoreResult<(Vec<Delivery>, Option<String>)> {
-    let log = keys::webhook_log(account);
+    let log = keys::webhook::webhook_log(account);
     let cursor = match listing.after.as_deref().map(parse_id) {
-        Some(Some((event_id, millis, receiver))) => Some(keys::delivery(millis, &event_id, receiver)),
+        Some(Some((event_id, millis, receiver))) => Some(keys::webhook::delivery(millis, &event_id, receiver)),
         Some(None) => return Ok((Vec::new(), None)),
         None => None,
     };
     let prefix = match &listing.event_id {
         Some(event_id) => match events::created_millis(event_id) {
-            Some(millis) => keys::deliveries_of(millis, event_id),
+            Some(millis) => keys::webhook::deliveries_of(millis, event_id),
             None => return Ok((Vec::new(), None)),
         },
-        None => keys::DELIVERY_PREFIX.to_owned(),
+        None => keys::webhook::DELIVERY_PREFIX.to_owned(),
     };
     // An event's deliveries are a few (one per receiver): the cursor is applied as they are read.
     let sort = match &cursor {
@@ -505,8 +516,8 @@ const ATTEMPTS_SHOWN: usize = 100;
 /// The latest [`ATTEMPTS_SHOWN`] attempts of a delivery, in order.
 pub async fn attempts(store: &Store, delivery: &Delivery) -> StoreResult<Vec<Attempt>> {
     let millis = events::created_millis(&delivery.event_id).unwrap_or_default();
-    let prefix = keys::attempts_of(millis, &delivery.event_id, delivery.receiver_id);
-    let range = KeyRange::prefix(keys::webhook_log(delivery.account_id), prefix, false);
+    let prefix = keys::webhook::attempts_of(millis, &delivery.event_id, delivery.receiver_id);
+    let range = KeyRange::prefix(keys::webhook::webhook_log(delivery.account_id), prefix, false);
     let page = store.page(&range, ATTEMPTS_SHOWN, None).await?;
     let mut found: Vec<Attempt> = stored::read_all(page.items)?;
     found.reverse();

@@ -137,7 +137,7 @@ impl Receiver {
     }
 
     fn keys(account: AccountId, id: WebhookId) -> (String, String) {
-        (keys::account(account), keys::webhook(id))
+        (keys::account(account), keys::webhook::webhook(id))
     }
 
     /// The secrets that sign a delivery made `at`: the current one, and the previous one while it
@@ -190,8 +190,13 @@ pub async fn register(
         created_at: now,
         updated_at: now,
     };
-    let count =
-        Write::add_up_to(keys::account(account), keys::counter(COUNTER), keys::COUNT_ATTRIBUTE, 1, MAX_RECEIVERS);
+    let count = Write::add_up_to(
+        keys::account(account),
+        keys::counter::counter(COUNTER),
+        keys::counter::COUNT_ATTRIBUTE,
+        1,
+        MAX_RECEIVERS,
+    );
     match store.write(vec![stored::insert(&receiver, ())?, count]).await {
         Ok(()) => Ok((receiver, secret)),
         Err(error) if error.failed_at(1) => Err(Refused::TooMany),
@@ -261,7 +266,7 @@ pub async fn change(
 
 /// The account's receivers, by id (at most three: one short query).
 pub async fn list(store: &Store, account: AccountId) -> StoreResult<Vec<Receiver>> {
-    stored::with_prefix(store, keys::account(account), keys::WEBHOOK_PREFIX.to_owned(), true).await
+    stored::with_prefix(store, keys::account(account), keys::webhook::WEBHOOK_PREFIX.to_owned(), true).await
 }
 
 pub async fn find(store: &Store, account: AccountId, id: WebhookId) -> StoreResult<Option<Receiver>> {
@@ -276,7 +281,7 @@ async fn found(store: &Store, account: AccountId, id: WebhookId) -> Result<Recei
 pub async fn remove(store: &Store, account: AccountId, id: WebhookId) -> Result<Receiver, Refused> {
     let receiver = found(store, account, id).await?;
     let (pk, sk) = Receiver::keys(account, id);
-    let count = Write::add(keys::account(account), keys::counter(COUNTER), keys::COUNT_ATTRIBUTE, -1);
+    let count = Write::add(keys::account(account), keys::counter::counter(COUNTER), keys::counter::COUNT_ATTRIBUTE, -1);
     match store.write(vec![Write::delete_if(pk, sk, Condition::present()), count]).await {
         Ok(()) => Ok(receiver),
         Err(error) if error.failed_at(0) => Err(Refused::NotFound(id)),

@@ -151,7 +151,7 @@ async fn issue(store: &Store, owner: &Account, billing: &Billing) -> Result<Bank
     };
     // Both from this process's blocks: no registration writes a sequence item of the account, only
     // one in twenty (gaps are allowed: our numbers must be unique, not dense).
-    let sequence = keys::our_number_sequence(agreement.as_deref().unwrap_or("-"));
+    let sequence = keys::bank_file::our_number_sequence(agreement.as_deref().unwrap_or("-"));
     let (our_sequential_number, id) = tokio::try_join!(
         store.ids_from_block(keys::account(account), sequence, 1),
         store.ids_from_block(keys::account(account), keys::sequence("BILLET"), 1),

@@ -7,8 +7,8 @@
 //!
 //! - **Queue.** A billet the registrar leaves `pending_remittance`, and a billet known to the bank
 //!   that is cancelled, re-issued or paid off (a write-off, movement 02), each put an instruction
-//!   in its agreement's queue (`keys::remittance_queue`, in key order) and touch the agreement's
-//!   marker (`keys::remittance_due`), in the transaction that changes the billet. The scheduled job
+//!   in its agreement's queue (`keys::bank_file::remittance_queue`, in key order) and touch the agreement's
+//!   marker (`keys::bank_file::remittance_due`), in the transaction that changes the billet. The scheduled job
 //!   reads the markers (eight partitions), never the accounts.
 //! - **Claim.** A file takes up to [`TITLES_PER_FILE`] instructions in one transaction with its
 //!   record (the file's whole text, its sequence number and key) and an "open" marker: each billet
@@ -97,8 +97,8 @@ impl Stored for Queued {
 
     fn key(&self, (): ()) -> Key {
         (
-            keys::remittance_queue(self.account_id, &self.agreement),
-            keys::remittance_queued(self.billing_id, self.billet_id, self.instruction.word()),
+            keys::bank_file::remittance_queue(self.account_id, &self.agreement),
+            keys::bank_file::remittance_queued(self.billing_id, self.billet_id, self.instruction.word()),
         )
     }
 }
@@ -155,7 +155,7 @@ pub fn queue(account: AccountId, billet: &BankBillet, instruction: Instruction) 
         instruction,
         queued_at: now,
     };
-    let (pk, sk) = keys::remittance_due(account, &agreement);
+    let (pk, sk) = keys::bank_file::remittance_due(account, &agreement);
     let marker = Update::new()
         .set("kind", "remittance_due")
         .set("account_id", &account)
@@ -222,7 +222,7 @@ impl Stored for Remittance {
     type Scope<'a> = ();
 
     fn key(&self, (): ()) -> Key {
-        keys::remittance(self.account_id, self.id)
+        keys::bank_file::remittance(self.account_id, self.id)
     }
 }
 
@@ -266,7 +266,7 @@ pub struct Report {
 /// The scheduled job: every due agreement, until `deadline` (what is left waits for the next run).
 pub async fn run_due(store: &Store, files: &Files, deadline: Instant) -> anyhow::Result<Report> {
     let mut report = Report::default();
-    for shard in 0..keys::REMITTANCE_DUE_SHARDS {
+    for shard in 0..keys::bank_file::REMITTANCE_DUE_SHARDS {
         if Instant::now() >= deadline {
             break;
         }
@@ -300,7 +300,7 @@ pub async fn run_due(store: &Store, files: &Files, deadline: Instant) -> anyhow:
 
 /// One partition of the due markers.
 fn due_range(shard: i64) -> KeyRange {
-    KeyRange::prefix(keys::remittance_due_shard(shard), keys::REMITTANCE_DUE_PREFIX, true)
+    KeyRange::prefix(keys::bank_file::remittance_due_shard(shard), keys::bank_file::REMITTANCE_DUE_PREFIX, true)
 }
 
 fn stored_dues(items: Vec<crate::store::Item>) -> StoreResult<Vec<Due>> {
@@ -311,7 +311,7 @@ fn stored_dues(items: Vec<crate::store::Item>) -> StoreResult<Vec<Due>> {
 /// eight partitions read at once).
 pub async fn oldest_pending_minutes(store: &Store) -> anyhow::Result<i64> {
     let now = Timestamp::now();
-    let reads = (0..keys::REMITTANCE_DUE_SHARDS).map(|shard| async move {
+    let reads = (0..keys::bank_file::REMITTANCE_DUE_SHARDS).map(|shard| async move {
         let range = due_range(shard);
         let mut oldest = 0;
         let mut start = None;
@@ -348,7 +348,7 @@ pub async fn run_agreement(
         name: owner.name.clone(),
         agreement: parsed,
     };
-    let (marker_pk, marker_sk) = keys::remittance_due(account, agreement);
+    let (marker_pk, marker_sk) = keys::bank_file::remittance_due(account, agreement);
     let marker = again(|| async { Ok(store.get(marker_pk.clone(), marker_sk.clone()).await?) }).await?;
     let marker = marker.map(crate::store::item::from_item::<Due>).transpose()?;
     let began = Timestamp::now();
@@ -379,7 +379,7 @@ async fn tidy(
     marker: &Due,
     began: Timestamp,
 ) -> anyhow::Result<()> {
-    let (pk, sk) = keys::remittance_due(account, agreement);
+    let (pk, sk) = keys::bank_file::remittance_due(account, agreement);
     let unchanged = Condition::equals("nonce", &marker.nonce);
     match store.write(vec![Write::delete_if(pk.clone(), sk.clone(), unchanged)]).await {
         Ok(()) => Ok(()),
@@ -426,22 +426,22 @@ fn transient(error: &anyhow::Error) -> bool {
 
 /// Finishes the account's files left open by an earlier run.
 pub async fn finish_open(store: &Store, files: &Files, account: AccountId) -> anyhow::Result<Vec<Made>> {
-    let range = KeyRange::prefix(keys::remittances(account), keys::OPEN_REMITTANCE_PREFIX, true);
+    let range = KeyRange::prefix(keys::bank_file::remittances(account), keys::bank_file::OPEN_REMITTANCE_PREFIX, true);
     let open = store.page(&range, 100, None).await?;
     let mut made = Vec::new();
     for item in open.items {
         let Some(id) = crate::store::KeyItem::keys_of(&item)
             .1
-            .strip_prefix(keys::OPEN_REMITTANCE_PREFIX)
+            .strip_prefix(keys::bank_file::OPEN_REMITTANCE_PREFIX)
             .and_then(|id| id.parse::<i64>().ok())
         else {
             continue;
         };
-        let (pk, sk) = keys::remittance(account, id);
+        let (pk, sk) = keys::bank_file::remittance(account, id);
         match stored::find::<Remittance>(store, (pk, sk)).await? {
             Some(remittance) => made.push(finish(store, files, remittance).await?),
             None => {
-                let (pk, sk) = keys::open_remittance(account, id);
+                let (pk, sk) = keys::bank_file::open_remittance(account, id);
                 store.write(vec![Write::delete(pk, sk)]).await?
             }
         }
@@ -465,12 +465,17 @@ async fn claim(
     bank: &Bank,
     beneficiary: &Beneficiary,
 ) -> anyhow::Result<Claimed> {
-    let range = KeyRange::prefix(keys::remittance_queue(account, agreement), keys::REMITTANCE_QUEUED_PREFIX, true);
+    let range = KeyRange::prefix(
+        keys::bank_file::remittance_queue(account, agreement),
+        keys::bank_file::REMITTANCE_QUEUED_PREFIX,
+        true,
+    );
     let queued: Vec<Queued> = stored::read_all(store.page(&range, TITLES_PER_FILE, None).await?.items)?;
     if queued.is_empty() {
         return Ok(Claimed::Empty);
     }
-    let billet_keys: Vec<Key> = queued.iter().map(|q| keys::billet(account, q.billing_id, q.billet_id)).collect();
+    let billet_keys: Vec<Key> =
+        queued.iter().map(|q| keys::billet::billet(account, q.billing_id, q.billet_id)).collect();
     let billing_ids: Vec<BillingId> = queued.iter().map(|q| q.billing_id).collect();
     let (billets, billings) = tokio::try_join!(
         stored::find_many::<BankBillet>(store, &billet_keys),
@@ -499,7 +504,7 @@ async fn claim(
     }
     let (id, sequence) = tokio::try_join!(
         store.next_id(keys::account(account), keys::sequence("REMITTANCE")),
-        store.next_id(keys::account(account), keys::remittance_sequence(agreement)),
+        store.next_id(keys::account(account), keys::bank_file::remittance_sequence(agreement)),
     )?;
     let mut titles = Vec::with_capacity(taken.len());
     let mut entries = Vec::with_capacity(taken.len());
@@ -537,7 +542,7 @@ async fn claim(
         created_at: now,
         closed_at: None,
     };
-    let (open_pk, open_sk) = keys::open_remittance(account, id);
+    let (open_pk, open_sk) = keys::bank_file::open_remittance(account, id);
     writes.push(stored::insert(&remittance, ())?);
     writes.push(Write::put_keys(open_pk, open_sk));
     match store.write(writes).await {
@@ -618,10 +623,15 @@ async fn finish(store: &Store, files: &Files, remittance: Remittance) -> anyhow:
     let account = remittance.account_id;
     let registered: Vec<&Entry> = remittance.titles.iter().filter(|e| e.instruction == Instruction::Register).collect();
     // The queue items of the billets it registers (the claim's transaction had no room for them).
-    let queue_pk = keys::remittance_queue(account, &remittance.agreement);
+    let queue_pk = keys::bank_file::remittance_queue(account, &remittance.agreement);
     let done: Vec<Key> = registered
         .iter()
-        .map(|e| (queue_pk.clone(), keys::remittance_queued(e.billing_id, e.billet_id, Instruction::Register.word())))
+        .map(|e| {
+            (
+                queue_pk.clone(),
+                keys::bank_file::remittance_queued(e.billing_id, e.billet_id, Instruction::Register.word()),
+            )
+        })
         .collect();
     store.delete_all(done).await?;
     files.put(&remittance.key, remittance.file.as_bytes()).await?;
@@ -633,7 +643,7 @@ async fn finish(store: &Store, files: &Files, remittance: Remittance) -> anyhow:
         .await;
     marks.into_iter().collect::<anyhow::Result<Vec<()>>>()?;
     let closed = Remittance { state: CLOSED.into(), closed_at: Some(Timestamp::now()), ..remittance.clone() };
-    let (open_pk, open_sk) = keys::open_remittance(account, remittance.id);
+    let (open_pk, open_sk) = keys::bank_file::open_remittance(account, remittance.id);
     let close = vec![stored::put_if(&closed, (), Condition::equals("state", OPEN))?, Write::delete(open_pk, open_sk)];
     match store.write(close).await {
         Ok(()) | Err(StoreError::ConditionFailed(_)) => {}
@@ -671,7 +681,7 @@ async fn remitted(
 
 /// An account's files, newest first (at most `limit`).
 pub async fn list(store: &Store, account: AccountId, limit: usize) -> anyhow::Result<Vec<Remittance>> {
-    let range = KeyRange::prefix(keys::remittances(account), keys::REMITTANCE_PREFIX, false);
+    let range = KeyRange::prefix(keys::bank_file::remittances(account), keys::bank_file::REMITTANCE_PREFIX, false);
     Ok(stored::read_all(store.page(&range, limit, None).await?.items)?)
 }
 

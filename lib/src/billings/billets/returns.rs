@@ -3,7 +3,7 @@
 //!
 //! A file is read whole first (`billets::cnab_return`): a malformed one is refused naming the
 //! line and the field, and nothing of it is applied. Then each title (segments T and U) is one line
-//! of the file's ledger (`keys::return_line`: the file's SHA-256 and the line's number), written in
+//! of the file's ledger (`keys::bank_file::return_line`: the file's SHA-256 and the line's number), written in
 //! the transaction that applies it: a line is applied once however often the file comes, and a
 //! file uploaded twice changes nothing. The line finds its billet by the reference the remittance
 //! sent ("uso da empresa": the billing's and the billet's ids), checked against the our number.
@@ -81,7 +81,7 @@ impl Stored for Line {
     type Scope<'a> = ();
 
     fn key(&self, (): ()) -> Key {
-        keys::return_line(self.account_id, &self.sha256, self.line)
+        keys::bank_file::return_line(self.account_id, &self.sha256, self.line)
     }
 }
 
@@ -109,7 +109,7 @@ impl Stored for ReturnFile {
     type Scope<'a> = ();
 
     fn key(&self, (): ()) -> Key {
-        keys::return_file(self.account_id, &self.sha256)
+        keys::bank_file::return_file(self.account_id, &self.sha256)
     }
 }
 
@@ -197,7 +197,7 @@ async fn record_file(
 ) -> anyhow::Result<ReturnFile> {
     let lines = lines_of(store, account, sha256).await?;
     let count = |outcome: Outcome| lines.iter().filter(|l| l.outcome == outcome).count();
-    let before = stored::find::<ReturnFile>(store, keys::return_file(account, sha256)).await?;
+    let before = stored::find::<ReturnFile>(store, keys::bank_file::return_file(account, sha256)).await?;
     let first = before.is_none();
     let file = ReturnFile {
         account_id: account,
@@ -220,7 +220,7 @@ fn file_writes(file: &ReturnFile, first: bool) -> anyhow::Result<Vec<crate::stor
     let mut writes = vec![stored::put(file, ())?];
     if first {
         let at = file.received_at.0.timestamp_millis();
-        let (pk, sk) = keys::return_file_listed(file.account_id, at, &file.sha256);
+        let (pk, sk) = keys::bank_file::return_file_listed(file.account_id, at, &file.sha256);
         writes.push(crate::store::Write::put_keys(pk, sk));
     }
     Ok(writes)
@@ -228,7 +228,8 @@ fn file_writes(file: &ReturnFile, first: bool) -> anyhow::Result<Vec<crate::stor
 
 /// Every line of a file's ledger, in order.
 pub async fn lines_of(store: &Store, account: AccountId, sha256: &str) -> anyhow::Result<Vec<Line>> {
-    let range = KeyRange::prefix(keys::return_lines(account, sha256), keys::RETURN_LINE_PREFIX, true);
+    let range =
+        KeyRange::prefix(keys::bank_file::return_lines(account, sha256), keys::bank_file::RETURN_LINE_PREFIX, true);
     let mut lines = Vec::new();
     let mut start = None;
     loop {
@@ -243,12 +244,14 @@ pub async fn lines_of(store: &Store, account: AccountId, sha256: &str) -> anyhow
 
 /// An account's return files, the latest received first (at most `limit`).
 pub async fn files_of(store: &Store, account: AccountId, limit: usize) -> anyhow::Result<Vec<ReturnFile>> {
-    let range = KeyRange::prefix(keys::return_files(account), keys::RETURN_LISTED_PREFIX, false);
+    let range = KeyRange::prefix(keys::bank_file::return_files(account), keys::bank_file::RETURN_LISTED_PREFIX, false);
     let listed = store.page(&range, limit, None).await?.items;
     let keys: Vec<Key> = listed
         .iter()
-        .filter_map(|item| keys::listed_return_sha256(&crate::store::KeyItem::keys_of(item).1).map(str::to_owned))
-        .map(|sha256| keys::return_file(account, &sha256))
+        .filter_map(|item| {
+            keys::bank_file::listed_return_sha256(&crate::store::KeyItem::keys_of(item).1).map(str::to_owned)
+        })
+        .map(|sha256| keys::bank_file::return_file(account, &sha256))
         .collect();
     let mut files: Vec<ReturnFile> = stored::find_many(store, &keys).await?;
     files.sort_by_key(|f| std::cmp::Reverse(f.received_at));
@@ -279,7 +282,7 @@ async fn apply_line(
     bank: &'static Bank,
     title: &Returned,
 ) -> anyhow::Result<Option<Outcome>> {
-    let key = keys::return_line(account, sha256, title.line);
+    let key = keys::bank_file::return_line(account, sha256, title.line);
     if store.get(key.0.clone(), key.1.clone()).await?.is_some() {
         return Ok(None);
     }

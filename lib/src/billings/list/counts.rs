@@ -7,7 +7,7 @@ use chrono::NaiveDate;
 use super::statuses::StatusRange;
 use super::walk::ListSize;
 use crate::refusal::Refusal;
-use crate::store::keys::{self, BillingTally};
+use crate::store::keys::{self, billing::BillingTally};
 use crate::store::{shards, Store};
 use crate::values::BankRuleId;
 
@@ -42,7 +42,7 @@ impl Sums {
         statuses: &[String],
         value: Option<(&str, &[String])>,
     ) -> Result<Self, Refusal> {
-        let mut names: Vec<&str> = vec![keys::COUNT_ATTRIBUTE];
+        let mut names: Vec<&str> = vec![keys::counter::COUNT_ATTRIBUTE];
         names.extend(statuses.iter().map(String::as_str));
         if let Some((tally, per_status)) = value {
             names.push(tally);

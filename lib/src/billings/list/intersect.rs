@@ -11,7 +11,7 @@ use super::query::Value;
 use super::statuses::within;
 use super::walk::ids_where;
 use crate::refusal::Refusal;
-use crate::store::keys::{self, billing_facet, ValuePosting};
+use crate::store::keys::{self, billing::billing_facet, billing::ValuePosting};
 use crate::store::{shards, Item, Sort, Store};
 use crate::values::{AccountId, BillingType};
 
@@ -25,12 +25,12 @@ pub struct Postings {
 impl Postings {
     /// The shards of the postings of `facet`, or of the key entries.
     pub fn shards(&self, facet: Option<&str>) -> Vec<String> {
-        keys::billing_posting_shards(self.account, self.billing_type.as_str(), facet)
+        keys::billing::billing_posting_shards(self.account, self.billing_type.as_str(), facet)
     }
 
     /// The type's counter.
     pub fn counter(&self) -> String {
-        keys::billing_count_shards(self.account, self.billing_type.as_str())
+        keys::billing::billing_count_shards(self.account, self.billing_type.as_str())
     }
 }
 
@@ -40,7 +40,7 @@ fn in_ranges(intersection: &Intersection, posting: &Item) -> bool {
     match (&intersection.ranges, ValuePosting::read(posting).state) {
         (None, _) => true,
         (Some(ranges), Some(state)) => {
-            keys::read_posting_state(state).is_some_and(|(status, due)| within(ranges, status, Some(due)))
+            keys::billing::read_posting_state(state).is_some_and(|(status, due)| within(ranges, status, Some(due)))
         }
         (Some(_), None) => false,
     }
@@ -67,7 +67,7 @@ pub async fn matching(
                 .map(|range| {
                     (
                         postings.shards(Some(&billing_facet::status(range.status))),
-                        keys::posting_dates(range.from, range.to),
+                        keys::billing::posting_dates(range.from, range.to),
                     )
                 })
                 .collect();
@@ -77,7 +77,7 @@ pub async fn matching(
     if let Some(created) = intersection.created {
         filters_ranges.push(vec![(
             postings.shards(Some(billing_facet::CREATED)),
-            keys::posting_dates(Some(created.from), Some(created.to)),
+            keys::billing::posting_dates(Some(created.from), Some(created.to)),
         )]);
     }
     let admits = |posting: &Item| in_ranges(intersection, posting);
@@ -135,7 +135,7 @@ pub async fn carried(
             uncarried.store(true, Ordering::Relaxed);
             return false;
         };
-        let (facets, created) = keys::read_carried_facets(carried);
+        let (facets, created) = keys::billing::read_carried_facets(carried);
         let in_created = intersection.created.is_none_or(|range| created.is_some_and(|d| range.contains(d)));
         in_ranges(intersection, posting) && in_created && others.iter().all(|other| facets.contains(other))
     };

@@ -5,7 +5,7 @@
 
 use chrono::NaiveDate;
 
-use crate::store::keys::{self, billing_facet, BillingTally};
+use crate::store::keys::{self, billing::billing_facet, billing::BillingTally};
 use crate::store::window::Window;
 use crate::values::calendar::parse_date;
 use crate::values::ids::parse_positive;
@@ -67,7 +67,7 @@ impl Value {
             Value::Parent(id) => billing_facet::parent(*id),
             Value::BankRule(id) => billing_facet::bank_rule(*id),
             Value::Category(id) => billing_facet::category(*id),
-            Value::Code(code) => keys::your_code_facet(code),
+            Value::Code(code) => keys::billing::your_code_facet(code),
         }
     }
 

@@ -10,7 +10,9 @@ use super::statuses::{within, StatusRange};
 use super::walk::{ids_where, in_id_order, in_step, page_of, ListSize};
 use crate::billings::model::Billing;
 use crate::refusal::Refusal;
-use crate::store::keys::{self, billing_facet, BillingEntry, BillingTally, ValuePosting};
+use crate::store::keys::{
+    self, billing::billing_facet, billing::BillingEntry, billing::BillingTally, billing::ValuePosting,
+};
 use crate::store::records::{Listed, Window};
 use crate::store::{shards, Item, Store};
 use crate::values::calendar::parse_date;
@@ -100,7 +102,7 @@ impl List<'_> {
         };
         let postings = || async {
             let shards = self.shards(Some(billing_facet::CREATED));
-            Ok(ids_where(self.store, shards, keys::posting_dates(Some(range.from), Some(range.to)), |_| true)
+            Ok(ids_where(self.store, shards, keys::billing::posting_dates(Some(range.from), Some(range.to)), |_| true)
                 .await?
                 .into_iter()
                 .collect())
@@ -119,7 +121,7 @@ impl List<'_> {
         let postings = || async {
             let reads = ranges.iter().map(|range| {
                 let shards = self.shards(Some(&billing_facet::status(range.status)));
-                ids_where(self.store, shards, keys::posting_dates(range.from, range.to), |_| true)
+                ids_where(self.store, shards, keys::billing::posting_dates(range.from, range.to), |_| true)
             });
             Ok(futures::future::try_join_all(reads).await?.into_iter().flatten().collect())
         };
@@ -134,7 +136,7 @@ impl List<'_> {
         ranges: &[StatusRange],
     ) -> Result<Option<ListSize>, Refusal> {
         let (counter, of) = (self.postings.counter(), self.postings);
-        let own = keys::billing_category_count_shards(of.account, of.billing_type.as_str(), category.get());
+        let own = keys::billing::billing_category_count_shards(of.account, of.billing_type.as_str(), category.get());
         let tally = BillingTally::Category(category).name();
         let (counted, in_type) = tokio::try_join!(ranged(self.store, &own, ranges, None), async {
             Ok(shards::sum_of(self.store, counter, &tally).await?)
@@ -155,7 +157,7 @@ impl List<'_> {
     ) -> Result<Listed<Billing>, Refusal> {
         let Some(reach) = counted.reach(self.window) else { return Ok(Listed::new(Vec::new(), counted.total)) };
         let admits = |posting: &Item| {
-            let state = ValuePosting::read(posting).state.and_then(keys::read_posting_state);
+            let state = ValuePosting::read(posting).state.and_then(keys::billing::read_posting_state);
             state.is_some_and(|(status, due)| within(ranges, status, Some(due)))
         };
         let shards = self.shards(Some(&value.facet()));

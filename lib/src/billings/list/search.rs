@@ -5,7 +5,10 @@ use std::collections::{BTreeSet, HashSet};
 
 use super::walk::{ids_where, ids_within};
 use crate::refusal::Refusal;
-use crate::store::keys::{self, billing_facet, contact_facet, BillingEntry, ContactPosting, TextPosting};
+use crate::store::keys::{
+    self, billing::billing_facet, billing::BillingEntry, billing::TextPosting, contact::contact_facet,
+    contact::ContactPosting,
+};
 use crate::store::{item, postings, Item, KeyRange, Sort, Store};
 use crate::values::text::sort_key;
 use crate::values::{AccountId, BillingType, ContactId, ContactType};
@@ -31,7 +34,7 @@ pub async fn searched(
     let (digits, folded) = (digits.as_str(), folded.as_str());
     let contact_scans = ContactType::ALL.iter().map(|contact_type| async move {
         let range = KeyRange::listing(
-            keys::contact_postings(account, contact_type.as_str(), contact_facet::ALL),
+            keys::contact::contact_postings(account, contact_type.as_str(), contact_facet::ALL),
             Sort::All,
             true,
         );
@@ -47,7 +50,7 @@ pub async fn searched(
         .await?;
         Ok::<_, Refusal>((payers, stopped))
     });
-    let texts = keys::billing_posting_shards(account, billing_type.as_str(), Some(billing_facet::EVINCIVE));
+    let texts = keys::billing::billing_posting_shards(account, billing_type.as_str(), Some(billing_facet::EVINCIVE));
     let described = |posting: &Item| TextPosting::read(posting).text.is_some_and(|text| text.contains(folded));
     let (payers, (described, stopped)) = tokio::try_join!(
         futures::future::try_join_all(contact_scans),
@@ -62,7 +65,7 @@ pub async fn searched(
     if matched.len() <= PAYERS_READ_APART {
         // A few payers: their own postings, all at once.
         let shards = |contact: i64| {
-            keys::billing_posting_shards(
+            keys::billing::billing_posting_shards(
                 account,
                 billing_type.as_str(),
                 Some(&billing_facet::contact(ContactId::new(contact))),
@@ -89,7 +92,7 @@ async fn billed_to(
     billing_type: BillingType,
     payers: &HashSet<i64>,
 ) -> Result<(BTreeSet<i64>, bool), Refusal> {
-    let entries = keys::billing_posting_shards(account, billing_type.as_str(), None);
+    let entries = keys::billing::billing_posting_shards(account, billing_type.as_str(), None);
     let billed = |entry: &Item| {
         let contact = BillingEntry::read(entry).contact.and_then(|c| c.parse::<i64>().ok());
         contact.is_some_and(|contact| payers.contains(&contact))

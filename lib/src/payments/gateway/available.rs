@@ -2,7 +2,7 @@
 //! (`gw_escrow_end_date`, the gateway's `available_on`) has come.
 //!
 //! No account is scanned: while it waits, a billing paid by card has its key entry in the
-//! availability index under its escrow end's day (`keys::availability_index`, `gsi1`, sixteen
+//! availability index under its escrow end's day (`keys::payment::availability_index`, `gsi1`, sixteen
 //! shards a day), and leaves it when it turns `available` (or anything else). The daily step
 //! ([`run`], EventBridge Scheduler → `GatewayAvailabilityFunction`; `infra/ops gateway available
 //! --date D` by hand) reads the day's partitions and the few days before it (a missed run is
@@ -39,16 +39,16 @@ pub async fn run(store: &Store, day: chrono::NaiveDate) -> anyhow::Result<Report
     let mut report = Report::default();
     for back in (0..=CATCH_UP_DAYS).rev() {
         let on = day - chrono::Duration::days(back);
-        for shard in 0..keys::AVAILABILITY_INDEX_SHARDS {
-            let range = KeyRange::index(keys::availability_index_partition(on, shard), Sort::All, true);
+        for shard in 0..keys::payment::AVAILABILITY_INDEX_SHARDS {
+            let range = KeyRange::index(keys::payment::availability_index_partition(on, shard), Sort::All, true);
             let mut after = None;
             loop {
                 let page = store.page(&range, PAGE, after).await?;
                 let found: Vec<(AccountId, BillingId)> = page
                     .items
                     .iter()
-                    .filter_map(|item| crate::store::item::text(item, keys::AVAILABILITY_INDEX_SK))
-                    .filter_map(keys::read_availability_index)
+                    .filter_map(|item| crate::store::item::text(item, keys::payment::AVAILABILITY_INDEX_SK))
+                    .filter_map(keys::payment::read_availability_index)
                     .collect();
                 report.found += found.len();
                 let done: Vec<Result<bool, Refusal>> = futures::stream::iter(found)

@@ -2,7 +2,7 @@
 //!
 //! One intent per billing, day and amount: what `amount_payable` asks that day (fine, interest
 //! and discounts as `billings::compute` computes them). The gateway makes it under an idempotency
-//! key of those four, and its id is kept in the billing's partition (`keys::gateway_intent`,
+//! key of those four, and its id is kept in the billing's partition (`keys::payment::gateway_intent`,
 //! written only if absent), so a page opened twice, a retried call or two tabs confirm the same
 //! intent; a new day or a new amount is a new intent.
 
@@ -34,7 +34,7 @@ impl Stored for DayIntent {
     type Scope<'a> = ();
 
     fn key(&self, (): ()) -> Key {
-        keys::gateway_intent(self.account_id, self.billing_id, self.day, self.cents)
+        keys::payment::gateway_intent(self.account_id, self.billing_id, self.day, self.cents)
     }
 }
 
@@ -67,7 +67,7 @@ pub async fn intent_of_the_day(
     let amount = Money::new(compute::compute(&billing.terms(), day).amount_payable);
     let cents = (amount.get() * rust_decimal::Decimal::ONE_HUNDRED).round().try_into().unwrap_or(0_i64);
     let account = link.account_id;
-    let (pk, sk) = keys::gateway_intent(account, billing.id, day, cents);
+    let (pk, sk) = keys::payment::gateway_intent(account, billing.id, day, cents);
     if let Some(kept) = stored::find::<DayIntent>(store, (pk.clone(), sk.clone())).await? {
         return reuse(gateway, &kept.intent_id).await;
     }

@@ -168,13 +168,13 @@ impl Stored for Link {
     type Scope<'a> = ();
 
     fn key(&self, (): ()) -> Key {
-        keys::gateway(self.account_id)
+        keys::payment::gateway(self.account_id)
     }
 }
 
 /// The account's gateway, on or off; `None` when it has none.
 pub async fn link(store: &Store, account: AccountId) -> Result<Option<Link>, StoreError> {
-    stored::find::<Link>(store, keys::gateway(account)).await
+    stored::find::<Link>(store, keys::payment::gateway(account)).await
 }
 
 /// Where the gateway secrets of the service live (`GATEWAY_SECRET_PREFIX`, else this).

@@ -38,7 +38,7 @@ pub use crate::bank_rules::PixLink as Link;
 
 /// Up to `limit` links from `start` (where the page before ended), and where the next page starts.
 pub async fn links(store: &Store, start: Option<Item>, limit: usize) -> StoreResult<(Vec<Link>, Option<Item>)> {
-    let range = KeyRange::listing(keys::PIX_PSPS.to_owned(), Sort::All, true);
+    let range = KeyRange::listing(keys::payment::PIX_PSPS.to_owned(), Sort::All, true);
     let page = store.page(&range, limit, start).await?;
     Ok((stored::read_all::<Link>(page.items)?, page.next))
 }
@@ -201,7 +201,7 @@ pub async fn receive(
     rule: BankRuleId,
     notices: &Notices,
 ) -> anyhow::Result<Vec<Taken>> {
-    let found = stored::find::<Link>(store, keys::pix_psp(account, rule)).await?;
+    let found = stored::find::<Link>(store, keys::payment::pix_psp(account, rule)).await?;
     let Some(link) = found else { return Ok(vec![Taken::NotOurs; notices.pix.len()]) };
     let psp = psp::registry().psp(&link.secret_id).await?;
     let mut taken = Vec::with_capacity(notices.pix.len());

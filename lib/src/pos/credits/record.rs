@@ -20,7 +20,7 @@ impl Stored for StoreCredit {
 
 /// The key of the account's credit with this reference.
 pub(super) fn credit_key(account: AccountId, reference: &str) -> Key {
-    (keys::account(account), keys::store_credit(reference))
+    (keys::account(account), keys::pos::store_credit(reference))
 }
 
 impl Stored for Movement {
@@ -29,7 +29,7 @@ impl Stored for Movement {
     type Scope<'a> = (AccountId, ContactId);
 
     fn key(&self, (account, contact): Self::Scope<'_>) -> Key {
-        (keys::credit_movements(account, contact), keys::credit_movement(self.number))
+        (keys::pos::credit_movements(account, contact), keys::pos::credit_movement(self.number))
     }
 }
 

@@ -91,8 +91,8 @@ pub async fn movements(
     let oldest = (newest - i64::try_from(page.per_page).unwrap_or(i64::MAX) + 1).max(1);
     let range = KeyRange {
         index: false,
-        partition: keys::credit_movements(account, contact_id),
-        sort: Sort::Between(keys::credit_movement(oldest), keys::credit_movement(newest)),
+        partition: keys::pos::credit_movements(account, contact_id),
+        sort: Sort::Between(keys::pos::credit_movement(oldest), keys::pos::credit_movement(newest)),
         ascending: false,
         eventual: true,
     };

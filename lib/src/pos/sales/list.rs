@@ -38,8 +38,8 @@ pub async fn list(
     page: Pagination,
 ) -> Result<(Vec<Sale>, usize), Refusal> {
     let partition = match filter.contact_id {
-        Some(contact) => keys::sales_of_contact(account, contact),
-        None => keys::sales(account),
+        Some(contact) => keys::pos::sales_of_contact(account, contact),
+        None => keys::pos::sales(account),
     };
     let dated = filter.start_date.is_some() || filter.end_date.is_some();
     let sort = match dated {
@@ -50,7 +50,7 @@ pub async fn list(
             if to < from {
                 return Ok((Vec::new(), 0));
             }
-            keys::sales_between(from, to)
+            keys::pos::sales_between(from, to)
         }
     };
     let range = KeyRange::listing(partition, sort, false);
@@ -60,8 +60,10 @@ pub async fn list(
             Some(found) => usize::try_from(found.sales).unwrap_or_default(),
             None => 0,
         },
-        (false, None) => usize::try_from(store.counter(keys::account(account), keys::counter(SALES_COUNTER)).await?)
-            .unwrap_or_default(),
+        (false, None) => {
+            usize::try_from(store.counter(keys::account(account), keys::counter::counter(SALES_COUNTER)).await?)
+                .unwrap_or_default()
+        }
     };
     let keyed = store.items_in(&range, page.offset(), page.per_page).await?;
     let wanted: Vec<(String, String)> = keyed
@@ -69,7 +71,7 @@ pub async fn list(
         .filter_map(|item| {
             let (_, sk) = KeyItem::keys_of(item);
             let id = SaleId::new(keys::id_of(&sk)?);
-            Some((keys::account(account), keys::sale(id)))
+            Some((keys::account(account), keys::pos::sale(id)))
         })
         .collect();
     let mut sales: Vec<Sale> = stored::find_many(store, &wanted).await?;

@@ -11,13 +11,13 @@ impl Stored for Sale {
     type Scope<'a> = ();
 
     fn key(&self, (): ()) -> Key {
-        (keys::account(self.account_id), keys::sale(self.id))
+        (keys::account(self.account_id), keys::pos::sale(self.id))
     }
 
     /// In the open-sales index while something is open, by the day it was sold.
     fn index(&self, (): ()) -> Option<Key> {
         let open = self.due_amount.is_positive();
-        open.then(|| (keys::open_sales(self.account_id), keys::open_sale(self.sold_at.date(), self.id)))
+        open.then(|| (keys::pos::open_sales(self.account_id), keys::pos::open_sale(self.sold_at.date(), self.id)))
     }
 }
 

@@ -83,12 +83,17 @@ pub async fn create(store: &Store, account: AccountId, draft: &SaleDraft) -> Res
         .indexed();
         let mut next = Contact { version: contact.version + 1, sales: contact.sales + 1, ..contact.clone() };
         next.on_account_balance = next.on_account_balance + on_account;
-        let sale_key = keys::sale_key(now.0.timestamp_millis(), id);
+        let sale_key = keys::pos::sale_key(now.0.timestamp_millis(), id);
         let mut also = vec![
             stored::insert(&sale, ())?,
-            Write::put_keys(keys::sales(account), sale_key.clone()),
-            Write::put_keys(keys::sales_of_contact(account, contact.id), sale_key),
-            Write::add(keys::account(account), keys::counter(SALES_COUNTER), keys::COUNT_ATTRIBUTE, 1),
+            Write::put_keys(keys::pos::sales(account), sale_key.clone()),
+            Write::put_keys(keys::pos::sales_of_contact(account, contact.id), sale_key),
+            Write::add(
+                keys::account(account),
+                keys::counter::counter(SALES_COUNTER),
+                keys::counter::COUNT_ATTRIBUTE,
+                1,
+            ),
             sale.announced()?,
         ];
         if credit.is_positive() {
@@ -109,7 +114,7 @@ pub async fn create(store: &Store, account: AccountId, draft: &SaleDraft) -> Res
 /// The account's sale with this code.
 pub async fn find(store: &Store, account: AccountId, code: &str) -> StoreResult<Option<Sale>> {
     let Some(id) = id_of_code(code) else { return Ok(None) };
-    stored::find(store, (keys::account(account), keys::sale(id))).await
+    stored::find(store, (keys::account(account), keys::pos::sale(id))).await
 }
 
 async fn found(store: &Store, account: AccountId, code: &str) -> Result<Sale, Refusal> {
@@ -124,7 +129,7 @@ where
     F: Fn(&Sale, &Contact) -> Result<(Sale, Contact, Vec<Write>), Refusal>,
 {
     let id = id_of_code(code).ok_or_else(sale_not_found)?;
-    retry_in_turn((keys::account(account), keys::sale(id)), || async {
+    retry_in_turn((keys::account(account), keys::pos::sale(id)), || async {
         let sale = found(store, account, code).await?;
         let contact = records::find::<Contact>(store, account, sale.contact_id)
             .await?

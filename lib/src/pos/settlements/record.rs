@@ -20,7 +20,7 @@ impl Stored for Settlement {
 
 /// The key of the account's settlement with this reference.
 pub(super) fn settlement_key(account: AccountId, reference: &str) -> Key {
-    (keys::account(account), keys::settlement(reference))
+    (keys::account(account), keys::pos::settlement(reference))
 }
 
 impl Settlement {
@@ -36,7 +36,7 @@ impl Stored for Line {
     type Scope<'a> = (AccountId, &'a str, SaleId);
 
     fn key(&self, (account, reference, sale): Self::Scope<'_>) -> Key {
-        (keys::settlement_lines(account, reference), keys::sale(sale))
+        (keys::pos::settlement_lines(account, reference), keys::pos::sale(sale))
     }
 }
 

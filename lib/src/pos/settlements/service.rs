@@ -28,7 +28,7 @@ pub async fn open_up_to(
     cutoff: NaiveDate,
     limit: Option<usize>,
 ) -> Result<Vec<OpenEntry>, Refusal> {
-    let range = KeyRange::index(keys::open_sales(account), after(cutoff), true);
+    let range = KeyRange::index(keys::pos::open_sales(account), after(cutoff), true);
     let (mut found, mut start) = (Vec::new(), None);
     loop {
         let page = store.page(&range, limit.unwrap_or(1000), start).await?;
@@ -106,7 +106,7 @@ pub async fn request(
     let payer = owner.settlement_contact_id.ok_or_else(missing_contact)?;
     records::find::<Contact>(store, account, payer).await?.ok_or_else(missing_contact)?;
     // Requests of one reference in one process take turns: the second reads what the first made.
-    let turn = crate::store::turns::turn_of((keys::account(account), keys::settlement(reference)));
+    let turn = crate::store::turns::turn_of((keys::account(account), keys::pos::settlement(reference)));
     let _turn = turn.lock().await;
     if let Some(existing) = find(store, account, reference).await? {
         return retry_on_conflict(|| again(store, existing.clone(), cutoff, payer)).await;

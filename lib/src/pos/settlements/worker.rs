@@ -120,7 +120,7 @@ async fn fail(store: &Store, settlement: &Settlement, reason: String) -> anyhow:
 async fn settle_sale(store: &Store, settlement: &Settlement, code: &str) -> Result<bool, Refusal> {
     let account = settlement.account_id;
     let id = sales::id_of_code(code).ok_or(Refusal::NotFound)?;
-    retry_in_turn((keys::account(account), keys::sale(id)), || async {
+    retry_in_turn((keys::account(account), keys::pos::sale(id)), || async {
         let Some(sale) = sales::find(store, account, code).await? else { return Ok(false) };
         if !sale.due_amount.is_positive() || sale.sold_at.date() > settlement.cutoff_at {
             return Ok(false);
@@ -168,8 +168,8 @@ fn item_description(name: &str, codes: &[&str], cutoff: &str) -> String {
 
 /// The settlement's lines, all of them (its sales).
 async fn lines(store: &Store, settlement: &Settlement) -> StoreResult<Vec<Line>> {
-    let partition = keys::settlement_lines(settlement.account_id, &settlement.reference);
-    stored::with_prefix(store, partition, keys::SALE_PREFIX.to_owned(), true).await
+    let partition = keys::pos::settlement_lines(settlement.account_id, &settlement.reference);
+    stored::with_prefix(store, partition, keys::pos::SALE_PREFIX.to_owned(), true).await
 }
 
 /// Makes the payer's billing from the lines (none when nothing was settled), with the

@@ -1,5 +1,6 @@
 //! Every stored name of the table is written here and nowhere else (docs/data-model.md): the keys
-//! of each resource in a file of its own, built by functions; the shared shapes (an account's
+//! of each resource in a module of its own (`keys::billing::…`, `keys::contact::…`), built by
+//! functions; the shared shapes (an account's
 //! partition, a record's key by kind and id, sequences, guards) below. `lib/tests/stored_names.rs`
 //! fails when a key fragment is spelled outside this module.
 
@@ -37,29 +38,17 @@ macro_rules! stored_attributes {
     };
 }
 
-mod auth;
-mod bank_files;
-mod billets;
-mod billings;
-mod contacts;
-mod counters;
-mod events;
-mod payments;
-mod pos;
-mod reminders;
-mod webhooks;
-
-pub use auth::*;
-pub use bank_files::*;
-pub use billets::*;
-pub use billings::*;
-pub use contacts::*;
-pub use counters::*;
-pub use events::*;
-pub use payments::*;
-pub use pos::*;
-pub use reminders::*;
-pub use webhooks::*;
+pub mod auth;
+pub mod bank_file;
+pub mod billet;
+pub mod billing;
+pub mod contact;
+pub mod counter;
+pub mod event;
+pub mod payment;
+pub mod pos;
+pub mod reminder;
+pub mod webhook;
 
 /// Partition of everything an account owns.
 pub fn account(account: AccountId) -> String {
@@ -168,50 +157,53 @@ mod tests {
         assert_eq!(id_of("TAG#0000000007"), Some(7));
         assert_eq!(id_of("customers#0000000012"), Some(12));
         let (b12, third) = (BillingId::new(12), BilletId::new(3));
-        assert_eq!(billing(account_42, b12), ("A#42#BILLING#0000000012".to_owned(), "BILLING".to_owned()));
+        assert_eq!(billing::billing(account_42, b12), ("A#42#BILLING#0000000012".to_owned(), "BILLING".to_owned()));
         assert_eq!(
-            billet(account_42, b12, third),
+            billet::billet(account_42, b12, third),
             ("A#42#BILLING#0000000012".to_owned(), "BILLET#0000000003".to_owned())
         );
-        assert_eq!(billets_of(account_42, b12).0, billing(account_42, b12).0);
-        assert_eq!(billing_postings(account_42, "billing", "Sopened", 3), "A#42#BILLINGS#billing#Sopened#3");
-        assert_eq!(event(1_795_352_400_000, "evt_1"), "EVENT#1795352400000#evt_1");
+        assert_eq!(billet::billets_of(account_42, b12).0, billing::billing(account_42, b12).0);
+        assert_eq!(billing::billing_postings(account_42, "billing", "Sopened", 3), "A#42#BILLINGS#billing#Sopened#3");
+        assert_eq!(event::event(1_795_352_400_000, "evt_1"), "EVENT#1795352400000#evt_1");
         let long = "x".repeat(1000);
         assert_eq!(unique("GROUP", &long).len(), "UNIQUE#GROUP#".len() + 64);
     }
 
     /// Every letter a stored name is built from, in force, each with what it means, taken from the
     /// functions and declarations that build them: a facet of a partition's name (`S<status>`), a
-    /// count in a counter (`r<rule>`), an attribute beside the keys (`s`). A letter, in either
+    /// count in a counter::counter (`r<rule>`), an attribute beside the keys (`s`). A letter, in either
     /// case, means one thing wherever it is stored. The names before the contacts' were renamed
-    /// (`ContactNames::Before`) are read, never written, and left out; so are words (`ALL`, `value`)
+    /// (`contact::ContactNames::Before`) are read, never written, and left out; so are words (`ALL`, `value`)
     /// and the `A#<account>` every account's key begins with.
     #[test]
     fn each_stored_letter_has_one_meaning() {
         use crate::values::{BankRuleId, BillCategoryId, BillingStatus, ContactId, ContactType, GroupId};
         let (tag, rule, status) = (TagId::new(7), BankRuleId::new(7), BillingStatus::Opened);
         let mut named: Vec<(String, &str)> = vec![
-            (billing_facet::contact(ContactId::new(7)), "contact"),
-            (billing_facet::bank_rule(rule), "bank rule"),
-            (billing_facet::category(BillCategoryId::new(7)), "category"),
-            (billing_facet::parent(BillingId::new(7)), "parent booklet"),
-            (your_code_facet("ERP-7"), "code"),
-            (billing_facet::status(status), "status"),
-            (billing_facet::CREATED.to_owned(), "creation date"),
-            (billing_facet::EVINCIVE.to_owned(), "evincive text"),
-            (BillingTally::Status(status).name(), "status"),
-            (BillingTally::Rule(rule).name(), "bank rule"),
-            (BillingTally::Category(BillCategoryId::new(7)).name(), "category"),
-            (BillingTally::Created.name(), "creation date"),
-            (contact_facet::group(Some(GroupId::new(7))), "group"),
-            (contact_facet::group(None), "group"),
-            (contact_facet::tag(tag), "tag"),
-            (contact_facet::active(true).to_owned(), "active"),
-            (contact_facet::active(false).to_owned(), "active"),
-            (contact_facet::code("ERP-7"), "code"),
-            (contact_facet::EMAIL.to_owned(), "e-mail"),
-            (tag_reach_tally(tag), "tag"),
-            (ContactNames::Today.holding_tally(ContactType::Customer, tag).replacen("customer#", "", 1), "tag"),
+            (billing::billing_facet::contact(ContactId::new(7)), "contact"),
+            (billing::billing_facet::bank_rule(rule), "bank rule"),
+            (billing::billing_facet::category(BillCategoryId::new(7)), "category"),
+            (billing::billing_facet::parent(BillingId::new(7)), "parent booklet"),
+            (billing::your_code_facet("ERP-7"), "code"),
+            (billing::billing_facet::status(status), "status"),
+            (billing::billing_facet::CREATED.to_owned(), "creation date"),
+            (billing::billing_facet::EVINCIVE.to_owned(), "evincive text"),
+            (billing::BillingTally::Status(status).name(), "status"),
+            (billing::BillingTally::Rule(rule).name(), "bank rule"),
+            (billing::BillingTally::Category(BillCategoryId::new(7)).name(), "category"),
+            (billing::BillingTally::Created.name(), "creation date"),
+            (contact::contact_facet::group(Some(GroupId::new(7))), "group"),
+            (contact::contact_facet::group(None), "group"),
+            (contact::contact_facet::tag(tag), "tag"),
+            (contact::contact_facet::active(true).to_owned(), "active"),
+            (contact::contact_facet::active(false).to_owned(), "active"),
+            (contact::contact_facet::code("ERP-7"), "code"),
+            (contact::contact_facet::EMAIL.to_owned(), "e-mail"),
+            (contact::tag_reach_tally(tag), "tag"),
+            (
+                contact::ContactNames::Today.holding_tally(ContactType::Customer, tag).replacen("customer#", "", 1),
+                "tag",
+            ),
         ];
         let attributes = |written: Vec<(&'static str, String)>, meanings: &[&'static str]| {
             assert_eq!(written.len(), meanings.len(), "every attribute named");
@@ -223,11 +215,20 @@ mod tests {
         };
         let x = Some("x");
         // Not its index keys (`gsi1pk`, `gsi1sk`): the index's own names, not letters.
-        let entry = BillingEntry { status: x, due_date: x, created_on: x, contact: x, ..BillingEntry::default() };
+        let entry = billing::BillingEntry {
+            status: x,
+            due_date: x,
+            created_on: x,
+            contact: x,
+            ..billing::BillingEntry::default()
+        };
         named.extend(attributes(entry.attributes(), &["status", "due date", "creation date", "contact"]));
-        named.extend(attributes(ValuePosting { state: x, carried: x }.attributes(), &["state", "carried facets"]));
-        named.extend(attributes(TextPosting { text: x }.attributes(), &["evincive text"]));
-        named.extend(attributes(ContactNames::Today.document(x).attributes(), &["document"]));
+        named.extend(attributes(
+            billing::ValuePosting { state: x, carried: x }.attributes(),
+            &["state", "carried facets"],
+        ));
+        named.extend(attributes(billing::TextPosting { text: x }.attributes(), &["evincive text"]));
+        named.extend(attributes(contact::ContactNames::Today.document(x).attributes(), &["document"]));
         named.extend(attributes(ListedElsewhere { order: x }.attributes(), &["order"]));
         let mut meanings: std::collections::BTreeMap<char, &str> = std::collections::BTreeMap::new();
         for (name, meaning) in named {

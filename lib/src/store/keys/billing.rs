@@ -13,7 +13,7 @@ pub fn billing(account: AccountId, id: BillingId) -> (String, String) {
     (billing_partition(account, id), BILLING_SK.to_owned())
 }
 
-pub(super) fn billing_partition(account: AccountId, id: BillingId) -> String {
+pub(in crate::store) fn billing_partition(account: AccountId, id: BillingId) -> String {
     format!("A#{account}#BILLING#{:010}", id.get())
 }
 
@@ -144,7 +144,7 @@ stored_attributes! {
         /// The contact's id.
         contact = "c",
         /// While the billing can be paid (`opened`): its due day's partition of the reminders'
-        /// due-day index ([`super::reminder_index`]), in `gsi1`.
+        /// due-day index ([`super::reminder::reminder_index`]), in `gsi1`.
         due_index = "gsi1pk",
         /// Its place there: `<acct:010>#<id:010>`.
         due_index_key = "gsi1sk",

@@ -1,5 +1,6 @@
 //! Keys of contacts, tags and groups: their postings, counters and a tag's links to its holders.
 
+use super::counter::count_shards;
 use super::*;
 use crate::values::{AccountId, ContactType, TagId};
 

@@ -1,6 +1,6 @@
 //! Keys of bank billets (in their billing's partition) and of the payer's links to them.
 
-use super::billings::billing_partition;
+use super::billing::billing_partition;
 use crate::values::{AccountId, BilletId, BillingId};
 
 /// Prefix of the sort keys of a billing's bank billets (in the billing's partition).

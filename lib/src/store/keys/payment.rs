@@ -68,14 +68,14 @@ pub fn gateway_intent(
     day: chrono::NaiveDate,
     cents: i64,
 ) -> (String, String) {
-    (super::billing_partition(account, billing), format!("GWINTENT#{day}#{cents}"))
+    (super::billing::billing_partition(account, billing), format!("GWINTENT#{day}#{cents}"))
 }
 
 /// The account and billing of an [`availability_index`] sort key.
 pub fn read_availability_index(sk: &str) -> Option<(AccountId, crate::values::BillingId)> {
-    super::read_reminder_index(sk)
+    super::reminder::read_reminder_index(sk)
 }
 
 /// The name of the availability index's sort key on a billing's key entry (the reminders'
 /// index's: one `gsi1` entry, either).
-pub const AVAILABILITY_INDEX_SK: &str = super::REMINDER_INDEX_SK;
+pub const AVAILABILITY_INDEX_SK: &str = super::reminder::REMINDER_INDEX_SK;

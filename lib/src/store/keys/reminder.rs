@@ -59,12 +59,12 @@ pub const REMINDER_DELIVERY_PREFIX: &str = "REMINDER#";
 /// billing, day and channel, written only if absent, so that a run again, a message delivered
 /// twice or a sender killed half way sends it once.
 pub fn reminder_delivery(account: AccountId, billing: BillingId, day: NaiveDate, channel: &str) -> (String, String) {
-    (super::billing_partition(account, billing), format!("{REMINDER_DELIVERY_PREFIX}{day}#{channel}"))
+    (super::billing::billing_partition(account, billing), format!("{REMINDER_DELIVERY_PREFIX}{day}#{channel}"))
 }
 
 /// The partition and sort-key prefix of a billing's reminder deliveries (newest day last).
 pub fn reminder_deliveries_of(account: AccountId, billing: BillingId) -> (String, String) {
-    (super::billing_partition(account, billing), REMINDER_DELIVERY_PREFIX.to_owned())
+    (super::billing::billing_partition(account, billing), REMINDER_DELIVERY_PREFIX.to_owned())
 }
 
 /// The name of a delivery to its provider (`<acct>_<billing>_<day>_<channel>`: the tag SES and the
