@@ -295,34 +295,55 @@ ensure_pix_certs() {
   say "==> local Pix certificates in $dir"
 }
 
-# Prism (npm @stoplight/prism-cli), once per version of its lockfile.
+# The Banco Central's API Pix contract (openapi.yaml, v2.9.0) the Pix calls are checked against, when
+# one is at hand: PIX_API_CONTRACT names it. The repository holds no copy (third-party text); without
+# one the local PSP is reached directly and the contract check is skipped.
+pix_contract() {
+  if [ -n "${PIX_API_CONTRACT:-}" ]; then
+    [ -f "$PIX_API_CONTRACT" ] || { say "error: PIX_API_CONTRACT=$PIX_API_CONTRACT: no such file"; exit 1; }
+    printf '%s\n' "$PIX_API_CONTRACT"
+  fi
+}
+
+# Prism (npm @stoplight/prism-cli), once per version of its lockfile; only with a contract at hand.
 ensure_prism() {
+  [ -n "$(pix_contract)" ] || return 0
   npm_ci_once infra/local/prism "Prism" "(the API Pix contract proxy)"
 }
 
-# Starts the local PSP (infra/local/psp.py) on 127.0.0.1:$1 (plain HTTP) and :$2 (mutual TLS), and
-# Prism's proxy on 127.0.0.1:$3 in front of the plain port, checking every call against the API Pix
-# contract as corrected by infra/local/pix_contract.py (--errors: a call or an answer that breaks it
-# fails, and is logged). Pids in PSP_PID and PRISM_PID; certificates in PIX_CERTS; Prism's log in
-# PRISM_LOG. Exports LOCAL_PSP_URL (through Prism), LOCAL_PSP_DIRECT_URL, LOCAL_PSP_TLS_URL,
+# Starts the local PSP (infra/local/psp.py) on 127.0.0.1:$1 (plain HTTP) and :$2 (mutual TLS). With a
+# contract at hand (pix_contract), Prism's proxy listens on 127.0.0.1:$3 in front of the plain port,
+# checking every call against the contract as corrected by infra/local/pix_contract.py (--errors: a
+# call or an answer that breaks it fails, and is logged in PRISM_LOG); without one the service calls
+# the PSP directly and PRISM_LOG stays empty. Pids in PSP_PID and PRISM_PID; certificates in
+# PIX_CERTS. Exports LOCAL_PSP_URL (the service's way in), LOCAL_PSP_DIRECT_URL, LOCAL_PSP_TLS_URL,
 # LOCAL_PIX_CERTS.
 start_pix() {
-  local port="$1" tls_port="$2" prism_port="$3"
+  local port="$1" tls_port="$2" prism_port="$3" contract
+  contract="$(pix_contract)"
   PIX_CERTS="$LOCAL_DIR/pix"
   ensure_pix_certs "$PIX_CERTS"
-  "$VENV/bin/python" "$ROOT/infra/local/pix_contract.py" "$ROOT/../shared/vendor/bcb-pix-api/openapi.yaml" \
-    "$PIX_CERTS/openapi.yaml" >&2
   python3 "$ROOT/infra/local/psp.py" --port "$port" --tls-port "$tls_port" --certs "$PIX_CERTS" \
     >"$LOCAL_DIR/psp-$port.log" 2>&1 &
   PSP_PID=$!
-  PRISM_LOG="$LOCAL_DIR/prism-$prism_port.log"
-  "$ROOT/infra/local/prism/node_modules/.bin/prism" proxy "$PIX_CERTS/openapi.yaml" "http://127.0.0.1:$port" \
-    --errors -h 127.0.0.1 -p "$prism_port" >"$PRISM_LOG" 2>&1 &
-  PRISM_PID=$!
-  wait_until "python3 -c \"import socket; [socket.create_connection(('127.0.0.1', p), 1).close() for p in ($port, $tls_port, $prism_port)]\"" \
-    "$PSP_PID $PRISM_PID" "==> local PSP on 127.0.0.1:$port (mTLS :$tls_port), Prism's contract proxy on 127.0.0.1:$prism_port" \
-    "$LOCAL_DIR/psp-$port.log and $PRISM_LOG"
-  export LOCAL_PSP_URL="http://127.0.0.1:$prism_port" LOCAL_PSP_DIRECT_URL="http://127.0.0.1:$port"
+  PRISM_PID="" PRISM_LOG=""
+  local ports="$port, $tls_port" what="==> local PSP on 127.0.0.1:$port (mTLS :$tls_port)"
+  if [ -n "$contract" ]; then
+    "$VENV/bin/python" "$ROOT/infra/local/pix_contract.py" "$contract" "$PIX_CERTS/openapi.yaml" >&2
+    PRISM_LOG="$LOCAL_DIR/prism-$prism_port.log"
+    "$ROOT/infra/local/prism/node_modules/.bin/prism" proxy "$PIX_CERTS/openapi.yaml" "http://127.0.0.1:$port" \
+      --errors -h 127.0.0.1 -p "$prism_port" >"$PRISM_LOG" 2>&1 &
+    PRISM_PID=$!
+    ports="$ports, $prism_port"
+    what="$what, Prism's contract proxy on 127.0.0.1:$prism_port"
+    export LOCAL_PSP_URL="http://127.0.0.1:$prism_port"
+  else
+    what="$what, called directly (no API Pix contract at hand: PIX_API_CONTRACT=<file> checks the calls)"
+    export LOCAL_PSP_URL="http://127.0.0.1:$port"
+  fi
+  wait_until "python3 -c \"import socket; [socket.create_connection(('127.0.0.1', p), 1).close() for p in ($ports)]\"" \
+    "$PSP_PID $PRISM_PID" "$what" "$LOCAL_DIR/psp-$port.log${PRISM_LOG:+ and $PRISM_LOG}"
+  export LOCAL_PSP_DIRECT_URL="http://127.0.0.1:$port"
   export LOCAL_PSP_TLS_URL="https://127.0.0.1:$tls_port" LOCAL_PIX_CERTS="$PIX_CERTS"
 }
 

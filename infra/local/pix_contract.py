@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Writes the Banco Central's API Pix contract with the corrections Prism needs to check calls.
 
-  python3 infra/local/pix_contract.py <vendored openapi.yaml> <corrected copy>
+  python3 infra/local/pix_contract.py <the contract's openapi.yaml> <corrected copy>
 
-The vendored file (../shared/vendor/bcb-pix-api/openapi.yaml, v2.9.0) is kept byte for byte; this
-writes a corrected copy for Prism's proxy (infra/lib.sh start_pix). Each correction fixes a defect of
+The contract (the BCB's openapi.yaml, v2.9.0, named by PIX_API_CONTRACT; the repository holds no
+copy of it) is read as it is; this writes a corrected copy for Prism's proxy (infra/lib.sh start_pix). Each correction fixes a defect of
 the file itself, never a rule of the standard:
 
 1. CPF patterns are written with the regex delimiters inside the string ("/^\\d{11}$/"): a valid CPF

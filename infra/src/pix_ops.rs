@@ -31,7 +31,8 @@ pub async fn link_psp(
 }
 
 /// The local PSP's credentials for a Pix key (infra/lib.sh `start_pix`: `LOCAL_PSP_URL` is Prism's
-/// proxy, the token is asked of the PSP itself, as Prism's contract has no token endpoint).
+/// proxy when a contract is at hand, else the PSP itself; the token is always asked of the PSP
+/// itself, as the contract has no token endpoint).
 pub fn local_credentials(pix_key: &str) -> anyhow::Result<psp::Credentials> {
     let var = |name: &str| {
         std::env::var(name).with_context(|| format!("{name} is not set: is the local PSP running (infra/run)?"))

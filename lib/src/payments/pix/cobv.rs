@@ -1,5 +1,5 @@
 //! A billing's terms as the API Pix's charge with a due date (`cobv`: the Banco Central's API Pix
-//! 2.9.0, `../shared/vendor/bcb-pix-api/openapi.yaml`, schemas `CobVValor` and `calendario`). Each
+//! 2.9.0, its schemas `CobVValor` and `calendario`). Each
 //! of the billing's penalty, interest and discounts goes in the standard's modality that computes,
 //! on any day, what `billings::compute` computes, so that what the payer's bank asks by Pix is the
 //! billing's `amount_payable` that day:
