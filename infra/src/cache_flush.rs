@@ -22,6 +22,9 @@ use serde_json::Value;
 /// Route of the dev server that empties its authorizer cache.
 pub const LOCAL_FLUSH_PATH: &str = "/_local/authorizer-cache";
 
+/// Route of the dev server that sweeps its outbox at once ([`CacheFlusher::nudge_outbox`]).
+pub const LOCAL_OUTBOX_PATH: &str = "/_local/outbox";
+
 #[derive(Clone, Debug)]
 pub enum CacheFlusher {
     /// `REST_API_ID` and `API_STAGE` (outputs of the stack).
@@ -122,6 +125,19 @@ impl CacheFlusher {
                 }
             }
             CacheFlusher::None => Ok(FlushOutcome::NotConfigured),
+        }
+    }
+
+    /// Tells the dev server that this process wrote to the table, so that it hands on the events
+    /// and tasks written at once (its sweep runs every minute unasked, as on AWS, where the table's
+    /// stream sees every writer). Nothing elsewhere; a dev server that is not running misses
+    /// nothing: it sweeps at its start.
+    pub async fn nudge_outbox(&self) {
+        if let CacheFlusher::DevServer { base_url } = self {
+            let url = format!("{}{LOCAL_OUTBOX_PATH}", base_url.trim_end_matches('/'));
+            if let Err(error) = billing_api::config::http_client().post(&url).send().await {
+                tracing::debug!(error = %error, "the dev server was not told to sweep its outbox");
+            }
         }
     }
 

@@ -1,21 +1,19 @@
 //! The dev server: every router of the API on one address, with the authorizer as middleware (a
 //! 15-minute cache, flushed by `DELETE /_local/authorizer-cache`), exactly the code the Lambdas run;
-//! the queue workers in-process, fed the way the SQS event source mappings feed them on AWS; and
-//! the outbox: every event and task its store writes handed on at once (the table's stream and the
-//! outbox dispatcher on AWS), and a sweep of the pending index for what others wrote (the ops
-//! CLI, a process killed before it handed on what it wrote).
+//! the queue workers in-process (`crate::workers`), fed the way the SQS event source mappings feed
+//! them on AWS; and the outbox: every event and task its store writes handed on at once (the
+//! table's stream and the outbox dispatcher on AWS), and a sweep of the pending index for what
+//! others wrote: at its start (a process killed before it handed on what it wrote), when the ops
+//! CLI says it wrote (`POST /_local/outbox`), and every minute, as the sweeper runs on AWS.
 
-use anyhow::Context as _;
-use aws_lambda_events::sqs::{SqsBatchResponse, SqsEvent, SqsMessage};
 use std::sync::Arc;
 
 use axum::extract::{ConnectInfo, State};
 use axum::response::Response;
-use axum::routing::delete;
+use axum::routing::{delete, post};
 use axum::Router;
 use billing_api::app::{all_routes, AppState};
 use billing_api::auth::AuthCache;
-use billing_api::billings;
 use billing_api::http::authentication::{local_authorizer, LocalAuthorizer};
 use billing_api::http::idempotency::idempotency;
 use billing_api::http::rate_limit::rate_limit;
@@ -25,9 +23,8 @@ use billing_api::outbox::{self, LocalStream};
 use billing_api::payer_page;
 use billing_api::store::Store;
 use billing_api::values::Timestamp;
-use billing_api::webhooks::Sender;
 
-use crate::cache_flush::LOCAL_FLUSH_PATH;
+use crate::cache_flush::{LOCAL_FLUSH_PATH, LOCAL_OUTBOX_PATH};
 use crate::listener::JsonRefusals;
 
 /// Every route behind the local authorizer, the rate limits and the idempotency keys, in the order
@@ -41,9 +38,21 @@ pub fn router(state: AppState, cache: AuthCache) -> Router {
         .route_layer(axum::middleware::from_fn_with_state(authorizer, local_authorizer))
         .with_state(state.clone());
     let local = Router::new().route(LOCAL_FLUSH_PATH, delete(flush_cache)).with_state(cache);
+    let local = local.route(LOCAL_OUTBOX_PATH, post(nudge_outbox));
     // The payer's pages: public, outside /v1 (their own API on AWS).
     let gateways = billing_api::payments::gateway::routes::webhooks(state.clone());
     finish(api.merge(local).merge(payer_page::app(state)).merge(gateways))
+}
+
+/// What the outbox's sweep waits on besides its minute: a count of the ops CLI's nudges.
+fn outbox_nudges() -> &'static tokio::sync::watch::Sender<u64> {
+    static NUDGES: std::sync::OnceLock<tokio::sync::watch::Sender<u64>> = std::sync::OnceLock::new();
+    NUDGES.get_or_init(|| tokio::sync::watch::channel(0).0)
+}
+
+async fn nudge_outbox() -> Response {
+    outbox_nudges().send_modify(|count| *count += 1);
+    response::no_content()
 }
 
 async fn flush_cache(State(cache): State<AuthCache>) -> Response {
@@ -147,73 +156,11 @@ where
     }
 }
 
-/// A queue consumer, as its Lambda runs it.
-#[derive(Clone, Debug)]
-pub enum Worker {
-    /// `billings::billets::registrar`, on the billet-registration queue.
-    BilletRegistrar { store: Store },
-    /// `billings::bulk`, on the bulk-expansion queue; it records registrations and next chunks as
-    /// tasks.
-    BulkExpander { store: Store },
-    /// `webhooks::sender`, on the webhook-deliveries queue.
-    WebhookSender(Box<Sender>),
-    /// `pos::settlements`, on the settlements queue; it records each next chunk and the billing's
-    /// registration as tasks.
-    Settler { store: Store },
-    /// `contacts::cascade`, on the cascades queue: clears a deleted tag or group from its holders,
-    /// a chunk per message, and records the next chunk as a task.
-    Cascader { store: Store },
-    /// `payments::pix`, on the Pix charges queue: removes a billing's charge at its PSP.
-    PixCharges,
-    /// `reminders::run`, on the reminders queue: scans the due-day index and sends reminders.
-    Reminders(Box<Reminders>),
-}
-
-/// What the reminders' worker works with.
-#[derive(Clone, Debug)]
-pub struct Reminders {
-    pub store: Store,
-    pub queues: billing_api::jobs::Queues,
-    pub providers: billing_api::reminders::providers::Providers,
-}
-
-impl Worker {
-    fn name(&self) -> &'static str {
-        match self {
-            Worker::BilletRegistrar { .. } => "billet-registration",
-            Worker::BulkExpander { .. } => "bulk-expansion",
-            Worker::WebhookSender(_) => "webhook-deliveries",
-            Worker::Settler { .. } => "settlements",
-            Worker::Cascader { .. } => "cascades",
-            Worker::PixCharges => "pix-charges",
-            Worker::Reminders(_) => "reminders",
-        }
-    }
-
-    async fn handle(&self, event: SqsEvent) -> SqsBatchResponse {
-        // Boxed: the workers' futures are deep enough to overflow the compiler's layout limit.
-        match self {
-            Worker::BilletRegistrar { store } => {
-                Box::pin(billings::billets::registrar::handle_batch(store, event)).await
-            }
-            Worker::BulkExpander { store } => Box::pin(billings::bulk::handle_batch(store, event)).await,
-            Worker::WebhookSender(sender) => Box::pin(sender.handle_batch(event)).await,
-            Worker::Settler { store } => Box::pin(billing_api::pos::settlements::handle_batch(store, event)).await,
-            Worker::Cascader { store } => Box::pin(billing_api::contacts::cascade::handle_batch(store, event)).await,
-            Worker::PixCharges => Box::pin(billing_api::payments::pix::handle_batch(event)).await,
-            Worker::Reminders(r) => {
-                Box::pin(billing_api::reminders::run::handle_batch(&r.store, &r.queues, &r.providers, event)).await
-            }
-        }
-    }
-}
-
-/// How often the dev server hands on what its store wrote (the stream's part on AWS).
+/// How often the dev server's in-process tests hand on what their store wrote.
 pub const OUTBOX_STREAM_EVERY: std::time::Duration = std::time::Duration::from_millis(20);
-/// How often it sweeps the pending index, for what was written by others or before a crash (the
-/// sweeper's part on AWS, every minute there), and how old an item must be to be swept: the stream
-/// hands on the rest.
-pub const OUTBOX_SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
+/// How often the dev server sweeps the pending index unasked, as the sweeper does on AWS, and how
+/// old an item must be to be swept then: the stream hands on the rest.
+pub const OUTBOX_SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// A store that tells `stream` what it writes, as the table's stream tells the outbox dispatcher
 /// on AWS.
@@ -222,16 +169,24 @@ pub fn streamed_store(store: Store) -> (Store, LocalStream) {
     (store.with_stream(sender), stream)
 }
 
-/// Hands on the outbox for ever, as the stream and the sweeper do on AWS: what `stream` reports at
-/// once, and every [`OUTBOX_SWEEP_EVERY`] whatever is still pending.
+/// Hands on the outbox for ever, as the stream and the sweeper do on AWS: what `stream` reports as
+/// it is written; whatever is pending at the start (written by a process that stopped before it
+/// handed it on) and when the ops CLI says it wrote; and every [`OUTBOX_SWEEP_EVERY`] what is
+/// older than that. An idle server asks nothing of the table but that minute's sweep.
 pub async fn run_outbox(stream: LocalStream, store: Store, queues: Queues) {
-    tokio::spawn(stream.run(store.clone(), queues.clone(), OUTBOX_STREAM_EVERY));
+    tokio::spawn(stream.run_as_written(store.clone(), queues.clone()));
+    let mut nudges = outbox_nudges().subscribe();
+    let mut before = Timestamp::now();
     loop {
-        tokio::time::sleep(OUTBOX_SWEEP_EVERY).await;
-        let before = Timestamp(Timestamp::now().0 - chrono::Duration::from_std(OUTBOX_SWEEP_EVERY).unwrap_or_default());
         if let Err(error) = outbox::sweep(&store, &queues, before, 500).await {
             tracing::warn!(error = ?error, "could not sweep the outbox");
         }
+        before = tokio::select! {
+            _ = tokio::time::sleep(OUTBOX_SWEEP_EVERY) => {
+                Timestamp(Timestamp::now().0 - chrono::Duration::from_std(OUTBOX_SWEEP_EVERY).unwrap_or_default())
+            }
+            _ = nudges.changed() => Timestamp::now(),
+        };
     }
 }
 
@@ -257,127 +212,4 @@ pub fn remittance_every() -> Option<std::time::Duration> {
     let seconds =
         std::env::var("REMITTANCE_EVERY_SECONDS").ok().and_then(|s| s.trim().parse::<u64>().ok()).unwrap_or(60);
     (seconds > 0).then(|| std::time::Duration::from_secs(seconds))
-}
-
-/// Polls a queue for ever and runs each batch through its worker: handled messages are deleted,
-/// failed ones come back after the queue's visibility timeout, and after five receives land in
-/// the DLQ.
-pub async fn run_worker(sqs: aws_sdk_sqs::Client, queue_url: String, worker: Worker) {
-    loop {
-        if let Err(error) = worker_round(&sqs, &queue_url, &worker, 1).await {
-            tracing::warn!(error = ?error, queue = worker.name(), "could not receive from the queue");
-            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
-        }
-    }
-}
-
-/// [`run_worker`] over a queue and its tenants' lanes (`jobs::Queues::with_tenant_lanes`), the
-/// local stack's stand-in for SQS fair queues: one receive (up to 10 messages) from each lane in
-/// turn, the lanes listed again every quarter of a second, so that a tenant's message waits for
-/// one turn of the others' at most, whatever backlog one of them has. Idle, it pauses a tenth of
-/// a second between turns.
-pub async fn run_fair_worker(sqs: aws_sdk_sqs::Client, queue_url: String, worker: Worker) {
-    let mut lanes = Vec::new();
-    let mut listed: Option<std::time::Instant> = None;
-    loop {
-        if listed.is_none_or(|at| at.elapsed() >= std::time::Duration::from_millis(250)) {
-            match lanes_of(&sqs, &queue_url).await {
-                Ok(found) => lanes = found,
-                Err(error) => tracing::warn!(error = ?error, queue = worker.name(), "could not list the lanes"),
-            }
-            listed = Some(std::time::Instant::now());
-        }
-        match fair_turn(&sqs, &lanes, &worker).await {
-            Ok(round) if !round.bodies.is_empty() => {}
-            Ok(_) => tokio::time::sleep(std::time::Duration::from_millis(100)).await,
-            Err(error) => {
-                tracing::warn!(error = ?error, queue = worker.name(), "could not receive from a lane");
-                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
-            }
-        }
-    }
-}
-
-/// The queue at `queue_url` and its tenants' lanes (`<name>-t<account>`), the queue first.
-pub async fn lanes_of(sqs: &aws_sdk_sqs::Client, queue_url: &str) -> anyhow::Result<Vec<String>> {
-    let prefix = format!("{}{}", billing_api::jobs::queue_name_of(queue_url), billing_api::jobs::LANE_INFIX);
-    let mut lanes = vec![queue_url.to_owned()];
-    let mut next: Option<String> = None;
-    loop {
-        let listed = sqs
-            .list_queues()
-            .queue_name_prefix(&prefix)
-            .max_results(1000)
-            .set_next_token(next.take())
-            .send()
-            .await
-            .context("ListQueues")?;
-        lanes.extend(listed.queue_urls.unwrap_or_default());
-        match listed.next_token {
-            Some(token) if !token.is_empty() => next = Some(token),
-            _ => break,
-        }
-    }
-    Ok(lanes)
-}
-
-/// One turn of the lanes: a receive and its batch from each, in order; what they came to together.
-pub async fn fair_turn(sqs: &aws_sdk_sqs::Client, lanes: &[String], worker: &Worker) -> anyhow::Result<Round> {
-    let mut turn = Round::default();
-    for lane in lanes {
-        let round = worker_round(sqs, lane, worker, 0).await?;
-        turn.bodies.extend(round.bodies);
-        turn.failed += round.failed;
-    }
-    Ok(turn)
-}
-
-/// What one receive and its batch came to.
-#[derive(Clone, Debug, Default)]
-pub struct Round {
-    /// The bodies of the messages received (a message SQS delivered twice counts twice).
-    pub bodies: Vec<String>,
-    /// How many of them the worker failed (given back to the queue, on their way to its DLQ).
-    pub failed: usize,
-}
-
-/// One receive (up to 10 messages, waiting up to `wait_seconds` for the first) and its batch, as
-/// the event source mapping delivers it.
-pub async fn worker_round(
-    sqs: &aws_sdk_sqs::Client,
-    queue_url: &str,
-    worker: &Worker,
-    wait_seconds: i32,
-) -> anyhow::Result<Round> {
-    let received = sqs
-        .receive_message()
-        .queue_url(queue_url)
-        .max_number_of_messages(10)
-        .wait_time_seconds(wait_seconds)
-        .send()
-        .await
-        .context("ReceiveMessage")?;
-    let messages = received.messages.unwrap_or_default();
-    if messages.is_empty() {
-        return Ok(Round::default());
-    }
-    let mut event = SqsEvent::default();
-    for message in &messages {
-        let mut record = SqsMessage::default();
-        record.message_id = message.message_id.clone();
-        record.receipt_handle = message.receipt_handle.clone();
-        record.body = message.body.clone();
-        event.records.push(record);
-    }
-    let response = worker.handle(event).await;
-    let failed: Vec<&str> = response.batch_item_failures.iter().map(|f| f.item_identifier.as_str()).collect();
-    for message in &messages {
-        if failed.contains(&message.message_id.as_deref().unwrap_or_default()) {
-            continue;
-        }
-        if let Some(handle) = &message.receipt_handle {
-            sqs.delete_message().queue_url(queue_url).receipt_handle(handle).send().await.context("DeleteMessage")?;
-        }
-    }
-    Ok(Round { bodies: messages.into_iter().map(|m| m.body.unwrap_or_default()).collect(), failed: failed.len() })
 }

@@ -22,3 +22,4 @@ pub mod target;
 pub mod testing;
 pub mod webhook_receiver;
 pub mod webhooks;
+pub mod workers;

@@ -9,7 +9,7 @@ use billing_api::auth::{token_record, AuthCache};
 use billing_api::http::rate_limit::RateLimits;
 use billing_api::outbox::LocalStream;
 
-use crate::dev_server::Worker;
+use crate::workers::Worker;
 use billing_api::store::Store;
 use billing_api::webhooks::{Policy, Schedule, SecretBox, Sender};
 use std::sync::Arc;
@@ -316,18 +316,18 @@ impl DevServer {
     }
 
     /// One receive and its batch from the queue at `queue_url`, or, on a server with lanes, one
-    /// from each of its lanes in turn (`dev_server::fair_turn`).
-    async fn turn(&self, sqs: &aws_sdk_sqs::Client, queue_url: &str, worker: &Worker) -> crate::dev_server::Round {
+    /// from each of its lanes in turn (`workers::fair_turn`).
+    async fn turn(&self, sqs: &aws_sdk_sqs::Client, queue_url: &str, worker: &Worker) -> crate::workers::Round {
         let lanes = match self.fair {
-            true => crate::dev_server::lanes_of(sqs, queue_url).await.expect("the queue's lanes"),
+            true => crate::workers::lanes_of(sqs, queue_url).await.expect("the queue's lanes"),
             false => vec![queue_url.to_owned()],
         };
-        crate::dev_server::fair_turn(sqs, &lanes, worker).await.expect("a worker round")
+        crate::workers::fair_turn(sqs, &lanes, worker).await.expect("a worker round")
     }
 
     /// One turn of the billet registrar over this server's lanes (a receive from each, as the dev
     /// server's worker takes them), what the server wrote handed on first.
-    pub async fn registration_turn(&self) -> crate::dev_server::Round {
+    pub async fn registration_turn(&self) -> crate::workers::Round {
         self.hand_on().await;
         let sqs = aws_sdk_sqs::Client::new(&self.config);
         let worker = Worker::BilletRegistrar { store: self.store.clone() };
@@ -400,7 +400,7 @@ impl DevServer {
         providers: &billing_api::reminders::providers::Providers,
     ) -> usize {
         billing_api::reminders::run::start(&self.store, &self.queues, day).await.expect("the run's scans");
-        let worker = Worker::Reminders(Box::new(crate::dev_server::Reminders {
+        let worker = Worker::Reminders(Box::new(crate::workers::Reminders {
             store: self.store.clone(),
             queues: self.queues.clone(),
             providers: providers.clone(),
@@ -514,9 +514,9 @@ impl DevServer {
         queue_url: String,
         worker: Worker,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> {
-        match self.fair {
-            true => Box::pin(crate::dev_server::run_fair_worker(sqs, queue_url, worker)),
-            false => Box::pin(crate::dev_server::run_worker(sqs, queue_url, worker)),
+        match self.queues.bell(&queue_url) {
+            Some(bell) => Box::pin(crate::workers::run_fair_worker(sqs, queue_url, worker, bell)),
+            None => Box::pin(crate::workers::run_worker(sqs, queue_url, worker)),
         }
     }
 

@@ -590,7 +590,7 @@ async fn quiescent(config: &aws_config::SdkConfig, store: &Store, stack: &Stack)
         for base in infra::local_stack::QUEUES {
             // The queue and its tenants' lanes, listed again each time (the worker makes a lane at
             // its tenant's first message): a message waiting in a lane is work not done.
-            for lane in infra::dev_server::lanes_of(&sqs, &urls[base]).await.unwrap() {
+            for lane in infra::workers::lanes_of(&sqs, &urls[base]).await.unwrap() {
                 busy |= held(&sqs, &lane).await > 0;
             }
         }

@@ -129,9 +129,21 @@ impl LocalStream {
     /// handed on (or logged as failed, left to the sweep).
     pub async fn dispatch(&self, store: &Store, queues: &Queues) -> usize {
         let mut written = self.written.lock().await;
+        Self::dispatch_from(&mut written, None, store, queues).await
+    }
+
+    /// Hands on `first`, then every write waiting after it.
+    async fn dispatch_from(
+        written: &mut UnboundedReceiver<(String, String)>,
+        first: Option<(String, String)>,
+        store: &Store,
+        queues: &Queues,
+    ) -> usize {
         let mut batch = Batch::new(store, queues);
         let mut done = 0;
-        while let Ok((pk, sk)) = written.try_recv() {
+        let mut next = first.or_else(|| written.try_recv().ok());
+        while let Some((pk, sk)) = next {
+            next = written.try_recv().ok();
             if !is_outbox_item(&sk) {
                 continue;
             }
@@ -148,6 +160,16 @@ impl LocalStream {
         loop {
             self.dispatch(&store, &queues).await;
             tokio::time::sleep(every).await;
+        }
+    }
+
+    /// Dispatches for ever, each write as it comes: it waits for one and hands on all written by
+    /// then, so an idle store costs nothing. It must be its stream's only dispatcher: it holds the
+    /// stream while it waits.
+    pub async fn run_as_written(self, store: Store, queues: Queues) {
+        let mut written = self.written.lock().await;
+        while let Some(first) = written.recv().await {
+            Self::dispatch_from(&mut written, Some(first), &store, &queues).await;
         }
     }
 }

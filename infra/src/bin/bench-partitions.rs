@@ -18,8 +18,8 @@ use billing_api::auth::AuthCache;
 use billing_api::store::Store;
 use billing_api::values::TagId;
 use futures::stream::{self, StreamExt};
-use infra::dev_server::Worker;
 use infra::meter::{Cost, Meter};
+use infra::workers::Worker;
 use serde_json::{json, Value};
 
 fn env_or(name: &str, default: usize) -> usize {
@@ -69,7 +69,7 @@ impl Bench {
             self.stream.dispatch(&self.store, &self.queues).await;
             let mut handled = 0;
             // The worker as its event source mapping runs it: ten batches at once.
-            let rounds = (0..10).map(|_| infra::dev_server::worker_round(&self.sqs, queue, worker, 0));
+            let rounds = (0..10).map(|_| infra::workers::worker_round(&self.sqs, queue, worker, 0));
             for round in futures::future::join_all(rounds).await {
                 handled += round?.bodies.len();
             }

@@ -298,7 +298,7 @@ async fn measure(bench: &Bench, size: &str, world: &World, queues: &Queues<'_>) 
 struct Queues<'a> {
     sqs: &'a aws_sdk_sqs::Client,
     bulk: String,
-    worker: infra::dev_server::Worker,
+    worker: infra::workers::Worker,
     jobs: billing_api::jobs::Queues,
     stream: billing_api::outbox::LocalStream,
     store: Store,
@@ -328,7 +328,7 @@ async fn bulk(bench: &Bench, size: &str, world: &World, queues: &Queues<'_>) -> 
         // on as the stream does.
         queues.stream.dispatch(&queues.store, &queues.jobs).await;
         handing.add(&bench.meter.take());
-        let handled = infra::dev_server::worker_round(queues.sqs, &queues.bulk, &queues.worker, 0).await?;
+        let handled = infra::workers::worker_round(queues.sqs, &queues.bulk, &queues.worker, 0).await?;
         expander.add(&bench.meter.take());
         if handled.bodies.is_empty() {
             break;
@@ -399,7 +399,7 @@ async fn main() -> anyhow::Result<()> {
     };
     let (billets, bulk_queue) = (queue("billets").await?, queue("bulk").await?);
     let jobs = billing_api::jobs::Queues::new(sqs.clone(), billets).with_bulk_expansion(bulk_queue.clone());
-    let worker = infra::dev_server::Worker::BulkExpander { store: metered.clone() };
+    let worker = infra::workers::Worker::BulkExpander { store: metered.clone() };
     let queues = Queues { sqs: &sqs, bulk: bulk_queue, worker, jobs, stream, store: metered.clone() };
     // Only the requests' own storage is measured: no rate-limit counters.
     let state = AppState::new(metered.clone()).with_rate_limits(billing_api::http::rate_limit::RateLimits::OFF);

@@ -11,7 +11,7 @@ use billing_api::store::Store;
 use billing_api::webhooks::secrets::MasterKey;
 use billing_api::webhooks::{Policy, Schedule, SecretBox, Sender};
 use clap::Parser;
-use infra::dev_server::Worker;
+use infra::workers::Worker;
 use std::sync::Arc;
 
 #[derive(Parser, Debug)]
@@ -60,6 +60,49 @@ async fn main() -> anyhow::Result<()> {
         None => None,
     };
     billing_api::billets::link::set_base(&base);
+    let remittances = infra::dev_server::remittance_every();
+    print_stack(&base, &demo, &resources, &policy, &limits, remittances);
+    set_up_demo_channels(&config, &store, &demo, pix_listener.as_ref()).await?;
+    println!("  Try:           curl -H 'Authorization: Bearer {}' {base}/v1/tags", demo.token);
+    println!("Press Ctrl-C to stop.");
+
+    let queues = local_queues(&config, &resources);
+    let vault = Arc::new(SecretBox::from_env(&config).await.context("the webhook master key")?);
+    let sender = Sender {
+        store: store.clone(),
+        queues: queues.clone(),
+        vault: vault.clone(),
+        client: billing_api::webhooks::client::Client::new(policy)?,
+        schedule: Schedule::from_env(),
+    };
+    tokio::spawn(infra::dev_server::run_outbox(stream, store.clone(), queues.clone()));
+    if let Some(every) = remittances {
+        spawn_remittances(&config, store.clone(), every);
+    }
+    spawn_workers(&config, &resources, &store, &queues, sender);
+    let webhooks = billing_api::state::Webhooks { key: MasterKey::ready(vault), policy };
+    let state = AppState::new(store).with_rate_limits(limits).with_webhooks(webhooks);
+    if let Some(listener) = pix_listener {
+        let tls = pix_tls.as_ref().expect("the listener's certificates").server_config()?;
+        tokio::spawn(infra::pix_listener::serve(listener, infra::pix_listener::router(state.clone()), tls));
+    }
+    let router = infra::dev_server::router(state, AuthCache::default());
+    infra::dev_server::serve(listener, router, async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await?;
+    Ok(())
+}
+
+/// What the stack is: where the API, the demo account and the local resources are.
+fn print_stack(
+    base: &str,
+    demo: &infra::demo::Demo,
+    resources: &infra::local_stack::LocalResources,
+    policy: &Policy,
+    limits: &RateLimits,
+    remittances: Option<std::time::Duration>,
+) {
     println!("Billing API (local) is up.");
     println!("  Base URL:      {base}/v1");
     println!("  Demo account:  {}", demo.account_id);
@@ -67,7 +110,7 @@ async fn main() -> anyhow::Result<()> {
     println!("  Table:         {}", resources.table);
     println!("  Queues:        {}", resources.queues.keys().cloned().collect::<Vec<_>>().join(", "));
     println!(
-        "  Workers:       billet registration, bulk expansion, webhook deliveries, settlements, cascades (in-process, polling their queues)"
+        "  Workers:       billet registration, bulk expansion, webhook deliveries, settlements, cascades, Pix charges, reminders (in-process, each polling the lanes its bell rings)"
     );
     println!(
         "  Webhooks:      events and tasks handed on as written, outbox swept every 2 s; {} (WEBHOOKS_ALLOW_INSECURE_LOCAL)",
@@ -81,20 +124,29 @@ async fn main() -> anyhow::Result<()> {
         "  Payer pages:   {} (each billet's url; public, PAYER_RATE_LIMIT_PER_IP)",
         billing_api::billets::link::url("<token>")
     );
-    let remittances = infra::dev_server::remittance_every();
     println!(
         "  Bank files:    bucket {}; remittance job {} (REMITTANCE_EVERY_SECONDS, 0 = off)",
         resources.files_bucket,
         remittances.map_or_else(|| "off".to_owned(), |every| format!("every {} s", every.as_secs()))
     );
-    if let Some(listener) = &pix_listener {
-        let secrets = aws_sdk_secretsmanager::Client::new(&config);
+}
+
+/// The demo account's channels on the local stand-ins that infra/run started: Pix on its Itaú
+/// rule, cards through localstripe, WhatsApp reminders; each said in a line.
+async fn set_up_demo_channels(
+    config: &aws_config::SdkConfig,
+    store: &Store,
+    demo: &infra::demo::Demo,
+    pix_listener: Option<&tokio::net::TcpListener>,
+) -> anyhow::Result<()> {
+    if let Some(listener) = pix_listener {
+        let secrets = aws_sdk_secretsmanager::Client::new(config);
         let base = format!("https://{}", listener.local_addr()?);
         let rule =
-            infra::demo::ensure_pix(&store, &secrets, demo.account_id, &base).await.context("the demo's Pix rule")?;
+            infra::demo::ensure_pix(store, &secrets, demo.account_id, &base).await.context("the demo's Pix rule")?;
         println!("  Pix:           bank rule {rule} (Itaú) of the demo account has a Pix charge on each billet; pay one with infra/ops --local pix pay --account {} --billet <id>", demo.account_id);
     }
-    match &pix_listener {
+    match pix_listener {
         Some(listener) => println!(
             "  Pix webhook:   https://{}/pix/<account>/<rule>/pix (mutual TLS: the local PSP's CA; PIX_PORT); local PSP {}",
             listener.local_addr()?,
@@ -105,7 +157,7 @@ async fn main() -> anyhow::Result<()> {
     // With the local localstripe, the demo account takes cards on its billets' pages.
     let server = billing_api::billets::link::url("");
     let server = server.trim_end_matches(billing_api::billets::link::PATH);
-    match infra::gateway_ops::local_setup(&store, demo.account_id, server, false).await.context("the demo's card gateway")? {
+    match infra::gateway_ops::local_setup(store, demo.account_id, server, false).await.context("the demo's card gateway")? {
         Some(_) => println!(
             "  Cards:         the demo account's billets take cards (localstripe {}); webhook {server}/gateway/stripe/{}",
             std::env::var("LOCAL_STRIPE_URL").unwrap_or_default(),
@@ -120,7 +172,7 @@ async fn main() -> anyhow::Result<()> {
             whatsapp_phone_number_id: Some(Some(infra::reminder_ops::LOCAL_WHATSAPP_NUMBER.to_owned())),
             ..Default::default()
         };
-        billing_api::reminders::schedule::set_up(&store, demo.account_id, &setup)
+        billing_api::reminders::schedule::set_up(store, demo.account_id, &setup)
             .await
             .context("the demo's WhatsApp number")?;
     }
@@ -130,83 +182,68 @@ async fn main() -> anyhow::Result<()> {
         std::env::var("AWS_ENDPOINT_URL").unwrap_or_default(),
         std::env::var("AWS_ENDPOINT_URL_SOCIALMESSAGING").map_or_else(|_| "off (no local stand-in)".to_owned(), |url| format!("through the local stand-in {url}"))
     );
-    println!("  Try:           curl -H 'Authorization: Bearer {}' {base}/v1/tags", demo.token);
-    println!("Press Ctrl-C to stop.");
-
-    let billet_queue = resources.queues[infra::local_stack::BILLET_REGISTRATION_QUEUE].clone();
-    let bulk_queue = resources.queues[infra::local_stack::BULK_EXPANSION_QUEUE].clone();
-    let webhook_queue = resources.queues[infra::local_stack::WEBHOOK_DELIVERIES_QUEUE].clone();
-    let settlements_queue = resources.queues[infra::local_stack::SETTLEMENTS_QUEUE].clone();
-    let cascades_queue = resources.queues[infra::local_stack::CASCADES_QUEUE].clone();
-    let pix_charges_queue = resources.queues[infra::local_stack::PIX_CHARGES_QUEUE].clone();
-    let reminders_queue = resources.queues[infra::local_stack::REMINDERS_QUEUE].clone();
-    let reminder_scans_queue = resources.queues[infra::local_stack::REMINDER_SCANS_QUEUE].clone();
-    let sqs = aws_sdk_sqs::Client::new(&config);
-    let queues = billing_api::jobs::Queues::new(sqs.clone(), billet_queue.clone())
-        .with_bulk_expansion(bulk_queue.clone())
-        .with_webhook_deliveries(webhook_queue.clone())
-        .with_settlements(settlements_queue.clone())
-        .with_cascades(cascades_queue.clone())
-        .with_pix_charges(pix_charges_queue.clone())
-        .with_reminders(reminders_queue.clone())
-        .with_reminder_scans(reminder_scans_queue.clone())
-        .with_tenant_lanes();
-    let vault = Arc::new(SecretBox::from_env(&config).await.context("the webhook master key")?);
-    let sender = Sender {
-        store: store.clone(),
-        queues: queues.clone(),
-        vault: vault.clone(),
-        client: billing_api::webhooks::client::Client::new(policy)?,
-        schedule: Schedule::from_env(),
-    };
-    tokio::spawn(infra::dev_server::run_outbox(stream, store.clone(), queues.clone()));
-    if let Some(every) = remittances {
-        let files = billing_api::files::Files::from_config(&config);
-        let store = store.clone();
-        // Its own thread and single-threaded runtime: the job's future is not `Send` (its steps
-        // retried by a closure borrow the store), and it needs none of the server's threads.
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
-            match runtime {
-                Ok(runtime) => runtime.block_on(infra::dev_server::run_remittances(store, files, every)),
-                Err(error) => tracing::warn!(error = ?error, "no runtime for the remittance job"),
-            }
-        });
-    }
-    let settler = Worker::Settler { store: store.clone() };
-    tokio::spawn(infra::dev_server::run_fair_worker(sqs.clone(), settlements_queue, settler));
-    let cascader = Worker::Cascader { store: store.clone() };
-    tokio::spawn(infra::dev_server::run_fair_worker(sqs.clone(), cascades_queue, cascader));
-    tokio::spawn(infra::dev_server::run_fair_worker(sqs.clone(), pix_charges_queue, Worker::PixCharges));
-    let reminders = infra::dev_server::Reminders {
-        store: store.clone(),
-        queues: queues.clone(),
-        providers: billing_api::reminders::providers::Providers::from_env(&config),
-    };
-    tokio::spawn(infra::dev_server::run_fair_worker(
-        sqs.clone(),
-        reminders_queue,
-        Worker::Reminders(Box::new(reminders)),
-    ));
-    tokio::spawn(infra::dev_server::run_fair_worker(
-        sqs.clone(),
-        webhook_queue,
-        Worker::WebhookSender(Box::new(sender)),
-    ));
-    let registrar = Worker::BilletRegistrar { store: store.clone() };
-    tokio::spawn(infra::dev_server::run_fair_worker(sqs.clone(), billet_queue, registrar));
-    let expander = Worker::BulkExpander { store: store.clone() };
-    tokio::spawn(infra::dev_server::run_fair_worker(sqs, bulk_queue, expander));
-    let webhooks = billing_api::state::Webhooks { key: MasterKey::ready(vault), policy };
-    let state = AppState::new(store).with_rate_limits(limits).with_webhooks(webhooks);
-    if let Some(listener) = pix_listener {
-        let tls = pix_tls.as_ref().expect("the listener's certificates").server_config()?;
-        tokio::spawn(infra::pix_listener::serve(listener, infra::pix_listener::router(state.clone()), tls));
-    }
-    let router = infra::dev_server::router(state, AuthCache::default());
-    infra::dev_server::serve(listener, router, async {
-        let _ = tokio::signal::ctrl_c().await;
-    })
-    .await?;
     Ok(())
+}
+
+/// The local queues, each tenant's messages on a lane of its own beside its queue.
+fn local_queues(
+    config: &aws_config::SdkConfig,
+    resources: &infra::local_stack::LocalResources,
+) -> billing_api::jobs::Queues {
+    let url = |name: &str| resources.queues[name].clone();
+    use infra::local_stack::*;
+    billing_api::jobs::Queues::new(aws_sdk_sqs::Client::new(config), url(BILLET_REGISTRATION_QUEUE))
+        .with_bulk_expansion(url(BULK_EXPANSION_QUEUE))
+        .with_webhook_deliveries(url(WEBHOOK_DELIVERIES_QUEUE))
+        .with_settlements(url(SETTLEMENTS_QUEUE))
+        .with_cascades(url(CASCADES_QUEUE))
+        .with_pix_charges(url(PIX_CHARGES_QUEUE))
+        .with_reminders(url(REMINDERS_QUEUE))
+        .with_reminder_scans(url(REMINDER_SCANS_QUEUE))
+        .with_tenant_lanes()
+}
+
+/// The remittance job every `every`, as the template's schedule runs it hourly on AWS.
+fn spawn_remittances(config: &aws_config::SdkConfig, store: Store, every: std::time::Duration) {
+    let files = billing_api::files::Files::from_config(config);
+    // Its own thread and single-threaded runtime: the job's future is not `Send` (its steps
+    // retried by a closure borrow the store), and it needs none of the server's threads.
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+        match runtime {
+            Ok(runtime) => runtime.block_on(infra::dev_server::run_remittances(store, files, every)),
+            Err(error) => tracing::warn!(error = ?error, "no runtime for the remittance job"),
+        }
+    });
+}
+
+/// Every queue's worker, in-process, each on its queue's lanes as its bell rings them.
+fn spawn_workers(
+    config: &aws_config::SdkConfig,
+    resources: &infra::local_stack::LocalResources,
+    store: &Store,
+    queues: &billing_api::jobs::Queues,
+    sender: Sender,
+) {
+    use infra::local_stack::*;
+    let reminders = infra::workers::Reminders {
+        store: store.clone(),
+        queues: queues.clone(),
+        providers: billing_api::reminders::providers::Providers::from_env(config),
+    };
+    let workers = [
+        (SETTLEMENTS_QUEUE, Worker::Settler { store: store.clone() }),
+        (CASCADES_QUEUE, Worker::Cascader { store: store.clone() }),
+        (PIX_CHARGES_QUEUE, Worker::PixCharges),
+        (REMINDERS_QUEUE, Worker::Reminders(Box::new(reminders))),
+        (WEBHOOK_DELIVERIES_QUEUE, Worker::WebhookSender(Box::new(sender))),
+        (BILLET_REGISTRATION_QUEUE, Worker::BilletRegistrar { store: store.clone() }),
+        (BULK_EXPANSION_QUEUE, Worker::BulkExpander { store: store.clone() }),
+    ];
+    let sqs = aws_sdk_sqs::Client::new(config);
+    for (queue, worker) in workers {
+        let url = resources.queues[queue].clone();
+        let bell = queues.bell(&url).expect("the local queues keep lanes");
+        tokio::spawn(infra::workers::run_fair_worker(sqs.clone(), url, worker, bell));
+    }
 }

@@ -37,7 +37,12 @@ fn main() {
         }
     }
     let runtime = tokio::runtime::Runtime::new().expect("the async runtime");
-    match runtime.block_on(run(cli)) {
+    let result = runtime.block_on(async {
+        let result = run(cli).await;
+        nudge_local_outbox().await;
+        result
+    });
+    match result {
         Ok(output) => {
             let written = ops::cli::write_json(&mut std::io::stdout().lock(), &output);
             match written {
@@ -48,6 +53,14 @@ fn main() {
             }
         }
         Err(error) => fail(&error),
+    }
+}
+
+/// After a command against the local stack, the dev server (`LOCAL_API_URL`) hands on at once the
+/// events and tasks the command wrote, instead of at its next minute's sweep.
+async fn nudge_local_outbox() {
+    if let Ok(base_url) = std::env::var("LOCAL_API_URL") {
+        CacheFlusher::DevServer { base_url }.nudge_outbox().await;
     }
 }
 

@@ -1,7 +1,7 @@
 //! Tenants share the queues fairly (issue 27): on AWS each message's account is its message group
 //! (SQS fair queues); on the local stack each tenant has a lane of its own beside each queue and
 //! the workers take the lanes in turn (`jobs::Queues::with_tenant_lanes`,
-//! `dev_server::run_fair_worker`). Here a tenant with hundreds of registrations waiting does not
+//! `workers::run_fair_worker`). Here a tenant with hundreds of registrations waiting does not
 //! hold back another tenant's one: it is registered in the registrar's first turn. (How long a
 //! turn takes is measured by `infra/bench fairness`, not here.)
 

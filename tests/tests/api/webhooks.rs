@@ -289,15 +289,12 @@ async fn a_delivery_queued_twice_is_sent_once_and_a_half_done_dispatch_completes
     let message = billing_api::jobs::WebhookDelivery::new(api.account_id, &delivery.delivery_id);
     api.server.queues.send(&message).await.unwrap();
     let sender = api.server.webhook_sender(Policy::LOCAL, seconds(&[1]));
-    let worker = infra::dev_server::Worker::WebhookSender(Box::new(sender.clone()));
+    let worker = infra::workers::Worker::WebhookSender(Box::new(sender.clone()));
     let sqs = aws_sdk_sqs::Client::new(&api.server.config);
     let mut handled = 0;
     for _ in 0..5 {
-        handled += infra::dev_server::worker_round(&sqs, &api.server.webhook_queue_url, &worker, 1)
-            .await
-            .unwrap()
-            .bodies
-            .len();
+        handled +=
+            infra::workers::worker_round(&sqs, &api.server.webhook_queue_url, &worker, 1).await.unwrap().bodies.len();
         if handled >= 2 {
             break;
         }
