@@ -1,9 +1,10 @@
-"""The README's walk-through through a client generated from docs/openapi.yaml.
+"""The guides' walk-throughs through a client generated from docs/openapi.yaml.
 
 Generates a Python client with openapi-python-client (the version infra/check-client pins), imports
-it as an integrator would, unchanged, and runs the README's steps through it against a running dev
-server with a fresh demo account: tags, a group, contacts, billings and their billets, an update, a
-bank payment (through the ops CLI, as the README does), a pay-off, list filters, a bulk billing, and
+it as an integrator would, unchanged, and runs the steps of docs/billings.md, docs/point-of-sale.md
+and docs/webhooks.md through it against a running dev server with a fresh demo account: tags, a
+group, contacts, billings and their billets, an update, a bank payment (through the ops CLI, as the
+guide does), a pay-off, list filters, a bulk billing, and
 the point of sale, webhooks and events over the API (a local receiver). Then the PATCH cases the generated client once got wrong (a PATCH must send only
 what the caller set). Every answer is checked: its status, and that the client parsed it into the
 documented model (an undocumented status raises).
@@ -86,7 +87,7 @@ def wait_for(what, probe, seconds=30):
 
 
 def ops(*args):
-    """The ops CLI, as the README runs it (`infra/ops ...`) against the same table."""
+    """The ops CLI, as the guides run it (`infra/ops ...`) against the same table."""
     run = subprocess.run([os.environ["OPS_BIN"], *args], capture_output=True, text=True)
     if run.returncode != 0:
         raise AssertionError(f"ops {' '.join(args)} failed: {run.stderr}")
@@ -113,7 +114,7 @@ def main():
     # An undocumented status raises errors.UnexpectedStatus.
     client = client_module.AuthenticatedClient(base_url=args.base_url, token=token, raise_on_unexpected_status=True)
 
-    print("README walk-through through the generated client:")
+    print("the guides' walk-through through the generated client:")
     step("POST /v1/tags {tag: {name: VIP, color: success}}")
     vip = expect(imp("tags", "create_tag").sync_detailed(
         client=client, body=m.TagCreateBody(tag=m.TagCreateBodyTag(name="VIP", color=m.TagColor.SUCCESS))), 201, m.Tag)

@@ -113,7 +113,7 @@ fn print_stack(
         "  Workers:       billet registration, bulk expansion, webhook deliveries, settlements, cascades, Pix charges, reminders (in-process, each polling the lanes its bell rings)"
     );
     println!(
-        "  Webhooks:      events and tasks handed on as written, outbox swept every 2 s; {} (WEBHOOKS_ALLOW_INSECURE_LOCAL)",
+        "  Webhooks:      events and tasks handed on as written (the outbox swept at start, after each ops command and every minute); {} (WEBHOOKS_ALLOW_INSECURE_LOCAL)",
         match policy.allow_insecure_local {
             true => "http://127.0.0.1 receivers allowed",
             false => "https:// receivers on public addresses only",
