@@ -474,30 +474,7 @@ async fn claim(
     if queued.is_empty() {
         return Ok(Claimed::Empty);
     }
-    let billet_keys: Vec<Key> =
-        queued.iter().map(|q| keys::billet::billet(account, q.billing_id, q.billet_id)).collect();
-    let billing_ids: Vec<BillingId> = queued.iter().map(|q| q.billing_id).collect();
-    let (billets, billings) = tokio::try_join!(
-        stored::find_many::<BankBillet>(store, &billet_keys),
-        records::find_many::<Billing>(store, account, &billing_ids),
-    )?;
-    let billets: HashMap<BilletId, BankBillet> = billets.into_iter().map(|b| (b.id, b)).collect();
-    let billings: HashMap<BillingId, Billing> = billings.into_iter().map(|b| (b.id, b)).collect();
-    let mut taken = Vec::new();
-    let mut stale = Vec::new();
-    for q in queued {
-        let billet = billets.get(&q.billet_id);
-        let billing = billings.get(&q.billing_id);
-        match (q.instruction, billet, billing) {
-            (Instruction::Register, Some(b), Some(g))
-                if b.status == BilletStatus::PendingRemittance && b.remittance_id.is_none() =>
-            {
-                taken.push((q, b.clone(), g.clone()))
-            }
-            (Instruction::WriteOff, Some(b), Some(g)) => taken.push((q, b.clone(), g.clone())),
-            _ => stale.push(q.key(())),
-        }
-    }
+    let (taken, stale) = still_queued(store, account, queued).await?;
     if taken.is_empty() {
         store.delete_all(stale).await?;
         return Ok(Claimed::Progress);
@@ -525,23 +502,7 @@ async fn claim(
             Instruction::WriteOff => writes.push(stored::delete_if(q, (), Condition::present())),
         }
     }
-    let now = Timestamp::now();
-    let file = file_of(bank, beneficiary, &titles, u32::try_from(sequence % 1_000_000).unwrap_or(0), local(now));
-    let total = entries.iter().fold(Money::ZERO, |sum, e| sum + e.amount);
-    let remittance = Remittance {
-        id,
-        account_id: account,
-        agreement: agreement.to_owned(),
-        sequence,
-        state: OPEN.into(),
-        titles: entries,
-        total,
-        key: format!("{}{account}/{}/{sequence:06}-{id}.rem", files::REMITTANCES, files::slug(agreement)),
-        sha256: hex::encode(Sha256::digest(file.as_bytes())),
-        file,
-        created_at: now,
-        closed_at: None,
-    };
+    let remittance = remittance_of(account, agreement, bank, beneficiary, (id, sequence), &titles, entries);
     let (open_pk, open_sk) = keys::bank_file::open_remittance(account, id);
     writes.push(stored::insert(&remittance, ())?);
     writes.push(Write::put_keys(open_pk, open_sk));
@@ -555,6 +516,70 @@ async fn claim(
         store.delete_all(stale).await?;
     }
     Ok(Claimed::File(Box::new(remittance)))
+}
+
+/// The queued instructions whose billet still asks for them (a registration of a billet still
+/// pending and in no file, any write-off), with their billets and billings; and the keys of the
+/// others, to drop.
+async fn still_queued(
+    store: &Store,
+    account: AccountId,
+    queued: Vec<Queued>,
+) -> anyhow::Result<(Vec<(Queued, BankBillet, Billing)>, Vec<Key>)> {
+    let billet_keys: Vec<Key> =
+        queued.iter().map(|q| keys::billet::billet(account, q.billing_id, q.billet_id)).collect();
+    let billing_ids: Vec<BillingId> = queued.iter().map(|q| q.billing_id).collect();
+    let (billets, billings) = tokio::try_join!(
+        stored::find_many::<BankBillet>(store, &billet_keys),
+        records::find_many::<Billing>(store, account, &billing_ids),
+    )?;
+    let billets: HashMap<BilletId, BankBillet> = billets.into_iter().map(|b| (b.id, b)).collect();
+    let billings: HashMap<BillingId, Billing> = billings.into_iter().map(|b| (b.id, b)).collect();
+    let mut taken = Vec::new();
+    let mut stale = Vec::new();
+    for q in queued {
+        let billet = billets.get(&q.billet_id);
+        let billing = billings.get(&q.billing_id);
+        match (q.instruction, billet, billing) {
+            (Instruction::Register, Some(b), Some(g))
+                if b.status == BilletStatus::PendingRemittance && b.remittance_id.is_none() =>
+            {
+                taken.push((q, b.clone(), g.clone()))
+            }
+            (Instruction::WriteOff, Some(b), Some(g)) => taken.push((q, b.clone(), g.clone())),
+            _ => stale.push(q.key(())),
+        }
+    }
+    Ok((taken, stale))
+}
+
+/// The remittance record of these titles: the file written, its key in the bucket and digest.
+fn remittance_of(
+    account: AccountId,
+    agreement: &str,
+    bank: &Bank,
+    beneficiary: &Beneficiary,
+    (id, sequence): (i64, i64),
+    titles: &[Title],
+    entries: Vec<Entry>,
+) -> Remittance {
+    let now = Timestamp::now();
+    let file = file_of(bank, beneficiary, titles, u32::try_from(sequence % 1_000_000).unwrap_or(0), local(now));
+    let total = entries.iter().fold(Money::ZERO, |sum, e| sum + e.amount);
+    Remittance {
+        id,
+        account_id: account,
+        agreement: agreement.to_owned(),
+        sequence,
+        state: OPEN.into(),
+        titles: entries,
+        total,
+        key: format!("{}{account}/{}/{sequence:06}-{id}.rem", files::REMITTANCES, files::slug(agreement)),
+        sha256: hex::encode(Sha256::digest(file.as_bytes())),
+        file,
+        created_at: now,
+        closed_at: None,
+    }
 }
 
 /// The file's time as the bank reads it (São Paulo).

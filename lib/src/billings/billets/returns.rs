@@ -307,122 +307,12 @@ async fn apply_line(
     };
     line.billing_id = Some(billing_id);
     line.billet_id = Some(billet_id);
-    let ours = crate::billets::model::find(store, account, billing_id, billet_id).await?;
-    let Some(ours) = ours else {
-        line.note = format!("nenhum boleto {billet_id} na cobrança {billing_id}");
-        return keep(store, line).await;
+    let read_status = match billet_of_line(store, account, bank, title, billing_id, billet_id).await? {
+        Ok(status) => status,
+        Err(note) => return keep(store, Line { note, ..line }).await,
     };
-    // A file's bank and width name one layout (`banks::by_code`): the billet's must be that one.
-    let Some(ours_bank) = banks::by_symbol(&ours.bank_symbol).filter(|b| b.symbol == bank.symbol) else {
-        line.note = format!(
-            "o boleto {billet_id} é do banco {:?}, não do layout deste arquivo ({} CNAB {})",
-            ours.bank_symbol,
-            bank.code,
-            bank.width()
-        );
-        return keep(store, line).await;
-    };
-    let agreement = ours.agreement_code.as_deref().and_then(|a| ours_bank.agreement(a));
-    let echoes = agreement.as_ref().is_some_and(|a| {
-        ours_bank
-            .rules
-            .our_number(a, ours.our_sequential_number)
-            .is_some_and(|expected| ours_bank.echoes(a, &expected, &title.our_number))
-    });
-    if !echoes {
-        line.note = format!("nosso número {} não é o do boleto {billet_id}", title.our_number);
-        return keep(store, line).await;
-    }
-    let read_status = ours.status;
-    let outcome = change(store, account, billing_id, |billing, current| {
-        let (line, key) = (line.clone(), key.clone());
-        async move {
-            // A concurrent upload of the same file applied it meanwhile.
-            if store.get(key.0.clone(), key.1.clone()).await?.is_some() {
-                return Ok(Ruled::Unchanged(None));
-            }
-            let billet = match current.filter(|b| b.id == billet_id) {
-                Some(billet) => billet,
-                None => {
-                    // Replaced by a re-issue: as it was read above.
-                    let status = read_status;
-                    return Ok(Ruled::Unchanged(Some(match title.happened {
-                        Happened::Paid => to_refund(
-                            format!("pago no banco, mas o boleto foi substituído ({status}): devolver ao pagador ou baixar a cobrança à mão"),
-                            paid_by(title, billing_id, billet_id),
-                        ),
-                        _ => (Outcome::Unchanged, format!("boleto substituído ({status})"), None),
-                    })));
-                }
-            };
-            let status = billet.status;
-            let waiting = matches!(status, BilletStatus::Remitting | BilletStatus::Remittanced);
-            // The billet moved (and the billing as `next`), with the line in the ledger.
-            let moved_with = |next: Billing, to: BankBillet, note: &str, mut also: Vec<crate::store::Write>| -> Result<Ruled<Option<Kept>>, Refusal> {
-                let applied = Line { outcome: Outcome::Applied, note: note.to_owned(), ..line.clone() };
-                also.push(stored::insert(&applied, ())?);
-                let billet = Some(BilletWrite::Moved { from: billet.clone(), to });
-                Ok(Ruled::Changed { next, billet, also, announce: true, then: Some((Outcome::Applied, note.to_owned(), None)) })
-            };
-            let moved = |next: Billing, to: BankBillet, note: &str| moved_with(next, to, note, Vec::new());
-            let keep = |outcome: Outcome, note: String| Ok(Ruled::Unchanged(Some((outcome, note, None))));
-            match title.happened {
-                Happened::Registered if waiting => {
-                    let mut to = billet.moved_to(BilletStatus::Opened);
-                    to.registered.provider_status = Some("ENTRADA CONFIRMADA".into());
-                    moved(billing.clone(), to, "entrada confirmada")
-                }
-                Happened::Registered => keep(Outcome::Unchanged, format!("entrada confirmada; o boleto já está {status}")),
-                Happened::Refused if waiting => {
-                    let mut to = billet.moved_to(BilletStatus::Rejected);
-                    to.registered.bank_rejection = Some(bank.rejection(&title.reasons));
-                    to.registered.provider_status = Some("ENTRADA REJEITADA".into());
-                    moved(billing.clone(), to, "entrada rejeitada")
-                }
-                Happened::Refused => keep(Outcome::NotApplied, format!("entrada rejeitada, mas o boleto já está {status}")),
-                Happened::Paid => {
-                    let payment = paid_by(title, billing_id, billet_id);
-                    if payment.fee > payment.amount {
-                        return keep(Outcome::NotApplied, format!("tarifa {} maior que o valor pago", title.fee));
-                    }
-                    // The same payment, from another file.
-                    if payments::recorded(store, account, &payment).await?.is_some() {
-                        return keep(Outcome::Unchanged, "pagamento já registrado (outro arquivo)".to_owned());
-                    }
-                    match payments::settling(account, billing.clone(), Some(&billet), &payment)? {
-                        Ok((next, paid, ledger)) => moved_with(next, paid, "liquidação", vec![ledger]),
-                        Err(_) => Ok(Ruled::Unchanged(Some(to_refund(
-                            format!(
-                                "pago no banco, mas o boleto está {status} e a cobrança {}: devolver ao pagador ou baixar a cobrança à mão",
-                                billing.status
-                            ),
-                            payment,
-                        )))),
-                    }
-                }
-                Happened::WrittenOff
-                    if matches!(status, BilletStatus::Remittanced | BilletStatus::Opened | BilletStatus::Protested) =>
-                {
-                    let mut to = billet.moved_to(BilletStatus::Canceled);
-                    to.registered.provider_status = Some("BAIXADO PELO BANCO".into());
-                    moved(billing.clone(), to, "baixado pelo banco")
-                }
-                Happened::WrittenOff => keep(Outcome::Unchanged, format!("baixa confirmada; o boleto está {status}")),
-                Happened::Protested if matches!(status, BilletStatus::Remittanced | BilletStatus::Opened) => {
-                    let mut to = billet.moved_to(BilletStatus::Protested);
-                    to.registered.provider_status = Some("ENVIADO A CARTÓRIO".into());
-                    moved(billing.clone(), to, "enviado a cartório para protesto")
-                }
-                Happened::Protested => {
-                    keep(Outcome::Unchanged, format!("enviado a cartório; o boleto está {status}"))
-                }
-                Happened::Other => {
-                    keep(Outcome::NotApplied, format!("movimento {} não é tratado por este serviço", title.movement))
-                }
-            }
-        }
-    })
-    .await;
+    let step = Step { store, account, bank, title, billing_id, billet_id, read_status, key: &key, line: &line };
+    let outcome = change(store, account, billing_id, |billing, current| step.rule(billing, current)).await;
     match outcome {
         Ok((_, None)) => Ok(None),
         Ok((_, Some((Outcome::Applied, _, _)))) => Ok(Some(Outcome::Applied)),
@@ -437,6 +327,152 @@ async fn apply_line(
             keep(store, line).await
         }
         Err(error) => Err(anyhow::Error::new(error).context(format!("return line {}", title.line))),
+    }
+}
+
+/// The status of the billet a line's reference names, when it is this file's bank's and its our
+/// number is the one the line carries; else why the line is not applied.
+async fn billet_of_line(
+    store: &Store,
+    account: AccountId,
+    bank: &'static Bank,
+    title: &Returned,
+    billing_id: BillingId,
+    billet_id: BilletId,
+) -> anyhow::Result<Result<BilletStatus, String>> {
+    let Some(ours) = crate::billets::model::find(store, account, billing_id, billet_id).await? else {
+        return Ok(Err(format!("nenhum boleto {billet_id} na cobrança {billing_id}")));
+    };
+    // A file's bank and width name one layout (`banks::by_code`): the billet's must be that one.
+    let Some(ours_bank) = banks::by_symbol(&ours.bank_symbol).filter(|b| b.symbol == bank.symbol) else {
+        return Ok(Err(format!(
+            "o boleto {billet_id} é do banco {:?}, não do layout deste arquivo ({} CNAB {})",
+            ours.bank_symbol,
+            bank.code,
+            bank.width()
+        )));
+    };
+    let agreement = ours.agreement_code.as_deref().and_then(|a| ours_bank.agreement(a));
+    let echoes = agreement.as_ref().is_some_and(|a| {
+        ours_bank
+            .rules
+            .our_number(a, ours.our_sequential_number)
+            .is_some_and(|expected| ours_bank.echoes(a, &expected, &title.our_number))
+    });
+    match echoes {
+        true => Ok(Ok(ours.status)),
+        false => Ok(Err(format!("nosso número {} não é o do boleto {billet_id}", title.our_number))),
+    }
+}
+
+/// One line's change of its billing, as `change` runs it (again on a conflict).
+struct Step<'a> {
+    store: &'a Store,
+    account: AccountId,
+    bank: &'static Bank,
+    title: &'a Returned,
+    billing_id: BillingId,
+    billet_id: BilletId,
+    /// The billet's status as read before the change (what a re-issue replaced).
+    read_status: BilletStatus,
+    key: &'a (String, String),
+    line: &'a Line,
+}
+
+type Rule = Result<Ruled<Option<Kept>>, Refusal>;
+
+impl Step<'_> {
+    /// What the line does to `billing` and its `current` billet.
+    async fn rule(&self, billing: Billing, current: Option<BankBillet>) -> Rule {
+        // A concurrent upload of the same file applied it meanwhile.
+        if self.store.get(self.key.0.clone(), self.key.1.clone()).await?.is_some() {
+            return Ok(Ruled::Unchanged(None));
+        }
+        let Some(billet) = current.filter(|b| b.id == self.billet_id) else {
+            // Replaced by a re-issue: as it was read before.
+            let status = self.read_status;
+            return Ok(Ruled::Unchanged(Some(match self.title.happened {
+                Happened::Paid => to_refund(
+                    format!("pago no banco, mas o boleto foi substituído ({status}): devolver ao pagador ou baixar a cobrança à mão"),
+                    paid_by(self.title, self.billing_id, self.billet_id),
+                ),
+                _ => (Outcome::Unchanged, format!("boleto substituído ({status})"), None),
+            })));
+        };
+        let status = billet.status;
+        let waiting = matches!(status, BilletStatus::Remitting | BilletStatus::Remittanced);
+        let keep = |outcome: Outcome, note: String| Ok(Ruled::Unchanged(Some((outcome, note, None))));
+        let moved = |to: BankBillet, note: &str| self.moved(billing.clone(), &billet, to, note, Vec::new());
+        let with_status = |status: BilletStatus, provider: &str| {
+            let mut to = billet.moved_to(status);
+            to.registered.provider_status = Some(provider.into());
+            to
+        };
+        match self.title.happened {
+            Happened::Registered if waiting => {
+                moved(with_status(BilletStatus::Opened, "ENTRADA CONFIRMADA"), "entrada confirmada")
+            }
+            Happened::Registered => keep(Outcome::Unchanged, format!("entrada confirmada; o boleto já está {status}")),
+            Happened::Refused if waiting => {
+                let mut to = with_status(BilletStatus::Rejected, "ENTRADA REJEITADA");
+                to.registered.bank_rejection = Some(self.bank.rejection(&self.title.reasons));
+                moved(to, "entrada rejeitada")
+            }
+            Happened::Refused => keep(Outcome::NotApplied, format!("entrada rejeitada, mas o boleto já está {status}")),
+            Happened::Paid => self.paid(billing, billet).await,
+            Happened::WrittenOff
+                if matches!(status, BilletStatus::Remittanced | BilletStatus::Opened | BilletStatus::Protested) =>
+            {
+                moved(with_status(BilletStatus::Canceled, "BAIXADO PELO BANCO"), "baixado pelo banco")
+            }
+            Happened::WrittenOff => keep(Outcome::Unchanged, format!("baixa confirmada; o boleto está {status}")),
+            Happened::Protested if matches!(status, BilletStatus::Remittanced | BilletStatus::Opened) => {
+                moved(with_status(BilletStatus::Protested, "ENVIADO A CARTÓRIO"), "enviado a cartório para protesto")
+            }
+            Happened::Protested => keep(Outcome::Unchanged, format!("enviado a cartório; o boleto está {status}")),
+            Happened::Other => {
+                keep(Outcome::NotApplied, format!("movimento {} não é tratado por este serviço", self.title.movement))
+            }
+        }
+    }
+
+    /// A payment: applied once (the same payment from another file is recognised), or kept to
+    /// refund when the billing cannot take it.
+    async fn paid(&self, billing: Billing, billet: BankBillet) -> Rule {
+        let keep = |outcome: Outcome, note: String| Ok(Ruled::Unchanged(Some((outcome, note, None))));
+        let payment = paid_by(self.title, self.billing_id, self.billet_id);
+        if payment.fee > payment.amount {
+            return keep(Outcome::NotApplied, format!("tarifa {} maior que o valor pago", self.title.fee));
+        }
+        // The same payment, from another file.
+        if payments::recorded(self.store, self.account, &payment).await?.is_some() {
+            return keep(Outcome::Unchanged, "pagamento já registrado (outro arquivo)".to_owned());
+        }
+        match payments::settling(self.account, billing.clone(), Some(&billet), &payment)? {
+            Ok((next, paid, ledger)) => self.moved(next, &billet, paid, "liquidação", vec![ledger]),
+            Err(_) => Ok(Ruled::Unchanged(Some(to_refund(
+                format!(
+                    "pago no banco, mas o boleto está {} e a cobrança {}: devolver ao pagador ou baixar a cobrança à mão",
+                    billet.status, billing.status
+                ),
+                payment,
+            )))),
+        }
+    }
+
+    /// The billet moved `from` → `to` and the billing as `next`, with the line in the ledger.
+    fn moved(
+        &self,
+        next: Billing,
+        from: &BankBillet,
+        to: BankBillet,
+        note: &str,
+        mut also: Vec<crate::store::Write>,
+    ) -> Rule {
+        let applied = Line { outcome: Outcome::Applied, note: note.to_owned(), ..self.line.clone() };
+        also.push(stored::insert(&applied, ())?);
+        let billet = Some(BilletWrite::Moved { from: from.clone(), to });
+        Ok(Ruled::Changed { next, billet, also, announce: true, then: Some((Outcome::Applied, note.to_owned(), None)) })
     }
 }
 
