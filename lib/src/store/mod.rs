@@ -5,6 +5,7 @@
 //! (see docs/data-model.md). Storage answers its own errors ([`StoreError`]); what they mean to a
 //! client is decided above it.
 
+mod batches;
 pub mod counting;
 mod expressions;
 mod failures;
