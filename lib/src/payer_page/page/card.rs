@@ -1,0 +1,69 @@
+//! The card checkout of a payable billet: its page, its script and its Content-Security-Policy,
+//! which admits the gateway's origins alone.
+
+use super::html::{digest, escape, money, STYLE};
+use super::Due;
+use crate::billets::model::BankBillet;
+use crate::billets::printing::text::date;
+
+/// The card checkout's script: asks the page's own route for the day's intent, mounts the
+/// gateway's card field (Stripe.js: the card goes from the payer's browser to the gateway alone),
+/// confirms the payment with the gateway, then tells the page's route, which reads it back from
+/// the gateway.
+const CARD_SCRIPT: &str = "\
+(function(){\
+var form=document.getElementById('card-form'),say=document.getElementById('card-status'),pay=document.getElementById('pay');\
+var base=location.pathname.replace(/\\/$/,''),stripe=null,card=null,opened=null;\
+function show(t,ok){say.textContent=t;say.className=ok?'ok':'';}\
+function json(r){return r.json().then(function(b){return{status:r.status,body:b};});}\
+fetch(base,{method:'POST'}).then(json).then(function(a){\
+if(a.status!==200){show(a.body.message||'Pagamento com cartão indisponível.');return;}\
+opened=a.body;stripe=Stripe(opened.publishable_key);card=stripe.elements().create('card');card.mount('#card-element');pay.disabled=false;\
+}).catch(function(){show('Não foi possível abrir o pagamento com cartão. Tente novamente.');});\
+form.addEventListener('submit',function(e){e.preventDefault();if(!opened)return;pay.disabled=true;show('Processando o pagamento…');\
+stripe.confirmCardPayment(opened.client_secret,{payment_method:{card:card}}).then(function(r){\
+if(r.error){show((r.error&&r.error.message)||'O pagamento não foi aprovado.');pay.disabled=false;return;}\
+return fetch(base+'/'+encodeURIComponent(opened.intent),{method:'POST'}).then(json).then(function(a){\
+var done=a.body.stage==='succeeded'||a.body.stage==='authorized';show(a.body.message,done);if(done){form.hidden=true;}else{pay.disabled=false;}});\
+}).catch(function(){show('Não foi possível concluir o pagamento. Tente novamente.');pay.disabled=false;});});\
+})();";
+
+/// The card checkout of a payable billet: what is due today, the gateway's card field, one
+/// button. `gateway_js` is the gateway's script (Stripe.js); `back` the billet's page.
+pub fn card(billet: &BankBillet, due: &Due, gateway_js: &str, back: &str) -> String {
+    let recipient = escape(&billet.recipient.recipient_full_name);
+    format!(
+        "<!doctype html><html lang=\"pt-BR\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
+         <meta name=\"robots\" content=\"noindex,nofollow\"><meta name=\"referrer\" content=\"no-referrer\">\
+         <link rel=\"icon\" href=\"data:,\"><title>Pagar com cartão – {recipient}</title><style>{STYLE}</style></head>\
+         <body><main><h1>Pagar com cartão</h1>\
+         <section aria-labelledby=\"due\"><h2 id=\"due\">Cobrança de {recipient}</h2><dl>\
+         <dt>Vencimento</dt><dd>{}</dd><div class=\"total\"><dt>Total hoje</dt><dd>{}</dd></div></dl></section>\
+         <section aria-labelledby=\"card-title\"><h2 id=\"card-title\">Dados do cartão</h2>\
+         <form id=\"card-form\"><div id=\"card-element\" class=\"card-field\"></div>\
+         <p><button id=\"pay\" type=\"submit\" disabled>Pagar {}</button></p></form>\
+         <p id=\"card-status\" role=\"status\" aria-live=\"polite\"></p>\
+         <p class=\"note\">Os dados do cartão vão direto para o processador de pagamentos; este site não os recebe.</p>\
+         </section><p><a href=\"{}\">Voltar ao boleto e ao Pix</a></p></main>\
+         <script src=\"{}\"></script><script>{CARD_SCRIPT}</script></body></html>",
+        date(billet.due_date),
+        money(due.total),
+        money(due.total),
+        escape(back),
+        escape(gateway_js),
+    )
+}
+
+/// The card checkout's Content-Security-Policy: the page's style and script, and exactly the
+/// gateway's origins (`gateway`: its script's origin, its API's, and where it frames 3-D Secure):
+/// script and frames from the script's origin, requests to the page itself and the gateway.
+pub fn card_policy(gateway: &[String]) -> String {
+    let gateway = gateway.join(" ");
+    format!(
+        "default-src 'none'; style-src {}; script-src {} {gateway}; connect-src 'self' {gateway}; \
+         frame-src {gateway}; img-src data: {gateway}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+        digest(STYLE),
+        digest(CARD_SCRIPT),
+    )
+}
