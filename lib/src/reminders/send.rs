@@ -225,21 +225,7 @@ async fn deliver(
         claim.leased_until = Some(Timestamp(Timestamp::now().0 + chrono::Duration::from_std(LEASE)?));
         let written = if current.version == 0 { claim.insert()? } else { claim.over(&current)? };
         store.write(vec![written]).await?;
-        let answer = match &to {
-            Recipient::Email { to, letter } => {
-                let email = letter.email()?;
-                let from = schedule.email_sender.as_deref().unwrap_or(&providers.default_sender);
-                let from = message::mailbox(&letter.beneficiary, from);
-                providers.send_email(&from, to, &email, &reference, &letter.unsubscribe_url).await
-            }
-            Recipient::Whatsapp { to, letter } => {
-                let number = schedule.whatsapp_phone_number_id.as_deref().unwrap_or_default();
-                let template = schedule.whatsapp_template.as_deref().unwrap_or(schedule::DEFAULT_WHATSAPP_TEMPLATE);
-                let token = letter.pay_url.rsplit('/').next().unwrap_or_default();
-                providers.send_whatsapp(number, &letter.whatsapp(to, template, token, &reference)).await
-            }
-            Recipient::Nowhere(reason) => Err(Failure::Permanent((*reason).to_owned())),
-        };
+        let answer = call_provider(providers, schedule, &to, &reference).await?;
         let (status, provider_id, error) = match answer {
             Ok(id) => (Status::Sent, Some(id), None),
             Err(Failure::Permanent(error)) => (Status::Failed, None, Some(error)),
@@ -263,6 +249,32 @@ async fn deliver(
         }
     }
     unreachable!("the loop returns or fails")
+}
+
+/// One call to the provider of `to`'s channel, from the account's sender (its e-mail address, its
+/// WhatsApp number and template): the provider's id of the message, or why it refused it.
+/// `Err`: the letter could not be written.
+async fn call_provider(
+    providers: &Providers,
+    schedule: &Schedule,
+    to: &Recipient<'_>,
+    reference: &str,
+) -> anyhow::Result<Result<String, Failure>> {
+    Ok(match to {
+        Recipient::Email { to, letter } => {
+            let email = letter.email()?;
+            let from = schedule.email_sender.as_deref().unwrap_or(&providers.default_sender);
+            let from = message::mailbox(&letter.beneficiary, from);
+            providers.send_email(&from, to, &email, reference, &letter.unsubscribe_url).await
+        }
+        Recipient::Whatsapp { to, letter } => {
+            let number = schedule.whatsapp_phone_number_id.as_deref().unwrap_or_default();
+            let template = schedule.whatsapp_template.as_deref().unwrap_or(schedule::DEFAULT_WHATSAPP_TEMPLATE);
+            let token = letter.pay_url.rsplit('/').next().unwrap_or_default();
+            providers.send_whatsapp(number, &letter.whatsapp(to, template, token, reference)).await
+        }
+        Recipient::Nowhere(reason) => Err(Failure::Permanent((*reason).to_owned())),
+    })
 }
 
 /// A new delivery of `reminder` through `channel`, not stored yet (version 0), with a new id.
