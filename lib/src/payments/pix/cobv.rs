@@ -216,11 +216,21 @@ mod tests {
     /// A case: what it is, the terms, and the `valor` sent or the fields refused.
     type Row = (&'static str, Terms, Result<serde_json::Value, Vec<&'static str>>);
 
-    /// Every combination the billing's fields allow, each mapped (the `valor` sent) or refused
-    /// (the fields named).
+    /// Every combination the billing's fields allow is mapped (the `valor` sent) or refused (the
+    /// fields named): the rows of one group of fields, each checked.
+    fn check(rows: Vec<Row>) {
+        for (what, terms, expected) in rows {
+            let got = valor(&terms)
+                .map(|v| serde_json::to_value(v).unwrap())
+                .map_err(|problems| problems.iter().map(|p| p.field.clone().unwrap_or_default()).collect::<Vec<_>>());
+            let expected = expected.map_err(|fields| fields.into_iter().map(str::to_owned).collect::<Vec<_>>());
+            assert_eq!(got, expected, "{what}");
+        }
+    }
+
     #[test]
-    fn every_combination_of_terms_is_mapped_or_refused() {
-        let rows: Vec<Row> = vec![
+    fn the_amount_the_penalty_and_the_interest_are_mapped_or_refused() {
+        check(vec![
             ("nothing but the amount", terms(), Ok(json!({"original": "250.00"}))),
             (
                 "penalty as a percentage",
@@ -273,6 +283,12 @@ mod tests {
                 },
                 Ok(json!({"original": "250.00"})),
             ),
+        ]);
+    }
+
+    #[test]
+    fn every_discount_is_mapped_or_refused() {
+        check(vec![
             (
                 "one discount as a value, until 5 days before",
                 Terms { discount: discount(Fixed, "10", 5), ..terms() },
@@ -297,6 +313,12 @@ mod tests {
                 Terms { discount: discount(Fixed, "0", 3), ..terms() },
                 Ok(json!({"original": "250.00"})),
             ),
+        ]);
+    }
+
+    #[test]
+    fn terms_together_are_mapped_or_refused_at_once() {
+        check(vec![
             (
                 "everything at once",
                 Terms {
@@ -323,14 +345,7 @@ mod tests {
                 },
                 Err(vec!["penalty", "interest", "discount_type2"]),
             ),
-        ];
-        for (what, terms, expected) in rows {
-            let got = valor(&terms)
-                .map(|v| serde_json::to_value(v).unwrap())
-                .map_err(|problems| problems.iter().map(|p| p.field.clone().unwrap_or_default()).collect::<Vec<_>>());
-            let expected = expected.map_err(|fields| fields.into_iter().map(str::to_owned).collect::<Vec<_>>());
-            assert_eq!(got, expected, "{what}");
-        }
+        ]);
     }
 
     /// What a PSP asks on `day` for a `cobv` (the standard's rules for each modality, written
