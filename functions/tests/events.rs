@@ -53,6 +53,90 @@ async fn binary_body(response: axum::response::Response) -> Value {
     }
 }
 
+/// An HTTP function's router.
+type Routes = fn() -> axum::Router<AppState>;
+
+/// The HTTP functions' fixtures: each function runs its events in order in a fresh account:
+/// create, list, show, update, delete.
+const HTTP_SUITES: [(Routes, &[(&str, u16)]); 6] = [
+    (
+        billing_api::tags::router,
+        &[
+            ("tags-create.json", 201),
+            ("tags-create-form.json", 201),
+            ("tags-list.json", 200),
+            ("tags-show.json", 200),
+            ("tags-update.json", 200),
+            ("tags-delete.json", 204),
+        ],
+    ),
+    (
+        billing_api::groups::router,
+        &[
+            ("groups-create.json", 201),
+            ("groups-list.json", 200),
+            ("groups-show.json", 200),
+            ("groups-update.json", 200),
+            ("groups-replace.json", 200),
+            ("groups-delete.json", 204),
+        ],
+    ),
+    (
+        billing_api::contacts::router,
+        &[
+            ("contacts-create.json", 201),
+            ("contacts-create-form.json", 201),
+            ("contacts-list.json", 200),
+            ("contacts-show.json", 200),
+            ("contacts-update.json", 200),
+            ("contacts-delete.json", 204),
+        ],
+    ),
+    (billing_api::bill_categories::router, &[("bill-categories-list.json", 200)]),
+    (
+        billing_api::billings::router,
+        &[
+            ("billings-create.json", 201),
+            ("billings-create.json", 201),
+            ("billings-list.json", 200),
+            ("billings-show.json", 200),
+            ("billings-update.json", 200),
+            ("billings-cancel.json", 200),
+            ("billings-pay-off.json", 200),
+            ("billings-delete.json", 422),
+        ],
+    ),
+    // Billing 1 of a fresh account, its billet registered by the SQS event first.
+    (
+        billing_api::billings::billets::router,
+        &[("bank-billets-list.json", 200), ("bank-billets-show.json", 200), ("bank-billets-pdf.json", 200)],
+    ),
+];
+
+/// Every fixture in the folder is run: by the HTTP suites, the authorizer test or another test of
+/// this file.
+fn assert_every_fixture_is_run() {
+    let mut covered: Vec<&str> = HTTP_SUITES.iter().flat_map(|(_, events)| events.iter().map(|(n, _)| *n)).collect();
+    covered.push("authorizer.json");
+    covered.extend(["billet-registration-sqs.json", "billings-create-bulk.json", "bulk-expansion-sqs.json"]);
+    covered.extend(["outbox-dispatcher-stream.json", "webhook-sender-sqs.json"]);
+    covered.extend(POINT_OF_SALE_EVENTS.iter().map(|(name, _)| *name));
+    covered.extend(["settlement-sqs.json", "cascade-sqs.json"]);
+    covered.extend(["payer-page-show.json", "payer-page-pdf.json"]);
+    covered.extend(["remittance-schedule.json", "return-file-s3.json"]);
+    covered.extend(["pix-webhook.json", "pix-charges-sqs.json", "pix-reconcile-schedule.json"]);
+    covered.extend(REMINDER_EVENTS);
+    covered.extend(["gateway-webhook.json", "gateway-availability-schedule.json"]);
+    covered.extend(WEBHOOKS_EVENTS.iter().map(|(name, _)| *name));
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../events");
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        if name.ends_with(".json") {
+            assert!(covered.contains(&name.as_str()), "events/{name} is not run by any test");
+        }
+    }
+}
+
 #[tokio::test]
 async fn every_http_event_runs_through_its_function() {
     // As template.yaml sets it for every function.
@@ -60,63 +144,7 @@ async fn every_http_event_runs_through_its_function() {
     let (_, store) = local_stack().await;
     let state = AppState::new(store.clone());
 
-    // Each function runs its events in order in a fresh account: create, list, show, update, delete.
-    type Routes = fn() -> axum::Router<AppState>;
-    let suites: [(Routes, &[(&str, u16)]); 6] = [
-        (
-            billing_api::tags::router,
-            &[
-                ("tags-create.json", 201),
-                ("tags-create-form.json", 201),
-                ("tags-list.json", 200),
-                ("tags-show.json", 200),
-                ("tags-update.json", 200),
-                ("tags-delete.json", 204),
-            ],
-        ),
-        (
-            billing_api::groups::router,
-            &[
-                ("groups-create.json", 201),
-                ("groups-list.json", 200),
-                ("groups-show.json", 200),
-                ("groups-update.json", 200),
-                ("groups-replace.json", 200),
-                ("groups-delete.json", 204),
-            ],
-        ),
-        (
-            billing_api::contacts::router,
-            &[
-                ("contacts-create.json", 201),
-                ("contacts-create-form.json", 201),
-                ("contacts-list.json", 200),
-                ("contacts-show.json", 200),
-                ("contacts-update.json", 200),
-                ("contacts-delete.json", 204),
-            ],
-        ),
-        (billing_api::bill_categories::router, &[("bill-categories-list.json", 200)]),
-        (
-            billing_api::billings::router,
-            &[
-                ("billings-create.json", 201),
-                ("billings-create.json", 201),
-                ("billings-list.json", 200),
-                ("billings-show.json", 200),
-                ("billings-update.json", 200),
-                ("billings-cancel.json", 200),
-                ("billings-pay-off.json", 200),
-                ("billings-delete.json", 422),
-            ],
-        ),
-        // Billing 1 of a fresh account, its billet registered by the SQS event first.
-        (
-            billing_api::billings::billets::router,
-            &[("bank-billets-list.json", 200), ("bank-billets-show.json", 200), ("bank-billets-pdf.json", 200)],
-        ),
-    ];
-    for (routes, expected) in suites {
+    for (routes, expected) in HTTP_SUITES {
         let (account, _) = active_account(&store).await;
         if expected[0].0.starts_with("billings") || expected[0].0.starts_with("bank-billets") {
             // The billing events name bank rule 1, contact 1 and category 1 of the account.
@@ -145,26 +173,7 @@ async fn every_http_event_runs_through_its_function() {
         }
     }
 
-    // Every fixture in the folder is covered above (or by the authorizer test).
-    let mut covered: Vec<&str> = suites.iter().flat_map(|(_, events)| events.iter().map(|(n, _)| *n)).collect();
-    covered.push("authorizer.json");
-    covered.extend(["billet-registration-sqs.json", "billings-create-bulk.json", "bulk-expansion-sqs.json"]);
-    covered.extend(["outbox-dispatcher-stream.json", "webhook-sender-sqs.json"]);
-    covered.extend(POINT_OF_SALE_EVENTS.iter().map(|(name, _)| *name));
-    covered.extend(["settlement-sqs.json", "cascade-sqs.json"]);
-    covered.extend(["payer-page-show.json", "payer-page-pdf.json"]);
-    covered.extend(["remittance-schedule.json", "return-file-s3.json"]);
-    covered.extend(["pix-webhook.json", "pix-charges-sqs.json", "pix-reconcile-schedule.json"]);
-    covered.extend(REMINDER_EVENTS);
-    covered.extend(["gateway-webhook.json", "gateway-availability-schedule.json"]);
-    covered.extend(WEBHOOKS_EVENTS.iter().map(|(name, _)| *name));
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../events");
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let name = entry.unwrap().file_name().into_string().unwrap();
-        if name.ends_with(".json") {
-            assert!(covered.contains(&name.as_str()), "events/{name} is not run by any test");
-        }
-    }
+    assert_every_fixture_is_run();
 }
 
 /// The webhooks function's fixtures, in order in a fresh account: webhook 1 is made, listed,
