@@ -87,16 +87,28 @@ fn return_file(dir: &Path, bank: &Bank, name: &str, titles: &[Value]) -> PathBuf
     path
 }
 
-#[tokio::test]
-async fn a_billing_on_every_bank_layout_goes_from_issued_to_paid_through_its_files() {
-    let api = Api::start().await;
-    let files = files().await;
-    let s = setup(&api).await;
-    let dir = std::env::temp_dir().join(format!("cnab-layouts-{}-{}", std::process::id(), api.account_id));
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut documents = Vec::new();
-    for bank in banks::ALL {
-        let who = bank.symbol;
+/// One bank's walk through its files: the test's account, its bucket, the folder the others' files
+/// are written to, and the bank.
+struct Walk<'a> {
+    api: &'a Api,
+    files: &'a billing_api::files::Files,
+    dir: &'a Path,
+    bank: &'static Bank,
+}
+
+/// The three billings of a walk: to be paid, refused by the bank, protested.
+#[derive(Clone, Copy)]
+struct Billings {
+    paid: i64,
+    refused: i64,
+    protested: i64,
+}
+
+impl Walk<'_> {
+    /// A rule of the bank and three billings on it, their billets issued and waiting for the
+    /// remittance; the rule, the billings, and the paid one's codes for `validate.js`.
+    async fn issued(&self, s: &Setup) -> (Value, Billings, Value) {
+        let (api, bank, who) = (self.api, self.bank, self.bank.symbol);
         let created = infra::ops::create_bank_rule(
             &api.server.store,
             api.account_id,
@@ -107,36 +119,41 @@ async fn a_billing_on_every_bank_layout_goes_from_issued_to_paid_through_its_fil
         .await
         .unwrap();
         let rule = created["bank_rule"]["id"].clone();
-        let paid_id = billing_on(&api, &s, &rule).await;
-        let refused_id = billing_on(&api, &s, &rule).await;
-        let protested_id = billing_on(&api, &s, &rule).await;
+        let paid_id = billing_on(api, s, &rule).await;
+        let refused_id = billing_on(api, s, &rule).await;
+        let protested_id = billing_on(api, s, &rule).await;
         api.server.register_billets().await;
-        let waiting = billet(&api, paid_id).await;
+        let waiting = billet(api, paid_id).await;
         assert_eq!(
             (waiting["status"].as_str(), waiting["bank_symbol"].as_str()),
             (Some("pending_remittance"), Some(who))
         );
         let barcode = waiting["barcode"].as_str().unwrap();
         assert!(barcode.starts_with(bank.code), "{who}: {barcode}");
-        documents.push(json!({"barcode": waiting["barcode"], "digitable_line": waiting["digitable_line"],
-                              "pix_qr_code": null, "amount": waiting["amount"], "due_date": waiting["due_date"]}));
+        let document = json!({"barcode": waiting["barcode"], "digitable_line": waiting["digitable_line"],
+                              "pix_qr_code": null, "amount": waiting["amount"], "due_date": waiting["due_date"]});
+        (rule, Billings { paid: paid_id, refused: refused_id, protested: protested_id }, document)
+    }
 
-        // The remittance of the rule's agreement: one file, three titles, read back by the others.
+    /// The remittance of the rule's agreement: one file, three titles, read back by the others.
+    async fn remitted(&self, rule: &Value, billings: Billings) {
+        let (api, files, bank, who) = (self.api, self.files, self.bank, self.bank.symbol);
         let rule_id = billing_api::values::BankRuleId::new(rule.as_i64().unwrap());
-        let made = infra::bank_files::create_remittances(&api.server.store, &files, api.account_id, Some(rule_id))
+        let made = infra::bank_files::create_remittances(&api.server.store, files, api.account_id, Some(rule_id))
             .await
             .unwrap();
         let key = made["remittances"][0]["key"].as_str().unwrap_or_else(|| panic!("{who}: {made}")).to_owned();
-        let path = dir.join(format!("{who}.rem"));
+        let path = self.dir.join(format!("{who}.rem"));
         std::fs::write(&path, files.get(&key).await.unwrap()).unwrap();
         let read: Value = serde_json::from_str(&others(&["read", "--bank", who, path.to_str().unwrap()])).unwrap();
         let read_titles = read["titles"].as_array().unwrap();
         assert_eq!(read_titles.len(), 3, "{who}: {read}");
         assert_eq!(read["header"]["bank_code"], bank.code, "{who}: {read}");
-        for (id, theirs) in [paid_id, refused_id, protested_id].into_iter().zip(read_titles) {
-            let shown = billet(&api, id).await;
+        let Billings { paid, refused, protested } = billings;
+        for (id, theirs) in [paid, refused, protested].into_iter().zip(read_titles) {
+            let shown = billet(api, id).await;
             assert_eq!(shown["status"], "remittanced", "{who}: {shown}");
-            let ours = title(&api, bank, id, &shown, "01", json!({})).await;
+            let ours = title(api, bank, id, &shown, "01", json!({})).await;
             assert_eq!(theirs["movement"], "01", "{who}: {theirs}");
             assert_eq!(theirs["amount_cents"], ours["amount"], "{who}: {theirs}");
             assert_eq!(theirs["due_date"], shown["due_date"], "{who}: {theirs}");
@@ -150,32 +167,43 @@ async fn a_billing_on_every_bank_layout_goes_from_issued_to_paid_through_its_fil
                 "{who}: their our number {theirs_on} against {ours_on}"
             );
         }
+    }
 
-        // The bank's return: registered, then paid with fee and credit day.
+    /// The bank's return registers the paid and protested billings' billets and refuses the other
+    /// one, in words; the billets of the paid and the protested billings as they were shown before.
+    async fn registered_or_refused(&self, billings: Billings) -> (Value, Value) {
+        let (api, files, bank, who) = (self.api, self.files, self.bank, self.bank.symbol);
+        let Billings { paid: paid_id, refused: refused_id, protested: protested_id } = billings;
         let (paid, refused, protested) =
-            (billet(&api, paid_id).await, billet(&api, refused_id).await, billet(&api, protested_id).await);
+            (billet(api, paid_id).await, billet(api, refused_id).await, billet(api, protested_id).await);
         let confirmed = vec![
-            title(&api, bank, paid_id, &paid, "02", json!({"occurred": "04032030"})).await,
-            title(&api, bank, refused_id, &refused, "03", json!({"reasons": "48"})).await,
-            title(&api, bank, protested_id, &protested, "02", json!({"occurred": "04032030"})).await,
+            title(api, bank, paid_id, &paid, "02", json!({"occurred": "04032030"})).await,
+            title(api, bank, refused_id, &refused, "03", json!({"reasons": "48"})).await,
+            title(api, bank, protested_id, &protested, "02", json!({"occurred": "04032030"})).await,
         ];
-        let applied = upload(&api, &files, &return_file(&dir, bank, "confirmed", &confirmed)).await.unwrap();
+        let applied = upload(api, files, &return_file(self.dir, bank, "confirmed", &confirmed)).await.unwrap();
         // Applied now, or found applied by a retry of its own write (the fault proxy's 500s).
         let taken = applied["applied_now"].as_i64().unwrap() + applied["already_applied"].as_i64().unwrap();
         assert_eq!(taken, 3, "{who}: {applied}");
-        assert_eq!(billet(&api, paid_id).await["status"], "opened", "{who}");
-        let rejected = billet(&api, refused_id).await;
+        assert_eq!(billet(api, paid_id).await["status"], "opened", "{who}");
+        let rejected = billet(api, refused_id).await;
         assert_eq!(rejected["status"], "rejected", "{who}");
         assert!(
             rejected["bank_rejection"].as_str().unwrap().contains("(48)")
                 || rejected["bank_rejection"].as_str().unwrap().contains("motivo 48"),
             "{who}: {rejected}"
         );
+        (paid, protested)
+    }
 
+    /// The next return pays one billing, with fee and credit day, and protests the other.
+    async fn paid_and_protested(&self, billings: Billings, paid: &Value, protested: &Value) {
+        let (api, files, bank, who) = (self.api, self.files, self.bank, self.bank.symbol);
+        let Billings { paid: paid_id, protested: protested_id, .. } = billings;
         let happened = json!({"paid": 2550, "interest": 50, "fee": 180, "net": 2370, "occurred": "05032030", "credit": "06032030"});
-        let paid_line = title(&api, bank, paid_id, &paid, "06", happened).await;
-        let protest_line = title(&api, bank, protested_id, &protested, "23", json!({"occurred": "05032030"})).await;
-        upload(&api, &files, &return_file(&dir, bank, "paid", &[paid_line, protest_line])).await.unwrap();
+        let paid_line = title(api, bank, paid_id, paid, "06", happened).await;
+        let protest_line = title(api, bank, protested_id, protested, "23", json!({"occurred": "05032030"})).await;
+        upload(api, files, &return_file(self.dir, bank, "paid", &[paid_line, protest_line])).await.unwrap();
         let shown = api.get(&format!("/v1/billings/{paid_id}")).await.expect(200).body;
         assert_eq!(shown["status"], "paid", "{who}: {shown}");
         let paid = &shown["bank_billets"][0];
@@ -189,12 +217,34 @@ async fn a_billing_on_every_bank_layout_goes_from_issued_to_paid_through_its_fil
             (Some("25.50"), Some("2030-03-05"), Some("2030-03-06"), Some("1.80")),
             "{who}: {paid}"
         );
-        assert_eq!(billet(&api, protested_id).await["status"], "protested", "{who}");
+        assert_eq!(billet(api, protested_id).await["status"], "protested", "{who}");
+    }
 
-        // The bank writes the protested title off on its own: cancelled.
-        let off = title(&api, bank, protested_id, &protested, "09", json!({"occurred": "06032030"})).await;
-        upload(&api, &files, &return_file(&dir, bank, "off", &[off])).await.unwrap();
-        assert_eq!(billet(&api, protested_id).await["status"], "canceled", "{who}");
+    /// The bank writes the protested title off on its own: cancelled.
+    async fn written_off(&self, protested_id: i64, protested: &Value) {
+        let (api, bank, who) = (self.api, self.bank, self.bank.symbol);
+        let off = title(api, bank, protested_id, protested, "09", json!({"occurred": "06032030"})).await;
+        upload(api, self.files, &return_file(self.dir, bank, "off", &[off])).await.unwrap();
+        assert_eq!(billet(api, protested_id).await["status"], "canceled", "{who}");
+    }
+}
+
+#[tokio::test]
+async fn a_billing_on_every_bank_layout_goes_from_issued_to_paid_through_its_files() {
+    let api = Api::start().await;
+    let files = files().await;
+    let s = setup(&api).await;
+    let dir = std::env::temp_dir().join(format!("cnab-layouts-{}-{}", std::process::id(), api.account_id));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut documents = Vec::new();
+    for bank in banks::ALL {
+        let walk = Walk { api: &api, files: &files, dir: &dir, bank };
+        let (rule, billings, document) = walk.issued(&s).await;
+        documents.push(document);
+        walk.remitted(&rule, billings).await;
+        let (paid, protested) = walk.registered_or_refused(billings).await;
+        walk.paid_and_protested(billings, &paid, &protested).await;
+        walk.written_off(billings.protested, &protested).await;
     }
     let verdict = infra::testing::independent_check("validate.js", &Value::from(documents));
     assert_eq!(verdict["ok"], true, "{verdict}");
