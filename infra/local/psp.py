@@ -13,7 +13,7 @@ the service, so what it computes (what a charge asks on a day) checks the servic
   LOCAL_PSP_CLIENT_ID (default local-client) and the secret LOCAL_PSP_CLIENT_SECRET (default
   local-secret); every other API call wants the Bearer token (401 otherwise). Each client id is a
   receiving user of its own, as at a real PSP: its charges, webhooks and Pix are its own (the local
-  stack's tables each use one: infra/src/pix_ops.rs), so two tables' txids never meet.
+  stack's tables each use one: infra/src/ops/pix/local_psp.rs), so two tables' txids never meet.
 - API Pix: PUT/PATCH/GET /cobv/{txid}, PUT/GET/DELETE /webhook/{chave}, GET /pix (inicio, fim,
   txid, paginacao.*), GET /pix/{e2eid}, PUT/GET /pix/{e2eid}/devolucao/{id}.
 - The payer (not API Pix): POST /_local/pay {"client", "txid", "date"?, "valor"?, "notify"?} pays a charge as

@@ -81,7 +81,7 @@ pub async fn ensure_pix(
         anyhow::ensure!(made.id == rule, "the demo account's Itaú rule is {}, not {rule}", made.id);
     }
     let key = format!("00000000-0000-4000-8000-{:012}", account.get());
-    let credentials = crate::pix_ops::local_credentials(&key)?;
-    crate::pix_ops::link_psp(store, secrets, account, rule, &credentials, Some(webhook_base)).await?;
+    let credentials = crate::ops::pix::local_credentials(&key)?;
+    crate::ops::pix::link_psp(store, secrets, account, rule, &credentials, Some(webhook_base)).await?;
     Ok(rule)
 }

@@ -543,8 +543,8 @@ impl DevServer {
     }
 
     /// The ops CLI's webhook operations against this server (local receivers allowed).
-    pub fn webhook_ops(&self) -> crate::webhooks::WebhookOps {
-        crate::webhooks::WebhookOps { store: self.store.clone(), vault: self.vault.clone(), policy: Policy::LOCAL }
+    pub fn webhook_ops(&self) -> crate::ops::webhook::WebhookOps {
+        crate::ops::webhook::WebhookOps { store: self.store.clone(), vault: self.vault.clone(), policy: Policy::LOCAL }
     }
 
     pub fn url(&self, path: &str) -> String {

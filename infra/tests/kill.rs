@@ -258,7 +258,7 @@ async fn a_server_killed_while_card_payments_arrive_loses_none() {
     let (server, base, _, again) = stack.start(&demo).await;
     assert_eq!(again, account);
     let root = base.trim_end_matches("/v1").to_owned();
-    let secret = infra::gateway_ops::local_credentials(&store, account).unwrap().webhook_secret;
+    let secret = infra::ops::gateway::local_credentials(&store, account).unwrap().webhook_secret;
     let listed: Value = http
         .get(format!("{localstripe}/v1/payment_intents?limit=100"))
         .bearer_auth("sk_test_kill")
@@ -480,7 +480,7 @@ async fn one_run(config: &aws_config::SdkConfig, run: usize, kill_after: Duratio
     billing_api::accounts::update(&store, account, changes).await.unwrap();
     for n in 0..SALES {
         let amount = Money::parse(&format!("{}.00", 10 + n % 5)).unwrap();
-        infra::sales_ops::create_sale(&store, account, payer, amount, Some(amount), Vec::new(), Vec::new())
+        infra::ops::sale::create_sale(&store, account, payer, amount, Some(amount), Vec::new(), Vec::new())
             .await
             .expect("a sale");
     }

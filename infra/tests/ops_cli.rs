@@ -99,7 +99,7 @@ fn command_paths() -> Vec<Vec<String>> {
         }
     }
     let mut paths = vec![Vec::new()];
-    walk(&infra::ops::cli::Cli::command(), Vec::new(), &mut paths);
+    walk(&infra::ops::Cli::command(), Vec::new(), &mut paths);
     paths
 }
 

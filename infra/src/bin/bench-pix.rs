@@ -32,8 +32,8 @@ async fn main() -> anyhow::Result<()> {
         infra::ops::create_bank_rule(&server.store, account, "Itaú com Pix", "itau", Some("0057/12345-7/109".into()));
     let rule = BankRuleId::new(rule.await?["bank_rule"]["id"].as_i64().context("rule id")?);
     let secrets = aws_sdk_secretsmanager::Client::new(&server.config);
-    let credentials = infra::pix_ops::local_credentials("00000000-0000-4000-8000-000000000001")?;
-    infra::pix_ops::link_psp(&server.store, &secrets, account, rule, &credentials, Some(&webhook_base)).await?;
+    let credentials = infra::ops::pix::local_credentials("00000000-0000-4000-8000-000000000001")?;
+    infra::ops::pix::link_psp(&server.store, &secrets, account, rule, &credentials, Some(&webhook_base)).await?;
 
     let http = billing_api::config::http_client();
     let post =
@@ -49,7 +49,7 @@ async fn main() -> anyhow::Result<()> {
     // Each billet issued with its charge (the worker runs in the background).
     let started = Instant::now();
     for id in &billings {
-        while infra::pix_ops::local_charge(account, BillingId::new(*id)).await?.is_none() {
+        while infra::ops::pix::local_charge(account, BillingId::new(*id)).await?.is_none() {
             anyhow::ensure!(started.elapsed() < Duration::from_secs(600), "billing {id} got no charge in 10 minutes");
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
@@ -58,7 +58,7 @@ async fn main() -> anyhow::Result<()> {
     let psp_url = std::env::var("LOCAL_PSP_DIRECT_URL").context("LOCAL_PSP_DIRECT_URL")?;
     let (mut delivered, mut answered) = (Vec::with_capacity(payments), Vec::with_capacity(payments));
     for id in &billings {
-        let body = json!({"client": infra::pix_ops::local_client_id(), "txid": charge::txid(account, BillingId::new(*id)), "date": "2030-03-20"});
+        let body = json!({"client": infra::ops::pix::local_client_id(), "txid": charge::txid(account, BillingId::new(*id)), "date": "2030-03-20"});
         let paying = Instant::now();
         let paid: serde_json::Value =
             http.post(format!("{psp_url}/_local/pay")).json(&body).send().await?.json().await?;

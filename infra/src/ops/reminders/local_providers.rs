@@ -1,13 +1,12 @@
-//! The ops side of reminders (`infra/ops reminders …`): a day's run in the process, an account's
-//! schedule and senders, a billing's deliveries, suppressed addresses; and, for the local stack and
-//! the tests, what the providers would publish that moto does not (SES's configuration-set events,
-//! End User Messaging Social's WhatsApp statuses), built as they build them and handed to the same
-//! handler as the `reminder-events` function's SNS notifications. Nothing here is in the service.
+//! What the reminders' providers publish on AWS that the local stack's moto does not: SES's
+//! configuration-set events and End User Messaging Social's WhatsApp statuses, built as they build
+//! them and handed to the same handler as the `reminder-events` function's SNS notifications (the
+//! local stack and the tests; nothing here is in the service).
 
 use anyhow::Context as _;
 use billing_api::reminders::deliveries::{self, Delivery};
-use billing_api::reminders::schedule::{self, Channel, Setup};
-use billing_api::reminders::{events, providers, run, suppression};
+use billing_api::reminders::schedule::Channel;
+use billing_api::reminders::{events, providers};
 use billing_api::store::Store;
 use billing_api::values::{AccountId, BillingId};
 use chrono::NaiveDate;
@@ -15,63 +14,6 @@ use serde_json::{json, Value};
 
 /// The demo account's WhatsApp number on the local stand-in (infra/local/whatsapp.py).
 pub const LOCAL_WHATSAPP_NUMBER: &str = "phone-number-id-00000000000000000000000000000001";
-
-/// Runs `day`'s reminders in this process (`reminders::run::run_day`), `rate` a second at most.
-pub async fn run_day(
-    store: &Store,
-    config: &aws_config::SdkConfig,
-    day: NaiveDate,
-    concurrency: usize,
-    rate: Option<f64>,
-) -> anyhow::Result<Value> {
-    let providers = providers::Providers::from_env(config);
-    let providers = match rate {
-        Some(rate) => providers.paced(rate),
-        None => providers,
-    };
-    let started = std::time::Instant::now();
-    let report = run::run_day(store, &providers, day, concurrency).await?;
-    let mut value = serde_json::to_value(&report)?;
-    value["seconds"] = json!(started.elapsed().as_secs_f64());
-    Ok(value)
-}
-
-/// An account's schedule with its senders.
-pub async fn show_schedule(store: &Store, account: AccountId) -> anyhow::Result<Value> {
-    crate::ops::require_account(store, account).await?;
-    let schedule = schedule::of(store, account).await?;
-    Ok(json!({
-        "account_id": account,
-        "enabled": schedule.enabled,
-        "steps": schedule.steps,
-        "default": schedule.is_default(),
-        "email_sender": schedule.email_sender.clone().unwrap_or_else(providers::default_sender),
-        "whatsapp_phone_number_id": schedule.whatsapp_phone_number_id,
-        "whatsapp_template": schedule.whatsapp_template.as_deref().unwrap_or(schedule::DEFAULT_WHATSAPP_TEMPLATE),
-    }))
-}
-
-/// Sets an account's senders (`""` clears one).
-pub async fn set_up(store: &Store, account: AccountId, setup: Setup) -> anyhow::Result<Value> {
-    crate::ops::require_account(store, account).await?;
-    schedule::set_up(store, account, &setup).await?;
-    show_schedule(store, account).await
-}
-
-/// Every delivery of a billing (the newest [`deliveries::SHOWN`]), with where each went.
-pub async fn billing_deliveries(store: &Store, account: AccountId, billing: BillingId) -> anyhow::Result<Value> {
-    let found = deliveries::of_billing(store, account, billing).await?;
-    Ok(json!({ "account_id": account, "billing_id": billing, "deliveries": found }))
-}
-
-pub async fn suppressed(store: &Store, account: AccountId) -> anyhow::Result<Value> {
-    Ok(json!({ "account_id": account, "suppressed": suppression::list(store, account).await? }))
-}
-
-pub async fn unsuppress(store: &Store, account: AccountId, email: &str) -> anyhow::Result<Value> {
-    let lifted = suppression::lift(store, account, email).await?;
-    Ok(json!({ "account_id": account, "email": email.trim().to_lowercase(), "lifted": lifted }))
-}
 
 /// The delivery a billing got on `day` through `channel`.
 async fn delivery(

@@ -1,14 +1,94 @@
-//! The ops side of card payments (`infra/ops gateway …`): an account's checkout gateway and its
-//! keys, a billing's card payment captured, released, refunded or read back, the funds' daily
-//! availability step in this process.
+//! `ops gateway …`: card payments: an account's checkout gateway (Stripe) and its keys, a
+//! billing's card payment captured, released, refunded or read back, the funds' daily
+//! availability step in this process. The local stack's gateway is localstripe (`localstripe`).
 
 use anyhow::Context as _;
 use billing_api::payments::gateway::{self, stripe::Credentials, sync, sync::Act};
 use billing_api::store::Store;
 use billing_api::values::{AccountId, BillingId};
+use clap::Subcommand;
 use serde_json::{json, Value};
 
-use crate::ops::cli::GatewayCommand;
+pub mod localstripe;
+
+pub use localstripe::{local_credentials, local_setup};
+
+/// A billing's card payment.
+#[derive(clap::Args, Debug)]
+pub struct CardOf {
+    /// The account.
+    #[arg(long)]
+    pub account: AccountId,
+    /// The billing.
+    #[arg(long)]
+    pub billing: BillingId,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum GatewayCommand {
+    /// Turns an account's checkout gateway (Stripe) on with its keys, stored in Secrets
+    /// Manager (again: the keys rotated); its billets' pages take cards from then on.
+    Setup {
+        /// The account.
+        #[arg(long)]
+        account: AccountId,
+        /// `sk_live_…` (or a restricted key `rk_…`).
+        #[arg(long, env = "STRIPE_SECRET_KEY", hide_env_values = true)]
+        secret_key: String,
+        /// `pk_live_…`.
+        #[arg(long)]
+        publishable_key: String,
+        /// The webhook endpoint's signing secret `whsec_…`.
+        #[arg(long, env = "STRIPE_WEBHOOK_SECRET", hide_env_values = true)]
+        webhook_secret: String,
+        /// The signing secret being rolled out (accepted beside the new one).
+        #[arg(long)]
+        previous_webhook_secret: Option<String>,
+        /// Payments wait for the account's capture (`awaiting_capture`).
+        #[arg(long)]
+        manual_capture: bool,
+        /// Stripe's API, when not Stripe's own (a local stand-in such as localstripe).
+        #[arg(long)]
+        api_url: Option<String>,
+        /// Stripe.js, when not Stripe's own (the local stand-in's `/v3/`).
+        #[arg(long)]
+        js_url: Option<String>,
+    },
+    /// The account's gateway: on or off, capture, its webhook endpoint's path.
+    Show {
+        /// The account.
+        #[arg(long)]
+        account: AccountId,
+    },
+    /// Turns the account's gateway off (its keys kept): new billets take no cards.
+    Off {
+        /// The account.
+        #[arg(long)]
+        account: AccountId,
+    },
+    /// Turns it back on.
+    On {
+        /// The account.
+        #[arg(long)]
+        account: AccountId,
+    },
+    /// Captures a billing's authorized card payment.
+    Capture(CardOf),
+    /// Releases a billing's authorized card payment.
+    Release(CardOf),
+    /// Refunds a billing's card payment whole.
+    Refund(CardOf),
+    /// Reads a billing's card payment back from the gateway and applies it (a payment that
+    /// did not arrive: a lost webhook).
+    Sync(CardOf),
+    /// Makes `available` the card payments whose funds are by this day (what the daily step
+    /// runs).
+    Available {
+        /// YYYY-MM-DD. Default: today (São Paulo).
+        #[arg(long)]
+        date: Option<chrono::NaiveDate>,
+    },
+}
 
 /// Runs one `gateway` command.
 pub async fn run(store: &Store, command: GatewayCommand) -> anyhow::Result<Value> {
@@ -88,45 +168,4 @@ async fn operate(store: &Store, account: AccountId, id: BillingId, act: Option<A
         "status": billing.status,
         "gw_card": billing.gw_card,
     }))
-}
-
-/// The keys of `account` on `store`'s table at the local stack's localstripe (`LOCAL_STRIPE_URL`,
-/// with its Stripe.js stand-in at `LOCAL_STRIPE_JS_URL`: `infra/lib.sh` starts both); none without
-/// it. Any `sk_` key is one to localstripe; the signing secret is the account's and the table's.
-pub fn local_credentials(store: &Store, account: AccountId) -> Option<Credentials> {
-    let api = std::env::var("LOCAL_STRIPE_URL").ok().filter(|u| !u.is_empty())?;
-    let js = std::env::var("LOCAL_STRIPE_JS_URL").ok().filter(|u| !u.is_empty())?;
-    let table: String = store.table().chars().filter(char::is_ascii_alphanumeric).collect();
-    Some(Credentials {
-        secret_key: format!("sk_test_local_{account}"),
-        publishable_key: format!("pk_test_local_{account}"),
-        webhook_secret: format!("whsec_local_{table}_{account}"),
-        previous_webhook_secret: None,
-        api_url: Some(api),
-        js_url: Some(js),
-    })
-}
-
-/// Turns `account`'s gateway on at the local localstripe, `manual_capture` or not, and has
-/// localstripe send its events to `server` (the dev server's address:
-/// `<server>/gateway/stripe/<account>`). `None` without a local localstripe.
-pub async fn local_setup(
-    store: &Store,
-    account: AccountId,
-    server: &str,
-    manual_capture: bool,
-) -> anyhow::Result<Option<gateway::Link>> {
-    let Some(credentials) = local_credentials(store, account) else { return Ok(None) };
-    let link = gateway::set_up(store, account, &credentials, manual_capture).await?;
-    let api = credentials.api_url.clone().unwrap_or_default();
-    let endpoint = format!("{}/gateway/stripe/{account}", server.trim_end_matches('/'));
-    let name = format!("{}-{account}", store.table());
-    let answer = billing_api::config::http_client()
-        .post(format!("{api}/_config/webhooks/{name}"))
-        .form(&[("url", endpoint.as_str()), ("secret", credentials.webhook_secret.as_str())])
-        .send()
-        .await
-        .context("registering the webhook at localstripe")?;
-    anyhow::ensure!(answer.status().is_success(), "localstripe refused the webhook: {}", answer.status());
-    Ok(Some(link))
 }

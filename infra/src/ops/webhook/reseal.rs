@@ -1,20 +1,17 @@
-//! What `infra/ops webhook …` does: receivers (registered "elsewhere" in the spec's words), the
-//! delivery log and replays, and the re-seal of signing secrets after a master key rotation. Each
-//! operation returns the JSON the CLI prints; a refusal is an error (the CLI prints it and exits
-//! with status 1).
+//! The re-seal of webhook signing secrets after a master key rotation ([`WebhookOps::reseal`]):
+//! what an older line of the key sealed is sealed again under the current one, receiver by
+//! receiver, one account's or every account's (read by key, never by a scan).
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use anyhow::Context as _;
-use billing_api::accounts;
 use billing_api::store::item::{from_item, CounterValue};
 use billing_api::store::{keys, Condition, Store, StoreError, Update, Write};
-use billing_api::values::{AccountId, DeliveryStatus, Timestamp, WebhookId};
-use billing_api::webhooks::deliveries::{self, Filter};
-use billing_api::webhooks::view::{AttemptView, DeliveryView, ReceiverView};
-use billing_api::webhooks::{dispatcher, receivers, Policy, Receiver, SecretBox};
-use serde_json::{json, to_value, Value};
+use billing_api::values::{AccountId, Timestamp, WebhookId};
+use billing_api::webhooks::{receivers, Receiver, SecretBox};
+use serde_json::{json, Value};
+
+use super::receivers::WebhookOps;
 
 /// What a re-seal found and did ([`WebhookOps::reseal`]).
 #[derive(Debug, Default, PartialEq)]
@@ -95,112 +92,7 @@ fn plan_reseal(vault: &SecretBox, receiver: &Receiver, now: Timestamp) -> Reseal
     plan
 }
 
-/// The store, the master key and (for replays) the deliveries queue.
-pub struct WebhookOps {
-    pub store: Store,
-    pub vault: Arc<SecretBox>,
-    pub policy: Policy,
-}
-
 impl WebhookOps {
-    async fn require_account(&self, account: AccountId) -> anyhow::Result<()> {
-        accounts::find(&self.store, account).await?.with_context(|| format!("no account {account}"))?;
-        Ok(())
-    }
-
-    /// Registers a receiver of every event type; its secret is printed (and can be shown again
-    /// with `show`).
-    pub async fn add(&self, account: AccountId, url: &str) -> anyhow::Result<Value> {
-        self.register(account, url, None).await
-    }
-
-    /// Registers a receiver of these event types (none: every type).
-    pub async fn register(
-        &self,
-        account: AccountId,
-        url: &str,
-        event_types: Option<Vec<String>>,
-    ) -> anyhow::Result<Value> {
-        self.require_account(account).await?;
-        let registration = receivers::Registration { url: url.to_owned(), event_types, disabled: false };
-        let (receiver, _) = receivers::register(&self.store, &self.vault, account, &registration, self.policy).await?;
-        Ok(json!({
-            "webhook": ReceiverView::of(&receiver, &self.vault, true),
-            "notice": "Verify each delivery's signature with this secret (Standard Webhooks); `webhook show` prints it again."
-        }))
-    }
-
-    pub async fn list(&self, account: AccountId) -> anyhow::Result<Value> {
-        self.require_account(account).await?;
-        let found = receivers::list(&self.store, account).await?;
-        let views: Vec<ReceiverView> = found.iter().map(|r| ReceiverView::of(r, &self.vault, false)).collect();
-        Ok(json!({ "webhooks": views, "limit": receivers::MAX_RECEIVERS }))
-    }
-
-    pub async fn show(&self, account: AccountId, id: WebhookId) -> anyhow::Result<Value> {
-        let receiver = receivers::find(&self.store, account, id)
-            .await?
-            .with_context(|| format!("the account has no webhook receiver {id}"))?;
-        Ok(json!({ "webhook": ReceiverView::of(&receiver, &self.vault, true) }))
-    }
-
-    pub async fn remove(&self, account: AccountId, id: WebhookId) -> anyhow::Result<Value> {
-        let receiver = receivers::remove(&self.store, account, id).await?;
-        Ok(json!({ "removed": ReceiverView::of(&receiver, &self.vault, false) }))
-    }
-
-    pub async fn rotate_secret(&self, account: AccountId, id: WebhookId) -> anyhow::Result<Value> {
-        let (receiver, _) = receivers::rotate_secret(&self.store, &self.vault, account, id).await?;
-        Ok(json!({
-            "webhook": ReceiverView::of(&receiver, &self.vault, true),
-            "notice": "Deliveries carry two signatures, the new secret's and the previous one's, until previous_secret_signs_until."
-        }))
-    }
-
-    pub async fn set_enabled(&self, account: AccountId, id: WebhookId, enabled: bool) -> anyhow::Result<Value> {
-        let receiver = receivers::set_enabled(&self.store, account, id, enabled, "disabled by an operator").await?;
-        Ok(json!({ "webhook": ReceiverView::of(&receiver, &self.vault, false) }))
-    }
-
-    /// The log, newest first, each delivery with its attempts.
-    pub async fn deliveries(&self, account: AccountId, filter: &Filter, limit: usize) -> anyhow::Result<Value> {
-        self.require_account(account).await?;
-        let (found, more) = deliveries::list(&self.store, account, filter, limit).await?;
-        let mut views = Vec::with_capacity(found.len());
-        for delivery in &found {
-            let attempts = deliveries::attempts(&self.store, delivery).await?;
-            let mut view = to_value(DeliveryView::of(delivery))?;
-            view["attempts_log"] = to_value(attempts.iter().map(AttemptView::of).collect::<Vec<_>>())?;
-            views.push(view);
-        }
-        Ok(json!({ "deliveries": views, "more": more }))
-    }
-
-    /// Sends again, with their original ids, the deliveries of an event or those failed since a
-    /// moment (up to `limit` per run; `more` says to run it again).
-    pub async fn replay(
-        &self,
-        account: AccountId,
-        event_id: Option<&str>,
-        failed_since: Option<Timestamp>,
-        limit: usize,
-    ) -> anyhow::Result<Value> {
-        self.require_account(account).await?;
-        let filter = match (event_id, failed_since) {
-            (Some(event), None) => Filter { event_id: Some(event.to_owned()), ..Filter::default() },
-            (None, Some(since)) => {
-                Filter { status: Some(DeliveryStatus::Failed), failed_since: Some(since), ..Filter::default() }
-            }
-            _ => anyhow::bail!("give either --event or --failed-since"),
-        };
-        let (found, more) = deliveries::list(&self.store, account, &filter, limit).await?;
-        if found.is_empty() && event_id.is_some() {
-            anyhow::bail!("no deliveries of event {} in the account (kept 30 days)", event_id.unwrap_or_default());
-        }
-        let replayed = dispatcher::replay(&self.store, found).await?;
-        Ok(json!({ "replayed": replayed.delivery_ids, "skipped_pending": replayed.skipped, "more": more }))
-    }
-
     /// Re-seals the signing secrets of one account's receivers, or of every account's (`None`),
     /// under the master key's current line: what an older line sealed is sealed again, what the
     /// current one sealed is left as it is, so running it again changes nothing. Every account's

@@ -21,6 +21,18 @@ pub const DEFAULT_LIMIT: u16 = 50;
 /// The highest id a record key holds (ten digits, `keys::record`).
 const LAST_ID: i64 = 9_999_999_999;
 
+/// Where a list page starts and how long it is.
+#[derive(clap::Args, Debug)]
+pub struct PageArgs {
+    /// Start after this id (the previous page's `next_after`).
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(i64).range(0..))]
+    pub after: i64,
+    /// At most this many (1 to 1000).
+    #[arg(long, default_value_t = DEFAULT_LIMIT,
+        value_parser = clap::value_parser!(u16).range(1..=i64::from(MAX_LIMIT)))]
+    pub limit: u16,
+}
+
 /// A page of accounts by id. Account ids come from one global sequence with no listing of their
 /// own, so the page asks for the ids after `after` up to the sequence's value, in one batch read;
 /// an id whose account was never written (a failed create) is skipped.

@@ -1,34 +1,12 @@
-//! Pix at the ops CLI and in tests: a bank rule linked to its PSP (`infra/ops pix psp`), the local
-//! PSP's credentials, and a payer's Pix on the local PSP (`infra/ops pix pay`).
+//! The local PSP (infra/run and infra/test start it): its credentials for the ops CLI, the tests
+//! and the bench, a payer's Pix paid there (`ops pix pay`), its webhook called again, a billing's
+//! charge read back, and a client that calls the Pix webhook as the PSP does.
 
 use anyhow::Context as _;
-use billing_api::payments::pix::{charge, psp, routes};
+use billing_api::payments::pix::{charge, psp};
 use billing_api::store::Store;
-use billing_api::values::{AccountId, BankRuleId, BilletId, BillingId};
+use billing_api::values::{AccountId, BilletId, BillingId};
 use serde_json::{json, Value};
-
-/// Links bank rule `rule` to the PSP of `credentials`: checks them, keeps them in the rule's secret
-/// (Secrets Manager), marks the rule, and, given the webhook domain's base URL, registers the
-/// rule's webhook for the key at the PSP (`PUT /webhook/{chave}`). Returns the webhook URL
-/// registered, if any.
-pub async fn link_psp(
-    store: &Store,
-    secrets: &aws_sdk_secretsmanager::Client,
-    account: AccountId,
-    rule: BankRuleId,
-    credentials: &psp::Credentials,
-    webhook_base: Option<&str>,
-) -> anyhow::Result<Option<String>> {
-    credentials.check()?;
-    let secret_id = psp::secret_id(account, rule);
-    psp::store(secrets, &secret_id, credentials).await?;
-    billing_api::bank_rules::set_pix(store, account, rule, Some(secret_id)).await?;
-    let Some(base) = webhook_base else { return Ok(None) };
-    let url = format!("{}{}", base.trim_end_matches('/'), routes::path(account, rule));
-    let client = psp::Psp::new(credentials.clone())?;
-    client.register_webhook(&url).await.context("registering the webhook at the PSP")?;
-    Ok(Some(url))
-}
 
 /// The local PSP's credentials for a Pix key (infra/lib.sh `start_pix`: `LOCAL_PSP_URL` is Prism's
 /// proxy when a contract is at hand, else the PSP itself; the token is always asked of the PSP
@@ -149,41 +127,4 @@ pub fn psp_side_client(with_certificate: bool) -> anyhow::Result<reqwest::Client
         false => builder.with_no_client_auth(),
     };
     Ok(reqwest::Client::builder().use_preconfigured_tls(tls).no_proxy().build()?)
-}
-
-/// Gives a Pix back to its payer through the PSP that received it (`PUT /pix/{e2eid}/devolucao/{id}`,
-/// the id derived from the Pix, so a repeated command is the same refund): `amount`, or what is not
-/// given back yet. Then the Pix is read back from the PSP and what it reports given back is recorded
-/// (the ledger entry; a payment kept to refund leaves the list once wholly given back).
-pub async fn refund(
-    store: &Store,
-    account: AccountId,
-    end_to_end_id: &str,
-    amount: Option<billing_api::values::Money>,
-) -> anyhow::Result<Value> {
-    use billing_api::payments::{self, pix, Channel};
-    let found = payments::entry_of(store, account, Channel::Pix, end_to_end_id).await?;
-    let entry = found.with_context(|| format!("no Pix {end_to_end_id} in account {account}'s ledger"))?;
-    let (billing, _) = billing_api::billings::service::whole_or_404(store, account, entry.billing_id)
-        .await
-        .map_err(|e| anyhow::anyhow!("billing {}: {e}", entry.billing_id))?;
-    let rule = billing.bank_rule_id.context("the billing has no bank rule")?;
-    let link = pix::Link { account_id: account, bank_rule_id: rule, secret_id: psp::secret_id(account, rule) };
-    let client = psp::registry().psp(&link.secret_id).await?;
-    let left = entry.amount - entry.refunded;
-    let amount = amount.unwrap_or(left);
-    anyhow::ensure!(
-        amount.is_positive() && amount <= left,
-        "{amount} is not within what is left to give back ({left})"
-    );
-    let id = format!("DV{end_to_end_id}");
-    let asked = client.refund(end_to_end_id, &id, amount).await.context("the PSP's devolucao")?;
-    let received = client.pix(end_to_end_id).await?.context("the PSP no longer knows the Pix")?;
-    Box::pin(pix::take(store, &link, &received)).await.map_err(|e| anyhow::anyhow!("{e}"))?;
-    let after = payments::entry_of(store, account, Channel::Pix, end_to_end_id).await?;
-    Ok(json!({
-        "end_to_end_id": end_to_end_id,
-        "refund": {"id": asked.id, "rtr_id": asked.rtr_id, "valor": asked.valor, "status": asked.status},
-        "refunded": after.map(|e| format!("{:.2}", e.refunded.get())),
-    }))
 }
