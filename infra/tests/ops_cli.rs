@@ -3,7 +3,9 @@
 //! before any AWS call, and `--local`. AWS here is a fake endpoint on 127.0.0.1 that answers every
 //! request `{}` and counts them; nothing reaches the network.
 
+use std::collections::BTreeSet;
 use std::io::Read as _;
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -103,18 +105,24 @@ fn command_paths() -> Vec<Vec<String>> {
     paths
 }
 
+/// What `ops <path> --help` prints, checked to be a help printed without a stack.
+fn help_of(path: &[String]) -> String {
+    let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+    args.push("--help");
+    let output = run(&mut ops(&args));
+    assert!(output.status.success(), "{args:?}: {output:?}");
+    let help = String::from_utf8(output.stdout).unwrap();
+    assert!(help.contains("Usage: ops"), "{args:?}: {help}");
+    assert!(output.stderr.is_empty(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    help
+}
+
 #[test]
 fn every_commands_help_and_the_version_need_no_stack() {
     let paths = command_paths();
     assert!(paths.len() > 40, "{} command paths", paths.len());
     for path in paths {
-        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
-        args.push("--help");
-        let output = run(&mut ops(&args));
-        assert!(output.status.success(), "{args:?}: {output:?}");
-        let help = String::from_utf8(output.stdout).unwrap();
-        assert!(help.contains("Usage: ops"), "{args:?}: {help}");
-        assert!(output.stderr.is_empty(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+        help_of(&path);
     }
     let version = run(&mut ops(&["--version"]));
     assert!(version.status.success());
@@ -122,6 +130,40 @@ fn every_commands_help_and_the_version_need_no_stack() {
     for args in [&["help"][..], &["help", "token"], &["token", "help", "revoke"], &["-h"]] {
         let output = run(&mut ops(args));
         assert!(output.status.success() && !output.stdout.is_empty(), "{args:?}: {output:?}");
+    }
+}
+
+/// Every bank layout's `bank_symbol` (lib/src/billets/banks/).
+const BANK_LAYOUTS: [&str; 8] =
+    ["itau", "itau_400", "bradesco", "bradesco_400", "banco_do_brasil", "santander", "caixa", "sicoob"];
+
+/// The help texts say what the CLI works on today: the bank files' commands name every bank
+/// layout they make and read, no help points to the README (its sections move to docs/), and
+/// every `docs/<file>.md` a help names is in the repository.
+#[test]
+fn every_help_text_names_what_is_there_today() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut docs = BTreeSet::new();
+    for path in command_paths() {
+        let (help, words) = (help_of(&path), path.join(" "));
+        assert!(!help.contains("README"), "`ops {words} --help` names the README: {help}");
+        for (at, _) in help.match_indices("docs/") {
+            let named: String =
+                help[at..].chars().take_while(|c| c.is_ascii_alphanumeric() || "/._-".contains(*c)).collect();
+            if let Some(file) = named.find(".md").map(|end| &named[..end + 3]) {
+                docs.insert((file.to_owned(), words.clone()));
+            }
+        }
+        if matches!(path.first().map(String::as_str), Some("remittance" | "return")) {
+            let said: BTreeSet<&str> = help.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).collect();
+            let missing: Vec<_> = BANK_LAYOUTS.iter().filter(|layout| !said.contains(*layout)).collect();
+            assert!(missing.is_empty(), "`ops {words} --help` does not name {missing:?}: {help}");
+        }
+    }
+    // The walk did find the pointers it checks (the runbook's, at least).
+    assert!(docs.iter().any(|(file, _)| file == "docs/runbook.md"), "{docs:?}");
+    for (file, words) in docs {
+        assert!(root.join(&file).is_file(), "`ops {words} --help` names {file}, which is not in the repository");
     }
 }
 
@@ -158,11 +200,14 @@ const REVOKE: [&str; 6] = ["token", "revoke", "--account", "1", "--id", "2"];
 #[test]
 fn destructive_commands_against_aws_without_yes_and_without_a_terminal_are_refused_before_any_call() {
     let aws = FakeAws::start();
-    let refusals: [&[&str]; 4] = [
+    let refusals: [&[&str]; 6] = [
         &REVOKE,
         &["account", "update", "--id", "1", "--status", "locked"],
         &["webhook", "reseal"],
         &["sale", "return", "--account", "1", "--sale", "V1", "--amount", "5.00"],
+        // Refunds give real money back: the most destructive thing the CLI does.
+        &["pix", "refund", "--account", "1", "--end-to-end-id", "E00000000202603201234abcdefghijk"],
+        &["gateway", "refund", "--account", "1", "--billing", "2"],
     ];
     for args in refusals {
         // --stack targets AWS whatever the endpoint; the fake one would count any call.

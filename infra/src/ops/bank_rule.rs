@@ -22,10 +22,10 @@ pub enum BankRuleCommand {
         name: String,
         /// The bank or provider that issues the billets: `simulated` (the simulated bank), or a bank
         /// of remittance files: `itau`, `itau_400`, `bradesco`, `bradesco_400`, `banco_do_brasil`,
-        /// `santander`, `caixa`, `sicoob` (README, "Banks").
+        /// `santander`, `caixa`, `sicoob` (docs/banks.md).
         #[arg(long, default_value = "simulated")]
         bank_symbol: String,
-        /// The agreement (convênio) with the bank, as that bank writes it (README, "Banks";
+        /// The agreement (convênio) with the bank, as that bank writes it (docs/banks.md;
         /// checked here: `itau` 0057/12345-7/109, `bradesco` 1234-0/0012345-6/09/4567890, …).
         #[arg(long)]
         agreement_code: Option<String>,

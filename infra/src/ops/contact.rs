@@ -44,8 +44,9 @@ pub enum ContactCommand {
     /// Moves the account's contacts stored under the names before today's (a tag's postings
     /// `T<tag>`, a code's `K<hash>`, the document `d`, the tag counts `t<tag>` and
     /// `<type>#T<tag>`) to today's (`L<tag>`, `Y<hash>`, `n`, `l<tag>`, `<type>#L<tag>`),
-    /// each contact in one transaction, a hundred to a read: see docs/operations.md. Safe to
-    /// run again; answers how many moved, how many were already moved, and any left.
+    /// each contact in one transaction, a hundred to a read: see docs/runbook.md, "Contacts stored
+    /// under the names before". Safe to run again; answers how many moved, how many were already
+    /// moved, and any left.
     RenameStored {
         /// The account the contacts belong to.
         #[arg(long)]

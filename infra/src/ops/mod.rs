@@ -67,8 +67,8 @@ pub use token::revoke_token;
 #[derive(Parser, Debug)]
 #[command(
     name = "ops",
-    about = "Operations that happen outside the API: accounts, API tokens, bank rules, bank accounts, categories, legacy billings, guardians, webhook receivers, point-of-sale sales",
-    long_about = "Operations that happen outside the API: accounts, API tokens, bank rules, bank accounts, categories, legacy billings, guardians, webhook receivers, point-of-sale sales.\n\n\
+    about = "Operations that happen outside the API: accounts, API tokens, bank rules, bank accounts, categories, billings, contacts, webhook receivers, point-of-sale sales, bank files, payments to refund, Pix, reminders, card payments",
+    long_about = "Operations that happen outside the API: accounts, API tokens, bank rules, bank accounts, categories, billings (legacy ones, recounts), contacts (guardians, limits, repairs), webhook receivers, point-of-sale sales, remittance and return files, payments to refund, Pix, reminders, card payments.\n\n\
         Prints JSON on stdout. Errors are JSON on stderr with exit status 1; a command refused before it started (a local-only command against AWS, a destructive one not confirmed) exits with 2.\n\n\
         Where it works: with --stack NAME (or OPS_STACK) against AWS, the table, API and webhook key read from that stack's outputs; with --local against the local stack started by infra/run (.local/stack.env); otherwise from the environment (AWS_ENDPOINT_URL set: local; unset: AWS with TABLE_NAME, REST_API_ID, API_STAGE, WEBHOOK_KEY_SECRET_ID).\n\n\
         Against AWS, commands that delete, revoke, disable, lock, refund or replace secrets ask for confirmation on the terminal unless --yes is given.",
@@ -107,10 +107,13 @@ pub enum Command {
     /// Financial categories (receivable or payable).
     #[command(subcommand)]
     Category(CategoryCommand),
-    /// Legacy billings (recurring `schedule`, instalment booklet `carne`) migrated from elsewhere.
+    /// Billings: legacy ones (recurring `schedule`, instalment booklet `carne`) migrated from
+    /// elsewhere, a type's counters counted again, and (local stack) the simulated bank's payment.
     #[command(subcommand)]
     Billing(BillingCommand),
-    /// Contacts: the health module's financial guardian, the point of sale's limit.
+    /// Contacts: the health module's financial guardian, the point of sale's limit, and the repairs
+    /// of contacts written around the service (counters and a tag's reach counted again, stored
+    /// names moved).
     #[command(subcommand)]
     Contact(ContactCommand),
     /// Webhook receivers of an account, their deliveries and replays.
@@ -119,24 +122,26 @@ pub enum Command {
     /// Point of sale: sales made at the store's counter, their receipts and returns.
     #[command(subcommand)]
     Sale(SaleCommand),
-    /// Remittance files to the bank (Itaú CNAB 240): made now, listed.
-    #[command(subcommand)]
+    /// Remittance files to the banks, for every bank layout (CNAB 240 and 400): made now, listed.
+    #[command(subcommand, after_long_help = remittance::bank_layouts())]
     Remittance(RemittanceCommand),
-    /// The bank's return files: uploaded and applied, shown.
-    #[command(subcommand)]
+    /// The banks' return files, of every bank layout (CNAB 240 and 400): uploaded and applied,
+    /// shown.
+    #[command(subcommand, after_long_help = remittance::bank_layouts())]
     Return(ReturnCommand),
-    /// Payments as every channel applies them.
+    /// Payments as every channel applies them: those kept to refund.
     #[command(subcommand)]
     Payment(PaymentCommand),
-    /// Pix: a bank rule's Pix institution (PSP), a payer's Pix on the local PSP, reconciliation.
+    /// Pix: a bank rule's Pix institution (PSP), a Pix given back to its payer, the reconciliation
+    /// of what no webhook brought, and (local stack) a payer's Pix at the local PSP.
     #[command(subcommand)]
     Pix(PixCommand),
     /// Reminders to payers: a day's run, an account's schedule and senders, a billing's
     /// deliveries, suppressed addresses, and (local stack) the providers' events.
     #[command(subcommand)]
     Reminders(RemindersCommand),
-    /// Card payments: an account's checkout gateway (Stripe) and its keys, a payment's capture,
-    /// release and refund, the funds' availability, and (local stack) the gateway's events.
+    /// Card payments: an account's checkout gateway (Stripe) and its keys, a billing's card
+    /// payment captured, released, refunded or read back from the gateway, the funds' availability.
     #[command(subcommand)]
     Gateway(GatewayCommand),
     /// Creates the table, queues, secret and bucket when missing (local stack only).
@@ -164,6 +169,8 @@ impl Command {
             Command::Webhook(command) => command.destructive(),
             Command::Sale(command) => command.destructive(),
             Command::Return(command) => command.destructive(),
+            Command::Pix(command) => command.destructive(),
+            Command::Gateway(command) => command.destructive(),
             _ => None,
         }
     }
@@ -309,6 +316,8 @@ mod tests {
             &["sale", "return", "--account", "1", "--sale", "V1", "--amount", "10.00"],
             &["contact", "guardian", "--account", "1", "--contact", "2", "--clear"],
             &["contact", "limit", "--account", "1", "--contact", "2", "--clear"],
+            &["pix", "refund", "--account", "1", "--end-to-end-id", "E1"],
+            &["gateway", "refund", "--account", "1", "--billing", "2"],
         ] {
             assert!(what(words).is_some(), "{words:?} should ask");
         }
@@ -318,6 +327,16 @@ mod tests {
             "change account 3: status locked (every token answers 403), point of sale off (its routes answer 403)"
         );
         assert_eq!(what(&["webhook", "reseal"]).unwrap().1, None);
+        let pix = what(&["pix", "refund", "--account", "1", "--end-to-end-id", "E1", "--amount", "5.00"]).unwrap();
+        assert_eq!(pix.0, "give back 5.00 of Pix E1 of account 1 to its payer (through its PSP)");
+        let card = what(&["gateway", "refund", "--account", "1", "--billing", "2"]).unwrap();
+        assert_eq!(
+            card,
+            (
+                "refund the card payment of billing 2 of account 1 whole (through the gateway)".into(),
+                Some(AccountId::new(1))
+            )
+        );
 
         for words in [
             &["account", "create", "--name", "Loja"][..],
@@ -332,6 +351,8 @@ mod tests {
             &["sale", "receive", "--account", "1", "--sale", "V1", "--amount", "10.00"],
             &["contact", "guardian", "--account", "1", "--contact", "2", "--guardian", "3"],
             &["contact", "limit", "--account", "1", "--contact", "2", "--limit", "50.00"],
+            &["pix", "reconcile"],
+            &["gateway", "sync", "--account", "1", "--billing", "2"],
             &["setup"],
         ] {
             assert_eq!(what(words), None, "{words:?} should not ask");

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 use billing_api::bank_rules::BankRule;
+use billing_api::billets::banks;
 use billing_api::billets::provider::provider_for;
 use billing_api::billings::billets::remittance;
 use billing_api::files::Files;
@@ -17,6 +18,7 @@ use serde_json::{json, Value};
 pub enum RemittanceCommand {
     /// Makes the account's remittance files due now (every agreement whose bank takes files,
     /// or one rule's), finishing first any left open; prints where they are in the bucket.
+    #[command(after_long_help = bank_layouts())]
     Create {
         /// The account whose files these are.
         #[arg(long)]
@@ -26,6 +28,7 @@ pub enum RemittanceCommand {
         bank_rule: Option<BankRuleId>,
     },
     /// The account's latest remittance files.
+    #[command(after_long_help = bank_layouts())]
     List {
         /// The account whose files these are.
         #[arg(long)]
@@ -34,6 +37,16 @@ pub enum RemittanceCommand {
         #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u16).range(1..=100))]
         limit: u16,
     },
+}
+
+/// The bank layouts whose files these commands make and read, as their help ends
+/// (`billets::banks::ALL`: a new bank's layout shows here with no edit).
+pub fn bank_layouts() -> String {
+    let layouts: Vec<String> = banks::ALL
+        .iter()
+        .map(|bank| format!("{} ({} {}, CNAB {})", bank.symbol, bank.title, bank.code, bank.width()))
+        .collect();
+    format!("Bank layouts (a bank rule's bank_symbol): {}.", layouts.join(", "))
 }
 
 /// Runs one `remittance` command.

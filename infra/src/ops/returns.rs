@@ -10,13 +10,16 @@ use clap::Subcommand;
 use serde_json::{json, Value};
 
 use super::confirm::Destructive;
+use super::remittance::bank_layouts;
 
 #[derive(Subcommand, Debug)]
 pub enum ReturnCommand {
     /// Puts a return file of the bank in the bucket (returns/<account>/<name>) and applies it.
     /// The same file again changes nothing; a malformed one is refused naming line and field.
+    /// Asks first on AWS.
+    #[command(after_long_help = bank_layouts())]
     Upload {
-        /// The return file (CNAB 240).
+        /// The return file (CNAB 240 or 400, of any bank layout: its header names the bank).
         file: std::path::PathBuf,
         /// The account whose files these are.
         #[arg(long)]
@@ -24,6 +27,7 @@ pub enum ReturnCommand {
     },
     /// The account's return files (with counts of lines applied, unchanged, not applied), or
     /// with --file the lines of one that were not applied (--all: every line).
+    #[command(after_long_help = bank_layouts())]
     Show {
         /// The account whose files these are.
         #[arg(long)]

@@ -9,6 +9,8 @@ use billing_api::values::{AccountId, BillingId};
 use clap::Subcommand;
 use serde_json::{json, Value};
 
+use super::confirm::Destructive;
+
 pub mod localstripe;
 
 pub use localstripe::{local_credentials, local_setup};
@@ -76,7 +78,7 @@ pub enum GatewayCommand {
     Capture(CardOf),
     /// Releases a billing's authorized card payment.
     Release(CardOf),
-    /// Refunds a billing's card payment whole.
+    /// Refunds a billing's card payment whole. Asks first on AWS.
     Refund(CardOf),
     /// Reads a billing's card payment back from the gateway and applies it (a payment that
     /// did not arrive: a lost webhook).
@@ -88,6 +90,17 @@ pub enum GatewayCommand {
         #[arg(long)]
         date: Option<chrono::NaiveDate>,
     },
+}
+
+impl GatewayCommand {
+    /// What a refund gives back: real money, from the account to the payer's card.
+    pub fn destructive(&self) -> Option<Destructive> {
+        let GatewayCommand::Refund(of) = self else { return None };
+        let (account, billing) = (of.account, of.billing);
+        let what =
+            format!("refund the card payment of billing {billing} of account {account} whole (through the gateway)");
+        Some(Destructive::on(account, what))
+    }
 }
 
 /// Runs one `gateway` command.

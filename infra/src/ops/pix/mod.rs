@@ -9,6 +9,8 @@ use billing_api::values::{AccountId, BankRuleId, BillingId, Money};
 use clap::Subcommand;
 use serde_json::{json, Value};
 
+use super::confirm::Destructive;
+
 pub mod local_psp;
 
 pub use local_psp::{local_charge, local_client_id, local_credentials, notify_again, pay, psp_side_client};
@@ -85,7 +87,7 @@ pub enum PixCommand {
         no_webhook: bool,
     },
     /// Gives a Pix back to its payer (a payment kept to refund, or one the account gives back) through
-    /// the PSP that received it; the same command again is the same refund.
+    /// the PSP that received it; the same command again is the same refund. Asks first on AWS.
     Refund {
         /// The account the Pix was paid to.
         #[arg(long)]
@@ -107,6 +109,18 @@ pub enum PixCommand {
 }
 
 impl PixCommand {
+    /// What a refund gives back: real money, from the account to the payer.
+    pub fn destructive(&self) -> Option<Destructive> {
+        let PixCommand::Refund { account, end_to_end_id, amount } = self else { return None };
+        let how_much = match amount {
+            Some(amount) => format!("{amount}"),
+            None => "all that is not given back yet".to_owned(),
+        };
+        let what =
+            format!("give back {how_much} of Pix {end_to_end_id} of account {account} to its payer (through its PSP)");
+        Some(Destructive::on(*account, what))
+    }
+
     /// Why the command makes sense only on the local stack, for those that do.
     pub fn local_only(&self) -> Option<(&'static str, &'static str)> {
         match self {
