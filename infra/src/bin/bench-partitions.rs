@@ -108,35 +108,58 @@ async fn main() -> anyhow::Result<()> {
     let (store, stream) =
         infra::dev_server::streamed_store(Store::new(meter.client(&config), plain.table().to_owned()));
     let (account, auth) = infra::testing::active_account(&plain).await;
-    let sqs = aws_sdk_sqs::Client::new(&config);
-    let queue = |name: &str| {
-        let name = format!("bench-{name}-{:016x}", rand::random::<u64>());
-        let sqs = sqs.clone();
-        async move { sqs.create_queue().queue_name(name).send().await?.queue_url.context("queue url") }
-    };
-    let (billets, bulk) = (queue("billets").await?, queue("bulk").await?);
-    let queues = billing_api::jobs::Queues::new(sqs.clone(), billets.clone()).with_bulk_expansion(bulk.clone());
-    let state = AppState::new(store.clone()).with_rate_limits(billing_api::http::rate_limit::RateLimits::OFF);
-    let router = infra::dev_server::router(state, AuthCache::default());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let base = format!("http://{}/v1", listener.local_addr()?);
-    tokio::spawn(infra::dev_server::serve(listener, router, std::future::pending()));
-    let bench = Bench {
-        base,
-        auth,
-        http: billing_api::config::http_client(),
-        meter,
-        store,
-        stream,
-        queues,
-        sqs,
-        billets,
-        bulk,
-    };
+    let bench = Bench::start(&config, auth, meter, store, stream).await?;
+    let (body, tag) = a_billing(&bench, &plain, account).await?;
+    burst(&bench, &body, creates, in_flight).await?;
+    bulk(&bench, &plain, account, &body, tag, customers).await
+}
 
-    // What a billing needs: a bank rule, a category, a payer.
-    infra::ops::create_bank_rule(&plain, account, "Banco simulado", "simulated", None).await?;
-    infra::ops::create_category(&plain, account, "Mensalidades", "receivable").await?;
+impl Bench {
+    /// The API on the metered `store`, served on a free port, with queues of its own.
+    async fn start(
+        config: &aws_config::SdkConfig,
+        auth: String,
+        meter: Meter,
+        store: Store,
+        stream: billing_api::outbox::LocalStream,
+    ) -> anyhow::Result<Bench> {
+        let sqs = aws_sdk_sqs::Client::new(config);
+        let queue = |name: &str| {
+            let name = format!("bench-{name}-{:016x}", rand::random::<u64>());
+            let sqs = sqs.clone();
+            async move { sqs.create_queue().queue_name(name).send().await?.queue_url.context("queue url") }
+        };
+        let (billets, bulk) = (queue("billets").await?, queue("bulk").await?);
+        let queues = billing_api::jobs::Queues::new(sqs.clone(), billets.clone()).with_bulk_expansion(bulk.clone());
+        let state = AppState::new(store.clone()).with_rate_limits(billing_api::http::rate_limit::RateLimits::OFF);
+        let router = infra::dev_server::router(state, AuthCache::default());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let base = format!("http://{}/v1", listener.local_addr()?);
+        tokio::spawn(infra::dev_server::serve(listener, router, std::future::pending()));
+        Ok(Bench {
+            base,
+            auth,
+            http: billing_api::config::http_client(),
+            meter,
+            store,
+            stream,
+            queues,
+            sqs,
+            billets,
+            bulk,
+        })
+    }
+}
+
+/// What a billing needs (a bank rule, a category, a payer) and a tag for the bulk billing: the
+/// body of a create, and the tag.
+async fn a_billing(
+    bench: &Bench,
+    plain: &Store,
+    account: billing_api::values::AccountId,
+) -> anyhow::Result<(Value, i64)> {
+    infra::ops::create_bank_rule(plain, account, "Banco simulado", "simulated", None).await?;
+    infra::ops::create_category(plain, account, "Mensalidades", "receivable").await?;
     let payer = json!({"contact": {"full_name": "Maria da Silva", "cpf": "529.982.247-25",
         "address_postal_code": "01310-100", "address_street": "Avenida Paulista", "address_number": "1000",
         "address_district": "Bela Vista", "address_city": "São Paulo", "address_state": "SP"}});
@@ -144,12 +167,16 @@ async fn main() -> anyhow::Result<()> {
     let tag = bench.post("/tags", &json!({"tag": {"name": "Todos"}})).await?.1["id"].as_i64().context("tag")?;
     let body = json!({"billing": {"bank_rule_id": 1, "bill_category_id": 1, "contact_id": payer["id"], "due_date": "2030-03-04",
         "billing_items": [{"description": "Mensalidade", "quantity": 1, "amount": "150.00"}]}});
+    Ok((body, tag))
+}
 
-    // A burst of creates of one account and one payer, then their registrations.
+/// A burst of creates of one account and one payer, then their registrations: the transactions a
+/// create sends and the write units each partition takes.
+async fn burst(bench: &Bench, body: &Value, creates: usize, in_flight: usize) -> anyhow::Result<()> {
     bench.meter.take();
     let started = Instant::now();
     let answers: Vec<u16> = stream::iter(0..creates)
-        .map(|_| async { bench.post("/billings", &body).await.map(|(status, _)| status).unwrap_or(0) })
+        .map(|_| async { bench.post("/billings", body).await.map(|(status, _)| status).unwrap_or(0) })
         .buffer_unordered(in_flight)
         .collect()
         .await;
@@ -174,9 +201,19 @@ async fn main() -> anyhow::Result<()> {
         (created.transactions + registered.transactions) as f64 / creates as f64
     );
     report("Creates and their registrations", &both, creates, "create");
+    Ok(())
+}
 
-    // A bulk billing of many customers: its expansion and registrations.
-    let holders = infra::testing::tagged_customers(&plain, account, TagId::new(tag), customers).await;
+/// A bulk billing of `customers` holders of `tag`: its expansion and registrations.
+async fn bulk(
+    bench: &Bench,
+    plain: &Store,
+    account: billing_api::values::AccountId,
+    body: &Value,
+    tag: i64,
+    customers: usize,
+) -> anyhow::Result<()> {
+    let holders = infra::testing::tagged_customers(plain, account, TagId::new(tag), customers).await;
     let mut bulk_body = body.clone();
     bulk_body["billing"]["billing_issue_type"] = json!("bulk");
     bulk_body["billing"]["tag_id"] = json!(tag);

@@ -207,8 +207,20 @@ async fn list(bench: &Bench, size: &str, name: &str, path: &str, key: &str) -> a
 
 /// Every measured request at one size.
 async fn measure(bench: &Bench, size: &str, world: &World, queues: &Queues<'_>) -> anyhow::Result<()> {
+    for (name, path) in &billing_lists(world) {
+        list(bench, size, name, path, "billings").await?;
+    }
+    for (name, path) in &contact_lists(world) {
+        list(bench, size, name, path, "contacts").await?;
+    }
+    create_show_update(bench, size, world).await?;
+    bulk(bench, size, world, queues).await
+}
+
+/// The billing lists measured: every filter, alone and in the pairs the lists serve.
+fn billing_lists(world: &World) -> Vec<(&'static str, String)> {
     let contact = world.ours[3];
-    let cases = [
+    vec![
         ("all", "/v1/billings".to_owned()),
         ("status=opened", "/v1/billings?status=opened".to_owned()),
         ("status=paid", "/v1/billings?status=paid".to_owned()),
@@ -249,23 +261,24 @@ async fn measure(bench: &Bench, size: &str, world: &World, queues: &Queues<'_>) 
             format!("/v1/billings?bank_rule_id={}&bill_category_id={}", world.rules[1], world.categories[1]),
         ),
         ("s=<payer name>", "/v1/billings?s=Cliente%20Honorato".to_owned()),
-    ];
-    for (name, path) in &cases {
-        list(bench, size, name, path, "billings").await?;
-    }
-    let contacts = [
+    ]
+}
+
+/// The contact lists measured.
+fn contact_lists(world: &World) -> Vec<(&'static str, String)> {
+    vec![
         ("contacts: all", "/v1/contacts".to_owned()),
         ("contacts: contact_type=supplier", "/v1/contacts?contact_type=supplier".to_owned()),
         ("contacts: group_id", format!("/v1/contacts?group_id={}", world.group)),
         ("contacts: tag_id", format!("/v1/contacts?tag_id={}", world.tag)),
         ("contacts: active=false", "/v1/contacts?active=false".to_owned()),
         ("contacts: s=<name>", "/v1/contacts?s=Numero%20aab".to_owned()),
-    ];
-    for (name, path) in &contacts {
-        list(bench, size, name, path, "contacts").await?;
-    }
+    ]
+}
 
-    // Create, show, update: the slowest of five of each.
+/// Create, show and update of one billing, each row the slowest of five.
+async fn create_show_update(bench: &Bench, size: &str, world: &World) -> anyhow::Result<()> {
+    let contact = world.ours[3];
     let mut created = Vec::new();
     let mut worst: [Option<Measured>; 3] = [None, None, None];
     for n in 0..5 {
@@ -291,14 +304,14 @@ async fn measure(bench: &Bench, size: &str, world: &World, queues: &Queues<'_>) 
         let m = m.as_ref().context("measured")?;
         row(size, name, 1, "", &m.cost, m.ms);
     }
-    bulk(bench, size, world, queues).await
+    Ok(())
 }
 
 /// The queues of the bench's API, and what hands its outbox on to them.
 struct Queues<'a> {
     sqs: &'a aws_sdk_sqs::Client,
     bulk: String,
-    worker: infra::workers::Worker,
+    worker: infra::dev_server::Worker,
     jobs: billing_api::jobs::Queues,
     stream: billing_api::outbox::LocalStream,
     store: Store,
@@ -368,7 +381,47 @@ impl Totals {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    // The sizes after the first, each grown from the one before: `100000` or `100000,1000000`.
+    let sizes = later_sizes()?;
+    let engine = std::env::var("BENCH_ENGINE").unwrap_or_else(|_| "moto".to_owned());
+    let (config, store) = infra::testing::local_stack().await;
+    let meter = Meter::default();
+    let (metered, stream) = patient_store(&config, &store, &meter);
+    let (account, auth) = infra::testing::active_account(&store).await;
+    let sqs = aws_sdk_sqs::Client::new(&config);
+    let queues = bench_queues(&sqs, stream, &metered).await?;
+    let bench = serve(metered, auth, meter).await?;
+
+    eprintln!("account {account}: references, {CONTACTS} contacts and {FIRST_SIZE} billings…");
+    let started = Instant::now();
+    let mut world = references(&bench, &store, account).await?;
+    let now = Timestamp::now();
+    write_contacts(&store, account, &mut world, now).await?;
+    fill(&store, account, &world, 1..=FIRST_SIZE, now).await?;
+    eprintln!("filled in {:.0} s", started.elapsed().as_secs_f64());
+
+    println!(
+        "| billings | request | rows | X-Total-Count | sequential round trips | calls | read units | write units | ms ({engine}) |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    // The first request pays the authorizer's reads; it is not counted.
+    bench.call(reqwest::Method::GET, "/v1/billings?per_page=1", None).await?;
+    measure(&bench, &FIRST_SIZE.to_string(), &world, &queues).await?;
+    big_bulk(&bench, &store, account, &world).await?;
+
+    let mut filled = FIRST_SIZE;
+    for size in sizes {
+        let started = Instant::now();
+        fill(&store, account, &world, filled + 1..=size, now).await?;
+        eprintln!("grown to {size} billings in {:.0} s", started.elapsed().as_secs_f64());
+        measure(&bench, &size.to_string(), &world, &queues).await?;
+        filled = size;
+    }
+    Ok(())
+}
+
+/// The sizes after the first, each grown from the one before (`BENCH_BILLINGS`: `100000` or
+/// `100000,1000000`), ascending.
+fn later_sizes() -> anyhow::Result<Vec<i64>> {
     let mut sizes: Vec<i64> = std::env::var("BENCH_BILLINGS")
         .unwrap_or_else(|_| "100000".to_owned())
         .split(',')
@@ -376,22 +429,30 @@ async fn main() -> anyhow::Result<()> {
         .collect::<anyhow::Result<_>>()?;
     sizes.retain(|size| *size > FIRST_SIZE);
     sizes.sort_unstable();
-    let engine = std::env::var("BENCH_ENGINE").unwrap_or_else(|_| "moto".to_owned());
-    let (config, store) = infra::testing::local_stack().await;
-    let meter = Meter::default();
+    Ok(sizes)
+}
+
+/// The table through the meter, with calls that wait as long as moto needs, and its outbox stream.
+fn patient_store(
+    config: &aws_config::SdkConfig,
+    store: &Store,
+    meter: &Meter,
+) -> (Store, billing_api::outbox::LocalStream) {
     // moto reads a partition from its start at every call: a list over a 100,000-billing table can
     // take longer than the service's 8 s a call, which would answer 503 instead of a measure.
     let patient = aws_sdk_dynamodb::config::timeout::TimeoutConfig::builder()
         .operation_attempt_timeout(std::time::Duration::from_secs(120))
         .operation_timeout(std::time::Duration::from_secs(120))
         .build();
-    let (metered, stream) = infra::dev_server::streamed_store(Store::with_timeouts(
-        meter.client(&config),
-        store.table().to_owned(),
-        patient,
-    ));
-    let (account, auth) = infra::testing::active_account(&store).await;
-    let sqs = aws_sdk_sqs::Client::new(&config);
+    infra::dev_server::streamed_store(Store::with_timeouts(meter.client(config), store.table().to_owned(), patient))
+}
+
+/// The bench's own billet and bulk-expansion queues, and the expander working on the metered table.
+async fn bench_queues<'a>(
+    sqs: &'a aws_sdk_sqs::Client,
+    stream: billing_api::outbox::LocalStream,
+    metered: &Store,
+) -> anyhow::Result<Queues<'a>> {
     let queue = |name: &str| {
         let name = format!("bench-{name}-{:016x}", rand::random::<u64>());
         let sqs = sqs.clone();
@@ -399,24 +460,30 @@ async fn main() -> anyhow::Result<()> {
     };
     let (billets, bulk_queue) = (queue("billets").await?, queue("bulk").await?);
     let jobs = billing_api::jobs::Queues::new(sqs.clone(), billets).with_bulk_expansion(bulk_queue.clone());
-    let worker = infra::workers::Worker::BulkExpander { store: metered.clone() };
-    let queues = Queues { sqs: &sqs, bulk: bulk_queue, worker, jobs, stream, store: metered.clone() };
+    let worker = infra::dev_server::Worker::BulkExpander { store: metered.clone() };
+    Ok(Queues { sqs, bulk: bulk_queue, worker, jobs, stream, store: metered.clone() })
+}
+
+/// The API in this process on the metered table, served on a free port.
+async fn serve(metered: Store, auth: String, meter: Meter) -> anyhow::Result<Bench> {
     // Only the requests' own storage is measured: no rate-limit counters.
     let state = AppState::new(metered.clone()).with_rate_limits(billing_api::http::rate_limit::RateLimits::OFF);
     let router = infra::dev_server::router(state, AuthCache::default());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let base = format!("http://{}", listener.local_addr()?);
     tokio::spawn(infra::dev_server::serve(listener, router, std::future::pending()));
-    let bench = Bench { base, auth, http: billing_api::config::http_client(), meter };
+    Ok(Bench { base, auth, http: billing_api::config::http_client(), meter })
+}
 
-    eprintln!("account {account}: references, {CONTACTS} contacts and {FIRST_SIZE} billings…");
-    let started = Instant::now();
+/// What the billings refer to: three bank rules and categories, the account's own payers (made
+/// through the API), a group and a tag; the other payers come with the contacts.
+async fn references(bench: &Bench, store: &Store, account: billing_api::values::AccountId) -> anyhow::Result<World> {
     let mut rules = Vec::new();
     let mut categories = Vec::new();
     for name in ["A", "B", "C"] {
-        let rule = infra::ops::create_bank_rule(&store, account, &format!("Banco {name}"), "simulated", None).await?;
+        let rule = infra::ops::create_bank_rule(store, account, &format!("Banco {name}"), "simulated", None).await?;
         rules.push(BankRuleId::new(rule["bank_rule"]["id"].as_i64().context("bank rule id")?));
-        let category = infra::ops::create_category(&store, account, &format!("Categoria {name}"), "receivable").await?;
+        let category = infra::ops::create_category(store, account, &format!("Categoria {name}"), "receivable").await?;
         categories.push(BillCategoryId::new(category["bill_category"]["id"].as_i64().context("category id")?));
     }
     let mut ours = Vec::new();
@@ -440,9 +507,17 @@ async fn main() -> anyhow::Result<()> {
     let tag = TagId::new(tag.body["id"].as_i64().context("tag id")?);
     let rules: [BankRuleId; 3] = rules.try_into().map_err(|_| anyhow::anyhow!("three rules"))?;
     let categories: [BillCategoryId; 3] = categories.try_into().map_err(|_| anyhow::anyhow!("three categories"))?;
-    let mut world = World { ours, rules, categories, others: Vec::new(), group, tag };
+    Ok(World { ours, rules, categories, others: Vec::new(), group, tag })
+}
 
-    let now = Timestamp::now();
+/// The [`CONTACTS`] contacts written straight to the table with their postings, tag links and
+/// counters (each type's counts, each tag's holders and reach); they are the other payers.
+async fn write_contacts(
+    store: &Store,
+    account: billing_api::values::AccountId,
+    world: &mut World,
+    now: Timestamp,
+) -> anyhow::Result<()> {
     let first_contact = store.reserve_ids(keys::account(account), keys::sequence(Contact::KIND), CONTACTS).await?;
     let mut items = Vec::new();
     let mut per_type = std::collections::BTreeMap::new();
@@ -450,7 +525,7 @@ async fn main() -> anyhow::Result<()> {
     let mut holding = std::collections::BTreeMap::new();
     for n in 1..=CONTACTS {
         let id = ContactId::new(first_contact + n - 1);
-        let made = contact(id, n, &world, now);
+        let made = contact(id, n, world, now);
         items.push(item_of(account, &made)?);
         items.extend(made.postings(account).iter().map(billing_api::store::postings::Posting::item));
         for tag in &made.tag_ids {
@@ -486,27 +561,6 @@ async fn main() -> anyhow::Result<()> {
     }
     for (tag, (holder, n)) in reach {
         store.write(vec![billing_api::contacts::counts::reach_added(account, tag, holder, n)]).await?;
-    }
-
-    fill(&store, account, &world, 1..=FIRST_SIZE, now).await?;
-    eprintln!("filled in {:.0} s", started.elapsed().as_secs_f64());
-
-    println!(
-        "| billings | request | rows | X-Total-Count | sequential round trips | calls | read units | write units | ms ({engine}) |"
-    );
-    println!("|---|---|---|---|---|---|---|---|---|");
-    // The first request pays the authorizer's reads; it is not counted.
-    bench.call(reqwest::Method::GET, "/v1/billings?per_page=1", None).await?;
-    measure(&bench, &FIRST_SIZE.to_string(), &world, &queues).await?;
-    big_bulk(&bench, &store, account, &world).await?;
-
-    let mut filled = FIRST_SIZE;
-    for size in sizes {
-        let started = Instant::now();
-        fill(&store, account, &world, filled + 1..=size, now).await?;
-        eprintln!("grown to {size} billings in {:.0} s", started.elapsed().as_secs_f64());
-        measure(&bench, &size.to_string(), &world, &queues).await?;
-        filled = size;
     }
     Ok(())
 }

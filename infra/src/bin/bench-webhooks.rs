@@ -58,8 +58,21 @@ async fn main() -> anyhow::Result<()> {
     let deliveries = setting::<usize>("BENCH_DELIVERIES").unwrap_or(2_000);
     let changes = setting::<usize>("BENCH_CHANGES").unwrap_or(30);
     let mut rows: Vec<(String, String)> = Vec::new();
+    rows.extend(throughput(deliveries).await?);
+    rows.extend(change_to_delivery(changes).await?);
 
-    // 1. One sender's throughput.
+    println!("Webhook benchmark (local stack: moto on 127.0.0.1; receiver and sender in this process)");
+    println!();
+    println!("| measure | result |");
+    println!("|---|---|");
+    for (measure, result) in rows {
+        println!("| {measure} | {result} |");
+    }
+    Ok(())
+}
+
+/// 1. One sender's throughput: `deliveries` events written, dispatched and delivered; its rows.
+async fn throughput(deliveries: usize) -> anyhow::Result<Vec<(String, String)>> {
     let server = DevServer::start_alone(RateLimits::OFF).await;
     let (account, _) = active_account(&server.store).await;
     let receiver = Receiver::start(&[], 200).await;
@@ -103,11 +116,16 @@ async fn main() -> anyhow::Result<()> {
     let rate = |n: usize, d: Duration| {
         format!("{:.0} per second ({n} in {:.1} s)", n as f64 / d.as_secs_f64(), d.as_secs_f64())
     };
-    rows.push(("events written (25 per transaction)".into(), rate(deliveries, written)));
-    rows.push(("events dispatched (stream batches of 100, 1 receiver)".into(), rate(deliveries, dispatching)));
-    rows.push(("deliveries sent by one sender (batches of 10 at once)".into(), rate(deliveries, sending)));
+    Ok(vec![
+        ("events written (25 per transaction)".into(), rate(deliveries, written)),
+        ("events dispatched (stream batches of 100, 1 receiver)".into(), rate(deliveries, dispatching)),
+        ("deliveries sent by one sender (batches of 10 at once)".into(), rate(deliveries, sending)),
+    ])
+}
 
-    // 2. From a change to its delivery, on the dev server's path.
+/// 2. From a change to its delivery, on the dev server's path: `changes` changes of a billing one
+/// after the other; its rows.
+async fn change_to_delivery(changes: usize) -> anyhow::Result<Vec<(String, String)>> {
     let server = DevServer::start_alone(RateLimits::OFF).await;
     let (account, auth) = active_account(&server.store).await;
     let receiver = Receiver::start(&[], 200).await;
@@ -143,16 +161,9 @@ async fn main() -> anyhow::Result<()> {
         latencies.push(arrived - started);
     }
     latencies.sort();
-    rows.push((format!("change to delivery, p50 of {changes}"), ms(percentile(&latencies, 0.5))));
-    rows.push((format!("change to delivery, p95 of {changes}"), ms(percentile(&latencies, 0.95))));
-    rows.push((format!("change to delivery, max of {changes}"), ms(*latencies.last().expect("changes"))));
-
-    println!("Webhook benchmark (local stack: moto on 127.0.0.1; receiver and sender in this process)");
-    println!();
-    println!("| measure | result |");
-    println!("|---|---|");
-    for (measure, result) in rows {
-        println!("| {measure} | {result} |");
-    }
-    Ok(())
+    Ok(vec![
+        (format!("change to delivery, p50 of {changes}"), ms(percentile(&latencies, 0.5))),
+        (format!("change to delivery, p95 of {changes}"), ms(percentile(&latencies, 0.95))),
+        (format!("change to delivery, max of {changes}"), ms(*latencies.last().expect("changes"))),
+    ])
 }
