@@ -227,8 +227,42 @@ async fn a_server_killed_while_card_payments_arrive_loses_none() {
     let Started { stack, dir, demo, server, account, store, client, payer } =
         started(&config, 200, "card", "Pagador Cartão", 700_000_002).await;
     let base = client.base.clone();
+    let tokens = card_pages(&client, payer, PAYMENTS).await;
+
+    // The payers pay, and the server dies in the middle of it.
+    let root = base.trim_end_matches("/v1").to_owned();
+    let http = billing_api::config::http_client();
+    let pays = futures::future::join_all(tokens.iter().map(|(_, token)| pay_by_card(&http, &root, token)));
+    let paid = killed_during(server, kill_after, pays).await;
+    let taken = paid.iter().filter(|done| **done).count();
+    eprintln!("card kill test: {taken} of {PAYMENTS} payers told before the kill");
+
+    // Started again: Stripe sends its events again, twice; then the payers not paid pay again.
+    let (server, base, _, again) = stack.start(&demo).await;
+    assert_eq!(again, account);
+    let root = base.trim_end_matches("/v1").to_owned();
+    let secret = infra::ops::gateway::local_credentials(&store, account).unwrap().webhook_secret;
+    let intents = intents_of(&http, &localstripe, &stack.table).await;
+    for _ in 0..2 {
+        for intent in &intents {
+            succeeded_again(&http, &root, account, &secret, intent).await;
+        }
+    }
+    for (id, token) in &tokens {
+        let billing = records::find::<Billing>(&store, account, BillingId::new(*id)).await.unwrap().unwrap();
+        if billing.status == BillingStatus::Opened {
+            assert!(pay_by_card(&http, &root, token).await, "billing {id} paid again by its payer");
+        }
+    }
+    let ids: Vec<i64> = tokens.iter().map(|(id, _)| *id).collect();
+    paid_once(&config, (&stack, &store, account, &dir), server, &ids, "credit_card", 200).await;
+}
+
+/// `count` billings of `payer`, each with the token of its card payer page (once the billet that
+/// carries the page's link is registered).
+async fn card_pages(client: &Client, payer: ContactId, count: usize) -> Vec<(i64, String)> {
     let mut tokens = Vec::new();
-    for _ in 0..PAYMENTS {
+    for _ in 0..count {
         let body = billing_body(payer);
         let (status, made) = client.send(reqwest::Method::POST, "/billings", Some(body)).await.unwrap();
         assert_eq!(status, 201, "{made}");
@@ -245,20 +279,11 @@ async fn a_server_killed_while_card_payments_arrive_loses_none() {
         let token = link.trim_end_matches("/cartao").rsplit('/').next().unwrap().to_owned();
         tokens.push((id, token));
     }
+    tokens
+}
 
-    // The payers pay, and the server dies in the middle of it.
-    let root = base.trim_end_matches("/v1").to_owned();
-    let http = billing_api::config::http_client();
-    let pays = futures::future::join_all(tokens.iter().map(|(_, token)| pay_by_card(&http, &root, token)));
-    let paid = killed_during(server, kill_after, pays).await;
-    let taken = paid.iter().filter(|done| **done).count();
-    eprintln!("card kill test: {taken} of {PAYMENTS} payers told before the kill");
-
-    // Started again: Stripe sends its events again, twice; then the payers not paid pay again.
-    let (server, base, _, again) = stack.start(&demo).await;
-    assert_eq!(again, account);
-    let root = base.trim_end_matches("/v1").to_owned();
-    let secret = infra::ops::gateway::local_credentials(&store, account).unwrap().webhook_secret;
+/// The payment intents localstripe holds for the run's table.
+async fn intents_of(http: &reqwest::Client, localstripe: &str, table: &str) -> Vec<String> {
     let listed: Value = http
         .get(format!("{localstripe}/v1/payment_intents?limit=100"))
         .bearer_auth("sk_test_kill")
@@ -268,38 +293,30 @@ async fn a_server_killed_while_card_payments_arrive_loses_none() {
         .json()
         .await
         .unwrap();
-    let ours: Vec<String> = listed["data"]
+    listed["data"]
         .as_array()
         .unwrap()
         .iter()
-        .filter(|i| i["metadata"]["service"] == stack.table.as_str())
+        .filter(|i| i["metadata"]["service"] == table)
         .map(|i| i["id"].as_str().unwrap().to_owned())
-        .collect();
-    for _ in 0..2 {
-        for intent in &ours {
-            let event = json!({"id": format!("evt_{intent}"), "type": "payment_intent.succeeded",
-                "created": chrono::Utc::now().timestamp(), "data": {"object": {"id": intent}}});
-            let body = serde_json::to_vec(&event).unwrap();
-            let signature =
-                billing_api::payments::gateway::stripe::sign(&body, &secret, chrono::Utc::now().timestamp());
-            let answer = http
-                .post(format!("{root}/gateway/stripe/{account}"))
-                .header("stripe-signature", signature)
-                .body(body)
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(answer.status().as_u16(), 200, "{intent}");
-        }
-    }
-    for (id, token) in &tokens {
-        let billing = records::find::<Billing>(&store, account, BillingId::new(*id)).await.unwrap().unwrap();
-        if billing.status == BillingStatus::Opened {
-            assert!(pay_by_card(&http, &root, token).await, "billing {id} paid again by its payer");
-        }
-    }
-    let ids: Vec<i64> = tokens.iter().map(|(id, _)| *id).collect();
-    paid_once(&config, (&stack, &store, account, &dir), server, &ids, "credit_card", 200).await;
+        .collect()
+}
+
+/// Stripe's `payment_intent.succeeded` of `intent` sent again to the server at `root`, signed with
+/// the account's secret, as Stripe retries an event: answered 200.
+async fn succeeded_again(http: &reqwest::Client, root: &str, account: AccountId, secret: &str, intent: &str) {
+    let event = json!({"id": format!("evt_{intent}"), "type": "payment_intent.succeeded",
+        "created": chrono::Utc::now().timestamp(), "data": {"object": {"id": intent}}});
+    let body = serde_json::to_vec(&event).unwrap();
+    let signature = billing_api::payments::gateway::stripe::sign(&body, secret, chrono::Utc::now().timestamp());
+    let answer = http
+        .post(format!("{root}/gateway/stripe/{account}"))
+        .header("stripe-signature", signature)
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status().as_u16(), 200, "{intent}");
 }
 
 /// What `work` comes to while `server` is killed with SIGKILL `after` it started (and gone).
@@ -455,9 +472,36 @@ async fn launched(
 
 async fn one_run(config: &aws_config::SdkConfig, run: usize, kill_after: Duration) {
     let (stack, dir, demo, server, account, store, client) = launched(config, run, "engine").await;
+    let world = the_world(&client, &store, account).await;
+    let answers = killed_while_everything_runs(&client, server, kill_after, &world).await;
+    for status in answers.creates.iter().flatten().chain(answers.bulk.iter()).chain(answers.settlement.iter()) {
+        assert!(*status < 500, "run {run}: an answer {status}");
+    }
 
-    // The world: a payer, tagged customers, on-account sales and their settlement payer, billings
-    // to pay off.
+    // Started again on the same storage; nothing more is asked of it.
+    let (mut server, _, _, again) = stack.start(&demo).await;
+    assert_eq!(again, account);
+    quiescent(config, &store, &stack).await;
+    server.kill().await.unwrap();
+
+    check(&store, account, run, kill_after, &answers, &world.customers).await;
+    dead_letters_empty(config, &stack, run).await;
+    let _ = aws_sdk_dynamodb::Client::new(config).delete_table().table_name(&stack.table).send().await;
+    let _ = std::fs::remove_dir_all(&dir);
+    eprintln!("kill test: run {run} killed after {kill_after:?}: ok");
+}
+
+/// What a run works on: a payer, tagged customers, on-account sales and their settlement payer,
+/// billings to pay off.
+struct World {
+    payer: ContactId,
+    tag: i64,
+    customers: Vec<ContactId>,
+    to_pay_off: Vec<i64>,
+}
+
+/// The world of a run, made before the run starts.
+async fn the_world(client: &Client, store: &Store, account: AccountId) -> World {
     let contact = |n: u64| {
         let name = ["Pagador Principal", "Financeira Parceira"][n as usize % 2];
         json!({"contact": {"full_name": name, "cpf": infra::testing::cpf(600_000_000 + n),
@@ -471,16 +515,16 @@ async fn one_run(config: &aws_config::SdkConfig, run: usize, kill_after: Duratio
     let payer = ContactId::new(made(client.send(reqwest::Method::POST, "/contacts", Some(contact(1))).await));
     let settler = ContactId::new(made(client.send(reqwest::Method::POST, "/contacts", Some(contact(2))).await));
     let tag = made(client.send(reqwest::Method::POST, "/tags", Some(json!({"tag": {"name": "Lote"}}))).await);
-    let customers = infra::testing::tagged_customers(&store, account, TagId::new(tag), BULK_CUSTOMERS).await;
+    let customers = infra::testing::tagged_customers(store, account, TagId::new(tag), BULK_CUSTOMERS).await;
     let changes = billing_api::accounts::AccountChanges {
         pos_enabled: Some(true),
         settlement_contact_id: Some(Some(settler)),
         ..Default::default()
     };
-    billing_api::accounts::update(&store, account, changes).await.unwrap();
+    billing_api::accounts::update(store, account, changes).await.unwrap();
     for n in 0..SALES {
         let amount = Money::parse(&format!("{}.00", 10 + n % 5)).unwrap();
-        infra::ops::sale::create_sale(&store, account, payer, amount, Some(amount), Vec::new(), Vec::new())
+        infra::ops::sale::create_sale(store, account, payer, amount, Some(amount), Vec::new(), Vec::new())
             .await
             .expect("a sale");
     }
@@ -488,9 +532,13 @@ async fn one_run(config: &aws_config::SdkConfig, run: usize, kill_after: Duratio
     for _ in 0..PAY_OFFS {
         to_pay_off.push(made(client.send(reqwest::Method::POST, "/billings", Some(billing_body(payer))).await));
     }
+    World { payer, tag, customers, to_pay_off }
+}
 
-    // The run: everything at once, and the server killed in the middle of it.
-    let mut answers = Answers::default();
+/// The run: billings created, a bulk billing, a settlement and pay-offs all at once, and the server
+/// killed `kill_after` it started; what each request was answered.
+async fn killed_while_everything_runs(client: &Client, server: Child, kill_after: Duration, world: &World) -> Answers {
+    let (payer, tag, to_pay_off) = (world.payer, world.tag, &world.to_pay_off);
     let mut bulk = billing_body(payer);
     bulk["billing"]["billing_issue_type"] = json!("bulk");
     bulk["billing"]["tag_id"] = json!(tag);
@@ -510,7 +558,6 @@ async fn one_run(config: &aws_config::SdkConfig, run: usize, kill_after: Duratio
     let pay_offs = futures::future::join_all(to_pay_off.iter().map(|id| {
         let path = format!("/billings/{id}/pay_off");
         let body = pay_off.clone();
-        let client = &client;
         async move { (*id, client.send(reqwest::Method::POST, &path, Some(body)).await.map(|(s, _)| s)) }
     }));
     let work = async {
@@ -521,32 +568,13 @@ async fn one_run(config: &aws_config::SdkConfig, run: usize, kill_after: Duratio
             pay_offs,
         )
     };
-    let mut server = server;
-    let killer = async {
-        tokio::time::sleep(kill_after).await;
-        server.start_kill().expect("SIGKILL the dev server");
-    };
-    let ((created, bulk, settlement, paid), ()) = tokio::join!(work, killer);
-    server.wait().await.unwrap();
-    answers.creates = created;
-    answers.bulk = bulk.map(|(s, _)| s);
-    answers.settlement = settlement.map(|(s, _)| s);
-    answers.pay_offs = paid.into_iter().collect();
-    for status in answers.creates.iter().flatten().chain(answers.bulk.iter()).chain(answers.settlement.iter()) {
-        assert!(*status < 500, "run {run}: an answer {status}");
+    let (created, bulk, settlement, paid) = killed_during(server, kill_after, work).await;
+    Answers {
+        creates: created,
+        bulk: bulk.map(|(s, _)| s),
+        settlement: settlement.map(|(s, _)| s),
+        pay_offs: paid.into_iter().collect(),
     }
-
-    // Started again on the same storage; nothing more is asked of it.
-    let (mut server, _, _, again) = stack.start(&demo).await;
-    assert_eq!(again, account);
-    quiescent(config, &store, &stack).await;
-    server.kill().await.unwrap();
-
-    check(&store, account, run, kill_after, &answers, &customers).await;
-    dead_letters_empty(config, &stack, run).await;
-    let _ = aws_sdk_dynamodb::Client::new(config).delete_table().table_name(&stack.table).send().await;
-    let _ = std::fs::remove_dir_all(&dir);
-    eprintln!("kill test: run {run} killed after {kill_after:?}: ok");
 }
 
 /// The queues of a run, by base name.
@@ -616,6 +644,8 @@ async fn billings(store: &Store, account: AccountId) -> Vec<Billing> {
     records::find_many::<Billing>(store, account, &ids).await.unwrap()
 }
 
+/// Every follow-up of the run happened exactly once: each billing's billets and cash entries, the
+/// pay-offs, the creates, the bulk billing and the settlement, as their answers allow.
 async fn check(
     store: &Store,
     account: AccountId,
@@ -626,38 +656,7 @@ async fn check(
 ) {
     let at = |what: &str| format!("run {run} (killed after {kill_after:?}): {what}");
     let all = billings(store, account).await;
-    let entries = store.items_with_prefix(keys::account(account), "CASHENTRY#".to_owned(), true).await.unwrap();
-    let mut cash: HashMap<BillingId, usize> = HashMap::new();
-    for entry in entries {
-        *cash.entry(from_item::<CashEntry>(entry).unwrap().billing_id).or_default() += 1;
-    }
-    // Every billing: one billet per registration asked for, the current one registered (unless
-    // the billing was paid off before its billet was issued); a cash entry when, and only when,
-    // it was paid off.
-    for billing in &all {
-        let found = billets::of_billing(store, account, billing.id).await.unwrap();
-        let generations: BTreeSet<i64> = found.iter().map(|b| b.generation).collect();
-        assert_eq!(
-            generations.len(),
-            found.len(),
-            "{}",
-            at(&format!("billing {} has two billets of one registration", billing.id))
-        );
-        let current: Vec<_> = found.iter().filter(|b| b.generation == billing.billet_generation).collect();
-        match billing.status {
-            BillingStatus::Opened => {
-                assert_eq!(current.len(), 1, "{}", at(&format!("billing {} has no billet", billing.id)));
-                assert_eq!(current[0].status, BilletStatus::Opened, "{}", at(&format!("billing {}", billing.id)));
-                assert_eq!(billing.billet_id, Some(current[0].id));
-            }
-            BillingStatus::Discharged => {
-                assert!(current.iter().all(|b| b.status == BilletStatus::Discharged), "{}", at("a paid-off billet"));
-            }
-            other => panic!("{}", at(&format!("billing {} is {other}", billing.id))),
-        }
-        let entries = cash.get(&billing.id).copied().unwrap_or(0);
-        assert_eq!(entries, usize::from(billing.status == BillingStatus::Discharged), "{}", at("cash entries"));
-    }
+    check_billets_and_cash(store, account, &all, &at).await;
     for (id, answer) in &answers.pay_offs {
         let billing = all.iter().find(|b| b.id.get() == *id).expect("a billing paid off");
         if *answer == Some(200) {
@@ -684,7 +683,52 @@ async fn check(
             at(&format!("{} bulk billings", bulk.len()))
         ),
     }
-    // The settlement: completed with every sale once and one billing, or (never accepted) none.
+    check_settlement(store, account, &all, answers, &at).await;
+}
+
+/// Every billing: one billet per registration asked for, the current one registered (unless the
+/// billing was paid off before its billet was issued); a cash entry when, and only when, it was
+/// paid off.
+async fn check_billets_and_cash(store: &Store, account: AccountId, all: &[Billing], at: &impl Fn(&str) -> String) {
+    let entries = store.items_with_prefix(keys::account(account), "CASHENTRY#".to_owned(), true).await.unwrap();
+    let mut cash: HashMap<BillingId, usize> = HashMap::new();
+    for entry in entries {
+        *cash.entry(from_item::<CashEntry>(entry).unwrap().billing_id).or_default() += 1;
+    }
+    for billing in all {
+        let found = billets::of_billing(store, account, billing.id).await.unwrap();
+        let generations: BTreeSet<i64> = found.iter().map(|b| b.generation).collect();
+        assert_eq!(
+            generations.len(),
+            found.len(),
+            "{}",
+            at(&format!("billing {} has two billets of one registration", billing.id))
+        );
+        let current: Vec<_> = found.iter().filter(|b| b.generation == billing.billet_generation).collect();
+        match billing.status {
+            BillingStatus::Opened => {
+                assert_eq!(current.len(), 1, "{}", at(&format!("billing {} has no billet", billing.id)));
+                assert_eq!(current[0].status, BilletStatus::Opened, "{}", at(&format!("billing {}", billing.id)));
+                assert_eq!(billing.billet_id, Some(current[0].id));
+            }
+            BillingStatus::Discharged => {
+                assert!(current.iter().all(|b| b.status == BilletStatus::Discharged), "{}", at("a paid-off billet"));
+            }
+            other => panic!("{}", at(&format!("billing {} is {other}", billing.id))),
+        }
+        let entries = cash.get(&billing.id).copied().unwrap_or(0);
+        assert_eq!(entries, usize::from(billing.status == BillingStatus::Discharged), "{}", at("cash entries"));
+    }
+}
+
+/// The settlement: completed with every sale once and one billing, or (never accepted) none.
+async fn check_settlement(
+    store: &Store,
+    account: AccountId,
+    all: &[Billing],
+    answers: &Answers,
+    at: &impl Fn(&str) -> String,
+) {
     let settlement = billing_api::pos::settlements::find(store, account, "acerto-kill").await.unwrap();
     if matches!(answers.settlement, Some(201 | 200)) {
         assert!(settlement.is_some(), "{}", at("the settlement accepted"));
