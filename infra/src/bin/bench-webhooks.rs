@@ -71,7 +71,8 @@ async fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// 1. One sender's throughput: `deliveries` events written, dispatched and delivered; its rows.
+/// Part 1, one sender's throughput: `deliveries` events written, dispatched and delivered; its
+/// rows.
 async fn throughput(deliveries: usize) -> anyhow::Result<Vec<(String, String)>> {
     let server = DevServer::start_alone(RateLimits::OFF).await;
     let (account, _) = active_account(&server.store).await;
@@ -123,8 +124,8 @@ async fn throughput(deliveries: usize) -> anyhow::Result<Vec<(String, String)>> 
     ])
 }
 
-/// 2. From a change to its delivery, on the dev server's path: `changes` changes of a billing one
-/// after the other; its rows.
+/// Part 2, from a change to its delivery on the dev server's path: `changes` changes of a billing
+/// one after the other; its rows.
 async fn change_to_delivery(changes: usize) -> anyhow::Result<Vec<(String, String)>> {
     let server = DevServer::start_alone(RateLimits::OFF).await;
     let (account, auth) = active_account(&server.store).await;
