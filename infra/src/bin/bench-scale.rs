@@ -311,7 +311,7 @@ async fn create_show_update(bench: &Bench, size: &str, world: &World) -> anyhow:
 struct Queues<'a> {
     sqs: &'a aws_sdk_sqs::Client,
     bulk: String,
-    worker: infra::dev_server::Worker,
+    worker: infra::workers::Worker,
     jobs: billing_api::jobs::Queues,
     stream: billing_api::outbox::LocalStream,
     store: Store,
@@ -460,7 +460,7 @@ async fn bench_queues<'a>(
     };
     let (billets, bulk_queue) = (queue("billets").await?, queue("bulk").await?);
     let jobs = billing_api::jobs::Queues::new(sqs.clone(), billets).with_bulk_expansion(bulk_queue.clone());
-    let worker = infra::dev_server::Worker::BulkExpander { store: metered.clone() };
+    let worker = infra::workers::Worker::BulkExpander { store: metered.clone() };
     Ok(Queues { sqs, bulk: bulk_queue, worker, jobs, stream, store: metered.clone() })
 }
 
