@@ -729,7 +729,7 @@ async fn the_pix_events_run_through_their_functions() {
     // The secret the message names, holding the local PSP's credentials.
     let event: SqsEvent = serde_json::from_value(fixture("pix-charges-sqs.json")).expect("an SQS event");
     let message: Value = serde_json::from_str(event.records[0].body.as_deref().unwrap()).unwrap();
-    let credentials = infra::pix_ops::local_credentials("11111111-2222-4333-8444-555555555555").unwrap();
+    let credentials = infra::ops::pix::local_credentials("11111111-2222-4333-8444-555555555555").unwrap();
     let secrets = aws_sdk_secretsmanager::Client::new(&config);
     billing_api::payments::pix::psp::store(&secrets, message["secret_id"].as_str().unwrap(), &credentials)
         .await
@@ -818,7 +818,7 @@ async fn the_gateway_events_run_through_their_functions() {
 
     let (account, _) = active_account(&store).await;
     let credentials =
-        infra::gateway_ops::local_credentials(&store, account).expect("localstripe (infra/test starts it)");
+        infra::ops::gateway::local_credentials(&store, account).expect("localstripe (infra/test starts it)");
     billing_api::payments::gateway::set_up(&store, account, &credentials, false).await.unwrap();
     let mut event = fixture("gateway-webhook.json");
     let path = format!("/gateway/stripe/{account}");

@@ -63,7 +63,10 @@ fn no_doc_names_a_path_outside_the_repository() {
 #[test]
 fn decisions_are_short_and_name_no_tracker_numbers() {
     let decisions = read("docs/decisions.md");
-    assert!(!decisions.to_lowercase().contains("issue"), "docs/decisions.md names an issue: say the rule and its reason");
+    assert!(
+        !decisions.to_lowercase().contains("issue"),
+        "docs/decisions.md names an issue: say the rule and its reason"
+    );
     let mut long = Vec::new();
     let mut title = None;
     let mut lines = 0;
@@ -84,6 +87,7 @@ fn decisions_are_short_and_name_no_tracker_numbers() {
 #[test]
 fn the_api_document_names_no_tracker_numbers() {
     let openapi = read("docs/openapi.yaml").to_lowercase();
-    let numbered = openapi.match_indices("issue ").filter(|(at, _)| openapi[at + 6..].starts_with(|c: char| c.is_ascii_digit()));
+    let numbered =
+        openapi.match_indices("issue ").filter(|(at, _)| openapi[at + 6..].starts_with(|c: char| c.is_ascii_digit()));
     assert_eq!(numbered.count(), 0, "docs/openapi.yaml names an issue by its number");
 }

@@ -157,7 +157,7 @@ async fn set_up_demo_channels(
     // With the local localstripe, the demo account takes cards on its billets' pages.
     let server = billing_api::billets::link::url("");
     let server = server.trim_end_matches(billing_api::billets::link::PATH);
-    match infra::gateway_ops::local_setup(store, demo.account_id, server, false).await.context("the demo's card gateway")? {
+    match infra::ops::gateway::local_setup(store, demo.account_id, server, false).await.context("the demo's card gateway")? {
         Some(_) => println!(
             "  Cards:         the demo account's billets take cards (localstripe {}); webhook {server}/gateway/stripe/{}",
             std::env::var("LOCAL_STRIPE_URL").unwrap_or_default(),
@@ -169,7 +169,7 @@ async fn set_up_demo_channels(
     let whatsapp = std::env::var("AWS_ENDPOINT_URL_SOCIALMESSAGING").is_ok();
     if whatsapp {
         let setup = billing_api::reminders::schedule::Setup {
-            whatsapp_phone_number_id: Some(Some(infra::reminder_ops::LOCAL_WHATSAPP_NUMBER.to_owned())),
+            whatsapp_phone_number_id: Some(Some(infra::ops::reminders::LOCAL_WHATSAPP_NUMBER.to_owned())),
             ..Default::default()
         };
         billing_api::reminders::schedule::set_up(store, demo.account_id, &setup)

@@ -56,7 +56,7 @@ pub(super) async fn billet(api: &Api, billing: i64) -> Value {
 }
 
 pub(super) async fn remit(api: &Api, files: &Files) -> Value {
-    infra::bank_files::create_remittances(&api.server.store, files, api.account_id, None).await.unwrap()
+    infra::ops::remittance::create_remittances(&api.server.store, files, api.account_id, None).await.unwrap()
 }
 
 /// A return file for these titles, written by the manual's writer; its path.
@@ -99,7 +99,9 @@ pub(super) fn returned(billing: i64, billet: &Value, movement: &str, extra: Valu
 
 /// `return upload`: its output, or its error in words.
 pub(super) async fn upload(api: &Api, files: &Files, path: &Path) -> Result<Value, String> {
-    infra::bank_files::upload_return(&api.server.store, files, api.account_id, path).await.map_err(|e| format!("{e:#}"))
+    infra::ops::returns::upload_return(&api.server.store, files, api.account_id, path)
+        .await
+        .map_err(|e| format!("{e:#}"))
 }
 
 #[tokio::test]
@@ -124,7 +126,7 @@ async fn an_itau_billing_goes_from_issued_to_paid_through_the_banks_files() {
 
     // The remittance: one file with this billet, in the bucket, read back by febraban.
     let made = remit(&api, &files).await;
-    let listed = infra::bank_files::list_remittances(&api.server.store, api.account_id, 10).await.unwrap();
+    let listed = infra::ops::remittance::list_remittances(&api.server.store, api.account_id, 10).await.unwrap();
     let record = &listed["remittances"][0];
     assert_eq!(listed["remittances"].as_array().unwrap().len(), 1, "{made} {listed}");
     assert_eq!(record["state"], "closed");
@@ -155,7 +157,7 @@ async fn an_itau_billing_goes_from_issued_to_paid_through_the_banks_files() {
 
     // Nothing remitted twice: another run makes no file.
     remit(&api, &files).await;
-    let again = infra::bank_files::list_remittances(&api.server.store, api.account_id, 10).await.unwrap();
+    let again = infra::ops::remittance::list_remittances(&api.server.store, api.account_id, 10).await.unwrap();
     assert_eq!(again["remittances"].as_array().unwrap().len(), 1, "{again}");
 
     // The bank confirms the registration: opened.
@@ -212,9 +214,9 @@ async fn lines_that_cannot_be_applied_are_kept_and_listed_and_a_malformed_file_i
     let applied = upload(&api, &files, &path).await.unwrap();
     assert_eq!(applied["return_file"]["not_applied"], 2, "{applied}");
     let sha = applied["return_file"]["sha256"].as_str().unwrap().to_owned();
-    let listed = infra::bank_files::show_returns(&api.server.store, api.account_id, None, false).await.unwrap();
+    let listed = infra::ops::returns::show_returns(&api.server.store, api.account_id, None, false).await.unwrap();
     assert!(listed["return_files"].as_array().unwrap().iter().any(|f| f["sha256"] == sha.as_str()), "{listed}");
-    let lines = infra::bank_files::show_returns(&api.server.store, api.account_id, Some(&sha), false).await.unwrap();
+    let lines = infra::ops::returns::show_returns(&api.server.store, api.account_id, Some(&sha), false).await.unwrap();
     let lines = lines["lines"].as_array().unwrap();
     assert_eq!(lines.len(), 2, "{lines:?}");
     assert!(lines[0]["note"].as_str().unwrap().contains("nenhum boleto"), "{}", lines[0]);
@@ -258,12 +260,12 @@ async fn a_cancellation_after_remittance_goes_out_as_a_write_off_and_a_crash_los
     // The run dies after claiming the billet and before the file is written (here: a bucket that
     // does not exist): the billet stays `remitting` in an open file.
     let nowhere = files.clone().with_bucket("no-such-bucket-for-cnab-tests");
-    let failed = infra::bank_files::create_remittances(&api.server.store, &nowhere, api.account_id, None).await;
+    let failed = infra::ops::remittance::create_remittances(&api.server.store, &nowhere, api.account_id, None).await;
     assert!(failed.is_err());
     assert_eq!(billet(&api, id).await["status"], "remitting");
     // The next run finishes that file first: the billet is in exactly one file.
     remit(&api, &files).await;
-    let listed = infra::bank_files::list_remittances(&api.server.store, api.account_id, 10).await.unwrap();
+    let listed = infra::ops::remittance::list_remittances(&api.server.store, api.account_id, 10).await.unwrap();
     let records = listed["remittances"].as_array().unwrap();
     assert_eq!(records.len(), 1, "{listed}");
     assert_eq!(records[0]["state"], "closed");
@@ -274,7 +276,7 @@ async fn a_cancellation_after_remittance_goes_out_as_a_write_off_and_a_crash_los
         .await
         .expect(200);
     remit(&api, &files).await;
-    let listed = infra::bank_files::list_remittances(&api.server.store, api.account_id, 10).await.unwrap();
+    let listed = infra::ops::remittance::list_remittances(&api.server.store, api.account_id, 10).await.unwrap();
     let newest = &listed["remittances"][0];
     assert_eq!(listed["remittances"].as_array().unwrap().len(), 2, "{listed}");
     assert_eq!(newest["titles"][0]["instruction"], "write_off", "{newest}");
@@ -284,7 +286,7 @@ async fn a_cancellation_after_remittance_goes_out_as_a_write_off_and_a_crash_los
     assert!(details.iter().all(|l| &l[15..17] == "02"), "{details:?}");
     // Written off once: a third run has nothing to send.
     remit(&api, &files).await;
-    let listed = infra::bank_files::list_remittances(&api.server.store, api.account_id, 10).await.unwrap();
+    let listed = infra::ops::remittance::list_remittances(&api.server.store, api.account_id, 10).await.unwrap();
     assert_eq!(listed["remittances"].as_array().unwrap().len(), 2);
 
     // The bank confirms the write-off: nothing changes, and it is not a line to look at.

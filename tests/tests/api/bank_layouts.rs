@@ -139,7 +139,7 @@ impl Walk<'_> {
     async fn remitted(&self, rule: &Value, billings: Billings) {
         let (api, files, bank, who) = (self.api, self.files, self.bank, self.bank.symbol);
         let rule_id = billing_api::values::BankRuleId::new(rule.as_i64().unwrap());
-        let made = infra::bank_files::create_remittances(&api.server.store, files, api.account_id, Some(rule_id))
+        let made = infra::ops::remittance::create_remittances(&api.server.store, files, api.account_id, Some(rule_id))
             .await
             .unwrap();
         let key = made["remittances"][0]["key"].as_str().unwrap_or_else(|| panic!("{who}: {made}")).to_owned();

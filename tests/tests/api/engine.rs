@@ -66,7 +66,7 @@ async fn twenty_parallel_settlement_requests_of_one_reference_give_one_201_and_n
     for round in 0..sales / 20 {
         let made = join_all((0..20).map(|n| {
             let amount = Money::parse(&format!("{}.00", 10 + (round * 20 + n) % 7)).unwrap();
-            infra::sales_ops::create_sale(store, account_id, customer, amount, Some(amount), Vec::new(), Vec::new())
+            infra::ops::sale::create_sale(store, account_id, customer, amount, Some(amount), Vec::new(), Vec::new())
         }))
         .await;
         assert!(made.iter().all(Result::is_ok), "{made:?}");

@@ -17,9 +17,10 @@ use super::support::Api;
 async fn start(manual_capture: bool) -> (Api, Setup) {
     let api =
         Api::on(infra::testing::DevServer::start_alone(billing_api::http::rate_limit::RateLimits::OFF).await).await;
-    let made = infra::gateway_ops::local_setup(&api.server.store, api.account_id, &api.server.base_url, manual_capture)
-        .await
-        .unwrap();
+    let made =
+        infra::ops::gateway::local_setup(&api.server.store, api.account_id, &api.server.base_url, manual_capture)
+            .await
+            .unwrap();
     assert!(made.is_some(), "localstripe (LOCAL_STRIPE_URL, LOCAL_STRIPE_JS_URL: infra/test starts it)");
     let s = setup(&api).await;
     (api, s)
@@ -89,7 +90,7 @@ async fn after_card_billet(api: &Api, id: i64) -> billing_api::values::BilletId 
 
 /// The account's webhook signing secret at localstripe.
 fn secret(api: &Api) -> String {
-    infra::gateway_ops::local_credentials(&api.server.store, api.account_id).unwrap().webhook_secret
+    infra::ops::gateway::local_credentials(&api.server.store, api.account_id).unwrap().webhook_secret
 }
 
 fn now() -> i64 {

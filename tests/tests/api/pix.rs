@@ -25,12 +25,12 @@ async fn itau_with_pix(api: &Api) -> Value {
     let rule = infra::ops::create_bank_rule(store, api.account_id, "Itaú com Pix", "itau", Some(AGREEMENT.into()));
     let rule = rule.await.unwrap()["bank_rule"]["id"].clone();
     let credentials =
-        infra::pix_ops::local_credentials(&pix_key(api.account_id)).expect("the local PSP (infra/test starts it)");
+        infra::ops::pix::local_credentials(&pix_key(api.account_id)).expect("the local PSP (infra/test starts it)");
     let secrets = aws_sdk_secretsmanager::Client::new(&api.server.config);
     let base = api.server.pix_webhook_url.clone().expect("the Pix webhook listener (LOCAL_PIX_CERTS)");
     let rule_id = BankRuleId::new(rule.as_i64().unwrap());
     let url =
-        infra::pix_ops::link_psp(store, &secrets, api.account_id, rule_id, &credentials, Some(&base)).await.unwrap();
+        infra::ops::pix::link_psp(store, &secrets, api.account_id, rule_id, &credentials, Some(&base)).await.unwrap();
     assert_eq!(url, Some(format!("{base}/pix/{}/{}", api.account_id, rule_id)));
     rule
 }
@@ -69,8 +69,15 @@ async fn reconcile(api: &Api, rule: &Value) -> billing_api::payments::pix::Recon
 
 /// Billing `billing`'s Pix paid today at the local PSP (`notify: false`: its webhook is lost).
 async fn pay_today(api: &Api, billing: i64, notify: bool) -> Value {
-    let pay =
-        infra::pix_ops::pay(&api.server.store, api.account_id, Some(BillingId::new(billing)), None, None, None, notify);
+    let pay = infra::ops::pix::pay(
+        &api.server.store,
+        api.account_id,
+        Some(BillingId::new(billing)),
+        None,
+        None,
+        None,
+        notify,
+    );
     Box::pin(pay).await.unwrap()
 }
 
@@ -95,7 +102,7 @@ async fn an_itau_billet_carries_a_pix_charge_paid_late_by_pix_applied_once_and_w
     let issued = billet(&api, id).await;
     assert_eq!(issued["status"], "pending_remittance", "{issued}");
     let code = issued["pix_qr_code"].as_str().expect("a Pix code on an Itaú billet").to_owned();
-    let charged = infra::pix_ops::local_charge(api.account_id, BillingId::new(id)).await.unwrap().expect("the charge");
+    let charged = infra::ops::pix::local_charge(api.account_id, BillingId::new(id)).await.unwrap().expect("the charge");
     assert_eq!(charged["pixCopiaECola"], code);
     assert_eq!(charged["status"], "ATIVA");
     assert_eq!(charged["calendario"]["dataDeVencimento"], issued["due_date"]);
@@ -119,7 +126,7 @@ async fn an_itau_billet_carries_a_pix_charge_paid_late_by_pix_applied_once_and_w
     let payable = compute(&stored(&api, id).await.terms(), paid_on).amount_payable;
     let paid =
         // By the billet the payer's code came from, as `infra/ops pix pay --billet` does.
-        infra::pix_ops::pay(&api.server.store, api.account_id, None, Some(BilletId::new(issued["id"].as_i64().unwrap())), Some(paid_on), None, true)
+        infra::ops::pix::pay(&api.server.store, api.account_id, None, Some(BilletId::new(issued["id"].as_i64().unwrap())), Some(paid_on), None, true)
             .await
             .unwrap();
     assert_eq!(paid["valor"].as_str().unwrap().parse::<rust_decimal::Decimal>().unwrap(), payable, "{paid}");
@@ -140,14 +147,14 @@ async fn an_itau_billet_carries_a_pix_charge_paid_late_by_pix_applied_once_and_w
 
     // The boleto is written off in the next remittance.
     remit(&api, &files).await;
-    let listed = infra::bank_files::list_remittances(&api.server.store, api.account_id, 10).await.unwrap();
+    let listed = infra::ops::remittance::list_remittances(&api.server.store, api.account_id, 10).await.unwrap();
     let newest = &listed["remittances"][0];
     assert_eq!(newest["titles"][0]["instruction"], "write_off", "{listed}");
     assert_eq!(newest["titles"][0]["billing_id"], id);
 
     // The same webhook again, and the reconciliation after it: applied once.
     let e2e = paid["endToEndId"].as_str().unwrap();
-    let again = infra::pix_ops::notify_again(e2e).await.unwrap();
+    let again = infra::ops::pix::notify_again(e2e).await.unwrap();
     assert_eq!(again["webhook"], 200, "{again}");
     let reconciled = reconcile(&api, &rule).await;
     assert_eq!((reconciled.settled, reconciled.already), (0, 1), "{reconciled:?}");
@@ -179,11 +186,11 @@ async fn both_channels_paid_keep_one_to_refund_and_what_the_psp_does_not_confirm
     assert!(refused.to_string().contains("interest"), "{refused}");
 
     // A call without the PSP's client certificate does not get past the handshake.
-    let bare = infra::pix_ops::psp_side_client(false).unwrap();
+    let bare = infra::ops::pix::psp_side_client(false).unwrap();
     assert!(bare.post(&hook).json(&json!({"pix": []})).send().await.is_err(), "no certificate, no call");
 
     // A forged call (the PSP knows no such Pix) changes nothing.
-    let psp = infra::pix_ops::psp_side_client(true).unwrap();
+    let psp = infra::ops::pix::psp_side_client(true).unwrap();
     let before = api.get(&format!("/v1/billings/{lost}")).await.expect(200).body;
     let forged = json!({"pix": [{"endToEndId": "E00000000203011111111111111111AB", "valor": "25.00",
         "txid": charge::txid(api.account_id, BillingId::new(lost)), "horario": "2030-03-04T10:00:00Z"}]});
@@ -203,9 +210,9 @@ async fn both_channels_paid_keep_one_to_refund_and_what_the_psp_does_not_confirm
     Box::pin(upload(&api, &files, &return_file("both.ret", &paid_at_bank))).await.unwrap();
     let settled = api.get(&format!("/v1/billings/{both}")).await.expect(200).body;
     assert_eq!(settled["gw_received_with"], "bank_billet");
-    let late = infra::pix_ops::notify_again(by_pix["endToEndId"].as_str().unwrap()).await.unwrap();
+    let late = infra::ops::pix::notify_again(by_pix["endToEndId"].as_str().unwrap()).await.unwrap();
     assert_eq!(late["webhook"], 200);
-    infra::pix_ops::notify_again(by_pix["endToEndId"].as_str().unwrap()).await.unwrap();
+    infra::ops::pix::notify_again(by_pix["endToEndId"].as_str().unwrap()).await.unwrap();
     let refunds = infra::ops::payments_to_refund(&api.server.store, api.account_id, 10).await.unwrap();
     let kept = refunds["to_refund"].as_array().unwrap();
     assert_eq!(kept.len(), 1, "{refunds}");
@@ -219,12 +226,12 @@ async fn both_channels_paid_keep_one_to_refund_and_what_the_psp_does_not_confirm
     assert_eq!(told[0]["data"]["payment"]["amount"], by_pix["valor"]);
     // The account gives it back through the PSP: the devolucao is recorded and the list empties.
     let e2e = by_pix["endToEndId"].as_str().unwrap();
-    let given = Box::pin(infra::pix_ops::refund(&api.server.store, api.account_id, e2e, None)).await.unwrap();
+    let given = Box::pin(infra::ops::pix::refund(&api.server.store, api.account_id, e2e, None)).await.unwrap();
     assert_eq!(given["refunded"], by_pix["valor"], "{given}");
     let refunds = infra::ops::payments_to_refund(&api.server.store, api.account_id, 10).await.unwrap();
     assert_eq!(refunds["to_refund"], json!([]));
     assert!(
-        Box::pin(infra::pix_ops::refund(&api.server.store, api.account_id, e2e, None)).await.is_err(),
+        Box::pin(infra::ops::pix::refund(&api.server.store, api.account_id, e2e, None)).await.is_err(),
         "nothing left"
     );
 
@@ -243,13 +250,13 @@ async fn both_channels_paid_keep_one_to_refund_and_what_the_psp_does_not_confirm
     assert_eq!(settled_lost["bank_billets"][0]["status"], "paid");
     // Its boleto never goes to the bank: the next remittance drops its registration.
     remit(&api, &files).await;
-    let listed = infra::bank_files::list_remittances(&api.server.store, api.account_id, 10).await.unwrap();
+    let listed = infra::ops::remittance::list_remittances(&api.server.store, api.account_id, 10).await.unwrap();
     let titles = listed["remittances"].as_array().unwrap().iter().flat_map(|r| r["titles"].as_array().unwrap().clone());
     assert_eq!(titles.filter(|t| t["billing_id"] == lost).count(), 0, "{listed}");
 
     // The boleto payment asked the charge's removal; the PSP keeps it as it is (paid by Pix).
     assert_eq!(api.server.remove_pix_charges().await, 1);
-    let paid_twice = infra::pix_ops::local_charge(api.account_id, BillingId::new(both)).await.unwrap().unwrap();
+    let paid_twice = infra::ops::pix::local_charge(api.account_id, BillingId::new(both)).await.unwrap().unwrap();
     assert_eq!(paid_twice["status"], "CONCLUIDA", "paid by Pix: its charge is done, not removed");
 }
 
@@ -274,11 +281,11 @@ async fn a_new_due_date_revises_the_charge_and_a_pay_off_or_cancel_removes_it() 
 
     // A new due date re-issues the billet, and revises the same charge (PATCH): one txid, a
     // revision more, the new date, and the new billet carries its code.
-    let before = infra::pix_ops::local_charge(api.account_id, BillingId::new(cancelled)).await.unwrap().unwrap();
+    let before = infra::ops::pix::local_charge(api.account_id, BillingId::new(cancelled)).await.unwrap().unwrap();
     let changed = json!({"billing": {"due_date": "2030-04-01"}});
     api.patch(&format!("/v1/billings/{cancelled}"), &changed).await.expect(200);
     api.server.register_billets().await;
-    let revised = infra::pix_ops::local_charge(api.account_id, BillingId::new(cancelled)).await.unwrap().unwrap();
+    let revised = infra::ops::pix::local_charge(api.account_id, BillingId::new(cancelled)).await.unwrap().unwrap();
     assert_eq!(revised["revisao"].as_i64(), before["revisao"].as_i64().map(|r| r + 1), "{revised}");
     assert_eq!(revised["calendario"]["dataDeVencimento"], "2030-04-01");
     let reissued = billet(&api, cancelled).await;
@@ -294,7 +301,7 @@ async fn a_new_due_date_revises_the_charge_and_a_pay_off_or_cancel_removes_it() 
     // Two removals asked: the pay-off's (the PSP keeps that charge as it is: paid by Pix) and the
     // cancel's.
     assert_eq!(api.server.remove_pix_charges().await, 2);
-    let removed = infra::pix_ops::local_charge(api.account_id, BillingId::new(cancelled)).await.unwrap().unwrap();
+    let removed = infra::ops::pix::local_charge(api.account_id, BillingId::new(cancelled)).await.unwrap().unwrap();
     assert_eq!(removed["status"], charge::REMOVED);
 }
 
@@ -306,7 +313,7 @@ async fn the_psp_is_reached_over_mutual_tls_with_its_certificate_only() {
     let tls = std::env::var("LOCAL_PSP_TLS_URL").expect("the local PSP (infra/test starts it)");
     let certs = std::path::PathBuf::from(std::env::var("LOCAL_PIX_CERTS").unwrap());
     let read = |name: &str| std::fs::read_to_string(certs.join(name)).unwrap();
-    let mut credentials = infra::pix_ops::local_credentials("00000000-0000-4000-8000-999999999999").unwrap();
+    let mut credentials = infra::ops::pix::local_credentials("00000000-0000-4000-8000-999999999999").unwrap();
     credentials.base_url = tls.clone();
     credentials.token_url = Some(format!("{tls}/oauth/token"));
     let psp = billing_api::payments::pix::psp::Psp::new(credentials.clone()).unwrap();
@@ -334,7 +341,7 @@ async fn the_psp_is_reached_over_mutual_tls_with_its_certificate_only() {
 #[tokio::test]
 async fn a_card_payment_writes_the_boleto_off_and_removes_the_pix_charge() {
     let api = Api::start().await;
-    let gateway = infra::gateway_ops::local_setup(&api.server.store, api.account_id, &api.server.base_url, false);
+    let gateway = infra::ops::gateway::local_setup(&api.server.store, api.account_id, &api.server.base_url, false);
     assert!(gateway.await.unwrap().is_some(), "localstripe (infra/test starts it)");
     let files = files().await;
     let rule = itau_with_pix(&api).await;
@@ -352,10 +359,10 @@ async fn a_card_payment_writes_the_boleto_off_and_removes_the_pix_charge() {
     assert_eq!((shown["status"].as_str(), shown["gw_received_with"].as_str()), (Some("paid"), Some("credit_card")));
 
     remit(&api, &files).await;
-    let listed = infra::bank_files::list_remittances(&api.server.store, api.account_id, 10).await.unwrap();
+    let listed = infra::ops::remittance::list_remittances(&api.server.store, api.account_id, 10).await.unwrap();
     assert_eq!(listed["remittances"][0]["titles"][0]["instruction"], "write_off", "{listed}");
     assert_eq!(listed["remittances"][0]["titles"][0]["billing_id"], id);
     assert!(api.server.remove_pix_charges().await >= 1);
-    let removed = infra::pix_ops::local_charge(api.account_id, BillingId::new(id)).await.unwrap().unwrap();
+    let removed = infra::ops::pix::local_charge(api.account_id, BillingId::new(id)).await.unwrap().unwrap();
     assert_eq!(removed["status"], charge::REMOVED);
 }

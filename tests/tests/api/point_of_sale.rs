@@ -6,7 +6,7 @@ use billing_api::accounts::AccountStatus;
 use billing_api::jobs::ReceivableSettlement;
 use billing_api::pos::settlements::{self, Outcome, CHUNK_RUN};
 use billing_api::values::{today, ContactId, Money, PaymentKind, RefundTo};
-use infra::sales_ops;
+use infra::ops::sale as sales_ops;
 use serde_json::{json, Value};
 
 use super::support::Api;

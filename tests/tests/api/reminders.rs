@@ -2,7 +2,7 @@
 //! them through moto's SES (read back from `/moto-api/data.json`), WhatsApps them through the
 //! local stand-in (infra/local/whatsapp.py, started by infra/test), once whatever runs again; the
 //! log in `billing_reminder_deliveries` follows SES's and WhatsApp's events (fed as the providers
-//! publish them: `infra::reminder_ops`); a paid billing gets none, an opted-out payer (the public
+//! publish them: `infra::ops::reminders`); a paid billing gets none, an opted-out payer (the public
 //! page) none, a bounced address no more; the account's schedule over the API; and a small
 //! account's reminders are not held back by a big one's on the queue.
 //!
@@ -131,9 +131,9 @@ async fn a_billing_due_in_three_days_is_emailed_once_and_its_log_follows_ses() {
 
     // SES's DELIVERY event moves the entry; a late DELIVERY_DELAY does not move it back.
     let applied =
-        infra::reminder_ops::inject_ses_event(&api.server.store, api.account_id, BillingId::new(id), on, "DELIVERY");
+        infra::ops::reminders::inject_ses_event(&api.server.store, api.account_id, BillingId::new(id), on, "DELIVERY");
     assert_eq!(Box::pin(applied).await.unwrap()["recorded"], 1);
-    let late = infra::reminder_ops::inject_ses_event(
+    let late = infra::ops::reminders::inject_ses_event(
         &api.server.store,
         api.account_id,
         BillingId::new(id),
@@ -208,7 +208,7 @@ async fn a_bounce_suppresses_the_address_and_whatsapp_outcomes_are_logged() {
         whatsapp_phone_number_id: Some(Some("phone-number-id-0123456789abcdef".into())),
         ..Default::default()
     };
-    infra::reminder_ops::set_up(store, api.account_id, setup_whatsapp).await.unwrap();
+    infra::ops::reminders::set_up(store, api.account_id, setup_whatsapp).await.unwrap();
     let (contact, email, phone) = payer(&api, "devolvido").await;
     let on = day("2031-03-10");
     // Due on the run's day: the default's step 0 sends by e-mail and WhatsApp.
@@ -224,9 +224,9 @@ async fn a_bounce_suppresses_the_address_and_whatsapp_outcomes_are_logged() {
     assert!(messages[0].to_string().contains("vence hoje"), "{}", messages[0]);
 
     let id = BillingId::new(first);
-    let bounced = infra::reminder_ops::inject_ses_event(store, api.account_id, id, on, "BOUNCE");
+    let bounced = infra::ops::reminders::inject_ses_event(store, api.account_id, id, on, "BOUNCE");
     Box::pin(bounced).await.unwrap();
-    let failed = infra::reminder_ops::inject_whatsapp_event(
+    let failed = infra::ops::reminders::inject_whatsapp_event(
         store,
         api.account_id,
         id,
@@ -242,7 +242,7 @@ async fn a_bounce_suppresses_the_address_and_whatsapp_outcomes_are_logged() {
     let whatsapp_entry = log.iter().find(|d| d["channel"] == "whatsapp").unwrap();
     assert_eq!(whatsapp_entry["status"], "failed");
     assert_eq!(whatsapp_entry["error_message"], "WhatsApp 131026: Número sem WhatsApp");
-    let suppressed = infra::reminder_ops::suppressed(store, api.account_id).await.unwrap();
+    let suppressed = infra::ops::reminders::suppressed(store, api.account_id).await.unwrap();
     assert_eq!(suppressed["suppressed"][0]["email"], email.as_str(), "{suppressed}");
 
     // The next reminder skips the suppressed address; a WhatsApp refused by the provider is
