@@ -17,8 +17,8 @@ const SCHEMA: &str = "store/keys";
 /// why.
 const NOT_STORED: &[(&str, &str)] = &[
     // The characters an `evincive` text may not hold, and the message that names them.
-    ("billings/input.rs", "EVINCIVE_FORBIDDEN: &[char]"),
-    ("billings/input.rs", "evincive não pode conter os caracteres"),
+    ("billings/input/texts.rs", "EVINCIVE_FORBIDDEN: &[char]"),
+    ("billings/input/texts.rs", "evincive não pode conter os caracteres"),
     // The characters of an e-mail address's local part.
     ("contacts/input.rs", "is_ascii_alphanumeric() || \"!#$%"),
     // An HTML entity, an SVG colour and an SVG path (a QR code's module) of the payer's page.
