@@ -20,7 +20,7 @@ const NOT_STORED: &[(&str, &str)] = &[
     ("billings/input/texts.rs", "EVINCIVE_FORBIDDEN: &[char]"),
     ("billings/input/texts.rs", "evincive não pode conter os caracteres"),
     // The characters of an e-mail address's local part.
-    ("contacts/input.rs", "is_ascii_alphanumeric() || \"!#$%"),
+    ("contacts/input/email_and_phones.rs", "is_ascii_alphanumeric() || \"!#$%"),
     // An HTML entity, an SVG colour and an SVG path (a QR code's module) of the payer's page.
     ("payer_page/page.rs", "&#39;"),
     ("payer_page/page.rs", "#000"),
