@@ -1,8 +1,8 @@
 //! Which reads answer a billing list: [`plan`] maps a query to a [`Plan`], a pure function, so
 //! that "which reads serve `status=opened&bank_rule_id=3`?" is answered here and by the table
-//! test below. Each variant says what gives the list's total and what gives its page; `run`
-//! carries a plan out. A plan that may turn to another way at run time names that way
-//! ([`Plan::RuleStates`], [`Plan::CategoryStates`], [`Plan::Carried`]), and why.
+//! tests below (one per group of query shapes). Each variant says what gives the list's total and
+//! what gives its page; `run` carries a plan out. A plan that may turn to another way at run time
+//! names that way ([`Plan::RuleStates`], [`Plan::CategoryStates`], [`Plan::Carried`]), and why.
 //!
 //! The stored things a plan reads: the type's counter (its total `value`, a count per status
 //! `S<status>`, per bank rule `r<rule>` and per rule and status, per category `k<category>`, and
@@ -163,28 +163,44 @@ mod tests {
         Intersection { values, ranges, created: None, search: None }
     }
 
+    // The values and dates the query shapes below name.
+    fn contact() -> Value {
+        Value::Contact(ContactId::new(7))
+    }
+
+    fn rule() -> Value {
+        Value::BankRule(BankRuleId::new(3))
+    }
+
+    fn category() -> Value {
+        Value::Category(BillCategoryId::new(2))
+    }
+
+    fn booklet() -> Value {
+        Value::Parent(BillingId::new(5))
+    }
+
+    fn code() -> Value {
+        Value::Code("ERP-1".into())
+    }
+
+    fn created() -> DateRange {
+        dates("2026-11-01", "2026-11-22")
+    }
+
+    const DUE: &str = "start_due_date=2026-12-01&end_due_date=2026-12-31";
+
+    /// Each query shape of the table has the plan beside it.
+    fn each_has_its_plan(rows: Vec<(&str, Plan)>) {
+        for (text, expected) in rows {
+            assert_eq!(planned(text), expected, "{text}");
+        }
+    }
+
     #[test]
-    fn every_query_shape_has_one_plan() {
-        let (contact, rule, category) = (
-            Value::Contact(ContactId::new(7)),
-            Value::BankRule(BankRuleId::new(3)),
-            Value::Category(BillCategoryId::new(2)),
-        );
-        let booklet = Value::Parent(BillingId::new(5));
-        let code = Value::Code("ERP-1".into());
-        let created = dates("2026-11-01", "2026-11-22");
-        let due = "start_due_date=2026-12-01&end_due_date=2026-12-31";
-        let due_ranges = statuses::admitted(None, Some(dates("2026-12-01", "2026-12-31")), today()).unwrap();
-        let opened_in_due = statuses::admitted(
-            Some(&[crate::billings::list::query::StatusFilter::Opened]),
-            Some(dates("2026-12-01", "2026-12-31")),
-            today(),
-        )
-        .unwrap();
+    fn shapes_that_read_everything_or_nothing() {
         let long = format!("s={}", "x".repeat(500));
-        let opened_due = format!("status=opened&{due}");
-        let rule_due = format!("bank_rule_id=3&{due}");
-        let rows: Vec<(&str, Plan)> = vec![
+        each_has_its_plan(vec![
             ("", Plan::Everything),
             ("billing_type=billing", Plan::Everything),
             ("billing_type=nope", Plan::Nothing),
@@ -193,12 +209,27 @@ mod tests {
             ("bank_rule_id=-1&status=opened", Plan::Nothing),
             (&long, Plan::Nothing),
             ("status=opened&start_due_date=2019-01-01&end_due_date=2019-12-31", Plan::Nothing),
-            ("bank_rule_id=3", Plan::OneValue(rule.clone())),
-            ("bill_category_id=2", Plan::OneValue(category.clone())),
-            ("start_created_at=2026-11-01&end_created_at=2026-11-22", Plan::Created(created)),
+        ]);
+    }
+
+    #[test]
+    fn shapes_that_read_one_value_the_creation_days_or_statuses() {
+        let due_ranges = statuses::admitted(None, Some(dates("2026-12-01", "2026-12-31")), today()).unwrap();
+        let opened_in_due = statuses::admitted(
+            Some(&[crate::billings::list::query::StatusFilter::Opened]),
+            Some(dates("2026-12-01", "2026-12-31")),
+            today(),
+        )
+        .unwrap();
+        let opened_due = format!("status=opened&{DUE}");
+        let rule_due = format!("bank_rule_id=3&{DUE}");
+        each_has_its_plan(vec![
+            ("bank_rule_id=3", Plan::OneValue(rule())),
+            ("bill_category_id=2", Plan::OneValue(category())),
+            ("start_created_at=2026-11-01&end_created_at=2026-11-22", Plan::Created(created())),
             ("status=opened", Plan::States(statuses("opened"))),
             ("status=expired paid", Plan::States(statuses("expired paid"))),
-            (due, Plan::States(due_ranges.clone())),
+            (DUE, Plan::States(due_ranges.clone())),
             (&opened_due, Plan::States(opened_in_due.clone())),
             ("status=opened&bank_rule_id=3", Plan::RuleStates(BankRuleId::new(3), statuses("opened"))),
             (&rule_due, Plan::RuleStates(BankRuleId::new(3), due_ranges.clone())),
@@ -207,70 +238,76 @@ mod tests {
                 Plan::CategoryStates {
                     category: BillCategoryId::new(2),
                     ranges: statuses("paid"),
-                    otherwise: intersection(vec![category.clone()], Some(statuses("paid"))),
+                    otherwise: intersection(vec![category()], Some(statuses("paid"))),
                 },
             ),
-            ("contact_id=7", Plan::Intersect(intersection(vec![contact.clone()], None))),
-            ("billing_id=5", Plan::Intersect(intersection(vec![booklet.clone()], None))),
-            ("your_code=ERP-1", Plan::Intersect(intersection(vec![code.clone()], None))),
-            (
-                "contact_id=7&status=opened",
-                Plan::Intersect(intersection(vec![contact.clone()], Some(statuses("opened")))),
-            ),
+        ]);
+    }
+
+    #[test]
+    fn shapes_that_intersect_their_filters() {
+        each_has_its_plan(vec![
+            ("contact_id=7", Plan::Intersect(intersection(vec![contact()], None))),
+            ("billing_id=5", Plan::Intersect(intersection(vec![booklet()], None))),
+            ("your_code=ERP-1", Plan::Intersect(intersection(vec![code()], None))),
+            ("contact_id=7&status=opened", Plan::Intersect(intersection(vec![contact()], Some(statuses("opened"))))),
             (
                 "status=opened&start_created_at=2026-11-01&end_created_at=2026-11-22",
                 Plan::Intersect(Intersection {
-                    created: Some(created),
+                    created: Some(created()),
                     ..intersection(vec![], Some(statuses("opened")))
                 }),
-            ),
-            (
-                "contact_id=7&bank_rule_id=3",
-                Plan::Carried {
-                    driver: Driver::Fixed(contact.clone()),
-                    otherwise: intersection(vec![contact.clone(), rule.clone()], None),
-                },
-            ),
-            (
-                "bank_rule_id=3&bill_category_id=2&status=opened",
-                Plan::Carried {
-                    driver: Driver::SmallestCount(vec![rule.clone(), category.clone()]),
-                    otherwise: intersection(vec![rule.clone(), category.clone()], Some(statuses("opened"))),
-                },
-            ),
-            (
-                "contact_id=7&billing_id=5&your_code=ERP-1",
-                Plan::Carried {
-                    driver: Driver::Fixed(code.clone()),
-                    otherwise: intersection(vec![contact.clone(), booklet.clone(), code.clone()], None),
-                },
-            ),
-            (
-                "contact_id=7&billing_id=5",
-                Plan::Carried {
-                    driver: Driver::Fixed(booklet.clone()),
-                    otherwise: intersection(vec![contact.clone(), booklet.clone()], None),
-                },
-            ),
-            (
-                "bank_rule_id=3&start_created_at=2026-11-01&end_created_at=2026-11-22",
-                Plan::Carried {
-                    driver: Driver::Fixed(rule.clone()),
-                    otherwise: Intersection { created: Some(created), ..intersection(vec![rule.clone()], None) },
-                },
             ),
             ("s=maria", Plan::Intersect(Intersection { search: Some("maria".into()), ..intersection(vec![], None) })),
             (
                 "s=maria&contact_id=7&bank_rule_id=3",
                 Plan::Intersect(Intersection {
                     search: Some("maria".into()),
-                    ..intersection(vec![contact.clone(), rule.clone()], None)
+                    ..intersection(vec![contact(), rule()], None)
                 }),
             ),
-        ];
-        for (text, expected) in rows {
-            assert_eq!(planned(text), expected, "{text}");
-        }
+        ]);
+    }
+
+    #[test]
+    fn shapes_carried_by_one_of_their_values() {
+        each_has_its_plan(vec![
+            (
+                "contact_id=7&bank_rule_id=3",
+                Plan::Carried {
+                    driver: Driver::Fixed(contact()),
+                    otherwise: intersection(vec![contact(), rule()], None),
+                },
+            ),
+            (
+                "bank_rule_id=3&bill_category_id=2&status=opened",
+                Plan::Carried {
+                    driver: Driver::SmallestCount(vec![rule(), category()]),
+                    otherwise: intersection(vec![rule(), category()], Some(statuses("opened"))),
+                },
+            ),
+            (
+                "contact_id=7&billing_id=5&your_code=ERP-1",
+                Plan::Carried {
+                    driver: Driver::Fixed(code()),
+                    otherwise: intersection(vec![contact(), booklet(), code()], None),
+                },
+            ),
+            (
+                "contact_id=7&billing_id=5",
+                Plan::Carried {
+                    driver: Driver::Fixed(booklet()),
+                    otherwise: intersection(vec![contact(), booklet()], None),
+                },
+            ),
+            (
+                "bank_rule_id=3&start_created_at=2026-11-01&end_created_at=2026-11-22",
+                Plan::Carried {
+                    driver: Driver::Fixed(rule()),
+                    otherwise: Intersection { created: Some(created()), ..intersection(vec![rule()], None) },
+                },
+            ),
+        ]);
     }
 
     #[test]
