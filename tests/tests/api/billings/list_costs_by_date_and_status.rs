@@ -8,68 +8,125 @@ use serde_json::json;
 use super::support::Api;
 use super::{create_with, ids, pay_off_body, setup};
 
+/// A billing of the first test below: its id, due date and status.
+type Dated = (i64, &'static str, &'static str);
+
+/// The due range the first test below lists by (2021 to 2030: a past and a future due date).
+const RANGE: &str = "start_due_date=2021-01-01&end_due_date=2030-12-31";
+
+fn cancel_body() -> serde_json::Value {
+    json!({"billing": {"cancellation_reason": "Cliente desistiu"}})
+}
+
+/// The total and the ids of the list answering `query`.
+async fn total_and_ids(api: &Api, query: &str) -> (usize, Vec<i64>) {
+    let answer = api.get(&format!("/v1/billings?{query}")).await.expect(200);
+    (answer.header("x-total-count").unwrap().parse::<usize>().unwrap(), ids(&answer))
+}
+
+/// The ids of the billings `keep` admits (by due date and status), newest first.
+fn of(made: &[Dated], keep: &dyn Fn(&str, &str) -> bool) -> Vec<i64> {
+    made.iter().rev().filter(|(_, due, status)| keep(due, status)).map(|(id, _, _)| *id).collect()
+}
+
 #[tokio::test]
 async fn a_list_by_opened_expired_or_due_dates_counts_its_total_from_the_days_and_reads_its_page() {
     let meter = std::sync::Arc::new(crate::support::ReadMeter::default());
     let api = Api::on(infra::testing::DevServer::start_metered(meter.clone()).await).await;
     let s = setup(&api).await;
-    let cancel = json!({"billing": {"cancellation_reason": "Cliente desistiu"}});
-    // 16 billings over four due dates, two past and two future; every fifth canceled.
+    let mut made = sixteen_over_four_due_dates(&api, &s).await;
+    let today = billing_api::values::today().to_string();
+    let today = today.as_str();
+    let (opened, expired) = lists_by_status_and_due_dates_answer(&api, &made, today).await;
+    a_moved_due_date_a_pay_off_and_a_cancel_move_the_counts(&api, &mut made, today, &opened, &expired).await;
+    a_page_of_expired_or_past_reads_the_same_after_more_opened(&api, &meter, &s, &mut made).await;
+    // Most billings are opened now: its pages and a range's walk the key entries.
+    let opened = of(&made, &|due, status| status == "opened" && due >= today);
+    assert_eq!(opened.len(), 34);
+    for page in [1, 2, 17] {
+        assert_eq!(
+            total_and_ids(&api, &format!("status=opened&per_page=2&page={page}")).await,
+            (34, opened[2 * page - 2..2 * page].to_vec())
+        );
+    }
+    let year = of(&made, &|due, _| due.starts_with("2030"));
+    let range = "start_due_date=2030-01-01&end_due_date=2030-12-31";
+    assert_eq!(total_and_ids(&api, &format!("{range}&per_page=3&page=2")).await, (year.len(), year[3..6].to_vec()));
+    a_days_count_left_wrong_is_counted_again(&api).await;
+}
+
+/// 16 billings over four due dates, two past and two future; every fifth canceled.
+async fn sixteen_over_four_due_dates(api: &Api, s: &super::Setup) -> Vec<Dated> {
     let days = ["2020-01-06", "2021-06-15", "2030-03-02", "2031-05-05"];
-    let mut made: Vec<(i64, &str, &str)> = Vec::new();
+    let mut made: Vec<Dated> = Vec::new();
     for n in 0..16 {
         let due = days[n % 4];
-        let id = create_with(&api, &s, json!({"due_date": due})).await;
+        let id = create_with(api, s, json!({"due_date": due})).await;
         let status = match n % 5 {
             0 => {
-                api.post(&format!("/v1/billings/{id}/cancel"), &cancel).await.expect(200);
+                api.post(&format!("/v1/billings/{id}/cancel"), &cancel_body()).await.expect(200);
                 "canceled"
             }
             _ => "opened",
         };
         made.push((id, due, status));
     }
-    let today = billing_api::values::today().to_string();
-    let today = today.as_str();
-    let of = |made: &[(i64, &str, &str)], keep: &dyn Fn(&str, &str) -> bool| -> Vec<i64> {
-        made.iter().rev().filter(|(_, due, status)| keep(due, status)).map(|(id, _, _)| *id).collect()
-    };
-    let listed = |q: String| {
-        let api = &api;
-        async move {
-            let answer = api.get(&format!("/v1/billings?{q}")).await.expect(200);
-            (answer.header("x-total-count").unwrap().parse::<usize>().unwrap(), ids(&answer))
-        }
-    };
-    let opened = of(&made, &|due, status| status == "opened" && due >= today);
-    let expired = of(&made, &|due, status| status == "opened" && due < today);
+    made
+}
+
+/// Lists by `opened` and `expired`, whole and page by page, by a due range alone and with a
+/// status, and by an aggregate beside a whole status; returns the opened and the expired.
+async fn lists_by_status_and_due_dates_answer(api: &Api, made: &[Dated], today: &str) -> (Vec<i64>, Vec<i64>) {
+    let opened = of(made, &|due, status| status == "opened" && due >= today);
+    let expired = of(made, &|due, status| status == "opened" && due < today);
     assert_eq!((opened.len(), expired.len()), (6, 6));
-    assert_eq!(listed("status=opened&per_page=100".to_owned()).await, (6, opened.clone()));
-    assert_eq!(listed("status=expired&per_page=100".to_owned()).await, (6, expired.clone()));
+    assert_eq!(total_and_ids(api, "status=opened&per_page=100").await, (6, opened.clone()));
+    assert_eq!(total_and_ids(api, "status=expired&per_page=100").await, (6, expired.clone()));
     // Page by page: a fair share walks the key entries, a deep page reads the postings.
     for page in 1..=6 {
-        assert_eq!(listed(format!("status=opened&per_page=1&page={page}")).await, (6, vec![opened[page - 1]]));
-        assert_eq!(listed(format!("status=expired&per_page=1&page={page}")).await, (6, vec![expired[page - 1]]));
+        assert_eq!(
+            total_and_ids(api, &format!("status=opened&per_page=1&page={page}")).await,
+            (6, vec![opened[page - 1]])
+        );
+        assert_eq!(
+            total_and_ids(api, &format!("status=expired&per_page=1&page={page}")).await,
+            (6, vec![expired[page - 1]])
+        );
     }
-    assert_eq!(listed("status=expired&per_page=4&page=2".to_owned()).await, (6, expired[4..].to_vec()));
+    assert_eq!(total_and_ids(api, "status=expired&per_page=4&page=2").await, (6, expired[4..].to_vec()));
     // A due range alone (every status), with a status, and an aggregate beside a whole status.
-    let ranged = of(&made, &|due, _| ("2021-01-01"..="2030-12-31").contains(&due));
-    let range = "start_due_date=2021-01-01&end_due_date=2030-12-31";
-    assert_eq!(listed(format!("{range}&per_page=100")).await, (8, ranged.clone()));
-    assert_eq!(listed(format!("{range}&per_page=3&page=2")).await, (8, ranged[3..6].to_vec()));
-    let canceled_in = of(&made, &|due, status| status == "canceled" && ("2021-01-01"..="2030-12-31").contains(&due));
-    assert_eq!(listed(format!("{range}&status=canceled&per_page=100")).await, (canceled_in.len(), canceled_in));
-    let expired_in = of(&made, &|due, status| status == "opened" && ("2021-01-01"..today).contains(&due));
-    assert_eq!(listed(format!("{range}&status=expired&per_page=100")).await, (expired_in.len(), expired_in));
-    let either = of(&made, &|due, status| status == "canceled" || due >= today);
-    assert_eq!(listed("status=opened+canceled&per_page=100".to_owned()).await, (either.len(), either));
-    // A due date moved into the past, a pay-off and a cancel move the days' counts.
+    let ranged = of(made, &|due, _| ("2021-01-01"..="2030-12-31").contains(&due));
+    assert_eq!(total_and_ids(api, &format!("{RANGE}&per_page=100")).await, (8, ranged.clone()));
+    assert_eq!(total_and_ids(api, &format!("{RANGE}&per_page=3&page=2")).await, (8, ranged[3..6].to_vec()));
+    let canceled_in = of(made, &|due, status| status == "canceled" && ("2021-01-01"..="2030-12-31").contains(&due));
+    assert_eq!(
+        total_and_ids(api, &format!("{RANGE}&status=canceled&per_page=100")).await,
+        (canceled_in.len(), canceled_in)
+    );
+    let expired_in = of(made, &|due, status| status == "opened" && ("2021-01-01"..today).contains(&due));
+    assert_eq!(
+        total_and_ids(api, &format!("{RANGE}&status=expired&per_page=100")).await,
+        (expired_in.len(), expired_in)
+    );
+    let either = of(made, &|due, status| status == "canceled" || due >= today);
+    assert_eq!(total_and_ids(api, "status=opened+canceled&per_page=100").await, (either.len(), either));
+    (opened, expired)
+}
+
+/// A due date moved into the past, a pay-off and a cancel move the days' counts.
+async fn a_moved_due_date_a_pay_off_and_a_cancel_move_the_counts(
+    api: &Api,
+    made: &mut [Dated],
+    today: &str,
+    opened: &[i64],
+    expired: &[i64],
+) {
     let moved = opened[0];
     api.patch(&format!("/v1/billings/{moved}"), &json!({"billing": {"due_date": "2021-06-15"}})).await.expect(200);
     let paid = expired[0];
-    api.post(&format!("/v1/billings/{paid}/pay_off"), &pay_off_body(&api).await).await.expect(200);
+    api.post(&format!("/v1/billings/{paid}/pay_off"), &pay_off_body(api).await).await.expect(200);
     let canceled = opened[1];
-    api.post(&format!("/v1/billings/{canceled}/cancel"), &cancel).await.expect(200);
+    api.post(&format!("/v1/billings/{canceled}/cancel"), &cancel_body()).await.expect(200);
     for entry in made.iter_mut() {
         match entry.0 {
             id if id == moved => entry.1 = "2021-06-15",
@@ -78,52 +135,47 @@ async fn a_list_by_opened_expired_or_due_dates_counts_its_total_from_the_days_an
             _ => {}
         }
     }
-    let opened = of(&made, &|due, status| status == "opened" && due >= today);
-    let expired = of(&made, &|due, status| status == "opened" && due < today);
+    let opened = of(made, &|due, status| status == "opened" && due >= today);
+    let expired = of(made, &|due, status| status == "opened" && due < today);
     assert_eq!((opened.len(), expired.len()), (4, 6));
-    assert_eq!(listed("status=opened&per_page=100".to_owned()).await, (4, opened.clone()));
-    assert_eq!(listed("status=expired&per_page=100".to_owned()).await, (6, expired.clone()));
-    let ranged = of(&made, &|due, _| ("2021-01-01"..="2030-12-31").contains(&due));
-    assert_eq!(listed(format!("{range}&per_page=100")).await, (ranged.len(), ranged));
-    // What a page of `expired` or of a past range reads does not grow with the opened billings
-    // (both few here: read from their postings by due date, before and after).
-    let cost = |path: &str| {
-        let (api, meter, path) = (&api, &meter, path.to_owned());
-        async move { super::support::fewest_reads(api, meter, &path).await }
-    };
+    assert_eq!(total_and_ids(api, "status=opened&per_page=100").await, (4, opened.clone()));
+    assert_eq!(total_and_ids(api, "status=expired&per_page=100").await, (6, expired.clone()));
+    let ranged = of(made, &|due, _| ("2021-01-01"..="2030-12-31").contains(&due));
+    assert_eq!(total_and_ids(api, &format!("{RANGE}&per_page=100")).await, (ranged.len(), ranged));
+}
+
+/// What a page of `expired` or of a past range reads does not grow with the opened billings
+/// (both few here: read from their postings by due date, before and after 30 more opened).
+async fn a_page_of_expired_or_past_reads_the_same_after_more_opened(
+    api: &Api,
+    meter: &crate::support::ReadMeter,
+    s: &super::Setup,
+    made: &mut Vec<Dated>,
+) {
     let paths = [
         "/v1/billings?status=expired&per_page=2",
         "/v1/billings?start_due_date=2020-01-01&end_due_date=2021-12-31&per_page=5",
     ];
     let mut before = Vec::new();
     for path in paths {
-        before.push(cost(path).await);
+        before.push(super::support::fewest_reads(api, meter, path).await);
     }
     for _ in 0..30 {
-        made.push((create_with(&api, &s, json!({"due_date": "2030-03-02"})).await, "2030-03-02", "opened"));
+        made.push((create_with(api, s, json!({"due_date": "2030-03-02"})).await, "2030-03-02", "opened"));
     }
     for (path, before) in paths.iter().zip(before) {
-        let after = cost(path).await;
+        let after = super::support::fewest_reads(api, meter, path).await;
         assert_eq!(
             (after.round_trips, after.read_units),
             (before.round_trips, before.read_units),
             "{path}: {before:?} {after:?}"
         );
     }
-    // Most billings are opened now: its pages and a range's walk the key entries.
-    let opened = of(&made, &|due, status| status == "opened" && due >= today);
-    assert_eq!(opened.len(), 34);
-    for page in [1, 2, 17] {
-        assert_eq!(
-            listed(format!("status=opened&per_page=2&page={page}")).await,
-            (34, opened[2 * page - 2..2 * page].to_vec())
-        );
-    }
-    let year = of(&made, &|due, _| due.starts_with("2030"));
-    let range = "start_due_date=2030-01-01&end_due_date=2030-12-31";
-    assert_eq!(listed(format!("{range}&per_page=3&page=2")).await, (year.len(), year[3..6].to_vec()));
-    // Days' counts left wrong are counted again by the operator's command; a second run moves
-    // nothing.
+}
+
+/// Days' counts left wrong are counted again by the operator's command; a second run moves
+/// nothing.
+async fn a_days_count_left_wrong_is_counted_again(api: &Api) {
     let store = &api.server.store;
     let day: chrono::NaiveDate = "2030-03-02".parse().unwrap();
     infra::tampering::miscount_billings_on(
@@ -135,12 +187,12 @@ async fn a_list_by_opened_expired_or_due_dates_counts_its_total_from_the_days_an
         7,
     )
     .await;
-    assert_eq!(listed("status=opened&per_page=1".to_owned()).await.0, 41);
+    assert_eq!(total_and_ids(api, "status=opened&per_page=1").await.0, 41);
     let billings = billing_api::values::BillingType::Billing;
     let fixed = infra::ops::recount_billings(store, api.account_id, billings).await.unwrap();
     let moved: Vec<&str> = fixed["moved"].as_array().unwrap().iter().map(|m| m["count"].as_str().unwrap()).collect();
     assert_eq!(moved, ["2030-03-02:Sopened"]);
-    assert_eq!(listed("status=opened&per_page=1".to_owned()).await.0, 34);
+    assert_eq!(total_and_ids(api, "status=opened&per_page=1").await.0, 34);
     let again = infra::ops::recount_billings(store, api.account_id, billings).await.unwrap();
     assert_eq!(again["moved"], json!([]));
 }

@@ -20,6 +20,9 @@ async fn a_list_by_a_category_and_statuses_counts_them_and_walks_the_categorys_p
     a_list_by_a_value_and_statuses_counts_them_and_walks_the_values_postings("bill_category_id").await;
 }
 
+/// A billing of the test below: its id, value (bank rule or category), due date and status.
+type Valued = (i64, i64, &'static str, &'static str);
+
 /// A list by one bank rule (`bank_rule_id`) or category (`bill_category_id`) and statuses or due
 /// dates: totals and pages right, constant reads as the value's billings grow, and counts the
 /// recount agrees with.
@@ -40,7 +43,7 @@ async fn a_list_by_a_value_and_statuses_counts_them_and_walks_the_values_posting
     };
     let cancel = json!({"billing": {"cancellation_reason": "Cliente desistiu"}});
     // 18 billings, two in three of the rule, over a past and a future due date; some canceled.
-    let mut made: Vec<(i64, i64, &str, &str)> = Vec::new();
+    let mut made: Vec<Valued> = Vec::new();
     for n in 0..18 {
         let (bank_rule, due) =
             (if n % 3 == 2 { other } else { rule }, if n % 2 == 0 { "2021-06-15" } else { "2030-03-02" });
@@ -52,39 +55,10 @@ async fn a_list_by_a_value_and_statuses_counts_them_and_walks_the_values_posting
         made.push((id, bank_rule, due, status));
     }
     let today = billing_api::values::today().to_string();
-    let today = today.as_str();
-    let of = |made: &[(i64, i64, &str, &str)], keep: &Keep<'_>| -> Vec<i64> {
-        made.iter().rev().filter(|(_, r, due, status)| *r == rule && keep(due, status)).map(|(id, ..)| *id).collect()
-    };
-    let listed = |q: String| {
-        let api = &api;
-        async move {
-            let answer = api.get(&format!("/v1/billings?{field}={rule}&{q}")).await.expect(200);
-            (answer.header("x-total-count").unwrap().parse::<usize>().unwrap(), ids(&answer))
-        }
-    };
-    let range = "start_due_date=2021-01-01&end_due_date=2021-12-31";
-    let check = |made: Vec<(i64, i64, &'static str, &'static str)>| {
-        let listed = &listed;
-        async move {
-            let filters: [(String, &Keep<'_>); 5] = [
-                ("status=opened".to_owned(), &|due, status| status == "opened" && due >= today),
-                ("status=expired".to_owned(), &|due, status| status == "opened" && due < today),
-                ("status=canceled".to_owned(), &|_, status| status == "canceled"),
-                (range.to_owned(), &|due, _| due.starts_with("2021")),
-                (format!("{range}&status=expired"), &|due, status| status == "opened" && due.starts_with("2021")),
-            ];
-            for (filter, keep) in filters {
-                let want = of(&made, keep);
-                assert_eq!(listed(format!("{filter}&per_page=100")).await, (want.len(), want.clone()), "{filter}");
-                let page: Vec<i64> = want.iter().skip(2).take(2).copied().collect();
-                assert_eq!(listed(format!("{filter}&per_page=2&page=2")).await, (want.len(), page), "{filter}");
-            }
-        }
-    };
-    check(made.clone()).await;
+    let by_value = ByValue { api: &api, field, value: rule, today: &today };
+    by_value.lists_answer(&made).await;
     // A pay-off and a cancel move the value's counts.
-    let opened: Vec<i64> = of(&made, &|_, status| status == "opened");
+    let opened: Vec<i64> = by_value.of(&made, &|_, status| status == "opened");
     api.post(&format!("/v1/billings/{}/pay_off", opened[0]), &pay_off_body(&api).await).await.expect(200);
     api.post(&format!("/v1/billings/{}/cancel", opened[1]), &cancel).await.expect(200);
     for entry in made.iter_mut() {
@@ -94,38 +68,93 @@ async fn a_list_by_a_value_and_statuses_counts_them_and_walks_the_values_posting
             entry.3 = "canceled";
         }
     }
-    check(made.clone()).await;
+    by_value.lists_answer(&made).await;
     if field == "bill_category_id" {
         // Billings written before the category had a counter of its own: emptied, it holds fewer
         // than the type's counter says the category has, and the lists read its postings, right
         // still; the operator's recount fills it.
         infra::tampering::empty_category_counter(store, api.account_id, rule).await;
-        check(made.clone()).await;
+        by_value.lists_answer(&made).await;
         let billings = billing_api::values::BillingType::Billing;
         let fixed = infra::ops::recount_billings(store, api.account_id, billings).await.unwrap();
         let moved: Vec<String> =
             fixed["moved"].as_array().unwrap().iter().map(|m| m["count"].as_str().unwrap_or("").to_owned()).collect();
         assert!(!moved.is_empty() && moved.iter().all(|name| name.starts_with(&format!("K{rule}/"))), "{fixed}");
-        check(made.clone()).await;
+        by_value.lists_answer(&made).await;
     }
-    // A page of the value's opened billings reads the same after 30 more of them: 40 first, so
-    // that every shard of the counter and of the day exists. (Reading the value's postings, as
-    // before, it read 30 more.)
-    for _ in 0..40 {
-        create_with(&api, &s, json!({field: rule, "due_date": "2030-03-02"})).await;
-    }
-    let path = format!("/v1/billings?{field}={rule}&status=opened&per_page=2");
-    let before = super::support::fewest_reads(&api, &meter, &path).await;
-    for _ in 0..30 {
-        create_with(&api, &s, json!({field: rule, "due_date": "2030-03-02"})).await;
-    }
-    let after = super::support::fewest_reads(&api, &meter, &path).await;
-    let reads = |r: &crate::support::Reading| (r.round_trips, r.read_units, r.items);
-    assert_eq!(reads(&after), reads(&before), "{before:?} {after:?}");
+    a_page_of_the_values_opened_reads_the_same_after_more(&api, &meter, &s, field, rule).await;
     // The counts kept are the ones the operator's recount finds.
     let billings = billing_api::values::BillingType::Billing;
     let fixed = infra::ops::recount_billings(store, api.account_id, billings).await.unwrap();
     assert_eq!(fixed["moved"], json!([]));
+}
+
+/// The lists by one value (`field` = `value`) of the test above.
+struct ByValue<'a> {
+    api: &'a Api,
+    field: &'static str,
+    value: i64,
+    today: &'a str,
+}
+
+impl ByValue<'_> {
+    /// The ids of the value's billings `keep` admits (by due date and status), newest first.
+    fn of(&self, made: &[Valued], keep: &Keep<'_>) -> Vec<i64> {
+        made.iter()
+            .rev()
+            .filter(|(_, r, due, status)| *r == self.value && keep(due, status))
+            .map(|(id, ..)| *id)
+            .collect()
+    }
+
+    /// The total and the ids of the value's list with the filter `query`.
+    async fn listed(&self, query: String) -> (usize, Vec<i64>) {
+        let (field, value) = (self.field, self.value);
+        let answer = self.api.get(&format!("/v1/billings?{field}={value}&{query}")).await.expect(200);
+        (answer.header("x-total-count").unwrap().parse::<usize>().unwrap(), ids(&answer))
+    }
+
+    /// The value's lists by status and due range, whole and their second page of two, are `made`'s.
+    async fn lists_answer(&self, made: &[Valued]) {
+        let today = self.today;
+        let range = "start_due_date=2021-01-01&end_due_date=2021-12-31";
+        let filters: [(String, &Keep<'_>); 5] = [
+            ("status=opened".to_owned(), &|due, status| status == "opened" && due >= today),
+            ("status=expired".to_owned(), &|due, status| status == "opened" && due < today),
+            ("status=canceled".to_owned(), &|_, status| status == "canceled"),
+            (range.to_owned(), &|due, _| due.starts_with("2021")),
+            (format!("{range}&status=expired"), &|due, status| status == "opened" && due.starts_with("2021")),
+        ];
+        for (filter, keep) in filters {
+            let want = self.of(made, keep);
+            assert_eq!(self.listed(format!("{filter}&per_page=100")).await, (want.len(), want.clone()), "{filter}");
+            let page: Vec<i64> = want.iter().skip(2).take(2).copied().collect();
+            assert_eq!(self.listed(format!("{filter}&per_page=2&page=2")).await, (want.len(), page), "{filter}");
+        }
+    }
+}
+
+/// A page of the value's opened billings reads the same after 30 more of them: 40 first, so that
+/// every shard of the counter and of the day exists. (Reading the value's postings, as before, it
+/// read 30 more.)
+async fn a_page_of_the_values_opened_reads_the_same_after_more(
+    api: &Api,
+    meter: &crate::support::ReadMeter,
+    s: &super::Setup,
+    field: &'static str,
+    value: i64,
+) {
+    for _ in 0..40 {
+        create_with(api, s, json!({field: value, "due_date": "2030-03-02"})).await;
+    }
+    let path = format!("/v1/billings?{field}={value}&status=opened&per_page=2");
+    let before = super::support::fewest_reads(api, meter, &path).await;
+    for _ in 0..30 {
+        create_with(api, s, json!({field: value, "due_date": "2030-03-02"})).await;
+    }
+    let after = super::support::fewest_reads(api, meter, &path).await;
+    let reads = |r: &crate::support::Reading| (r.round_trips, r.read_units, r.items);
+    assert_eq!(reads(&after), reads(&before), "{before:?} {after:?}");
 }
 
 #[tokio::test]
@@ -230,100 +259,36 @@ type Made = (i64, i64, i64, i64, &'static str);
 /// Whether a list admits one.
 type Admits<'a> = dyn Fn(&Made) -> bool + 'a;
 
+/// The values the billings of the test below name: the setup's bank rule, category and payer,
+/// and another of each.
+#[derive(Clone, Copy)]
+struct Values {
+    rule: i64,
+    category: i64,
+    contact: i64,
+    other_rule: i64,
+    other_category: i64,
+    other_payer: i64,
+}
+
 #[tokio::test]
 async fn a_list_by_several_values_reads_the_postings_of_the_one_with_fewest() {
     let meter = std::sync::Arc::new(crate::support::ReadMeter::default());
     let api = Api::on(infra::testing::DevServer::start_metered(meter.clone()).await).await;
     let s = setup(&api).await;
     let store = &api.server.store;
-    let other_rule =
-        infra::ops::create_bank_rule(store, api.account_id, "Outro banco", "simulated", None).await.unwrap();
-    let other_rule = other_rule["bank_rule"]["id"].as_i64().unwrap();
-    let other_category = infra::ops::create_category(store, api.account_id, "Outras receitas", "receivable").await;
-    let other_category = other_category.unwrap()["bill_category"]["id"].as_i64().unwrap();
-    let payer = json!({"contact": {
-        "full_name": "João Souza", "cpf": infra::testing::cpf(320_000_000), "address_postal_code": "01310-100",
-        "address_street": "Avenida Paulista", "address_number": "1000", "address_district": "Bela Vista",
-        "address_city": "São Paulo", "address_state": "SP"}});
-    let other_payer = api.post("/v1/contacts", &payer).await.expect(201).body["id"].as_i64().unwrap();
-    // 12 billings: every third of the other payer, every other one of the other rule, two in four
-    // of the other category; the last with a code of its own.
-    let mut made: Vec<Made> = Vec::new();
-    for n in 0..12 {
-        let contact = if n % 3 == 0 { other_payer } else { s.contact };
-        let rule = if n % 2 == 0 { s.bank_rule } else { other_rule };
-        let category = if n % 4 < 2 { s.receivable } else { other_category };
-        let mut changes = json!({"contact_id": contact, "bank_rule_id": rule, "bill_category_id": category});
-        if n == 11 {
-            changes["your_code"] = json!("ERP-99");
-        }
-        let id = create_with(&api, &s, changes).await;
-        made.push((id, contact, rule, category, "opened"));
-    }
-    let cancel = json!({"billing": {"cancellation_reason": "Cliente desistiu"}});
-    api.post(&format!("/v1/billings/{}/cancel", made[6].0), &cancel).await.expect(200);
-    made[6].4 = "canceled";
-    let listed = |q: String| {
-        let api = &api;
-        async move {
-            let answer = api.get(&format!("/v1/billings?per_page=100&{q}")).await.expect(200);
-            (answer.header("x-total-count").unwrap().parse::<usize>().unwrap(), ids(&answer))
-        }
-    };
-    let expected = |made: &[Made], keep: &Admits<'_>| {
-        let ids: Vec<i64> = made.iter().rev().filter(|b| keep(b)).map(|b| b.0).collect();
-        (ids.len(), ids)
-    };
+    let v = with_other_values(&api, &s).await;
+    let Values { rule, other_rule, other_category, other_payer, .. } = v;
+    let mut made = twelve_over_the_values(&api, &s, v).await;
     let today = billing_api::values::today().to_string();
     let yesterday = (billing_api::values::today() - chrono::Duration::days(1)).to_string();
-    let (rule, category, contact) = (s.bank_rule, s.receivable, s.contact);
-    let check = |made: Vec<Made>| {
-        let (listed, today, yesterday) = (&listed, today.clone(), yesterday.clone());
-        async move {
-            let coded = made[11].0;
-            let cases: Vec<(String, Box<Admits>)> = vec![
-                (
-                    format!("contact_id={other_payer}&bank_rule_id={rule}"),
-                    Box::new(move |b| b.1 == other_payer && b.2 == rule),
-                ),
-                (
-                    format!("bank_rule_id={rule}&bill_category_id={other_category}"),
-                    Box::new(move |b| b.2 == rule && b.3 == other_category),
-                ),
-                (
-                    format!("contact_id={contact}&bank_rule_id={other_rule}&bill_category_id={category}"),
-                    Box::new(move |b| b.1 == contact && b.2 == other_rule && b.3 == category),
-                ),
-                (
-                    format!("contact_id={contact}&bank_rule_id={rule}&status=opened"),
-                    Box::new(move |b| b.1 == contact && b.2 == rule && b.4 == "opened"),
-                ),
-                (
-                    format!("bank_rule_id={rule}&start_created_at={today}&end_created_at={today}"),
-                    Box::new(move |b| b.2 == rule),
-                ),
-                (
-                    format!("bank_rule_id={rule}&start_created_at={yesterday}&end_created_at={yesterday}"),
-                    Box::new(|_| false),
-                ),
-                (
-                    format!("your_code=ERP-99&bank_rule_id={other_rule}"),
-                    Box::new(move |b| b.0 == coded && b.2 == other_rule),
-                ),
-                (format!("your_code=ERP-99&bank_rule_id={rule}"), Box::new(|_| false)),
-            ];
-            for (q, keep) in &cases {
-                assert_eq!(listed(q.clone()).await, expected(&made, keep.as_ref()), "{q}");
-            }
-        }
-    };
-    check(made.clone()).await;
+    lists_by_several_values_answer(&api, &made, v, &today, &yesterday).await;
     // A billing moved to the other rule and category: the postings of its payer carry them.
     let moved = made[0].0;
     let change = json!({"billing": {"bank_rule_id": other_rule, "bill_category_id": other_category}});
     api.patch(&format!("/v1/billings/{moved}"), &change).await.expect(200);
     (made[0].2, made[0].3) = (other_rule, other_category);
-    check(made.clone()).await;
+    lists_by_several_values_answer(&api, &made, v, &today, &yesterday).await;
     // The other payer's billings of the rule cost the same after 30 more billings of the rule
     // (another payer's): the payer's postings are read, not the rule's. (Reading both, as before,
     // it read 30 postings more.)
@@ -340,7 +305,88 @@ async fn a_list_by_several_values_reads_the_postings_of_the_one_with_fewest() {
     let first = billing_api::values::BillingId::new(made[3].0);
     infra::tampering::uncarry_contact_posting(store, api.account_id, first, ContactId::new(other_payer)).await;
     assert_eq!(
-        listed(format!("contact_id={other_payer}&bank_rule_id={rule}")).await,
+        listed_whole(&api, format!("contact_id={other_payer}&bank_rule_id={rule}")).await,
         expected(&made, &|b| b.1 == other_payer && b.2 == rule)
     );
+}
+
+/// The setup's values, and another bank rule, category and payer.
+async fn with_other_values(api: &Api, s: &super::Setup) -> Values {
+    let store = &api.server.store;
+    let other_rule =
+        infra::ops::create_bank_rule(store, api.account_id, "Outro banco", "simulated", None).await.unwrap();
+    let other_rule = other_rule["bank_rule"]["id"].as_i64().unwrap();
+    let other_category = infra::ops::create_category(store, api.account_id, "Outras receitas", "receivable").await;
+    let other_category = other_category.unwrap()["bill_category"]["id"].as_i64().unwrap();
+    let payer = json!({"contact": {
+        "full_name": "João Souza", "cpf": infra::testing::cpf(320_000_000), "address_postal_code": "01310-100",
+        "address_street": "Avenida Paulista", "address_number": "1000", "address_district": "Bela Vista",
+        "address_city": "São Paulo", "address_state": "SP"}});
+    let other_payer = api.post("/v1/contacts", &payer).await.expect(201).body["id"].as_i64().unwrap();
+    Values { rule: s.bank_rule, category: s.receivable, contact: s.contact, other_rule, other_category, other_payer }
+}
+
+/// 12 billings: every third of the other payer, every other one of the other rule, two in four
+/// of the other category; the last with a code of its own; the seventh canceled.
+async fn twelve_over_the_values(api: &Api, s: &super::Setup, v: Values) -> Vec<Made> {
+    let mut made: Vec<Made> = Vec::new();
+    for n in 0..12 {
+        let contact = if n % 3 == 0 { v.other_payer } else { s.contact };
+        let rule = if n % 2 == 0 { s.bank_rule } else { v.other_rule };
+        let category = if n % 4 < 2 { s.receivable } else { v.other_category };
+        let mut changes = json!({"contact_id": contact, "bank_rule_id": rule, "bill_category_id": category});
+        if n == 11 {
+            changes["your_code"] = json!("ERP-99");
+        }
+        let id = create_with(api, s, changes).await;
+        made.push((id, contact, rule, category, "opened"));
+    }
+    let cancel = json!({"billing": {"cancellation_reason": "Cliente desistiu"}});
+    api.post(&format!("/v1/billings/{}/cancel", made[6].0), &cancel).await.expect(200);
+    made[6].4 = "canceled";
+    made
+}
+
+/// The total and the ids of the whole list (up to 100) answering `query`.
+async fn listed_whole(api: &Api, query: String) -> (usize, Vec<i64>) {
+    let answer = api.get(&format!("/v1/billings?per_page=100&{query}")).await.expect(200);
+    (answer.header("x-total-count").unwrap().parse::<usize>().unwrap(), ids(&answer))
+}
+
+/// The total and the ids, newest first, of the billings a list admits.
+fn expected(made: &[Made], keep: &Admits<'_>) -> (usize, Vec<i64>) {
+    let ids: Vec<i64> = made.iter().rev().filter(|b| keep(b)).map(|b| b.0).collect();
+    (ids.len(), ids)
+}
+
+/// Lists by two or three values (a payer, a bank rule, a category, a code), with a status or a
+/// creation day, are `made`'s.
+async fn lists_by_several_values_answer(api: &Api, made: &[Made], v: Values, today: &str, yesterday: &str) {
+    let Values { rule, category, contact, other_rule, other_category, other_payer } = v;
+    let coded = made[11].0;
+    let cases: Vec<(String, Box<Admits>)> = vec![
+        (format!("contact_id={other_payer}&bank_rule_id={rule}"), Box::new(move |b| b.1 == other_payer && b.2 == rule)),
+        (
+            format!("bank_rule_id={rule}&bill_category_id={other_category}"),
+            Box::new(move |b| b.2 == rule && b.3 == other_category),
+        ),
+        (
+            format!("contact_id={contact}&bank_rule_id={other_rule}&bill_category_id={category}"),
+            Box::new(move |b| b.1 == contact && b.2 == other_rule && b.3 == category),
+        ),
+        (
+            format!("contact_id={contact}&bank_rule_id={rule}&status=opened"),
+            Box::new(move |b| b.1 == contact && b.2 == rule && b.4 == "opened"),
+        ),
+        (
+            format!("bank_rule_id={rule}&start_created_at={today}&end_created_at={today}"),
+            Box::new(move |b| b.2 == rule),
+        ),
+        (format!("bank_rule_id={rule}&start_created_at={yesterday}&end_created_at={yesterday}"), Box::new(|_| false)),
+        (format!("your_code=ERP-99&bank_rule_id={other_rule}"), Box::new(move |b| b.0 == coded && b.2 == other_rule)),
+        (format!("your_code=ERP-99&bank_rule_id={rule}"), Box::new(|_| false)),
+    ];
+    for (q, keep) in &cases {
+        assert_eq!(listed_whole(api, q.clone()).await, expected(made, keep.as_ref()), "{q}");
+    }
 }
