@@ -6,8 +6,8 @@
 //! the stand-in for SQS fair queues) and [`run_fair_worker`] takes them in turn. It polls only
 //! lanes that have work, so that an idle stack of a thousand tenants costs next to nothing:
 //! - a lane enters when the queue's bell rings it (every send of this process rings it, a delayed
-//!   send or a held message at the moment it becomes visible) or, at start, when it holds
-//!   messages left from before;
+//!   send or a held message at the moment it becomes visible) or, at start, when its attributes
+//!   say it holds messages left from before (one question a lane);
 //! - it is polled every turn while it gives messages, then, once it gives none, every so often
 //!   (a pause doubling up to [`MAX_PAUSE`]) while it still holds messages in flight or delayed, or
 //!   for [`LINGER`] after its last message (a copy of a message SQS delivers late is sent to the
@@ -117,7 +117,13 @@ pub async fn run_worker(sqs: aws_sdk_sqs::Client, queue_url: String, worker: Wor
 pub async fn run_fair_worker(sqs: aws_sdk_sqs::Client, queue_url: String, worker: Worker, bell: Arc<Bell>) {
     let mut lanes = Lanes::default();
     match lanes_of(&sqs, &queue_url).await {
-        Ok(found) => found.into_iter().for_each(|lane| lanes.enter(lane, None)),
+        Ok(found) => {
+            for lane in found {
+                if holds_messages(&sqs, &lane, true).await {
+                    lanes.enter(lane, None);
+                }
+            }
+        }
         Err(error) => tracing::warn!(error = ?error, queue = worker.name(), "could not list the lanes"),
     }
     loop {
@@ -199,7 +205,7 @@ impl Lanes {
         let Some(polled) = self.polled.get(&lane) else { return };
         let lingering = polled.worked.is_some_and(|at| at.elapsed() < LINGER);
         let announced = self.later.iter().any(|(_, later)| *later == lane);
-        let stays = lingering || (!announced && holds_messages(sqs, &lane).await);
+        let stays = lingering || (!announced && holds_messages(sqs, &lane, false).await);
         if stays {
             self.pause(lane);
         } else {
@@ -218,19 +224,21 @@ impl Lanes {
 }
 
 /// Whether the queue at `url` holds messages in flight or delayed (that a receive does not see
-/// yet); a failed question counts as yes, so that the lane is polled again.
-async fn holds_messages(sqs: &aws_sdk_sqs::Client, url: &str) -> bool {
+/// yet), and with `visible` also those a receive would take; a failed question counts as yes, so
+/// that the lane is polled again.
+async fn holds_messages(sqs: &aws_sdk_sqs::Client, url: &str, visible: bool) -> bool {
     use aws_sdk_sqs::types::QueueAttributeName::{
-        ApproximateNumberOfMessagesDelayed, ApproximateNumberOfMessagesNotVisible,
+        ApproximateNumberOfMessages, ApproximateNumberOfMessagesDelayed, ApproximateNumberOfMessagesNotVisible,
     };
-    let asked = sqs
+    let mut asked = sqs
         .get_queue_attributes()
         .queue_url(url)
         .attribute_names(ApproximateNumberOfMessagesNotVisible)
-        .attribute_names(ApproximateNumberOfMessagesDelayed)
-        .send()
-        .await;
-    let Ok(answer) = asked else { return true };
+        .attribute_names(ApproximateNumberOfMessagesDelayed);
+    if visible {
+        asked = asked.attribute_names(ApproximateNumberOfMessages);
+    }
+    let Ok(answer) = asked.send().await else { return true };
     let attributes = answer.attributes.unwrap_or_default();
     attributes.values().any(|count| count.parse::<u64>().map_or(true, |n| n > 0))
 }

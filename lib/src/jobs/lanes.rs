@@ -62,8 +62,17 @@ impl Lanes {
             attributes.extend(redrive_policy(&text).map(|json| (policy, json)));
         }
         let name = format!("{}{LANE_INFIX}{account}", queue_name_of(url));
-        let created = sqs.create_queue().queue_name(name).set_attributes(Some(attributes)).send().await;
-        let lane = created.context("CreateQueue (a tenant's lane)")?.queue_url.context("the lane's URL")?;
+        let created = sqs.create_queue().queue_name(&name).set_attributes(Some(attributes)).send().await;
+        let lane = match created {
+            Ok(created) => created.queue_url.context("the lane's URL")?,
+            // There already, made with other settings (its queue's changed since): it is the lane.
+            Err(error) if error.as_service_error().is_some_and(|e| e.is_queue_name_exists()) => {
+                let found =
+                    sqs.get_queue_url().queue_name(&name).send().await.context("GetQueueUrl (a tenant's lane)")?;
+                found.queue_url.context("the lane's URL")?
+            }
+            Err(error) => return Err(anyhow::Error::new(error).context("CreateQueue (a tenant's lane)")),
+        };
         made.insert((url.to_owned(), account), lane.clone());
         Ok(lane)
     }
