@@ -1,7 +1,7 @@
 //! The dev server killed with SIGKILL at a random moment while it creates billings, accepts and
 //! expands a bulk billing, settles on-account sales and pays billings off, then started again on
 //! the same table and queues: once everything it implied has run, every record's follow-up
-//! happened exactly once (docs/decisions.md, "The engine's failure model"). Each run has a table
+//! happened exactly once (docs/decisions.md, "A process killed anywhere loses nothing"). Each run has a table
 //! and queues of its own; `KILL_RUNS` runs (3 by default; the 20 with `KILL_RUNS=20`), each
 //! with the moment of the kill drawn at random (`KILL_SEED` repeats a sequence).
 

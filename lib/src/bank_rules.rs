@@ -79,7 +79,7 @@ pub async fn create(
     bank_symbol: &str,
     agreement_code: Option<String>,
 ) -> anyhow::Result<BankRule> {
-    // A bank of remittance files takes its agreement only as that bank writes it (issue 43).
+    // A bank of remittance files takes its agreement only as that bank writes it.
     if let Some(bank) = crate::billets::banks::by_symbol(bank_symbol.trim()) {
         if let Some(problem) = bank.agreement_problem(agreement_code.as_deref()) {
             anyhow::bail!("{problem}");

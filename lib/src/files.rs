@@ -1,4 +1,4 @@
-//! The stack's bucket of bank files (issue 26): remittance files the service writes
+//! The stack's bucket of bank files: remittance files the service writes
 //! (`remittances/<account>/<agreement>/<sequence>-<id>.rem`) and return files the bank sends back
 //! (`returns/<account>/<name>`), through the real S3 client (moto's S3 locally).
 //!

@@ -2,7 +2,7 @@
 //! service's table client, made as the functions make it, answering each event after one GetItem
 //! of a key that holds nothing. Its first answer less its init is one storage round trip from a
 //! cold process (the client's first call: its connection opened), against which the bench holds
-//! each read route's first answer (issue 27: "at most twice its init plus one storage round
+//! each read route's first answer ("at most twice its init plus one storage round
 //! trip"). Not a function of the service: template.yaml does not deploy it.
 
 use billing_api::store::{keys, Store};

@@ -1,6 +1,6 @@
 //! A hello-world Lambda that exists only as the cold-start bench's baseline (`infra/bench
 //! cold-start`): the runtime alone, as its own basic example has it, answering the event back, on a
-//! current-thread runtime as the functions run (issue 27's baseline).
+//! current-thread runtime as the functions run.
 //! Not a function of the service: template.yaml does not deploy it.
 
 use lambda_runtime::{service_fn, Error, LambdaEvent};

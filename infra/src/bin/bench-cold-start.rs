@@ -406,7 +406,7 @@ fn functions(stack: &Stack) -> anyhow::Result<Vec<Function>> {
 }
 
 /// The markdown table: init median and p90, first answer median, init against the baseline,
-/// and the first answer against issue 27's bar for it: twice the function's init plus one storage
+/// and the first answer against its bar: twice the function's init plus one storage
 /// round trip (`hello-table`'s first answer less its init, medians).
 fn report(functions: &[Function], samples: &[Vec<Sample>]) -> String {
     let median_init = |runs: &[Sample]| {

@@ -150,22 +150,24 @@ async fn serve_one(store: &Store, http: &reqwest::Client, url: &str) -> anyhow::
     Ok(account.get())
 }
 
-/// An empty lane of every account on every queue (those it has not made already).
+/// An empty lane of every account on every queue, with its queue's settings (as the service makes
+/// a lane: a lane made otherwise is one the service must adopt).
 async fn make_lanes(
     sqs: &aws_sdk_sqs::Client,
     queues: &std::collections::BTreeMap<String, String>,
     accounts: &[i64],
 ) -> anyhow::Result<()> {
     use futures::StreamExt as _;
-    let names: Vec<String> = queues
-        .values()
-        .flat_map(|url| {
-            let queue = billing_api::jobs::queue_name_of(url).to_owned();
-            accounts.iter().map(move |account| format!("{queue}{}{account}", billing_api::jobs::LANE_INFIX))
-        })
-        .collect();
-    let made = futures::stream::iter(names)
-        .map(|name| sqs.create_queue().queue_name(name).send())
+    let mut lanes = Vec::new();
+    for url in queues.values() {
+        let settings = lane_settings(sqs, url).await?;
+        let queue = billing_api::jobs::queue_name_of(url).to_owned();
+        for account in accounts {
+            lanes.push((format!("{queue}{}{account}", billing_api::jobs::LANE_INFIX), settings.clone()));
+        }
+    }
+    let made = futures::stream::iter(lanes)
+        .map(|(name, settings)| sqs.create_queue().queue_name(name).set_attributes(Some(settings)).send())
         .buffer_unordered(16)
         .collect::<Vec<_>>()
         .await;
@@ -173,6 +175,23 @@ async fn make_lanes(
         result.context("CreateQueue (a lane)")?;
     }
     Ok(())
+}
+
+type Settings = std::collections::HashMap<aws_sdk_sqs::types::QueueAttributeName, String>;
+
+/// A queue's visibility timeout, retention and redrive policy (as JSON: moto answers a Python
+/// dict), which its lanes take.
+async fn lane_settings(sqs: &aws_sdk_sqs::Client, url: &str) -> anyhow::Result<Settings> {
+    use aws_sdk_sqs::types::QueueAttributeName as Name;
+    let asked = sqs.get_queue_attributes().queue_url(url);
+    let asked = asked.attribute_names(Name::VisibilityTimeout).attribute_names(Name::MessageRetentionPeriod);
+    let answer = asked.attribute_names(Name::RedrivePolicy).send().await.context("GetQueueAttributes")?;
+    let mut settings = answer.attributes.unwrap_or_default();
+    if let Some(policy) = settings.remove(&Name::RedrivePolicy) {
+        let json: serde_json::Value = serde_json::from_str(&policy.replace('\'', "\""))?;
+        settings.insert(Name::RedrivePolicy, json.to_string());
+    }
+    Ok(settings)
 }
 
 /// The CPU both processes take over `idle` once the server's lanes have settled (the worker's

@@ -1,4 +1,4 @@
-//! Where one account's burst writes (issue 22, `docs/data-model.md`): the write units each
+//! Where one account's burst writes (`docs/data-model.md`): the write units each
 //! partition key takes for a burst of billing creates (each with its billet's registration and the
 //! outbox's handing on) and for a bulk billing of many customers (its expansion and
 //! registrations), scaled to 1,000 creates (billings) a second; and the transactions a create

@@ -1,4 +1,4 @@
-//! The scale report (issue 16, `docs/data-model.md`): what each request costs as an account grows.
+//! The scale report (`docs/data-model.md`): what each request costs as an account grows.
 //! Fills one account on a private moto server with 10,000 billings and 10,000 contacts, measures
 //! every billing list filter (page 1 and the last page), the contact lists, create, show, update
 //! and bulk expansion per billing; then adds 90,000 billings of other contacts, codes, bank rules

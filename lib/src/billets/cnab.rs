@@ -1,5 +1,5 @@
 //! What a remittance says of its beneficiary and its titles, whatever the bank and the layout
-//! (issue 43), and the values each record of a layout names, by name (`billets::layouts`).
+//!, and the values each record of a layout names, by name (`billets::layouts`).
 //!
 //! | name | value |
 //! |------|-------|

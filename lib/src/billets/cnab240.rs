@@ -1,4 +1,4 @@
-//! CNAB 240 remittance files, one engine for every bank on 240 (issue 43): 240 characters a
+//! CNAB 240 remittance files, one engine for every bank on 240: 240 characters a
 //! line, CR LF between lines, upper-case ASCII text (accents folded), numbers right-aligned with
 //! zeros, text left-aligned with spaces.
 //!

@@ -1,4 +1,4 @@
-//! CNAB 400 remittance files, one engine for every bank on 400 (issue 43): 400 characters a line,
+//! CNAB 400 remittance files, one engine for every bank on 400: 400 characters a line,
 //! CR LF between lines, upper-case ASCII text, numbers right-aligned with zeros, each line's number
 //! in the file at positions 395–400.
 //!

@@ -1,4 +1,4 @@
-//! Return files of every bank layout (issues 26, 43): what the bank says of each title. The file
+//! Return files of every bank layout: what the bank says of each title. The file
 //! names its bank and layout: its lines' width (240 or 400) and the bank code of its header
 //! (positions 1–3 on 240, 77–79 on 400; `billets::banks::by_code`). On 240 a title is a segment T and
 //! the U after it; on 400 a detail line (type 1). A file that is not one (a line of another length,

@@ -1,4 +1,4 @@
-//! Bank files' records as data (issue 43): a record is its fields in the order of the bank's
+//! Bank files' records as data: a record is its fields in the order of the bank's
 //! manual, each with its positions (counted from 1, as the manuals count them), its kind and where
 //! its value comes from, every position of the line in exactly one field, fillers included. A
 //! reviewer holds a record against the manual line by line; one writer ([`write`]) makes a line of

@@ -1,4 +1,4 @@
-//! The byte-level test of every bank layout (issue 43): each layout's remittance written and every
+//! The byte-level test of every bank layout: each layout's remittance written and every
 //! line held against its record (`layout::misread`). Its own file: it reads the banks, the engines and
 //! the layouts, which none of them may read back.
 

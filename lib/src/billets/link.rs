@@ -1,4 +1,4 @@
-//! The payer's link to a billet (issue 25): `{PAYER_BASE_URL}/pay/<token>`, a public page that needs
+//! The payer's link to a billet: `{PAYER_BASE_URL}/pay/<token>`, a public page that needs
 //! no credentials (`crate::payer_page`).
 //!
 //! The token is 24 bytes from the system's random source in base64url (32 characters, 192 bits):

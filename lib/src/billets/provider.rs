@@ -54,7 +54,7 @@ pub enum Answer {
         provider_status: String,
     },
     /// The documents are ours to compute and the bank learns of the billet from a remittance file
-    /// (CNAB 240): the billet waits as `pending_remittance` with its codes (issue 26).
+    /// (CNAB 240): the billet waits as `pending_remittance` with its codes.
     AwaitingRemittance {
         our_number: String,
         barcode: String,
@@ -188,7 +188,7 @@ impl BankProvider for SimulatedBank {
     }
 }
 
-/// A bank of remittance files (issues 26, 43: `billets::banks`): the rule's agreement written as that
+/// A bank of remittance files (43: `billets::banks`): the rule's agreement written as that
 /// bank writes it; registering computes the documents and leaves the billet waiting for its
 /// remittance. No Pix from the bank's files: a rule linked to a Pix institution adds one.
 fn file_bank_answer(bank: &super::banks::Bank, billet: &BankBillet) -> Answer {

@@ -48,7 +48,7 @@ pub struct BilletView {
     pub days_overdue: i64,
     pub overdue: bool,
     pub editable: bool,
-    /// The payer's page (issue 25): public, no token needed; null on billets issued before links.
+    /// The payer's page: public, no token needed; null on billets issued before links.
     pub url: Option<String>,
 }
 

@@ -54,7 +54,7 @@ impl RateLimits {
     /// Nothing counted (tests that are not about limits, benchmarks).
     pub const OFF: RateLimits = RateLimits { per_ip: None, per_token: None };
 
-    /// Payer pages a minute per origin IP (issue 25) when unset.
+    /// Payer pages a minute per origin IP when unset.
     pub const PAYER_PAGES_PER_IP: u32 = 60;
 
     /// `PAYER_RATE_LIMIT_PER_IP` (a whole number; `0` turns it off; unreadable or unset: 60): the

@@ -1,5 +1,5 @@
-//! Follow-up work recorded with the change that implies it (docs/decisions.md, "The engine's
-//! failure model").
+//! Follow-up work recorded with the change that implies it (docs/decisions.md, "Follow-up work is
+//! a task in the change's own transaction").
 //!
 //! A change that implies work in the background (register a billet, expand a bulk billing or its
 //! next chunk, settle, clear a deleted tag from its contacts) writes a *task* in its own

@@ -1,4 +1,4 @@
-//! The payer's page (issue 25): `GET /pay/<token>`, a billet as its payer sees it, and
+//! The payer's page: `GET /pay/<token>`, a billet as its payer sees it, and
 //! `GET /pay/<token>/boleto.pdf`, the printable billet. Public: no token, no authorizer, outside
 //! `/v1`, on its own function and, on AWS, its own API (template.yaml, `PayerApi`).
 //!

@@ -1,5 +1,5 @@
-//! What a failed DynamoDB call means to its caller (docs/decisions.md, "The engine's failure
-//! model"). The SDK has already retried throttles and server errors a few times
+//! What a failed DynamoDB call means to its caller (docs/decisions.md, "Contention and
+//! failures"). The SDK has already retried throttles and server errors a few times
 //! (`config::aws`); what still fails is sorted here into the [`StoreError`] the layers above act
 //! on: a failed condition is an answer, a conflict is a lost race to run again, a throttle or an
 //! outage is weather to wait out (and, past the caller's budget, a `503`), anything else a bug.

@@ -1,4 +1,4 @@
-//! What one request may cost, whatever its parameters (issue 23): every list route gets the worst
+//! What one request may cost, whatever its parameters: every list route gets the worst
 //! query a client can write — every filter at once, every status word repeated, the longest
 //! search, the last page — and the storage requests it makes are counted on the server store's
 //! meter. Each bound is the one `docs/openapi.yaml` documents for that list ("Cost" in its

@@ -1,4 +1,4 @@
-//! Issue 26: a billing on an Itaú bank rule from `issued` to `paid` through the bank's files, on the
+//! A billing on an Itaú bank rule from `issued` to `paid` through the bank's files, on the
 //! local stack (DynamoDB and S3 of moto): the remittance file the service writes to the bucket is
 //! read back field by field by an independent implementation of Itaú's layout
 //! (`tests/validators/cnab240_itau.py`, Stark Bank's `febraban`), and the bank's return files are

@@ -1,4 +1,4 @@
-//! Issue 43: a billing on every bank layout (`billets::banks::ALL`: Itaú 240 and 400, Bradesco 240
+//! A billing on every bank layout (`billets::banks::ALL`: Itaú 240 and 400, Bradesco 240
 //! and 400, Banco do Brasil, Santander, Caixa and Sicoob on 240) goes issued → remittance file →
 //! return file → `paid` on the local stack (DynamoDB and S3 of moto). Each remittance is read back
 //! field by field, and each return written, by `tests/validators/cnab_others.py`: the layouts of

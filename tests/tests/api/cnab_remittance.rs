@@ -1,4 +1,4 @@
-//! Issue 26: the Itaú CNAB 240 remittance file read back field by field through an
+//! The Itaú CNAB 240 remittance file read back field by field through an
 //! independent implementation of the bank's layout (`febraban` from PyPI, in the test venv:
 //! tests/validators/cnab240_itau.py), and the return file fixture (tests/fixtures/cnab240) read by
 //! both. Files here are built from titles directly; the stored round trip is `bank_files.rs`.

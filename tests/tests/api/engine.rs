@@ -1,4 +1,4 @@
-//! What the real engine does to requests (docs/decisions.md, "The engine's failure model"): many
+//! What the real engine does to requests (docs/decisions.md, "Contention and failures"): many
 //! requests on one account or one reference at once, and — when `infra/test` runs this suite a
 //! second time through the fault proxy (`infra/local/faults.py`) — transaction conflicts,
 //! throttles, server errors and duplicate deliveries. Every answer is the spec's, and every

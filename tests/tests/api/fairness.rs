@@ -1,4 +1,4 @@
-//! Tenants share the queues fairly (issue 27): on AWS each message's account is its message group
+//! Tenants share the queues fairly: on AWS each message's account is its message group
 //! (SQS fair queues); on the local stack each tenant has a lane of its own beside each queue and
 //! the workers take the lanes in turn (`jobs::Queues::with_tenant_lanes`,
 //! `workers::run_fair_worker`). Here a tenant with hundreds of registrations waiting does not

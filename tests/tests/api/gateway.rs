@@ -1,4 +1,4 @@
-//! Issue 42: card payments through the checkout gateway (Stripe; locally localstripe, with the
+//! Card payments through the checkout gateway (Stripe; locally localstripe, with the
 //! Stripe.js stand-in the payer's browser would load, both started by `infra/test`).
 //!
 //! A payer pays as the card page's script does: the page's route makes the day's intent, the

@@ -1,4 +1,4 @@
-//! The payer's page (issue 25): every billet's `url`, a public page with no credentials, what it
+//! The payer's page: every billet's `url`, a public page with no credentials, what it
 //! shows while payable and once not, its 404s, headers, cache validation and per-IP limit. The
 //! page in a real browser (QR code read from a screenshot, copy buttons, accessibility) is
 //! `infra/check-payer-page`.

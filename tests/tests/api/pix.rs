@@ -1,4 +1,4 @@
-//! Pix on an Itaú billet (issue 40), against the local PSP (infra/local/psp.py) behind Prism's
+//! Pix on an Itaú billet, against the local PSP (infra/local/psp.py) behind Prism's
 //! contract proxy, both started by infra/test: the billing's charge with a due date made with its
 //! billet, paid by Pix late (what the PSP asks by the standard's modalities is the billing's
 //! `amount_payable` that day), the webhook over mutual TLS confirmed against the PSP and applied
@@ -335,7 +335,7 @@ async fn the_psp_is_reached_over_mutual_tls_with_its_certificate_only() {
     );
 }
 
-/// A card payment (issue 42) of an Itaú billet with a Pix charge, once the boleto is at the bank:
+/// A card payment of an Itaú billet with a Pix charge, once the boleto is at the bank:
 /// the billing is paid by card, the boleto written off in the next remittance, the Pix charge
 /// removed at the PSP.
 #[tokio::test]

@@ -1,4 +1,4 @@
-//! The printable billet (issue 17): the PDF slip and the Pix QR code alone, read back by
+//! The printable billet: the PDF slip and the Pix QR code alone, read back by
 //! independent readers from Debian's packages, as a bank's scanner and a payer's phone would:
 //! `pdftoppm` renders the PDF at 300 dpi, `zbarimg` decodes the Interleaved 2 of 5 barcode and the
 //! QR code, `rsvg-convert` renders the SVG and `pdftotext` reads the slip's words (`infra/test`

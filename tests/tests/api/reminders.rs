@@ -1,4 +1,4 @@
-//! Reminders to payers (issue 41): the daily run finds each step's billings by key and e-mails
+//! Reminders to payers: the daily run finds each step's billings by key and e-mails
 //! them through moto's SES (read back from `/moto-api/data.json`), WhatsApps them through the
 //! local stand-in (infra/local/whatsapp.py, started by infra/test), once whatever runs again; the
 //! log in `billing_reminder_deliveries` follows SES's and WhatsApp's events (fed as the providers

@@ -1,4 +1,4 @@
-//! Calls one after another on the caller's path (issue 27): the meter on the server's DynamoDB and
+//! Calls one after another on the caller's path: the meter on the server's DynamoDB and
 //! SQS clients (`infra::meter`, the benchmarks' interceptor) counts the longest chain of calls each
 //! started after the one before it answered (`Cost::sequential`), on a server that counts its rate
 //! limits as on AWS (the count runs beside the route, its writes behind the count's gate). The

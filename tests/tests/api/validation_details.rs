@@ -1,4 +1,4 @@
-//! Issue 25: every 422 says each problem twice, as the Portuguese message of `errors` and, at the
+//! Every 422 says each problem twice, as the Portuguese message of `errors` and, at the
 //! same position, as `details[i] = {field, code, message}` with the field's path as sent and a
 //! stable code (docs/openapi.yaml, `ValidationErrors`).
 

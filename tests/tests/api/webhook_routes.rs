@@ -1,4 +1,4 @@
-//! Issue 25: webhooks and events over the API (`/v1/webhooks`, `/v1/webhook_deliveries`,
+//! Webhooks and events over the API (`/v1/webhooks`, `/v1/webhook_deliveries`,
 //! `/v1/events`), with the tenancy, limits and error shapes of every `/v1` route. Receivers are
 //! small HTTP servers on 127.0.0.1 (the tests' servers allow them, as the local switch does);
 //! deliveries are checked with the published Standard Webhooks implementation.

@@ -1,4 +1,4 @@
-//! The banks whose collection agreements take remittance and return files (issue 43): each one a
+//! The banks whose collection agreements take remittance and return files: each one a
 //! [`Bank`], its layout's records as data (`billets::layouts`) beside the bank's own rules (the
 //! agreement as the bank writes it, the our number and its check digit, the barcode's free field,
 //! movement and occurrence codes, refusal reasons in words). One engine writes every CNAB 240
@@ -16,8 +16,8 @@
 //! | `caixa`           | Caixa 104           | 240   | `2004/654321-9` agência/código do beneficiário-dv              |
 //! | `sicoob`          | Sicoob 756          | 240   | `4327-0/000012345-6/229385` cooperativa-dv/conta-dv/código do cliente |
 //!
-//! Each bank's file says its rules in full; `docs/decisions.md` ("Bank layouts as data") which
-//! manual each layout follows.
+//! Each bank's file says its rules in full; `docs/decisions.md` ("Which manual each layout
+//! follows") which manual each layout follows.
 
 use chrono::NaiveDate;
 use rust_decimal::Decimal;

@@ -1,4 +1,4 @@
-//! Each bank's collection files as data (issue 43): its remittance's records and its return's, every
+//! Each bank's collection files as data: its remittance's records and its return's, every
 //! position of each line in one field, in the order of the bank's manual (`billets::layout`). The
 //! bank's rules (check digits, free field, codes) are beside, in `billets::banks`.
 //!

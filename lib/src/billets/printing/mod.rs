@@ -1,4 +1,4 @@
-//! The printable billet (beyond the spec, issue 17): the PDF in the FEBRABAN layout with its
+//! The printable billet (beyond the spec): the PDF in the FEBRABAN layout with its
 //! Interleaved 2 of 5 barcode and Pix QR code, and the QR code alone as PNG or SVG. Encoders come
 //! from crates (`barcoders`, `qrcode`, `png`, `pdf-writer`); this module lays them out.
 

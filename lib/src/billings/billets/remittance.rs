@@ -1,8 +1,8 @@
-//! Remittance files (issues 26, 43): how billets of a bank that learns of them from files (every
+//! Remittance files: how billets of a bank that learns of them from files (every
 //! layout of `billets::banks`, CNAB 240 and 400) reach it, and how a cancellation follows them.
 //!
 //! - **Lanes.** Files go per agreement of a bank: the lane is the agreement as the rule writes it
-//!   for Itaú 240 (the only bank before issue 43, whose queued instructions and sequences are keyed
+//!   for Itaú 240 (the first bank of files, whose queued instructions and sequences were keyed
 //!   so), `<bank_symbol>:<agreement>` for every other layout ([`lane`]).
 //!
 //! - **Queue.** A billet the registrar leaves `pending_remittance`, and a billet known to the bank

@@ -1,4 +1,4 @@
-//! Return files (issues 26, 43): what the bank says of the billets a remittance told it of, applied
+//! Return files: what the bank says of the billets a remittance told it of, applied
 //! to them and their billings, whatever the bank's layout (`billets::banks`; the file names it).
 //!
 //! A file is read whole first (`billets::cnab_return`): a malformed one is refused naming the

@@ -1,5 +1,5 @@
 //! `/v1/billings/{billing_id}/bank_billets` (§4.3): the billets of one billing, newest first; and,
-//! beyond the spec (issue 17), a billet printed: `…/{id}/pdf`, and its Pix QR code alone,
+//! beyond the spec, a billet printed: `…/{id}/pdf`, and its Pix QR code alone,
 //! `…/{id}/pix.png` and `…/{id}/pix.svg`. All of one billet answer 404 by the show's rules.
 
 use axum::extract::State;

@@ -1,4 +1,4 @@
-//! The card channel (DESIGN §10, issue 42): a billing paid by card through the account's checkout
+//! The card channel (DESIGN §10): a billing paid by card through the account's checkout
 //! gateway, on the payer's page.
 //!
 //! - **The gateway** is a provider behind [`Gateway`]: it makes an intent of a payment

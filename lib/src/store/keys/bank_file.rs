@@ -11,7 +11,7 @@ pub fn our_number_sequence(agreement: &str) -> String {
 /// How many partitions the remittance markers ([`remittance_due`]) spread over.
 pub const REMITTANCE_DUE_SHARDS: i64 = 8;
 
-/// The instructions waiting for the next remittance file of one agreement of an account (issue 26):
+/// The instructions waiting for the next remittance file of one agreement of an account:
 /// `sk = Q#<billing:010>#<billet:010>#<movement>`, so a file takes them in key order.
 pub fn remittance_queue(account: AccountId, agreement: &str) -> String {
     format!("A#{account}#REMITQ#{agreement}")
