@@ -2,7 +2,7 @@
 //! expands a bulk billing, settles on-account sales and pays billings off, then started again on
 //! the same table and queues: once everything it implied has run, every record's follow-up
 //! happened exactly once (docs/decisions.md, "A process killed anywhere loses nothing"). Each run has a table
-//! and queues of its own; `KILL_RUNS` runs (3 by default; the 20 with `KILL_RUNS=20`), each
+//! and queues of its own; `KILL_RUNS` runs (3 by default; `KILL_RUNS=20` for a longer trial), each
 //! with the moment of the kill drawn at random (`KILL_SEED` repeats a sequence).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
