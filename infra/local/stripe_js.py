@@ -3,7 +3,8 @@
 
 The payer's card page loads `<this>/v3/` as it loads https://js.stripe.com/v3/ on AWS, and calls
 what Stripe.js offers it: `Stripe(publishableKey)`, `.elements().create('card').mount(selector)`
-and `.confirmCardPayment(clientSecret, {payment_method: {card}})`. localstripe's own script fakes
+and `.confirmCardPayment(clientSecret, {payment_method: {card}})`, which resolves to
+`{paymentIntent}` or, as Stripe.js does, `{error: {type, code, decline_code, message}}`. localstripe's own script fakes
 3-D Secure only, so this one confirms as Stripe does for a browser: the card goes to the gateway
 (a token made with the publishable key), the intent is confirmed with it, and the intent comes
 back. The card never reaches the billing service. Test tooling only: nothing here is in the
@@ -124,17 +125,21 @@ class Handler(BaseHTTPRequestHandler):
             form["card[%s]" % field] = str(card.get(field, ""))
         status, token = call(self.api, "POST", "/v1/tokens", form, key)
         if status != 200:
-            message = token.get("error", {}).get("message") or "Cartão inválido."
-            return self.answer(402, {"error": {"message": "Cartão recusado: " + message}})
+            # Stripe.js checks the fields before it calls: a card it cannot read is a validation error.
+            return self.answer(400, {"error": {"type": "validation_error", "code": "invalid_number",
+                                               "message": "Os dados do cartão estão incompletos ou inválidos."}})
         card_id = token["card"]["id"]
         status, body = call(self.api, "POST", "/v1/payment_intents/" + intent, {"payment_method": card_id}, STANDIN_KEY)
         if status == 200:
             status, body = call(self.api, "POST", "/v1/payment_intents/%s/confirm" % intent, {}, STANDIN_KEY)
         if status != 200:
-            message = body.get("error", {}).get("message") or "O pagamento não foi aprovado."
-            return self.answer(402, {"error": {"message": message}})
+            # As confirmCardPayment resolves: the gateway's error (type, code, decline_code, message).
+            error = body.get("error") or {}
+            kept = {k: error[k] for k in ("type", "code", "decline_code", "message") if k in error}
+            return self.answer(402, {"error": {"type": "card_error", "message": "Your card was declined.", **kept}})
         if body.get("status") == "requires_payment_method":
-            return self.answer(402, {"error": {"message": "Cartão recusado pelo emissor."}})
+            return self.answer(402, {"error": {"type": "card_error", "code": "card_declined",
+                                               "message": "Your card was declined."}})
         self.answer(200, body)
 
 
