@@ -35,6 +35,16 @@ checks = importlib.import_module("payer-page-check")
 step = checks.step
 
 
+# Stripe's test cards declined at the charge (docs.stripe.com/testing) and the page's words for each.
+DECLINED = [
+    ("4000 0000 0000 0002", "recusado pelo banco emissor"),
+    ("4000 0000 0000 9995", "saldo ou limite insuficiente"),
+    ("4000 0000 0000 0069", "está vencido"),
+    ("4000 0000 0000 0127", "código de segurança (CVC)"),
+    ("4000 0000 0000 0341", "recusado pelo banco emissor"),
+]
+
+
 def at_localstripe(intent):
     url = f"{os.environ['LOCAL_STRIPE_URL']}/v1/payment_intents/{intent}?expand[]=latest_charge.balance_transaction"
     request = urllib.request.Request(url, headers={"Authorization": "Bearer sk_test_card_check"})
@@ -94,7 +104,22 @@ def main():
         scroll = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
         assert scroll <= 0, f"{scroll}px of horizontal scroll"
 
-        step("a test card into the gateway's field; pay")
+        step("Stripe's declined test cards, one after another on the same page: each said in Portuguese")
+        for number, words in DECLINED:
+            page.fill("[data-card=number]", number)
+            page.fill("[data-card=expiry]", "12/30")
+            page.fill("[data-card=cvc]", "123")
+            page.get_by_role("button", name="Pagar").click()
+            page.wait_for_selector(f"#card-status:has-text('{words}')", timeout=20000)
+            page.wait_for_selector("#pay:not([disabled])", timeout=5000)
+            print(f"   {number}: {page.inner_text('#card-status')!r}")
+        # The gateway answers a refusal 402, which Chromium logs as a failed load (as with Stripe's).
+        errors[:] = [e for e in errors if "status of 402" not in e]
+        still = api.expect(200, "GET", f"/v1/billings/{billing_id}")
+        assert still["status"] == "opened" and not still.get("gw_received_with"), (still["status"], still)
+        print("   the billing: opened, nothing recorded")
+
+        step("a good card on the same page; pay")
         page.fill("[data-card=number]", "4242 4242 4242 4242")
         page.fill("[data-card=expiry]", "12/30")
         page.fill("[data-card=cvc]", "123")

@@ -14,7 +14,7 @@ mod workers;
 
 pub use accounts::{account, active_account};
 pub use customers::{cpf, listed_customers, tagged_customers};
-pub use payer::{pay_by_card, sent_emails};
+pub use payer::{pay_by_card, sent_emails, try_card};
 pub use process::DevServerProcess;
 pub use server::DevServer;
 pub use stack::{billet_queue, local_files, local_stack};

@@ -32,6 +32,17 @@ pub async fn sent_emails(to: &str) -> Vec<(String, String)> {
 /// `number`, then the page's confirmation. The page's last answer (`{"stage", "message"}`), or
 /// `None` when a step got no answer (a server killed) or the page made no intent.
 pub async fn pay_by_card(http: &reqwest::Client, root: &str, token: &str, number: &str) -> Option<serde_json::Value> {
+    try_card(http, root, token, number).await.map(|(_, page)| page)
+}
+
+/// As [`pay_by_card`], and what the gateway's confirmation resolved to as well: `(gateway, page)`,
+/// the gateway's `{"error": {type, code, decline_code, message}}` when it refused the card.
+pub async fn try_card(
+    http: &reqwest::Client,
+    root: &str,
+    token: &str,
+    number: &str,
+) -> Option<(serde_json::Value, serde_json::Value)> {
     use serde_json::{json, Value};
     let page = format!("{root}/pay/{token}/cartao");
     let attempt = async {
@@ -41,8 +52,9 @@ pub async fn pay_by_card(http: &reqwest::Client, root: &str, token: &str, number
         let confirm = format!("{}/v1/payment_intents/{intent}/confirm", js.trim_end_matches("/v3/"));
         let card = json!({"number": number, "exp_month": "12", "exp_year": "2030", "cvc": "123"});
         let sent = json!({"key": opened["publishable_key"], "client_secret": opened["client_secret"], "card": card});
-        http.post(&confirm).json(&sent).send().await.ok()?;
-        http.post(format!("{page}/{intent}")).send().await.ok()?.json::<Value>().await.ok()
+        let gateway: Value = http.post(&confirm).json(&sent).send().await.ok()?.json().await.ok()?;
+        let answer = http.post(format!("{page}/{intent}")).send().await.ok()?.json::<Value>().await.ok()?;
+        Some((gateway, answer))
     };
     tokio::time::timeout(std::time::Duration::from_secs(60), attempt).await.ok().flatten()
 }

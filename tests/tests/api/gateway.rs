@@ -161,6 +161,49 @@ async fn a_card_payment_settles_the_billing_with_the_gateways_figures_then_its_f
     assert_eq!(billing_api::payments::gateway::available::run(store, escrow.date()).await.unwrap().found, 0);
 }
 
+/// Stripe's test cards declined at the charge (docs.stripe.com/testing): the card, its error's
+/// `code` and `decline_code`, as the gateway's confirmation resolves (localstripe as our launcher
+/// makes it behave).
+const DECLINED: [(&str, &str, Option<&str>); 5] = [
+    ("4000000000000002", "card_declined", Some("generic_decline")),
+    ("4000000000009995", "card_declined", Some("insufficient_funds")),
+    ("4000000000000069", "expired_card", None),
+    ("4000000000000127", "incorrect_cvc", None),
+    ("4000000000000341", "card_declined", Some("generic_decline")),
+];
+
+#[tokio::test]
+async fn declined_cards_leave_the_billing_open_and_another_card_then_pays_it_once() {
+    let (api, s) = start(false).await;
+    let receiver = infra::webhook_receiver::Receiver::start(&[], 200).await;
+    api.server.webhook_ops().add(api.account_id, &receiver.url).await.unwrap();
+    api.server.start_webhooks(billing_api::webhooks::Schedule(vec![std::time::Duration::from_secs(1); 3]));
+    let (id, token) = billing(&api, &s).await;
+    let http = reqwest::Client::new();
+    let root = api.server.url("");
+    for (number, code, decline_code) in DECLINED {
+        let (gateway, page) = infra::testing::try_card(&http, &root, &token, number).await.expect("answered");
+        assert_eq!(gateway["error"]["type"], "card_error", "{number}: {gateway}");
+        assert_eq!(gateway["error"]["code"], code, "{number}: {gateway}");
+        assert_eq!(gateway["error"]["decline_code"].as_str(), decline_code, "{number}: {gateway}");
+        assert_eq!(page["stage"], "open", "{number}: the page lets the payer try again: {page}");
+        let still = shown(&api, id).await;
+        assert_eq!(still["status"], "opened", "{number}: {still}");
+        assert!(still["gw_received_with"].is_null() && still["gw_payment_date"].is_null(), "{number}: {still}");
+    }
+    // The same day's intent takes another card.
+    let done = pay_by_card(&api, &token, "4242424242424242").await;
+    assert_eq!(done["stage"], "succeeded", "{done}");
+    let paid = shown(&api, id).await;
+    assert_eq!((paid["status"].as_str(), paid["gw_received_with"].as_str()), (Some("paid"), Some("credit_card")));
+    let gateway = at_localstripe(&api, id).await;
+    assert_eq!(gateway["status"], "succeeded", "{gateway}");
+    assert_eq!(gateway["latest_charge"]["amount"], gateway["amount"], "charged once, in full");
+    receiver.wait_for("the card payment", |r| r.json()["data"]["billing"]["status"] == "paid").await;
+    let told = receiver.received().into_iter().filter(|r| r.json()["data"]["billing"]["status"] == "paid").count();
+    assert_eq!(told, 1, "announced once");
+}
+
 #[tokio::test]
 async fn a_manual_capture_waits_for_the_account_which_captures_or_releases() {
     let (api, s) = start(true).await;

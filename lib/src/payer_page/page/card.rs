@@ -7,22 +7,30 @@ use crate::billets::model::BankBillet;
 use crate::billets::printing::text::date;
 
 /// The card checkout's script: asks the page's own route for the day's intent, mounts the
-/// gateway's card field (Stripe.js: the card goes from the payer's browser to the gateway alone),
-/// confirms the payment with the gateway, then tells the page's route, which reads it back from
-/// the gateway.
+/// gateway's card field (Stripe.js in Portuguese: the card goes from the payer's browser to the
+/// gateway alone), confirms the payment with the gateway, then tells the page's route, which reads
+/// it back from the gateway. A refusal is said in plain Portuguese by its decline code (Stripe's
+/// `decline_code`, else its `code`: insufficient funds, expired, incorrect CVC, refused by the
+/// issuer) and the button is given back: the intent takes another card, as Stripe's does.
 const CARD_SCRIPT: &str = "\
 (function(){\
 var form=document.getElementById('card-form'),say=document.getElementById('card-status'),pay=document.getElementById('pay');\
 var base=location.pathname.replace(/\\/$/,''),stripe=null,card=null,opened=null;\
 function show(t,ok){say.textContent=t;say.className=ok?'ok':'';}\
+var WORDS={insufficient_funds:'Cartão recusado: saldo ou limite insuficiente. Tente outro cartão.',\
+expired_card:'Cartão recusado: está vencido. Confira a validade ou use outro cartão.',\
+incorrect_cvc:'Cartão recusado: o código de segurança (CVC) está incorreto. Confira e tente de novo.',\
+processing_error:'Não foi possível processar o cartão agora. Tente de novo em instantes.',\
+card_declined:'Cartão recusado pelo banco emissor. Tente outro cartão ou fale com o seu banco.'};\
+function refused(e){e=e||{};return WORDS[e.decline_code]||WORDS[e.code]||(e.type==='validation_error'&&e.message)||'O pagamento não foi aprovado. Tente outro cartão.';}\
 function json(r){return r.json().then(function(b){return{status:r.status,body:b};});}\
 fetch(base,{method:'POST'}).then(json).then(function(a){\
 if(a.status!==200){show(a.body.message||'Pagamento com cartão indisponível.');return;}\
-opened=a.body;stripe=Stripe(opened.publishable_key);card=stripe.elements().create('card');card.mount('#card-element');pay.disabled=false;\
+opened=a.body;stripe=Stripe(opened.publishable_key,{locale:'pt-BR'});card=stripe.elements().create('card');card.mount('#card-element');pay.disabled=false;\
 }).catch(function(){show('Não foi possível abrir o pagamento com cartão. Tente novamente.');});\
 form.addEventListener('submit',function(e){e.preventDefault();if(!opened)return;pay.disabled=true;show('Processando o pagamento…');\
 stripe.confirmCardPayment(opened.client_secret,{payment_method:{card:card}}).then(function(r){\
-if(r.error){show((r.error&&r.error.message)||'O pagamento não foi aprovado.');pay.disabled=false;return;}\
+if(r.error){show(refused(r.error));pay.disabled=false;return;}\
 return fetch(base+'/'+encodeURIComponent(opened.intent),{method:'POST'}).then(json).then(function(a){\
 var done=a.body.stage==='succeeded'||a.body.stage==='authorized';show(a.body.message,done);if(done){form.hidden=true;}else{pay.disabled=false;}});\
 }).catch(function(){show('Não foi possível concluir o pagamento. Tente novamente.');pay.disabled=false;});});\
