@@ -37,6 +37,14 @@ async fn billing(api: &Api, s: &Setup) -> (i64, String) {
     (id, token)
 }
 
+/// A webhook receiver of the account's events, its deliveries tried every second.
+async fn receiver_of(api: &Api) -> infra::webhook_receiver::Receiver {
+    let receiver = infra::webhook_receiver::Receiver::start(&[], 200).await;
+    api.server.webhook_ops().add(api.account_id, &receiver.url).await.unwrap();
+    api.server.start_webhooks(billing_api::webhooks::Schedule(vec![std::time::Duration::from_secs(1); 3]));
+    receiver
+}
+
 fn env(name: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| panic!("{name} (infra/test starts localstripe)"))
 }
@@ -104,9 +112,7 @@ fn event(id: &str, kind: &str, object: Value) -> Value {
 #[tokio::test]
 async fn a_card_payment_settles_the_billing_with_the_gateways_figures_then_its_funds_become_available() {
     let (api, s) = start(false).await;
-    let receiver = infra::webhook_receiver::Receiver::start(&[], 200).await;
-    api.server.webhook_ops().add(api.account_id, &receiver.url).await.unwrap();
-    api.server.start_webhooks(billing_api::webhooks::Schedule(vec![std::time::Duration::from_secs(1); 3]));
+    let receiver = receiver_of(&api).await;
     let (id, token) = billing(&api, &s).await;
     let page = reqwest::get(api.server.url(&format!("/pay/{token}"))).await.unwrap().text().await.unwrap();
     assert!(page.contains("Pagar com cartão"), "the billet's page offers the card");
@@ -175,9 +181,7 @@ const DECLINED: [(&str, &str, Option<&str>); 5] = [
 #[tokio::test]
 async fn declined_cards_leave_the_billing_open_and_another_card_then_pays_it_once() {
     let (api, s) = start(false).await;
-    let receiver = infra::webhook_receiver::Receiver::start(&[], 200).await;
-    api.server.webhook_ops().add(api.account_id, &receiver.url).await.unwrap();
-    api.server.start_webhooks(billing_api::webhooks::Schedule(vec![std::time::Duration::from_secs(1); 3]));
+    let receiver = receiver_of(&api).await;
     let (id, token) = billing(&api, &s).await;
     let http = reqwest::Client::new();
     let root = api.server.url("");
