@@ -45,6 +45,13 @@ DECLINED = [
 ]
 
 
+def type_card(page, number):
+    """Types the card `number`, a future expiry and a CVC into the gateway's card field."""
+    page.fill("[data-card=number]", number)
+    page.fill("[data-card=expiry]", "12/30")
+    page.fill("[data-card=cvc]", "123")
+
+
 def at_localstripe(intent):
     url = f"{os.environ['LOCAL_STRIPE_URL']}/v1/payment_intents/{intent}?expand[]=latest_charge.balance_transaction"
     request = urllib.request.Request(url, headers={"Authorization": "Bearer sk_test_card_check"})
@@ -106,9 +113,7 @@ def main():
 
         step("Stripe's declined test cards, one after another on the same page: each said in Portuguese")
         for number, words in DECLINED:
-            page.fill("[data-card=number]", number)
-            page.fill("[data-card=expiry]", "12/30")
-            page.fill("[data-card=cvc]", "123")
+            type_card(page, number)
             page.get_by_role("button", name="Pagar").click()
             page.wait_for_selector(f"#card-status:has-text('{words}')", timeout=20000)
             page.wait_for_selector("#pay:not([disabled])", timeout=5000)
@@ -120,9 +125,7 @@ def main():
         print("   the billing: opened, nothing recorded")
 
         step("a good card on the same page; pay")
-        page.fill("[data-card=number]", "4242 4242 4242 4242")
-        page.fill("[data-card=expiry]", "12/30")
-        page.fill("[data-card=cvc]", "123")
+        type_card(page, "4242 4242 4242 4242")
         shot = Path(args.screenshots) / "card-checkout-phone.png"
         page.screenshot(path=str(shot), full_page=True)
         page.get_by_role("button", name="Pagar").click()

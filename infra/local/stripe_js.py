@@ -4,10 +4,10 @@
 The payer's card page loads `<this>/v3/` as it loads https://js.stripe.com/v3/ on AWS, and calls
 what Stripe.js offers it: `Stripe(publishableKey)`, `.elements().create('card').mount(selector)`
 and `.confirmCardPayment(clientSecret, {payment_method: {card}})`, which resolves to
-`{paymentIntent}` or, as Stripe.js does, `{error: {type, code, decline_code, message}}`. localstripe's own script fakes
-3-D Secure only, so this one confirms as Stripe does for a browser: the card goes to the gateway
-(a token made with the publishable key), the intent is confirmed with it, and the intent comes
-back. The card never reaches the billing service. Test tooling only: nothing here is in the
+`{paymentIntent}` or, as Stripe.js does, `{error: {type, code, decline_code, message}}`.
+localstripe's own script fakes 3-D Secure only, so this one confirms as Stripe does for a browser:
+the card goes to the gateway (a token made with the publishable key), the intent is confirmed with
+it, and the intent comes back. The card never reaches the billing service. Test tooling only: nothing here is in the
 service, and it listens on 127.0.0.1 alone.
 
     python3 stripe_js.py --port 8421 --localstripe http://127.0.0.1:8420
