@@ -731,7 +731,7 @@ async fn the_pix_events_run_through_their_functions() {
     let message: Value = serde_json::from_str(event.records[0].body.as_deref().unwrap()).unwrap();
     let credentials = infra::ops::pix::local_credentials("11111111-2222-4333-8444-555555555555").unwrap();
     let secrets = aws_sdk_secretsmanager::Client::new(&config);
-    billing_api::payments::pix::psp::store(&secrets, message["secret_id"].as_str().unwrap(), &credentials)
+    billing_api::payments::secrets::store(&secrets, message["secret_id"].as_str().unwrap(), &credentials)
         .await
         .unwrap();
     let response = billing_api::payments::pix::handle_batch(event).await;

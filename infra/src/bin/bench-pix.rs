@@ -144,7 +144,7 @@ async fn reconcile(
     payments: usize,
 ) -> anyhow::Result<(pix::Reconciled, u64, Duration)> {
     let link = pix::Link { account_id: account, bank_rule_id: rule, secret_id: psp::secret_id(account, rule) };
-    let client = psp::registry().psp(&link.secret_id).await?;
+    let client = psp::registry().client(&link.secret_id).await?;
     let at = |text: &str| chrono::DateTime::parse_from_rfc3339(text).expect("a time");
     let before = client.calls();
     let reading = Instant::now();

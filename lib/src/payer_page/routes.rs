@@ -197,7 +197,7 @@ async fn card(State(state): State<AppState>, Path(token): Path<String>) -> Respo
         return not_found();
     }
     let gateway = match crate::payments::gateway::link(&state.store, account).await {
-        Ok(Some(link)) if link.enabled => crate::payments::gateway::registry().gateway(&link.secret_id).await,
+        Ok(Some(link)) if link.enabled => crate::payments::gateway::registry().client(&link.secret_id).await,
         Ok(_) => return not_found(),
         Err(error) => return unavailable(error),
     };

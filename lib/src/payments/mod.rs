@@ -22,6 +22,7 @@ pub mod bank;
 pub mod gateway;
 pub mod ledger;
 pub mod pix;
+pub mod secrets;
 
 pub use ledger::*;
 

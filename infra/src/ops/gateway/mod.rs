@@ -167,7 +167,7 @@ async fn operate(store: &Store, account: AccountId, id: BillingId, act: Option<A
                 .map_err(|e| anyhow::anyhow!("billing {id}: {e}"))?;
             let card = billing.gw_card.context("the billing has no card payment")?;
             let link = gateway::link(store, account).await?.context("the account has no checkout gateway")?;
-            let client = gateway::registry().gateway(&link.secret_id).await?;
+            let client = gateway::registry().client(&link.secret_id).await?;
             let beside = sync::Beside::default();
             match Box::pin(sync::read_and_apply(store, client.as_ref(), account, &card.intent_id, &beside)).await {
                 Ok(sync::Synced::Billing(billing)) => *billing,

@@ -207,7 +207,7 @@ pub async fn link_psp(
 ) -> anyhow::Result<Option<String>> {
     credentials.check()?;
     let secret_id = psp::secret_id(account, rule);
-    psp::store(secrets, &secret_id, credentials).await?;
+    billing_api::payments::secrets::store(secrets, &secret_id, credentials).await?;
     billing_api::bank_rules::set_pix(store, account, rule, Some(secret_id)).await?;
     let Some(base) = webhook_base else { return Ok(None) };
     let url = format!("{}{}", base.trim_end_matches('/'), routes::path(account, rule));
@@ -234,7 +234,7 @@ pub async fn refund(
         .map_err(|e| anyhow::anyhow!("billing {}: {e}", entry.billing_id))?;
     let rule = billing.bank_rule_id.context("the billing has no bank rule")?;
     let link = pix::Link { account_id: account, bank_rule_id: rule, secret_id: psp::secret_id(account, rule) };
-    let client = psp::registry().psp(&link.secret_id).await?;
+    let client = psp::registry().client(&link.secret_id).await?;
     let left = entry.amount - entry.refunded;
     let amount = amount.unwrap_or(left);
     anyhow::ensure!(

@@ -26,14 +26,10 @@ pub mod routes;
 pub mod stripe;
 pub mod sync;
 
-use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
-use std::time::{Duration, Instant};
+use std::sync::OnceLock;
 
-use anyhow::Context as _;
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
-use tokio::sync::Mutex;
 
 use self::card::{Dispute, Method, Review, Stage};
 use crate::store::stored::{self, Key, Stored};
@@ -187,65 +183,14 @@ pub fn secret_id(store: &Store, account: AccountId) -> String {
     format!("{}/{}/{account}", prefix.as_deref().unwrap_or(DEFAULT_SECRET_PREFIX), store.table())
 }
 
-/// How long a process trusts a secret it read: a rotated key is read again after this.
-pub const RELOAD_AFTER: Duration = Duration::from_secs(300);
-
-/// The process's gateway clients, one per secret, read again after [`RELOAD_AFTER`].
-#[derive(Default)]
-pub struct Registry {
-    clients: Mutex<HashMap<String, (Arc<stripe::Stripe>, Instant)>>,
-    secrets: OnceLock<aws_sdk_secretsmanager::Client>,
-}
+/// The process's gateway clients, one per secret, read again after
+/// [`super::secrets::RELOAD_AFTER`].
+pub type Registry = super::secrets::Registry<stripe::Stripe>;
 
 /// The process's registry.
 pub fn registry() -> &'static Registry {
     static REGISTRY: OnceLock<Registry> = OnceLock::new();
     REGISTRY.get_or_init(Registry::default)
-}
-
-impl Registry {
-    pub async fn secrets(&self) -> aws_sdk_secretsmanager::Client {
-        if let Some(client) = self.secrets.get() {
-            return client.clone();
-        }
-        let client = aws_sdk_secretsmanager::Client::new(&crate::config::aws().await);
-        self.secrets.get_or_init(|| client).clone()
-    }
-
-    /// The client of the gateway whose keys are in `secret_id`.
-    pub async fn gateway(&self, secret_id: &str) -> anyhow::Result<Arc<stripe::Stripe>> {
-        let mut clients = self.clients.lock().await;
-        if let Some((client, read_at)) = clients.get(secret_id) {
-            if read_at.elapsed() < RELOAD_AFTER {
-                return Ok(client.clone());
-            }
-        }
-        let found =
-            self.secrets().await.get_secret_value().secret_id(secret_id).send().await.context("GetSecretValue")?;
-        let text = found.secret_string().context("the gateway secret has no text")?;
-        let credentials: stripe::Credentials = serde_json::from_str(text)
-            .with_context(|| format!("the gateway secret {secret_id} is not the keys' JSON"))?;
-        let client = match clients.get(secret_id) {
-            Some((client, _)) if client.credentials == credentials => client.clone(),
-            _ => Arc::new(stripe::Stripe::new(credentials).with_context(|| format!("the gateway secret {secret_id}"))?),
-        };
-        clients.insert(secret_id.to_owned(), (client.clone(), Instant::now()));
-        Ok(client)
-    }
-
-    /// Forgets the client of `secret_id` (its secret just changed: `infra/ops gateway setup`).
-    pub async fn forget(&self, secret_id: &str) {
-        self.clients.lock().await.remove(secret_id);
-    }
-}
-
-/// Stores the keys (a new secret, or a new version of it).
-pub async fn store_credentials(
-    secrets: &aws_sdk_secretsmanager::Client,
-    secret_id: &str,
-    credentials: &stripe::Credentials,
-) -> anyhow::Result<()> {
-    crate::config::put_secret(secrets, secret_id, serde_json::to_string(credentials)?).await
 }
 
 /// Turns the account's gateway on with these keys (stored first, then the link): what `infra/ops
@@ -258,7 +203,7 @@ pub async fn set_up(
 ) -> anyhow::Result<Link> {
     credentials.check()?;
     let secret_id = secret_id(store, account);
-    store_credentials(&registry().secrets().await, &secret_id, credentials).await?;
+    super::secrets::store(&registry().secrets().await, &secret_id, credentials).await?;
     registry().forget(&secret_id).await;
     let link = Link {
         account_id: account,

@@ -88,7 +88,7 @@ async fn gateway_of(
         Ok(_) => return Err(answer(StatusCode::NOT_FOUND, unknown)),
         Err(error) => return Err(retry_later(error)),
     };
-    match super::registry().gateway(&link.secret_id).await {
+    match super::registry().client(&link.secret_id).await {
         Ok(gateway) => Ok((link, gateway)),
         Err(error) => Err(retry_later(format!("{error:#}"))),
     }

@@ -102,6 +102,19 @@ pub struct Stripe {
     http: reqwest::Client,
 }
 
+impl crate::payments::secrets::FromSecret for Stripe {
+    type Credentials = Credentials;
+    const SECRET: &'static str = "the gateway secret";
+
+    fn from_credentials(credentials: Credentials) -> anyhow::Result<Stripe> {
+        Stripe::new(credentials)
+    }
+
+    fn credentials(&self) -> &Credentials {
+        &self.credentials
+    }
+}
+
 impl Stripe {
     pub fn new(credentials: Credentials) -> anyhow::Result<Stripe> {
         credentials.check()?;

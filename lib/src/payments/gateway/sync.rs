@@ -285,7 +285,7 @@ pub async fn act(store: &Store, account: AccountId, id: BillingId, act: Act) -> 
         return Err(Refusal::invalid(problem));
     };
     let link = super::link(store, account).await?.ok_or(Refusal::NotFound)?;
-    let gateway = super::registry().gateway(&link.secret_id).await.map_err(Refusal::Unavailable)?;
+    let gateway = super::registry().client(&link.secret_id).await.map_err(Refusal::Unavailable)?;
     let done = match act {
         Act::Capture => gateway.capture(&card.intent_id).await,
         Act::Release => gateway.release(&card.intent_id).await,

@@ -53,7 +53,7 @@ pub async fn charge_billet(
     billet: &BankBillet,
 ) -> anyhow::Result<Option<String>> {
     let Some(secret_id) = billet.pix_psp.as_deref() else { return Ok(None) };
-    let psp = psp::registry().psp(secret_id).await?;
+    let psp = psp::registry().client(secret_id).await?;
     let body = match charge::body(billing, billet, psp.pix_key()) {
         Ok(body) => body,
         Err(problems) => {
@@ -76,7 +76,7 @@ pub async fn charge_billet(
 /// The Pix charges worker: removes each message's charge at its PSP.
 pub async fn handle_batch(event: SqsEvent) -> SqsBatchResponse {
     crate::jobs::handle_batch(event, "pix charge", |message: PixCharge| async move {
-        let psp = psp::registry().psp(&message.secret_id).await?;
+        let psp = psp::registry().client(&message.secret_id).await?;
         let txid = charge::txid(message.account_id, message.billing_id);
         charge::remove(&psp, &txid).await.context("removing the Pix charge")?;
         Ok(())
@@ -203,7 +203,7 @@ pub async fn receive(
 ) -> anyhow::Result<Vec<Taken>> {
     let found = stored::find::<Link>(store, keys::payment::pix_psp(account, rule)).await?;
     let Some(link) = found else { return Ok(vec![Taken::NotOurs; notices.pix.len()]) };
-    let psp = psp::registry().psp(&link.secret_id).await?;
+    let psp = psp::registry().client(&link.secret_id).await?;
     let mut taken = Vec::with_capacity(notices.pix.len());
     for notice in &notices.pix {
         let confirmed = psp.pix(&notice.end_to_end_id).await.context("reading the Pix back from the PSP")?;
@@ -243,7 +243,7 @@ pub async fn reconcile(
     from: DateTime<FixedOffset>,
     to: DateTime<FixedOffset>,
 ) -> anyhow::Result<Reconciled> {
-    let psp = psp::registry().psp(&link.secret_id).await?;
+    let psp = psp::registry().client(&link.secret_id).await?;
     let mut done = Reconciled::default();
     let mut page = 0;
     loop {

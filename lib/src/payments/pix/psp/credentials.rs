@@ -1,5 +1,5 @@
 //! What reaches a PSP: its [`Credentials`], kept in Secrets Manager one secret per bank rule (the
-//! secret's name: [`secret_id`]; read by [`load`], written by [`store`]), and the TLS client
+//! secret's name: [`secret_id`]; read and written by `payments::secrets`), and the TLS client
 //! configuration they make.
 
 use std::sync::Arc;
@@ -95,20 +95,4 @@ pub(super) fn tls(credentials: &Credentials) -> anyhow::Result<rustls::ClientCon
         .with_root_certificates(roots)
         .with_client_auth_cert(chain, key)
         .context("the certificate and key do not match")
-}
-
-/// The credentials kept in a secret.
-pub async fn load(secrets: &aws_sdk_secretsmanager::Client, secret_id: &str) -> anyhow::Result<Credentials> {
-    let found = secrets.get_secret_value().secret_id(secret_id).send().await.context("GetSecretValue")?;
-    let text = found.secret_string().context("the PSP secret has no text")?;
-    serde_json::from_str(text).with_context(|| format!("the PSP secret {secret_id} is not the credentials' JSON"))
-}
-
-/// Stores the credentials (a new secret, or a new version of it).
-pub async fn store(
-    secrets: &aws_sdk_secretsmanager::Client,
-    secret_id: &str,
-    credentials: &Credentials,
-) -> anyhow::Result<()> {
-    crate::config::put_secret(secrets, secret_id, serde_json::to_string(credentials)?).await
 }

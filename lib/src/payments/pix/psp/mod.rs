@@ -4,8 +4,9 @@
 //!
 //! What reaches a PSP is kept in Secrets Manager, one secret per bank rule ([`Credentials`]; its
 //! name in the rule, [`secret_id`]), never in the table or the logs. A process keeps one client per
-//! secret ([`Registry`]) and reads the secret again after [`RELOAD_AFTER`], so a rotated
-//! certificate is taken up without a deploy.
+//! secret ([`Registry`]) and reads the secret again after a while
+//! ([`crate::payments::secrets::RELOAD_AFTER`]), so a rotated certificate is taken up without a
+//! deploy.
 //!
 //! This file holds the client and its calls; the answers' shapes are in `answers`, the secrets in
 //! `credentials`, the process's clients in `registry`.
@@ -23,8 +24,8 @@ use tokio::sync::Mutex;
 
 pub use answers::{Cobv, Paging, Parameters, PspError, Received, ReceivedPage, Refund, PAGE_SIZE};
 use credentials::tls;
-pub use credentials::{load, secret_id, store, Credentials, DEFAULT_SECRET_PREFIX};
-pub use registry::{registry, Registry, RELOAD_AFTER};
+pub use credentials::{secret_id, Credentials, DEFAULT_SECRET_PREFIX};
+pub use registry::{registry, Registry};
 
 /// A token is renewed this long before the PSP says it expires.
 const TOKEN_MARGIN: Duration = Duration::from_secs(60);
