@@ -18,8 +18,8 @@ the file itself, never a rule of the standard:
 6. PayloadLocation's `location` is declared `format: uri`, but a location is written without its
    scheme (the BR Code carries `pix.example.com/qr/v2/...`, the file's own example): the format goes.
 7. `/cobv/{pixUrlAccessToken}` (the payer's JWS payload) has the same path template as
-   `/cobv/{txid}`: Prism routes `GET /cobv/<txid>` to it. The service does not call it: it is
-   dropped.
+   `/cobv/{txid}`: Prism routes `GET /cobv/<txid>` (which the service calls before a revision) to
+   it. The service never calls the payload route: it is dropped.
 """
 
 import sys

@@ -289,6 +289,17 @@ async fn a_new_due_date_revises_the_charge_and_a_pay_off_or_cancel_removes_it() 
     assert_eq!(revised["revisao"].as_i64(), before["revisao"].as_i64().map(|r| r + 1), "{revised}");
     assert_eq!(revised["calendario"]["dataDeVencimento"], "2030-04-01");
     let reissued = billet(&api, cancelled).await;
+    // The registration tried again (its answer's write lost, its message delivered again): the
+    // charge carries these terms already, so it gets no revision more.
+    let account = api.account_id;
+    let (billing_id, billet_id) = (BillingId::new(cancelled), BilletId::new(reissued["id"].as_i64().unwrap()));
+    let stored = records::find::<Billing>(&api.server.store, account, billing_id).await.unwrap().unwrap();
+    let stored_billet = billing_api::billets::model::find(&api.server.store, account, billing_id, billet_id);
+    let stored_billet = stored_billet.await.unwrap().unwrap();
+    let again = billing_api::payments::pix::charge_billet(account, &stored, &stored_billet).await.unwrap();
+    assert_eq!(again.as_deref(), revised["pixCopiaECola"].as_str());
+    let after_again = infra::ops::pix::local_charge(api.account_id, billing_id).await.unwrap().unwrap();
+    assert_eq!(after_again["revisao"], revised["revisao"], "{after_again}");
     assert_eq!(
         (reissued["due_date"].as_str(), reissued["pix_qr_code"].as_str()),
         (Some("2030-04-01"), revised["pixCopiaECola"].as_str())

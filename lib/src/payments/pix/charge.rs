@@ -79,7 +79,10 @@ pub fn body(billing: &Billing, billet: &BankBillet, pix_key: &str) -> Result<Val
 
 /// Makes or revises the billing's charge with `body`: a `PUT`, or a `PATCH` when the billing had
 /// a billet before (a re-issue) or the PSP answers that the txid is taken; a revision the PSP does
-/// not know the charge of (the billet before never got one: it was refused) is a `PUT`.
+/// not know the charge of (the billet before never got one: it was refused) is a `PUT`. Before a
+/// `PATCH` the charge is read: one that carries these terms already (this very call, made before
+/// and its answer lost, or its registration's message delivered twice) is kept as it is, so a retry
+/// never adds a revision.
 pub async fn make(psp: &Psp, txid: &str, body: &Value, revision: bool) -> Result<Cobv, PspError> {
     if !revision {
         match psp.put_cobv(txid, body).await {
@@ -92,9 +95,23 @@ pub async fn make(psp: &Psp, txid: &str, body: &Value, revision: bool) -> Result
     if let Some(fields) = patch.as_object_mut() {
         fields.remove("chave");
     }
-    match psp.patch_cobv(txid, &patch).await {
-        Err(PspError::Refused { status: 404, .. }) if revision => psp.put_cobv(txid, body).await,
-        answer => answer,
+    match psp.cobv(txid).await {
+        Ok(current) if current.status == "ATIVA" && carries(&Value::Object(current.terms.clone()), &patch) => return Ok(current),
+        Ok(_) => {}
+        Err(PspError::Refused { status: 404, .. }) if revision => return psp.put_cobv(txid, body).await,
+        Err(PspError::Refused { status: 404, .. }) => {}
+        Err(other) => return Err(other),
+    }
+    psp.patch_cobv(txid, &patch).await
+}
+
+/// Whether `held` (a charge as the PSP answers it) holds every field of `asked` with its value.
+fn carries(held: &Value, asked: &Value) -> bool {
+    match (held, asked) {
+        (Value::Object(held), Value::Object(asked)) => {
+            asked.iter().all(|(name, value)| held.get(name).is_some_and(|h| carries(h, value)))
+        }
+        _ => held == asked,
     }
 }
 
@@ -153,5 +170,15 @@ mod tests {
         ] {
             assert_eq!(parse_txid(other), None, "{other}");
         }
+    }
+
+    #[test]
+    fn a_charge_carries_the_terms_it_holds_whatever_else_it_has() {
+        let held = json!({"calendario": {"criacao": "2026-11-28T13:22:22Z", "dataDeVencimento": "2030-04-01"},
+            "valor": {"original": "25.00"}, "revisao": 1, "status": "ATIVA"});
+        assert!(carries(&held, &json!({"calendario": {"dataDeVencimento": "2030-04-01"}, "valor": {"original": "25.00"}})));
+        assert!(!carries(&held, &json!({"calendario": {"dataDeVencimento": "2030-05-01"}})));
+        assert!(!carries(&held, &json!({"valor": {"original": "25.00", "multa": {"modalidade": 2}}})));
+        assert!(!carries(&held, &json!({"devedor": {"cpf": "52998224725"}})));
     }
 }

@@ -34,6 +34,9 @@ pub struct Cobv {
     pub copy_paste: Option<String>,
     #[serde(default)]
     pub revisao: i64,
+    /// The rest of the answer as the PSP wrote it (the terms: `calendario`, `devedor`, `valor`...).
+    #[serde(flatten)]
+    pub terms: serde_json::Map<String, serde_json::Value>,
 }
 
 /// A Pix received, as the PSP lists it (`GET /pix`, `GET /pix/{e2eid}`, the webhook's `pix`).
