@@ -1,7 +1,7 @@
 //! What a deleted tag or group leaves behind, cleared in the background: the tag id in its
 //! holders' tag sets (and the tag's links), or `group_id` in its contacts. The delete answers at
 //! once; in its transaction it writes the cascade's state (`A#<account>`, `CASCADE#<TAG|GROUP>#<id>`:
-//! the round that runs next) and the task of its first message ([`started`]). Each message clears
+//! the round that runs next) and the task of its first message (`jobs::cascade_state::started`). Each message clears
 //! up to [`CHUNK`] holders, found by key in the contact postings of the tag or group; each holder is
 //! re-read and written on its version (a concurrent edit is never lost) without touching
 //! `updated_at`, and a holder already cleared is skipped. A message runs only the round the state
@@ -15,15 +15,15 @@
 //! of an existing group, and lists by a deleted tag or group are empty.
 
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
-use serde::{Deserialize, Serialize};
 
 use super::model::Contact;
 use crate::contention::{move_cursor, retry_in_turn};
+use crate::jobs::cascade_state::{state_keys, State};
 use crate::jobs::{tasks, Cascade};
 use crate::refusal::Refusal;
 use crate::store::keys::{self, contact::contact_facet};
 use crate::store::records;
-use crate::store::stored::{self, Key, Stored};
+use crate::store::stored;
 use crate::store::{postings, Condition, KeyRange, Sort, Store, Update, Write};
 use crate::values::{AccountId, ContactId, ContactType, GroupId, TagId, Timestamp};
 
@@ -43,52 +43,6 @@ pub enum Outcome {
 /// How long after the delete the cascade's last round runs at the earliest: longer than any
 /// request that read the tag or group before it can go on writing (the API functions stop at 10 s).
 const GRACE: std::time::Duration = std::time::Duration::from_secs(30);
-
-/// A cascade while it runs: the round whose message runs next, and when the delete happened.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-struct State {
-    round: i64,
-    /// Absent on cascades started before it was kept: those end without waiting.
-    #[serde(default)]
-    started_at: Option<Timestamp>,
-}
-
-impl Stored for State {
-    const KIND: Option<&'static str> = Some("cascade");
-    /// The account, and the kind (`TAG`, `GROUP`) and id of the deleted record.
-    type Scope<'a> = (AccountId, &'static str, i64);
-
-    fn key(&self, (account, kind, id): Self::Scope<'_>) -> Key {
-        state_key(account, kind, id)
-    }
-}
-
-fn state_key(account: AccountId, kind: &str, id: i64) -> Key {
-    (keys::account(account), keys::cascade(kind, id))
-}
-
-/// The state item's scope of the cascade a message belongs to.
-fn state_of(message: &Cascade) -> anyhow::Result<(AccountId, &'static str, i64)> {
-    Ok(match (message.tag_id, message.group_id) {
-        (Some(tag), _) => (message.account_id, "TAG", tag.get()),
-        (None, Some(group)) => (message.account_id, "GROUP", group.get()),
-        (None, None) => anyhow::bail!("a cascade names a tag or a group"),
-    })
-}
-
-/// The state item's keys of the cascade a message belongs to.
-fn state_keys(message: &Cascade) -> anyhow::Result<(String, String)> {
-    let (account, kind, id) = state_of(message)?;
-    Ok(state_key(account, kind, id))
-}
-
-/// The writes, for a tag's or group's delete, that start its cascade: the state at round 0 and
-/// the first round's task.
-pub fn started(account: AccountId, tag: Option<TagId>, group: Option<GroupId>) -> anyhow::Result<Vec<Write>> {
-    let first = Cascade { account_id: account, tag_id: tag, group_id: group, round: Some(0) };
-    let state = stored::put(&State { round: 0, started_at: Some(Timestamp::now()) }, state_of(&first)?)?;
-    Ok(vec![state, tasks::one(account, first)?])
-}
 
 /// One message: up to [`CHUNK`] holders of the deleted tag or group cleared, when the message
 /// names the round that runs next.

@@ -81,6 +81,6 @@ pub async fn list(
 /// Deletes the group (refused while billings depend on it); its contacts get `group_id` null in
 /// the background (`contacts::cascade`), and no reader shows the group meanwhile.
 pub async fn delete(store: &Store, account: AccountId, id: GroupId) -> Result<(), Refusal> {
-    let cascade = crate::contacts::cascade::started(account, None, Some(id))?;
+    let cascade = crate::jobs::cascade_state::started(account, None, Some(id))?;
     editing::delete::<Group>(store, account, id, cascade).await
 }

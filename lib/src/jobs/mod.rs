@@ -16,6 +16,7 @@ mod batch;
 mod billet_registration;
 mod bulk_expansion;
 mod cascade;
+pub mod cascade_state;
 mod lanes;
 mod pix_charge;
 mod queues;

@@ -43,6 +43,6 @@ pub async fn list(
 /// Deletes the tag (refused while billings use it); its holders lose it, and its links go, in the
 /// background (`contacts::cascade`); no reader shows the tag meanwhile.
 pub async fn delete(store: &Store, account: AccountId, id: TagId) -> Result<(), Refusal> {
-    let cascade = crate::contacts::cascade::started(account, Some(id), None)?;
+    let cascade = crate::jobs::cascade_state::started(account, Some(id), None)?;
     editing::delete::<Tag>(store, account, id, cascade).await
 }
