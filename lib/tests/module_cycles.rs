@@ -339,9 +339,6 @@ fn folder_pairs(src: &Path) -> BTreeSet<(String, String)> {
 const FOLDER_PAIRS: &[(&str, &str)] = &[
     ("billings", "payments"),
     ("billings", "reminders"),
-    ("contacts", "groups"),
-    ("contacts", "tags"),
-    ("payer_page", "reminders"),
     ("state", "webhooks"),
 ];
 

@@ -22,7 +22,7 @@ const NOT_STORED: &[(&str, &str)] = &[
     // The characters of an e-mail address's local part.
     ("contacts/input/email_and_phones.rs", "is_ascii_alphanumeric() || \"!#$%"),
     // An HTML entity, an SVG colour and an SVG path (a QR code's module) of the payer's page.
-    ("payer_page/page/html.rs", "&#39;"),
+    ("values/text.rs", "&#39;"),
     ("payer_page/page/mod.rs", "#000"),
     ("payer_page/page/mod.rs", "h1v1h-1z"),
     // The comment lines of a target file (`infra/target`).

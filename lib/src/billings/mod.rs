@@ -16,6 +16,7 @@ pub mod postings;
 mod record;
 mod routes;
 pub mod service;
+pub mod standing;
 pub mod update;
 pub mod view;
 

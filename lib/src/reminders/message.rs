@@ -53,7 +53,7 @@ fn templates() -> &'static minijinja::Environment<'static> {
         // as minijinja's default does: links and dates stay as they read.
         environment.set_formatter(|out, state, value| match (state.auto_escape(), value.as_str()) {
             (minijinja::AutoEscape::Html, Some(text)) if !value.is_safe() => {
-                out.write_str(&crate::payer_page::page::escape(text)).map_err(minijinja::Error::from)
+                out.write_str(&crate::values::text::escape_html(text)).map_err(minijinja::Error::from)
             }
             _ => minijinja::escape_formatter(out, state, value),
         });

@@ -22,7 +22,7 @@ use super::suppression;
 use crate::billets::model::BankBillet;
 use crate::billings::{compute, Billing};
 use crate::contacts::Contact;
-use crate::payer_page::page::Standing;
+use crate::billings::standing::Standing;
 use crate::refusal::Refusal;
 use crate::store::{keys, records, Store, StoreError};
 use crate::values::{AccountId, BillingId, BillingStatus, Money, Timestamp};

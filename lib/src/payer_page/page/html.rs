@@ -8,21 +8,7 @@ use sha2::{Digest, Sha256};
 use crate::billets::printing::text::amount;
 use crate::values::Money;
 
-/// The text of `value` safe inside HTML text and attribute values.
-pub fn escape(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for c in value.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::values::text::escape_html as escape;
 
 pub(super) fn money(value: Money) -> String {
     format!("R$\u{a0}{}", amount(value))

@@ -5,7 +5,7 @@
 //! ([`content_security_policy`]), the Pix QR code is inline SVG. Every text from a record is
 //! escaped. A billet that can no longer be paid shows its state in words and no payable code.
 //!
-//! This file draws the billet's page; where the billet stands is [`Standing`], the pieces every
+//! This file draws the billet's page; where the billet stands is [`Standing`] (`billings`), the pieces every
 //! page shares are in `html`, the card checkout and the reminders page in their own files.
 
 mod card;
@@ -23,7 +23,7 @@ use html::{digest, money, STYLE};
 pub use card::{card, card_policy};
 pub use html::escape;
 pub use reminders::{reminders, reminders_policy};
-pub use standing::{Due, Standing};
+pub use crate::billings::standing::{Due, Standing};
 
 /// A CPF or CNPJ with the middle digits shown and the rest hidden, as Brazilian services show
 /// them to third parties (`***.456.789-**`, `**.345.678/0001-**`); anything else fully hidden.
