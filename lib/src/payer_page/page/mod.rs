@@ -20,10 +20,10 @@ use crate::billets::printing::pix_qr::{self, QUIET_ZONE};
 use crate::billets::printing::text::date;
 use html::{digest, money, STYLE};
 
+pub use crate::billings::standing::{Due, Standing};
 pub use card::{card, card_policy};
 pub use html::escape;
 pub use reminders::{reminders, reminders_policy};
-pub use crate::billings::standing::{Due, Standing};
 
 /// A CPF or CNPJ with the middle digits shown and the rest hidden, as Brazilian services show
 /// them to third parties (`***.456.789-**`, `**.345.678/0001-**`); anything else fully hidden.

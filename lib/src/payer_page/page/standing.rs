@@ -50,10 +50,10 @@ mod tests {
     use super::*;
     use crate::billets::model::BankBillet;
     use crate::billets::BilletStatus;
-    use crate::values::BillingStatus;
     use crate::billings::model::tests as billing_samples;
     use crate::payer_page::page::render;
     use crate::payer_page::page::tests::payable_billet;
+    use crate::values::BillingStatus;
 
     #[test]
     fn the_standing_follows_the_billet_and_its_billing() {

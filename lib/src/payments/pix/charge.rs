@@ -96,7 +96,9 @@ pub async fn make(psp: &Psp, txid: &str, body: &Value, revision: bool) -> Result
         fields.remove("chave");
     }
     match psp.cobv(txid).await {
-        Ok(current) if current.status == "ATIVA" && carries(&Value::Object(current.terms.clone()), &patch) => return Ok(current),
+        Ok(current) if current.status == "ATIVA" && carries(&Value::Object(current.terms.clone()), &patch) => {
+            return Ok(current)
+        }
         Ok(_) => {}
         Err(PspError::Refused { status: 404, .. }) if revision => return psp.put_cobv(txid, body).await,
         Err(PspError::Refused { status: 404, .. }) => {}
@@ -176,7 +178,10 @@ mod tests {
     fn a_charge_carries_the_terms_it_holds_whatever_else_it_has() {
         let held = json!({"calendario": {"criacao": "2026-11-28T13:22:22Z", "dataDeVencimento": "2030-04-01"},
             "valor": {"original": "25.00"}, "revisao": 1, "status": "ATIVA"});
-        assert!(carries(&held, &json!({"calendario": {"dataDeVencimento": "2030-04-01"}, "valor": {"original": "25.00"}})));
+        assert!(carries(
+            &held,
+            &json!({"calendario": {"dataDeVencimento": "2030-04-01"}, "valor": {"original": "25.00"}})
+        ));
         assert!(!carries(&held, &json!({"calendario": {"dataDeVencimento": "2030-05-01"}})));
         assert!(!carries(&held, &json!({"valor": {"original": "25.00", "multa": {"modalidade": 2}}})));
         assert!(!carries(&held, &json!({"devedor": {"cpf": "52998224725"}})));
