@@ -10,8 +10,8 @@ mod schedules;
 mod workers;
 
 pub use http::{
-    diagnostic, gateway_app, http_app, notification_routes, payer_app, pix_webhook_app, run_authorizer, run_gateway,
-    run_http, run_payer_page, run_pix_webhook,
+    billing_routes, diagnostic, gateway_app, http_app, notification_routes, payer_app, pix_webhook_app, run_authorizer,
+    run_gateway, run_http, run_payer_page, run_pix_webhook,
 };
 pub use notifications::{reminder_events, run_reminder_events, run_return_files};
 pub use outbox::{run_outbox_dispatcher, run_outbox_sweeper, SWEEP_LIMIT};

@@ -94,7 +94,7 @@ const HTTP_SUITES: [(Routes, &[(&str, u16)]); 6] = [
     ),
     (billing_api::bill_categories::router, &[("bill-categories-list.json", 200)]),
     (
-        billing_api::billings::router,
+        functions::billing_routes,
         &[
             ("billings-create.json", 201),
             ("billings-create.json", 201),
@@ -155,7 +155,7 @@ async fn every_http_event_runs_through_its_function() {
             assert_eq!(run(&contacts, "contacts-create.json", account).await.0, 201);
         }
         if expected[0].0.starts_with("bank-billets") {
-            let billings = functions::http_app(billing_api::billings::router(), state.clone());
+            let billings = functions::http_app(functions::billing_routes(), state.clone());
             assert_eq!(run(&billings, "billings-create.json", account).await.0, 201);
             let response = run_sqs(&store, account).await;
             assert!(response.batch_item_failures.is_empty());
@@ -234,7 +234,7 @@ async fn run_sqs(store: &billing_api::store::Store, account: AccountId) -> SqsBa
     job["account_id"] = account.get().into();
     event["Records"][0]["body"] = Value::String(job.to_string());
     let event: SqsEvent = serde_json::from_value(event).expect("an SQS event");
-    billing_api::billings::billets::registrar::handle_batch(store, event).await
+    billing_api::payments::registrar::handle_batch(store, event).await
 }
 
 /// A fresh account with bank rule 1, category 1, contact 1 and billing 1 made through the fixtures
@@ -252,7 +252,7 @@ async fn billing_one_at(bank: &str, agreement: Option<&str>) -> (billing_api::st
     infra::ops::create_category(&store, account, "Mensalidades", "receivable").await.unwrap();
     let contacts = functions::http_app(billing_api::contacts::router(), state.clone());
     assert_eq!(run(&contacts, "contacts-create.json", account).await.0, 201);
-    let billings = functions::http_app(billing_api::billings::router(), state.clone());
+    let billings = functions::http_app(functions::billing_routes(), state.clone());
     assert_eq!(run(&billings, "billings-create.json", account).await.0, 201);
     (store, state, account)
 }
@@ -323,7 +323,7 @@ async fn the_bulk_events_accept_and_expand_once() {
     let created = contacts.oneshot(lambda_http::request::from_str(&event.to_string()).unwrap()).await.unwrap();
     assert_eq!(created.status().as_u16(), 201);
 
-    let billings = functions::http_app(billing_api::billings::router(), state);
+    let billings = functions::http_app(functions::billing_routes(), state);
     let (status, body) = run(&billings, "billings-create-bulk.json", account).await;
     assert_eq!((status, body), (202, serde_json::json!({"status": 202, "enqueued": true, "contacts_count": 1})));
     // The expansion's first message is the task the create wrote: the fixture, pointed at it.
@@ -689,7 +689,7 @@ async fn the_bank_file_events_run_through_their_functions() {
     let agreement = itau.agreement("0057/12345-7/109").unwrap();
     let title = serde_json::json!([{
         "movement": "02", "our_number": our_number, "dac": itau.rules.check_digit(&agreement, &our_number),
-        "amount": 0, "reference": billing_api::billings::billets::remittance::reference(BillingId::new(1), BilletId::new(1)),
+        "amount": 0, "reference": billing_api::payments::boleto::remittance::reference(BillingId::new(1), BilletId::new(1)),
     }]);
     let path = std::env::temp_dir().join(format!("return-event-{account}.ret"));
     let writer = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/cnab240/write_returns.py");
@@ -705,9 +705,9 @@ async fn the_bank_file_events_run_through_their_functions() {
     let text = fixture("return-file-s3.json").to_string().replace("returns/1/", &format!("returns/{account}/"));
     let event: aws_lambda_events::s3::S3Event = serde_json::from_str(&text).expect("an S3 event");
     // Delivered twice: applied once.
-    let first = billing_api::billings::billets::returns::on_uploads(&store, &files, event.clone()).await.unwrap();
+    let first = billing_api::payments::boleto::returns::on_uploads(&store, &files, event.clone()).await.unwrap();
     assert_eq!((first[0].result, first[0].applied_now), ("applied", 1), "{first:?}");
-    let second = billing_api::billings::billets::returns::on_uploads(&store, &files, event).await.unwrap();
+    let second = billing_api::payments::boleto::returns::on_uploads(&store, &files, event).await.unwrap();
     assert_eq!((second[0].applied_now, second[0].already), (0, 1), "{second:?}");
     assert_eq!(status().await.status, BilletStatus::Opened);
 }

@@ -12,6 +12,7 @@ pub fn all_routes() -> Router<AppState> {
         .merge(crate::contacts::router())
         .merge(crate::bill_categories::router())
         .merge(crate::billings::router())
+        .merge(crate::payments::gateway::routes::api())
         .merge(crate::billings::billets::router())
         .merge(crate::pos::router())
         .merge(crate::webhooks::router())

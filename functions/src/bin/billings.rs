@@ -2,5 +2,5 @@
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), lambda_http::Error> {
-    functions::run_http(billing_api::billings::router).await
+    functions::run_http(functions::billing_routes).await
 }

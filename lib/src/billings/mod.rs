@@ -5,6 +5,7 @@
 
 pub mod billets;
 pub mod bulk;
+pub mod card;
 pub mod compute;
 pub mod counts;
 pub mod input;

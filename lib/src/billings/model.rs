@@ -102,7 +102,7 @@ pub struct Billing {
     /// Its card payment, once the payer began one (`payments::gateway`): the rest of the `gw_*`
     /// block and what moves its gateway statuses.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gw_card: Option<crate::payments::gateway::card::Card>,
+    pub gw_card: Option<super::card::Card>,
     /// Bank-billet registrations asked for so far (0: none, as on legacy records). A re-issue
     /// asks again; the worker registers only for the latest.
     #[serde(default)]

@@ -20,8 +20,6 @@ pub fn router() -> Router<AppState> {
         .route("/v1/billings/{id}", get(show).patch(update).delete(destroy))
         .route("/v1/billings/{id}/cancel", post(cancel))
         .route("/v1/billings/{id}/pay_off", post(pay_off))
-        // The account's operations on a card payment (beyond the spec).
-        .merge(crate::payments::gateway::routes::api())
 }
 
 /// `200` with the single representation of `billing`.

@@ -264,11 +264,10 @@ mod tests {
         assert_eq!(editability(&b, false), Editability::DueDateOnly);
         b.gw_payment_link = Some("https://pay.example/x".into());
         assert_eq!(editability(&b, true), Editability::Full, "a link is not a checkout");
-        let card =
-            |stage| crate::payments::gateway::card::Card { intent_id: "pi_1".into(), stage, ..Default::default() };
-        b.gw_card = Some(card(crate::payments::gateway::card::Stage::Open));
+        let card = |stage| crate::billings::card::Card { intent_id: "pi_1".into(), stage, ..Default::default() };
+        b.gw_card = Some(card(crate::billings::card::Stage::Open));
         assert_eq!(editability(&b, true), Editability::Full, "an intent not confirmed");
-        b.gw_card = Some(card(crate::payments::gateway::card::Stage::Pending));
+        b.gw_card = Some(card(crate::billings::card::Stage::Pending));
         assert_eq!(editability(&b, true), Editability::DueDateOnly, "a checkout under way");
         b.status = BillingStatus::Paid;
         assert_eq!(editability(&b, true), Editability::Frozen);

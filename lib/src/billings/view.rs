@@ -109,7 +109,7 @@ struct Terms {
 
 /// The `gw_*` block of `b`: what a payment recorded, and its card payment's details once the card
 /// settled it (the numeric codes are PagSeguro's, which the spec's fields mirror:
-/// `payments::gateway::card::Method`; `gw_type_id` 1 is a payment).
+/// `billings::card::Method`; `gw_type_id` 1 is a payment).
 fn gateway(b: &Billing) -> Gateway<'_> {
     let card = b.gw_card.as_ref().filter(|card| card.settled);
     let method = card.and_then(|card| card.method.as_ref());

@@ -12,31 +12,8 @@ use crate::store::stored::{self, Key, Stored};
 use crate::store::{keys, KeyRange, Sort, Store, StoreError, StoreResult, Write};
 use crate::values::{AccountId, BilletId, BillingId, Money, Timestamp};
 
-/// How a payment came.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Channel {
-    /// The boleto, paid at a bank.
-    BankBillet,
-    /// The billing's Pix charge, paid from the payer's bank.
-    Pix,
-    /// A card, through the account's checkout gateway (`payments::gateway`).
-    CreditCard,
-    /// Paid outside the service and written off by the account (pay-off, `discharged`).
-    Manual,
-}
-
-impl Channel {
-    /// Its name: in the ledger's keys and as the billing's `gw_received_with`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Channel::BankBillet => "bank_billet",
-            Channel::Pix => "pix",
-            Channel::CreditCard => "credit_card",
-            Channel::Manual => "manual",
-        }
-    }
-}
+/// How a payment came (a value billets and billings keep too).
+pub use crate::values::PaymentChannel as Channel;
 
 /// A payment as its channel learned it.
 #[derive(Clone, Debug, PartialEq)]

@@ -313,6 +313,32 @@ impl BilletStatus {
     }
 }
 
+/// How a payment came.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PaymentChannel {
+    /// The boleto, paid at a bank.
+    BankBillet,
+    /// The billing's Pix charge, paid from the payer's bank.
+    Pix,
+    /// A card, through the account's checkout gateway (`payments::gateway`).
+    CreditCard,
+    /// Paid outside the service and written off by the account (pay-off, `discharged`).
+    Manual,
+}
+
+impl PaymentChannel {
+    /// Its name: in the ledger's keys and as the billing's `gw_received_with`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PaymentChannel::BankBillet => "bank_billet",
+            PaymentChannel::Pix => "pix",
+            PaymentChannel::CreditCard => "credit_card",
+            PaymentChannel::Manual => "manual",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,7 +20,8 @@
 //!   index under its escrow end's day until the daily step makes it `available`.
 
 pub mod available;
-pub mod card;
+/// The card payment as a billing keeps it (`billings::card`).
+pub use crate::billings::card;
 pub mod checkout;
 pub mod routes;
 pub mod stripe;
