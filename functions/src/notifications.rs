@@ -11,7 +11,7 @@ pub async fn run_return_files() -> Result<(), lambda_runtime::Error> {
     let (store, files) = (Store::from_config(&config), billing_api::files::Files::from_config(&config));
     let (store, files) = (&store, &files);
     lambda_runtime::run(service_fn(move |event: LambdaEvent<aws_lambda_events::s3::S3Event>| async move {
-        let received = billing_api::billings::billets::returns::on_uploads(store, files, event.payload).await?;
+        let received = billing_api::payments::boleto::returns::on_uploads(store, files, event.payload).await?;
         Ok::<_, lambda_runtime::Error>(serde_json::to_value(&received)?)
     }))
     .await

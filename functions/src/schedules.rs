@@ -5,7 +5,7 @@ use billing_api::store::Store;
 use lambda_runtime::{service_fn, LambdaEvent};
 
 /// Runs the remittance job on its schedule: every agreement with billets waiting gets its files
-/// (`billings::billets::remittance`), for at most [`REMITTANCE_BUDGET`]; then one Embedded Metric
+/// (`payments::boleto::remittance`), for at most [`REMITTANCE_BUDGET`]; then one Embedded Metric
 /// Format line with the age of the oldest instruction still waiting (the template's backlog alarm).
 pub async fn run_remittance_job() -> Result<(), lambda_runtime::Error> {
     billing_api::telemetry::init();
@@ -27,7 +27,7 @@ pub async fn remittance_run(
     files: &billing_api::files::Files,
 ) -> Result<serde_json::Value, lambda_runtime::Error> {
     let deadline = std::time::Instant::now() + REMITTANCE_BUDGET;
-    let report = billing_api::billings::billets::remittance::run_due(store, files, deadline).await?;
+    let report = billing_api::payments::boleto::remittance::run_due(store, files, deadline).await?;
     println!(
         "{}",
         billing_api::telemetry::metric(

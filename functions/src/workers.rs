@@ -17,7 +17,7 @@ pub async fn run_billet_registrar() -> Result<(), lambda_runtime::Error> {
     let store = &store;
     lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| async move {
         // Boxed: the worker's future is deep enough to overflow the compiler's layout limit inline.
-        let batch = Box::pin(billing_api::billings::billets::registrar::handle_batch(store, event.payload));
+        let batch = Box::pin(billing_api::payments::registrar::handle_batch(store, event.payload));
         Ok::<_, std::convert::Infallible>(batch.await)
     }))
     .await

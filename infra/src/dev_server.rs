@@ -196,7 +196,7 @@ pub async fn run_remittances(store: Store, files: billing_api::files::Files, eve
     loop {
         tokio::time::sleep(every).await;
         let deadline = std::time::Instant::now() + every;
-        match billing_api::billings::billets::remittance::run_due(&store, &files, deadline).await {
+        match billing_api::payments::boleto::remittance::run_due(&store, &files, deadline).await {
             Ok(report) if !report.made.is_empty() => {
                 tracing::info!(files = report.made.len(), "remittance files written")
             }

@@ -40,7 +40,7 @@ const IDLE_WAIT: Duration = Duration::from_secs(60);
 /// A queue consumer, as its Lambda runs it.
 #[derive(Clone, Debug)]
 pub enum Worker {
-    /// `billings::billets::registrar`, on the billet-registration queue.
+    /// `payments::registrar`, on the billet-registration queue.
     BilletRegistrar { store: Store },
     /// `billings::bulk`, on the bulk-expansion queue; it records registrations and next chunks as
     /// tasks.
@@ -83,9 +83,7 @@ impl Worker {
     async fn handle(&self, event: SqsEvent) -> SqsBatchResponse {
         // Boxed: the workers' futures are deep enough to overflow the compiler's layout limit.
         match self {
-            Worker::BilletRegistrar { store } => {
-                Box::pin(billings::billets::registrar::handle_batch(store, event)).await
-            }
+            Worker::BilletRegistrar { store } => Box::pin(billing_api::payments::registrar::handle_batch(store, event)).await,
             Worker::BulkExpander { store } => Box::pin(billings::bulk::handle_batch(store, event)).await,
             Worker::WebhookSender(sender) => Box::pin(sender.handle_batch(event)).await,
             Worker::Settler { store } => Box::pin(billing_api::pos::settlements::handle_batch(store, event)).await,

@@ -14,9 +14,6 @@ const FUNCTION_LIMIT: usize = 80;
 const LONG_FILES: &[(&str, &str)] = &[
     // A bench binary is one program that prints one table; its parts are read top to bottom.
     ("infra/src/bin/bench-", "a bench binary"),
-    // The boleto channel's files move with the payment channels' rework, whole.
-    ("lib/src/billings/billets/remittance.rs", "moves with the boleto channel"),
-    ("lib/src/billings/billets/returns.rs", "moves with the boleto channel"),
 ];
 
 /// Every `.rs` file under `dir`, sorted.

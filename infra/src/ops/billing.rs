@@ -8,7 +8,7 @@ use billing_api::billings::legacy::{self, LegacyBilling};
 use billing_api::billings::service as billings;
 use billing_api::billings::view::BillingView;
 use billing_api::billings::Billing;
-use billing_api::payments::bank::Reported;
+use billing_api::payments::boleto::bank::Reported;
 use billing_api::store::records;
 use billing_api::store::Store;
 use billing_api::values::{today, AccountId, BankRuleId, BillingId, BillingType, ContactId, GroupId, Money, TagId};
@@ -153,7 +153,7 @@ pub async fn create_legacy_billing(store: &Store, account: AccountId, spec: &Leg
 }
 
 /// The simulated bank settles a billing's opened billet (see
-/// `payments::bank::pay`, applied as every payment is): prints the billing as the API now shows
+/// `payments::boleto::bank::pay`, applied as every payment is): prints the billing as the API now shows
 /// it.
 pub async fn pay_billing(
     store: &Store,
@@ -162,7 +162,7 @@ pub async fn pay_billing(
     payment: &Reported,
 ) -> anyhow::Result<Value> {
     require_account(store, account).await?;
-    let paid = billing_api::payments::bank::pay(store, account, billing, payment).await?;
+    let paid = billing_api::payments::boleto::bank::pay(store, account, billing, payment).await?;
     let embedded = billings::embedded(store, account, &paid).await?;
     Ok(serde_json::to_value(BillingView::new(&paid, &embedded.related(), today()))?)
 }

@@ -1,5 +1,5 @@
 //! `ops remittance …`: the remittance files an account's agreements send to their banks, made now
-//! (what the schedule would make next) and listed (`billings::billets::remittance`).
+//! (what the schedule would make next) and listed (`payments::boleto::remittance`).
 
 use std::time::{Duration, Instant};
 
@@ -7,8 +7,8 @@ use anyhow::Context as _;
 use billing_api::bank_rules::BankRule;
 use billing_api::billets::banks;
 use billing_api::billets::provider::provider_for;
-use billing_api::billings::billets::remittance;
 use billing_api::files::Files;
+use billing_api::payments::boleto::remittance;
 use billing_api::store::Store;
 use billing_api::values::{AccountId, BankRuleId};
 use clap::Subcommand;

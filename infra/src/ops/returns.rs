@@ -1,9 +1,9 @@
 //! `ops return …`: the bank's return files, uploaded to the bucket and applied (asks first on AWS),
-//! and shown with their lines (`billings::billets::returns`).
+//! and shown with their lines (`payments::boleto::returns`).
 
 use anyhow::Context as _;
-use billing_api::billings::billets::returns;
 use billing_api::files::{self, Files};
+use billing_api::payments::boleto::returns;
 use billing_api::store::Store;
 use billing_api::values::AccountId;
 use clap::Subcommand;

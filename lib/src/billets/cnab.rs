@@ -104,7 +104,7 @@ pub struct Title {
     pub penalty: Money,
     pub payer: Payer,
     /// Ours, returned as is in the bank's return file (25 characters at most): the service puts
-    /// the billing's and the billet's ids there (`billings::billets::remittance`).
+    /// the billing's and the billet's ids there (`payments::boleto::remittance`).
     pub reference: String,
 }
 

@@ -1,4 +1,4 @@
-//! The billet-registration queue's message (worker `billings::billets::registrar`): every new
+//! The billet-registration queue's message (worker `payments::registrar`): every new
 //! billing, and every re-issue, asks for its bank billet to be registered:
 //! `{"kind": "billet_registration", "account_id": 7, "billing_id": 42, "generation": 1, "requested_at": "<ISO 8601>"}`.
 //! `generation` is the billing's registration request it answers (1 on create, one more on each

@@ -1,6 +1,6 @@
 //! One way a payment is applied (DESIGN §10). A billing can be paid through several channels, each
-//! a room of its own (`bank`: the boleto, as the bank's return file or the simulated bank report
-//! it; `pix`: the billing's Pix charge, as its PSP reports it; `gateway`: a card, through the
+//! a room of its own (`boleto`: its remittances, the bank's return files and the simulated bank's
+//! reports; `pix`: the billing's Pix charge, as its PSP reports it; `gateway`: a card, through the
 //! account's checkout gateway, as its events and API tell it; `manual`: the account's pay-off,
 //! [`paid_off`]); a channel turns what its provider says into one [`Payment`], and this module applies it:
 //!
@@ -18,10 +18,11 @@
 //! The channel tells whether a payment is real before it gets here (a return file the account
 //! uploaded; a PSP's call read back from the PSP).
 
-pub mod bank;
+pub mod boleto;
 pub mod gateway;
 pub mod ledger;
 pub mod pix;
+pub mod registrar;
 pub mod secrets;
 
 pub use ledger::*;

@@ -2,7 +2,7 @@
 //! re-issue, what cancel and pay-off do to them, and the bank payment of the ops CLI.
 
 use billing_api::billets::payment_codes::{barcode_is_valid, crc16_ccitt_false, digitable_line};
-use billing_api::payments::bank::Reported as Payment;
+use billing_api::payments::boleto::bank::Reported as Payment;
 use billing_api::values::{BilletId, BillingId};
 use serde_json::{json, Value};
 
@@ -129,7 +129,7 @@ async fn duplicate_deliveries_create_one_billet() {
     let s = setup(&api).await;
     let id = create(&api, &s).await;
     let store = &api.server.store;
-    let (account, register) = (api.account_id, billing_api::billings::billets::registrar::register);
+    let (account, register) = (api.account_id, billing_api::payments::registrar::register);
     // The same message three times, two of them at the same moment, then the queue's own copy.
     let (a, b) =
         tokio::join!(register(store, account, BillingId::new(id), 1), register(store, account, BillingId::new(id), 1));
@@ -139,14 +139,14 @@ async fn duplicate_deliveries_create_one_billet() {
     let listed = billets(&api, id).await;
     assert_eq!(listed.len(), 1, "{listed:?}");
     assert_eq!(listed[0]["status"], "opened");
-    let opened = billing_api::billings::billets::registrar::Outcome::Answered {
+    let opened = billing_api::payments::registrar::Outcome::Answered {
         billet_id: BilletId::new(listed[0]["id"].as_i64().unwrap()),
         status: billing_api::billets::BilletStatus::Opened,
     };
     assert_eq!(again, opened);
     assert!(a == opened || b == opened, "{a:?} {b:?}");
     // A message of an older generation, or for a missing billing, does nothing.
-    use billing_api::billings::billets::registrar::Outcome::Skipped;
+    use billing_api::payments::registrar::Outcome::Skipped;
     assert!(matches!(register(store, account, BillingId::new(id), 0).await.unwrap(), Skipped(_)));
     assert!(matches!(register(store, account, BillingId::new(99_999), 1).await.unwrap(), Skipped(_)));
     assert_eq!(billets(&api, id).await.len(), 1);
@@ -170,7 +170,7 @@ async fn a_batch_reports_only_its_failed_messages() {
         message.body = Some(text.clone());
         event.records.push(message);
     }
-    let response = billing_api::billings::billets::registrar::handle_batch(&api.server.store, event).await;
+    let response = billing_api::payments::registrar::handle_batch(&api.server.store, event).await;
     let failed: Vec<&str> = response.batch_item_failures.iter().map(|f| f.item_identifier.as_str()).collect();
     assert_eq!(failed, ["m0", "m2"]);
     assert_eq!(billets(&api, id).await[0]["status"], "opened");

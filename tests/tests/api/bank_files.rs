@@ -11,8 +11,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use billing_api::billings::billets::remittance;
 use billing_api::files::Files;
+use billing_api::payments::boleto::remittance;
 use billing_api::values::BillingId;
 use infra::webhook_receiver::Receiver;
 use serde_json::{json, Value};

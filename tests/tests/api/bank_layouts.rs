@@ -11,7 +11,7 @@ use std::process::Command;
 
 use billing_api::billets::banks::{self, Bank, Files};
 use billing_api::billets::layout::Source;
-use billing_api::billings::billets::remittance;
+use billing_api::payments::boleto::remittance;
 use billing_api::values::{BilletId, BillingId};
 use serde_json::{json, Value};
 

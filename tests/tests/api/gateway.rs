@@ -315,12 +315,12 @@ async fn a_review_holds_an_authorized_payment_and_a_boleto_paid_after_the_card_i
     // paid by card.
     let store = &api.server.store;
     let billet = after_card_billet(&api, id).await;
-    let reported = billing_api::payments::bank::Reported {
+    let reported = billing_api::payments::boleto::bank::Reported {
         amount: "25.00".parse().unwrap(),
         paid_on: billing_api::values::today(),
         fee: "1.50".parse().unwrap(),
     };
-    let payment = billing_api::payments::bank::payment(BillingId::new(id), billet, &reported);
+    let payment = billing_api::payments::boleto::bank::payment(BillingId::new(id), billet, &reported);
     let late = billing_api::payments::apply(store, api.account_id, BillingId::new(id), &payment).await.unwrap();
     assert!(matches!(late, billing_api::payments::Applied::ToRefund(_)), "{late:?}");
     let again = billing_api::payments::apply(store, api.account_id, BillingId::new(id), &payment).await.unwrap();

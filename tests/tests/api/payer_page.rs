@@ -3,7 +3,7 @@
 //! page in a real browser (QR code read from a screenshot, copy buttons, accessibility) is
 //! `infra/check-payer-page`.
 
-use billing_api::payments::bank::Reported as Payment;
+use billing_api::payments::boleto::bank::Reported as Payment;
 use billing_api::values::BillingId;
 use reqwest::StatusCode;
 use serde_json::{json, Value};

@@ -64,7 +64,7 @@ async fn a_paid_billing_reaches_three_receivers_each_verifiable_with_its_secret(
     let id = api.post("/v1/billings", &body(&s)).await.expect(201).body["id"].as_i64().unwrap();
     api.server.register_billets().await;
     api.server.start_webhooks(seconds(&[1, 1]));
-    let payment = billing_api::payments::bank::Reported {
+    let payment = billing_api::payments::boleto::bank::Reported {
         amount: "25.00".parse().unwrap(),
         paid_on: billing_api::values::today(),
         fee: "0".parse().unwrap(),

@@ -9,7 +9,7 @@
 //!   billing whose billet was rejected asks again even when it changes nothing, so fixing the
 //!   payer's contact and sending `PATCH {"billing": {}}` retries the registration.
 //! - **Cancel** cancels the open billet; **pay-off** writes it off (`discharged`).
-//! - **Bank payment** (`payments::apply`, from the boleto's channel `payments::bank`) settles the
+//! - **Bank payment** (`payments::apply`, from the boleto's channel `payments::boleto::bank`) settles the
 //!   billet.
 
 use crate::billets::model::{self, BankBillet, BilletStatus};

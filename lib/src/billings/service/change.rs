@@ -103,7 +103,7 @@ where
                     also.push(billet.write(account)?);
                     // A billet the bank knows from a file and that closes: its write-off goes out;
                     // its Pix charge, when the billing does not go on with it, is removed.
-                    also.extend(crate::billings::billets::remittance::follow(account, billet)?);
+                    also.extend(crate::payments::boleto::remittance::follow(account, billet)?);
                     also.extend(crate::payments::pix::charge::follow(account, &next, billet)?);
                 }
                 let embedded = match (announce || shown, related) {

@@ -3,7 +3,7 @@
 //! payment as one [`Payment`](super::Payment).
 //!
 //! - **The charge** ([`charge`]): made with the billet at its registration
-//!   (`billings::billets::registrar`, [`charge_billet`]), revised by a re-issue's billet, removed
+//!   (`payments::registrar`, [`charge_billet`]), revised by a re-issue's billet, removed
 //!   when the billing stops being payable here ([`charge::follow`] asks for it in the change's
 //!   transaction; the Pix charges worker, [`handle_batch`], calls the PSP).
 //! - **A payment** comes by the PSP's webhook ([`receive`]: `POST <webhookUrl>/pix`, over mutual

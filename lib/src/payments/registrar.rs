@@ -24,12 +24,12 @@
 use anyhow::Context as _;
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 
-use super::lifecycle::BilletWrite;
 use crate::accounts::{self, Account};
 use crate::bank_rules::BankRule;
 use crate::billets::link::PayerLink;
 use crate::billets::model::{BankBillet, BilletRef, BilletStatus, Payer, Recipient, Registered, Settlement};
 use crate::billets::provider::{provider_for, Answer};
+use crate::billings::billets::lifecycle::BilletWrite;
 use crate::billings::model::Billing;
 use crate::billings::service::{announcement, change, Ruled};
 use crate::contacts::Contact;
@@ -259,7 +259,11 @@ async fn transmit(store: &Store, owner: &Account, billet: BankBillet) -> anyhow:
     let event = announcement(store, account, &billing, Some(&done)).await.map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut writes = vec![remitting.replace_with(account, &done)?, event];
     if done.status == BilletStatus::PendingRemittance {
-        writes.extend(super::remittance::queue(account, &done, super::remittance::Instruction::Register)?);
+        writes.extend(super::boleto::remittance::queue(
+            account,
+            &done,
+            super::boleto::remittance::Instruction::Register,
+        )?);
     }
     if !written(store.write(writes).await)? {
         return Ok(Outcome::Skipped("the billet changed while the bank answered"));

@@ -5,8 +5,8 @@
 
 use chrono::NaiveDate;
 
-use super::{apply, Applied, Channel, Outcome, Payment};
 use crate::billings::model::Billing;
+use crate::payments::{apply, Applied, Channel, Outcome, Payment};
 use crate::refusal::Refusal;
 use crate::store::Store;
 use crate::values::{AccountId, BilletId, BillingId, Money};
