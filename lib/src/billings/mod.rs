@@ -15,6 +15,7 @@ mod list;
 pub mod model;
 pub mod postings;
 mod record;
+pub mod reminder_deliveries;
 mod routes;
 pub mod service;
 pub mod standing;

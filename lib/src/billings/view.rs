@@ -25,7 +25,7 @@ pub struct Related<'a> {
     pub billets: &'a [BankBillet],
     /// Its reminders' deliveries, newest first (`reminders::deliveries::SHOWN` at most); shown
     /// only in the single representation.
-    pub reminders: &'a [crate::reminders::deliveries::Delivery],
+    pub reminders: &'a [crate::billings::reminder_deliveries::Delivery],
 }
 
 /// What a billing's single representation embeds, as a workflow read it.
@@ -36,7 +36,7 @@ pub struct Embedded {
     /// Newest first.
     pub billets: Vec<BankBillet>,
     /// Newest first.
-    pub reminders: Vec<crate::reminders::deliveries::Delivery>,
+    pub reminders: Vec<crate::billings::reminder_deliveries::Delivery>,
 }
 
 impl Embedded {
@@ -232,7 +232,7 @@ pub struct BillingView<'a> {
     #[serde(flatten)]
     tail: Tail<'a>,
     billing_items: Vec<ItemView>,
-    billing_reminder_deliveries: Vec<crate::reminders::deliveries::DeliveryView>,
+    billing_reminder_deliveries: Vec<crate::billings::reminder_deliveries::DeliveryView>,
     bank_billets: Vec<BilletView>,
 }
 

@@ -9,7 +9,8 @@
 //! No event is sent for a reminder: `billing.updated` reports changes of the billing, and a
 //! reminder changes only its own log, which the billing's representation shows.
 
-pub mod deliveries;
+/// A billing's reminder deliveries, kept in its partition (`billings::reminder_deliveries`).
+pub use crate::billings::reminder_deliveries as deliveries;
 pub mod events;
 pub mod message;
 pub mod providers;

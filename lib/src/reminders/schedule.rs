@@ -20,28 +20,8 @@ use crate::store::stored::{self, Key, Stored};
 use crate::store::{keys, Condition, Store, StoreResult, Write};
 use crate::values::{AccountId, Timestamp};
 
-/// How a reminder reaches its payer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Channel {
-    Email,
-    Whatsapp,
-}
-
-impl Channel {
-    pub const ALL: [Channel; 2] = [Channel::Email, Channel::Whatsapp];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Channel::Email => "email",
-            Channel::Whatsapp => "whatsapp",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Channel> {
-        Channel::ALL.into_iter().find(|c| c.as_str() == text)
-    }
-}
+/// How a reminder reaches its payer (a value the billing's deliveries keep too).
+pub use crate::values::ReminderChannel as Channel;
 
 /// One step: `days` from the due date (negative before it), through `channels`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

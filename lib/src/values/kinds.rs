@@ -339,6 +339,29 @@ impl PaymentChannel {
     }
 }
 
+/// How a reminder reaches its payer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReminderChannel {
+    Email,
+    Whatsapp,
+}
+
+impl ReminderChannel {
+    pub const ALL: [ReminderChannel; 2] = [ReminderChannel::Email, ReminderChannel::Whatsapp];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReminderChannel::Email => "email",
+            ReminderChannel::Whatsapp => "whatsapp",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<ReminderChannel> {
+        ReminderChannel::ALL.into_iter().find(|c| c.as_str() == text)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,10 +6,10 @@ use std::collections::HashMap;
 
 use crate::billets::model::{self as billets, BankBillet};
 use crate::billings::model::Billing;
+use crate::billings::reminder_deliveries::Delivery;
 use crate::billings::view::Embedded;
 use crate::contacts::Contact;
 use crate::refusal::Refusal;
-use crate::reminders::deliveries::Delivery;
 use crate::store::records;
 use crate::store::{keys, Store};
 use crate::tags::Tag;
@@ -47,7 +47,7 @@ pub(super) async fn related(
         records::find_referenced::<Tag>(store, account, billing.tag_id),
         // Boxed: a query's future is large, and every change of a billing (workers, whose futures
         // are joined two at a time in tests, included) reads this.
-        Box::pin(crate::reminders::deliveries::of_billing(store, account, billing.id)),
+        Box::pin(crate::billings::reminder_deliveries::of_billing(store, account, billing.id)),
     )?)
 }
 

@@ -9,10 +9,10 @@
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
-use super::schedule::Channel;
 use crate::store::stored::{self, Key, Stored};
 use crate::store::KeyRange;
 use crate::store::{keys, Condition, Store, StoreResult, Write};
+use crate::values::ReminderChannel as Channel;
 use crate::values::{AccountId, BillingId, Timestamp};
 
 /// Deliveries a billing's representation shows, newest day first: a schedule has at most ten
