@@ -83,7 +83,9 @@ impl Worker {
     async fn handle(&self, event: SqsEvent) -> SqsBatchResponse {
         // Boxed: the workers' futures are deep enough to overflow the compiler's layout limit.
         match self {
-            Worker::BilletRegistrar { store } => Box::pin(billing_api::payments::registrar::handle_batch(store, event)).await,
+            Worker::BilletRegistrar { store } => {
+                Box::pin(billing_api::payments::registrar::handle_batch(store, event)).await
+            }
             Worker::BulkExpander { store } => Box::pin(billings::bulk::handle_batch(store, event)).await,
             Worker::WebhookSender(sender) => Box::pin(sender.handle_batch(event)).await,
             Worker::Settler { store } => Box::pin(billing_api::pos::settlements::handle_batch(store, event)).await,

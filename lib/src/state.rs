@@ -18,13 +18,13 @@ pub struct AppState {
     pub payer_pages_per_ip: Option<u32>,
 }
 
-/// What the webhooks routes need: the master key that seals and opens signing secrets (read at
-/// its first use), and where receivers may point (the same policy as the ops CLI's and the
-/// sender's: HTTPS to public addresses; the local switch lets tests use `http://127.0.0.1`).
-#[derive(Clone, Debug)]
-pub struct Webhooks {
-    pub key: MasterKey,
-    pub policy: Policy,
+/// What the webhooks routes need besides the table (`webhooks::routes::Settings`).
+pub use crate::webhooks::routes::Settings as Webhooks;
+
+impl axum::extract::FromRef<AppState> for crate::webhooks::routes::Shared {
+    fn from_ref(state: &AppState) -> Self {
+        crate::webhooks::routes::Shared { store: state.store.clone(), webhooks: state.webhooks.clone() }
+    }
 }
 
 impl AppState {

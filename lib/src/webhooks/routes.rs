@@ -2,7 +2,7 @@
 //! delivery log and its events, through the same workflows as the ops CLI (`infra/ops webhook …`).
 //! Each handler reads like the spec's paragraph: parse → the workflow → represent.
 
-use axum::extract::State;
+use axum::extract::{FromRef, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::{get, post};
@@ -18,10 +18,33 @@ use crate::events::{self, Event, Listing as EventListing};
 use crate::http::idempotency::KeptInstead;
 use crate::http::{response, ApiError, ApiResult, Params, Path, RequestBody, Tenant};
 use crate::refusal::{Problem, Refusal};
-use crate::state::AppState;
+use crate::store::Store;
 use crate::values::{DeliveryStatus, WebhookId};
 
-pub fn router() -> Router<AppState> {
+/// What the webhooks routes read of the application's state (`state::AppState` gives it): the
+/// table, and the master key and policy of [`Settings`].
+#[derive(Clone, Debug)]
+pub struct Shared {
+    pub store: Store,
+    pub webhooks: Settings,
+}
+
+/// What the webhooks routes need besides the table: the master key that seals and opens signing
+/// secrets (read at its first use), and where receivers may point (the same policy as the ops
+/// CLI's and the sender's: HTTPS to public addresses; the local switch lets tests use
+/// `http://127.0.0.1`).
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub key: super::secrets::MasterKey,
+    pub policy: super::Policy,
+}
+
+/// The routes, on any state that gives [`Shared`].
+pub fn router<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Shared: FromRef<S>,
+{
     Router::new()
         .route("/v1/webhooks", get(list).post(create))
         .route("/v1/webhooks/{id}", get(show).patch(update).delete(destroy))
@@ -35,11 +58,11 @@ pub fn router() -> Router<AppState> {
 }
 
 /// The master key that seals and opens signing secrets (read at its first use on Lambda).
-async fn vault(state: &AppState) -> ApiResult<std::sync::Arc<SecretBox>> {
+async fn vault(state: &Shared) -> ApiResult<std::sync::Arc<SecretBox>> {
     Ok(state.webhooks.key.get().await?)
 }
 
-async fn list(State(state): State<AppState>, tenant: Tenant, params: Params) -> ApiResult<Response> {
+async fn list(State(state): State<Shared>, tenant: Tenant, params: Params) -> ApiResult<Response> {
     let pagination = params.pagination();
     let found = receivers::list(&state.store, tenant.account_id()).await?;
     let vault = vault(&state).await?;
@@ -47,7 +70,7 @@ async fn list(State(state): State<AppState>, tenant: Tenant, params: Params) -> 
     Ok(response::list("webhooks", pagination.slice(&views), pagination, views.len()))
 }
 
-async fn create(State(state): State<AppState>, tenant: Tenant, body: RequestBody) -> ApiResult<Response> {
+async fn create(State(state): State<Shared>, tenant: Tenant, body: RequestBody) -> ApiResult<Response> {
     let input = WebhookInput::parse(body.envelope("webhook")?, true).map_err(ApiError::Validation)?;
     let vault = vault(&state).await?;
     let registration = input.registration();
@@ -68,13 +91,13 @@ fn revealing(status: StatusCode, receiver: &receivers::Receiver, secret: &Signin
     answer
 }
 
-async fn show(State(state): State<AppState>, tenant: Tenant, Path(id): Path<WebhookId>) -> ApiResult<Response> {
+async fn show(State(state): State<Shared>, tenant: Tenant, Path(id): Path<WebhookId>) -> ApiResult<Response> {
     let receiver = receivers::find(&state.store, tenant.account_id(), id).await?.ok_or(ApiError::NotFound)?;
     Ok(response::ok(&WebhookView::masked(&receiver, &*vault(&state).await?)))
 }
 
 async fn update(
-    State(state): State<AppState>,
+    State(state): State<Shared>,
     tenant: Tenant,
     Path(id): Path<WebhookId>,
     body: RequestBody,
@@ -87,23 +110,19 @@ async fn update(
     Ok(response::ok(&WebhookView::masked(&receiver, &*vault(&state).await?)))
 }
 
-async fn destroy(State(state): State<AppState>, tenant: Tenant, Path(id): Path<WebhookId>) -> ApiResult<Response> {
+async fn destroy(State(state): State<Shared>, tenant: Tenant, Path(id): Path<WebhookId>) -> ApiResult<Response> {
     receivers::remove(&state.store, tenant.account_id(), id).await.map_err(Refusal::from)?;
     Ok(response::no_content())
 }
 
-async fn rotate_secret(
-    State(state): State<AppState>,
-    tenant: Tenant,
-    Path(id): Path<WebhookId>,
-) -> ApiResult<Response> {
+async fn rotate_secret(State(state): State<Shared>, tenant: Tenant, Path(id): Path<WebhookId>) -> ApiResult<Response> {
     let vault = vault(&state).await?;
     let (receiver, secret) =
         receivers::rotate_secret(&state.store, &vault, tenant.account_id(), id).await.map_err(Refusal::from)?;
     Ok(revealing(StatusCode::OK, &receiver, &secret))
 }
 
-async fn test(State(state): State<AppState>, tenant: Tenant, Path(id): Path<WebhookId>) -> ApiResult<Response> {
+async fn test(State(state): State<Shared>, tenant: Tenant, Path(id): Path<WebhookId>) -> ApiResult<Response> {
     let delivery = dispatcher::ping(&state.store, tenant.account_id(), id).await?;
     Ok(response::json_response(StatusCode::ACCEPTED, &WebhookDeliveryView::of(&delivery)))
 }
@@ -115,7 +134,7 @@ fn invalid(name: &str, accepted: &str) -> ApiError {
     ApiError::validation(Problem::invalid(name, format!("{name} inválido (aceitos: {accepted})")))
 }
 
-async fn list_deliveries(State(state): State<AppState>, tenant: Tenant, params: Params) -> ApiResult<Response> {
+async fn list_deliveries(State(state): State<Shared>, tenant: Tenant, params: Params) -> ApiResult<Response> {
     let pagination = params.pagination();
     let status = match params.get("status") {
         None => None,
@@ -147,13 +166,13 @@ async fn list_deliveries(State(state): State<AppState>, tenant: Tenant, params: 
     Ok(response::cursor_list("webhook_deliveries", &views, pagination, next))
 }
 
-async fn show_delivery(State(state): State<AppState>, tenant: Tenant, Path(id): Path<String>) -> ApiResult<Response> {
+async fn show_delivery(State(state): State<Shared>, tenant: Tenant, Path(id): Path<String>) -> ApiResult<Response> {
     let delivery = deliveries::find(&state.store, tenant.account_id(), &id).await?.ok_or(ApiError::NotFound)?;
     let attempts = deliveries::attempts(&state.store, &delivery).await?;
     Ok(response::ok(&WebhookDeliveryView::with_attempts(&delivery, &attempts)))
 }
 
-async fn replay(State(state): State<AppState>, tenant: Tenant, Path(id): Path<String>) -> ApiResult<Response> {
+async fn replay(State(state): State<Shared>, tenant: Tenant, Path(id): Path<String>) -> ApiResult<Response> {
     let delivery = dispatcher::replay_one(&state.store, tenant.account_id(), &id).await?;
     Ok(response::json_response(StatusCode::ACCEPTED, &WebhookDeliveryView::of(&delivery)))
 }
@@ -163,7 +182,7 @@ fn event_view(event: &Event) -> ApiResult<serde_json::Value> {
     Ok(event.body()?)
 }
 
-async fn list_events(State(state): State<AppState>, tenant: Tenant, params: Params) -> ApiResult<Response> {
+async fn list_events(State(state): State<Shared>, tenant: Tenant, params: Params) -> ApiResult<Response> {
     let pagination = params.pagination();
     let mut errors = Vec::new();
     let event_type = params.get("type").map(|kind| kind.trim().to_owned());
@@ -197,7 +216,7 @@ async fn list_events(State(state): State<AppState>, tenant: Tenant, params: Para
     Ok(response::cursor_list("events", &views, pagination, next))
 }
 
-async fn show_event(State(state): State<AppState>, tenant: Tenant, Path(id): Path<String>) -> ApiResult<Response> {
+async fn show_event(State(state): State<Shared>, tenant: Tenant, Path(id): Path<String>) -> ApiResult<Response> {
     let event = events::find(&state.store, tenant.account_id(), &id).await?.ok_or(ApiError::NotFound)?;
     // Kept 30 days: the table's TTL may take a while to remove one.
     let kept_since = crate::values::Timestamp::now().0.timestamp() - events::KEPT_SECONDS;
