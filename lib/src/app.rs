@@ -13,6 +13,7 @@ pub fn all_routes() -> Router<AppState> {
         .merge(crate::bill_categories::router())
         .merge(crate::billings::router())
         .merge(crate::payments::gateway::routes::api())
+        .merge(crate::payments::manual::routes())
         .merge(crate::billings::billets::router())
         .merge(crate::pos::router())
         .merge(crate::webhooks::router())

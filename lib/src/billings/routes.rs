@@ -5,7 +5,7 @@ use axum::response::Response;
 use axum::routing::{get, post};
 use axum::Router;
 
-use super::input::{cancellation_reason, Draft, PayOff};
+use super::input::{cancellation_reason, Draft};
 use super::model::Billing;
 use super::service;
 use super::view::{BillingListView, BillingView, BulkAccepted, Embedded, Related};
@@ -19,7 +19,6 @@ pub fn router() -> Router<AppState> {
         .route("/v1/billings", get(list).post(create))
         .route("/v1/billings/{id}", get(show).patch(update).delete(destroy))
         .route("/v1/billings/{id}/cancel", post(cancel))
-        .route("/v1/billings/{id}/pay_off", post(pay_off))
 }
 
 /// `200` with the single representation of `billing`.
@@ -66,17 +65,6 @@ async fn cancel(
     let account = tenant.account_id();
     let reason = cancellation_reason(body.envelope("billing")?);
     single(service::cancel(&state.store, account, id, reason).await?)
-}
-
-async fn pay_off(
-    State(state): State<AppState>,
-    tenant: Tenant,
-    Path(id): Path<BillingId>,
-    body: RequestBody,
-) -> ApiResult<Response> {
-    let account = tenant.account_id();
-    let request = PayOff::parse(body.envelope("billing")?);
-    single(service::pay_off(&state.store, account, id, request).await?)
 }
 
 async fn destroy(State(state): State<AppState>, tenant: Tenant, Path(id): Path<BillingId>) -> ApiResult<Response> {

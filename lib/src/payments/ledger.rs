@@ -123,7 +123,7 @@ pub fn entry(account: AccountId, billing: BillingId, payment: &Payment, outcome:
     }
 }
 
-/// The ledger entry of a pay-off (`billings::service::pay_off`): the account's own write-off of
+/// The ledger entry of a pay-off (`payments::manual::pay_off`): the account's own write-off of
 /// `billing` (its current billet `billet`, if any) for `amount` on `on`, as cash entry
 /// `cash_entry`: written, only if absent, in the pay-off's transaction, so that a payment any
 /// channel reports afterwards finds the billing settled (kept to refund) and the ledger shows how

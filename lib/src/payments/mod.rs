@@ -1,8 +1,9 @@
 //! One way a payment is applied (DESIGN §10). A billing can be paid through several channels, each
 //! a room of its own (`boleto`: its remittances, the bank's return files and the simulated bank's
 //! reports; `pix`: the billing's Pix charge, as its PSP reports it; `gateway`: a card, through the
-//! account's checkout gateway, as its events and API tell it; `manual`: the account's pay-off,
-//! [`paid_off`]); a channel turns what its provider says into one [`Payment`], and this module applies it:
+//! account's checkout gateway, as its events and API tell it; `manual`: the account's pay-off with
+//! its cash entry, [`paid_off`]); a channel turns what its provider says into one [`Payment`], and this
+//! module applies it:
 //!
 //! - **exactly once per provider id**: the payment's ledger item ([`Entry`], `keys::payment::payment`) is
 //!   written, only if absent, in the transaction that applies it, so a payment reported again (a
@@ -21,6 +22,7 @@
 pub mod boleto;
 pub mod gateway;
 pub mod ledger;
+pub mod manual;
 pub mod pix;
 pub mod registrar;
 pub mod secrets;

@@ -1,21 +1,18 @@
-//! Closing a collectable billing (§3.1): cancelled with a reason, or paid off by hand with a cash
-//! entry; either closes its open billet in the same transaction.
+//! Closing a collectable billing (§3.1): cancelled with a reason (here), or paid off by hand with a
+//! cash entry (the manual channel's, `payments::manual`); either closes its open billet in the
+//! same transaction.
 
 use super::change::{change_shown, Ruled};
-use crate::bank_accounts::BankAccount;
 use crate::billets::model::BilletStatus;
 use crate::billings::billets::lifecycle;
-use crate::billings::compute;
-use crate::billings::input::{bank_account_not_found, PayOff};
 use crate::billings::model::Billing;
 use crate::billings::view::Embedded;
-use crate::cash_entries::CashEntry;
 use crate::refusal::{Code, Problem, Refusal};
-use crate::store::records;
-use crate::store::{Store, Write};
-use crate::values::{today, AccountId, BankAccountType, BillingId, BillingStatus, Money, Timestamp};
+use crate::store::Store;
+use crate::values::{AccountId, BillingId, BillingStatus, Timestamp};
 
-fn refused(billing: &Billing, action: &str) -> Refusal {
+/// Why `billing` cannot be cancelled or paid off (`action`: the word for it).
+pub fn refused(billing: &Billing, action: &str) -> Refusal {
     let message = format!("Cobrança com status {} não pode ser {action}", billing.status);
     Refusal::invalid(Problem::general(Code::NotAllowed, message))
 }
@@ -43,73 +40,6 @@ pub async fn cancel(
                 ..current
             };
             Ok(Ruled::Changed { next, billet, also: Vec::new(), announce: true, then: () })
-        }
-    })
-    .await?;
-    Ok((billing, embedded))
-}
-
-/// `POST /v1/billings/{id}/pay_off` (§3.1): a collectable billing is settled manually, recording a
-/// cash entry on a bank account of the account (not the service's own) that inherits the billing's
-/// category. Without `gw_gross_amount`, the amount payable today is taken as received. Its open
-/// billet is written off (`discharged`) in the same transaction.
-pub async fn pay_off(
-    store: &Store,
-    account: AccountId,
-    id: BillingId,
-    request: Result<PayOff, Vec<Problem>>,
-) -> Result<(Billing, Embedded), Refusal> {
-    let (billing, (), embedded) = change_shown(store, account, id, |current, billet| {
-        let request = request.clone();
-        async move {
-            let request = request.map_err(Refusal::Invalid)?;
-            match records::find::<BankAccount>(store, account, request.bank_account_id).await? {
-                None => return Err(Refusal::invalid(bank_account_not_found())),
-                Some(a) if a.account_type == BankAccountType::Service => {
-                    let message = "Conta bancária do próprio serviço não pode receber baixa manual";
-                    return Err(Refusal::invalid(Problem::at("bank_account_id", Code::NotAllowed, message)));
-                }
-                Some(_) => {}
-            }
-            if !current.status.accepts_cancel_or_pay_off() {
-                return Err(refused(&current, "baixada"));
-            }
-            let today = today();
-            let received =
-                request.gross.unwrap_or_else(|| Money::new(compute::compute(&current.terms(), today).amount_payable));
-            let entry = CashEntry {
-                id: CashEntry::next_id(store, account).await?,
-                bank_account_id: request.bank_account_id,
-                billing_id: current.id,
-                contact_id: current.contact_id,
-                bill_category_id: current.bill_category_id,
-                amount: received,
-                entry_date: today,
-                discharge_reason: Some(request.discharge_reason),
-                created_at: Timestamp::now(),
-            };
-            let (pk, sk) = records::key_of::<BankAccount>(account, request.bank_account_id);
-            // The payment ledger records the pay-off as the manual channel's payment.
-            let ledger = crate::payments::ledger::paid_off(
-                account,
-                current.id,
-                billet.as_ref().map(|b| b.id),
-                entry.id,
-                received,
-                today,
-            )?;
-            let also = vec![entry.insert(account)?, Write::check_exists(pk, sk), ledger];
-            let billet = lifecycle::close(billet.as_ref(), BilletStatus::Discharged);
-            let next = Billing {
-                status: BillingStatus::Discharged,
-                discharge_reason: Some(request.discharge_reason),
-                gw_gross_amount: received,
-                gw_payment_date: Some(today),
-                gw_received_with: Some(request.discharge_reason.to_string()),
-                updated_at: Timestamp::now(),
-                ..current
-            };
-            Ok(Ruled::Changed { next, billet, also, announce: true, then: () })
         }
     })
     .await?;

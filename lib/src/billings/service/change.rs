@@ -49,7 +49,7 @@ where
 /// [`change`] for a route that answers the billing's single representation: what it embeds is
 /// read beside the rule (the contact and tag of the billing as read) and kept from the write (the
 /// billets), so that the answer costs no read after the transaction.
-pub(super) async fn change_shown<T, F, Fut>(
+pub async fn change_shown<T, F, Fut>(
     store: &Store,
     account: AccountId,
     id: BillingId,

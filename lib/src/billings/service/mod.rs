@@ -26,8 +26,8 @@ mod references;
 mod update;
 
 pub use announcement::announcement;
-pub use cancel_and_pay_off::{cancel, pay_off};
-pub use change::{change, Ruled};
+pub use cancel_and_pay_off::{cancel, refused};
+pub use change::{change, change_shown, Ruled};
 pub use create::{create, insert_new, new_id, NewIds};
 pub use delete::delete;
 pub use read::{embedded, related_to_page, shown, whole_or_404};

@@ -1,0 +1,102 @@
+//! The manual channel: a billing paid off by the account (§3.1 `pay_off`), with a cash entry on
+//! one of its bank accounts; the pay-off is the channel's payment in the ledger
+//! (`ledger::paid_off`), and its open billet is written off in the same transaction.
+
+use axum::extract::State;
+use axum::response::Response;
+use axum::routing::post;
+use axum::Router;
+
+use crate::bank_accounts::BankAccount;
+use crate::billets::model::BilletStatus;
+use crate::billings::billets::lifecycle;
+use crate::billings::compute;
+use crate::billings::input::{bank_account_not_found, PayOff};
+use crate::billings::model::Billing;
+use crate::billings::service;
+use crate::billings::view::{BillingView, Embedded};
+use crate::cash_entries::CashEntry;
+use crate::http::{response, ApiResult, Path, RequestBody, Tenant};
+use crate::refusal::{Code, Problem, Refusal};
+use crate::state::AppState;
+use crate::store::records;
+use crate::store::{Store, Write};
+use crate::values::{today, AccountId, BankAccountType, BillingId, BillingStatus, Money, Timestamp};
+
+/// The channel's route: `POST /v1/billings/{id}/pay_off`.
+pub fn routes() -> Router<AppState> {
+    Router::new().route("/v1/billings/{id}/pay_off", post(pay_off_route))
+}
+
+async fn pay_off_route(
+    State(state): State<AppState>,
+    tenant: Tenant,
+    Path(id): Path<BillingId>,
+    body: RequestBody,
+) -> ApiResult<Response> {
+    let account = tenant.account_id();
+    let request = PayOff::parse(body.envelope("billing")?);
+    let (billing, embedded) = pay_off(&state.store, account, id, request).await?;
+    Ok(response::ok(&BillingView::new(&billing, &embedded.related(), today())))
+}
+
+/// `POST /v1/billings/{id}/pay_off` (§3.1): a collectable billing is settled manually, recording a
+/// cash entry on a bank account of the account (not the service's own) that inherits the billing's
+/// category. Without `gw_gross_amount`, the amount payable today is taken as received. Its open
+/// billet is written off (`discharged`) in the same transaction.
+pub async fn pay_off(
+    store: &Store,
+    account: AccountId,
+    id: BillingId,
+    request: Result<PayOff, Vec<Problem>>,
+) -> Result<(Billing, Embedded), Refusal> {
+    let (billing, (), embedded) = service::change_shown(store, account, id, |current, billet| {
+        let request = request.clone();
+        async move {
+            let request = request.map_err(Refusal::Invalid)?;
+            match records::find::<BankAccount>(store, account, request.bank_account_id).await? {
+                None => return Err(Refusal::invalid(bank_account_not_found())),
+                Some(a) if a.account_type == BankAccountType::Service => {
+                    let message = "Conta bancária do próprio serviço não pode receber baixa manual";
+                    return Err(Refusal::invalid(Problem::at("bank_account_id", Code::NotAllowed, message)));
+                }
+                Some(_) => {}
+            }
+            if !current.status.accepts_cancel_or_pay_off() {
+                return Err(service::refused(&current, "baixada"));
+            }
+            let today = today();
+            let received =
+                request.gross.unwrap_or_else(|| Money::new(compute::compute(&current.terms(), today).amount_payable));
+            let entry = CashEntry {
+                id: CashEntry::next_id(store, account).await?,
+                bank_account_id: request.bank_account_id,
+                billing_id: current.id,
+                contact_id: current.contact_id,
+                bill_category_id: current.bill_category_id,
+                amount: received,
+                entry_date: today,
+                discharge_reason: Some(request.discharge_reason),
+                created_at: Timestamp::now(),
+            };
+            let (pk, sk) = records::key_of::<BankAccount>(account, request.bank_account_id);
+            // The payment ledger records the pay-off as the manual channel's payment.
+            let ledger =
+                super::ledger::paid_off(account, current.id, billet.as_ref().map(|b| b.id), entry.id, received, today)?;
+            let also = vec![entry.insert(account)?, Write::check_exists(pk, sk), ledger];
+            let billet = lifecycle::close(billet.as_ref(), BilletStatus::Discharged);
+            let next = Billing {
+                status: BillingStatus::Discharged,
+                discharge_reason: Some(request.discharge_reason),
+                gw_gross_amount: received,
+                gw_payment_date: Some(today),
+                gw_received_with: Some(request.discharge_reason.to_string()),
+                updated_at: Timestamp::now(),
+                ..current
+            };
+            Ok(service::Ruled::Changed { next, billet, also, announce: true, then: () })
+        }
+    })
+    .await?;
+    Ok((billing, embedded))
+}
