@@ -1,5 +1,5 @@
 //! The payer's link to a billet: `{PAYER_BASE_URL}/pay/<token>`, a public page that needs
-//! no credentials (`crate::payer_page`).
+//! no credentials (`payer_page`).
 //!
 //! The token is 24 bytes from the system's random source in base64url (32 characters, 192 bits):
 //! unguessable, and it names one billet and nothing else. It is made when the billet is issued and

@@ -1,8 +1,8 @@
 //! Bank billets (§2.2, §3.2, §4.3): the stored billet, the payment codes (barcode, digitable line,
 //! Pix), the payer's link, the bank providers with the built-in simulated bank, the printable slip and the
 //! representation. Billets know nothing of billings: what a billing does with its billets (issue,
-//! re-issue, register at the bank, show under `/v1/billings/{id}/bank_billets`) lives in
-//! `crate::billings::billets` (lifecycle, registrar, routes), which calls down here.
+//! re-issue, show under `/v1/billings/{id}/bank_billets`) lives in `billings::billets`, and their
+//! registration, remittances and returns in `payments` (`registrar`, `boleto`): both call down here.
 
 pub mod banks;
 pub mod cnab;

@@ -112,7 +112,7 @@ pub struct BankBillet {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub payer_token: Option<String>,
     /// The remittance file that told the bank of it (banks that learn of billets from files:
-    /// `crate::payments::boleto::remittance`); none before, and for banks registered at once.
+    /// `payments::boleto::remittance`); none before, and for banks registered at once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remittance_id: Option<i64>,
     /// The secret of its rule's Pix institution (copied from the rule when it was issued), whose

@@ -112,7 +112,7 @@ pub struct Store {
     /// Counts reads when attached (benchmarks).
     meter: Option<Arc<meter::ReadMeter>>,
     /// Told the keys of every item this store puts, when attached: the dev server's stand-in for
-    /// the table's stream (`crate::outbox::LocalStream`).
+    /// the table's stream (`outbox::LocalStream`).
     stream: Option<tokio::sync::mpsc::UnboundedSender<(String, String)>>,
 }
 

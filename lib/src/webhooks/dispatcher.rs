@@ -10,7 +10,7 @@
 //! receiver), their messages are sent again (the sender delivers each delivery once: a second
 //! message finds it delivered, or claimed), and the event stays pending until all of it is done.
 //!
-//! Who runs it: the outbox (`crate::outbox`): on AWS the table's stream, filtered to new event and
+//! Who runs it: the outbox (`outbox`): on AWS the table's stream, filtered to new event and
 //! task items, invokes the outbox dispatcher function at once; a failed batch is retried and, the
 //! event still being pending, the scheduled sweep (every minute, items pending for over a minute)
 //! catches whatever the stream could not. Locally the dev server does both.

@@ -17,7 +17,7 @@ use http::StatusCode;
 use serde_json::json;
 
 use super::{receive, Notices, MAX_NOTICES};
-use crate::app::AppState;
+use crate::state::AppState;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::response::json_response;
 use crate::values::{AccountId, BankRuleId};
