@@ -154,10 +154,12 @@ async fn a_receiver_answering_500_gets_the_same_delivery_id_again() {
     assert_eq!(found.failing_since, None);
 }
 
-/// Waits until the account has a failed delivery (the retries ran out).
+/// Waits until the account has a failed delivery (the retries ran out), up to 60 s as the test
+/// receivers do: through the fault proxy a delivery whose sender failed comes back after the test
+/// queue's 30 s visibility timeout.
 async fn failed_deliveries(api: &Api, count: usize) -> Vec<Value> {
     let filter = Filter { status: Some(DeliveryStatus::Failed), ..Filter::default() };
-    for _ in 0..100 {
+    for _ in 0..300 {
         let log = api.server.webhook_ops().deliveries(api.account_id, &filter, 20).await.unwrap();
         let found = log["deliveries"].as_array().unwrap().clone();
         if found.len() >= count {
