@@ -17,9 +17,9 @@ use http::StatusCode;
 use serde_json::json;
 
 use super::{receive, Notices, MAX_NOTICES};
-use crate::state::AppState;
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::response::json_response;
+use crate::state::AppState;
 use crate::values::{AccountId, BankRuleId};
 
 /// The webhook's route.

@@ -2,10 +2,9 @@
 //! one of its bank accounts; the pay-off is the channel's payment in the ledger
 //! (`ledger::paid_off`), and its open billet is written off in the same transaction.
 
-use axum::extract::State;
-use axum::response::Response;
-use axum::routing::post;
-use axum::Router;
+mod routes;
+
+pub use routes::routes;
 
 use crate::bank_accounts::BankAccount;
 use crate::billets::model::BilletStatus;
@@ -14,31 +13,12 @@ use crate::billings::compute;
 use crate::billings::input::{bank_account_not_found, PayOff};
 use crate::billings::model::Billing;
 use crate::billings::service;
-use crate::billings::view::{BillingView, Embedded};
+use crate::billings::view::Embedded;
 use crate::cash_entries::CashEntry;
-use crate::http::{response, ApiResult, Path, RequestBody, Tenant};
 use crate::refusal::{Code, Problem, Refusal};
-use crate::state::AppState;
 use crate::store::records;
 use crate::store::{Store, Write};
 use crate::values::{today, AccountId, BankAccountType, BillingId, BillingStatus, Money, Timestamp};
-
-/// The channel's route: `POST /v1/billings/{id}/pay_off`.
-pub fn routes() -> Router<AppState> {
-    Router::new().route("/v1/billings/{id}/pay_off", post(pay_off_route))
-}
-
-async fn pay_off_route(
-    State(state): State<AppState>,
-    tenant: Tenant,
-    Path(id): Path<BillingId>,
-    body: RequestBody,
-) -> ApiResult<Response> {
-    let account = tenant.account_id();
-    let request = PayOff::parse(body.envelope("billing")?);
-    let (billing, embedded) = pay_off(&state.store, account, id, request).await?;
-    Ok(response::ok(&BillingView::new(&billing, &embedded.related(), today())))
-}
 
 /// `POST /v1/billings/{id}/pay_off` (§3.1): a collectable billing is settled manually, recording a
 /// cash entry on a bank account of the account (not the service's own) that inherits the billing's
