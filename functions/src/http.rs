@@ -27,7 +27,7 @@ pub fn http_app(routes: Router<AppState>, state: AppState) -> Router {
 
 /// Runs an HTTP function: the SDK client is built once per container, outside the handler.
 pub async fn run_http(routes: fn() -> Router<AppState>) -> Result<(), lambda_http::Error> {
-    billing_api::telemetry::init();
+    crate::init();
     let config = billing_api::config::aws().await;
     let store = Store::from_config(&config);
     // The webhook master key is read only by a request that needs it (the webhooks routes).
@@ -52,7 +52,7 @@ pub fn payer_app(state: AppState) -> Router {
 
 /// Runs the payer's pages.
 pub async fn run_payer_page() -> Result<(), lambda_http::Error> {
-    billing_api::telemetry::init();
+    crate::init();
     let config = billing_api::config::aws().await;
     let state = AppState::new(Store::from_config(&config)).with_rate_limits(RateLimits::from_env()?);
     lambda_http::run(payer_app(state)).await
@@ -60,7 +60,7 @@ pub async fn run_payer_page() -> Result<(), lambda_http::Error> {
 
 /// Runs the REQUEST authorizer.
 pub async fn run_authorizer() -> Result<(), lambda_runtime::Error> {
-    billing_api::telemetry::init();
+    crate::init();
     let store = Store::from_env().await;
     let limiter = billing_api::http::rate_limit::RateLimiter::new(
         store.clone(),
@@ -94,7 +94,7 @@ pub fn pix_webhook_app(state: AppState) -> Router {
 
 /// Runs the Pix webhook.
 pub async fn run_pix_webhook() -> Result<(), lambda_http::Error> {
-    billing_api::telemetry::init();
+    crate::init();
     let config = billing_api::config::aws().await;
     lambda_http::run(pix_webhook_app(AppState::new(Store::from_config(&config)))).await
 }
@@ -117,7 +117,7 @@ pub fn gateway_app(state: AppState) -> Router {
 
 /// Runs the card channel's writes.
 pub async fn run_gateway() -> Result<(), lambda_http::Error> {
-    billing_api::telemetry::init();
+    crate::init();
     let config = billing_api::config::aws().await;
     let state = AppState::new(Store::from_config(&config)).with_rate_limits(RateLimits::from_env()?);
     lambda_http::run(gateway_app(state)).await

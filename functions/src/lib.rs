@@ -9,6 +9,13 @@ mod outbox;
 mod schedules;
 mod workers;
 
+/// What every function does first: its telemetry, and the wiring of the library's layers
+/// (`billing_api::app::wire`).
+pub fn init() {
+    billing_api::telemetry::init();
+    billing_api::app::wire();
+}
+
 pub use http::{
     billing_routes, diagnostic, gateway_app, http_app, notification_routes, payer_app, pix_webhook_app, run_authorizer,
     run_gateway, run_http, run_payer_page, run_pix_webhook,
@@ -20,6 +27,6 @@ pub use schedules::{
     run_reminder_planner, run_remittance_job, REMITTANCE_BUDGET,
 };
 pub use workers::{
-    run_billet_registrar, run_bulk_expander, run_cascade_worker, run_pix_charges_worker, run_reminder_worker,
-    run_settlement_worker, run_webhook_sender, AsyncBatch,
+    run_billet_registrar, run_bulk_expander, run_card_releases_worker, run_cascade_worker, run_pix_charges_worker,
+    run_reminder_worker, run_settlement_worker, run_webhook_sender, AsyncBatch,
 };

@@ -6,7 +6,7 @@ use lambda_runtime::{service_fn, LambdaEvent};
 
 /// Runs the return-file trigger (S3 `ObjectCreated` under `returns/`).
 pub async fn run_return_files() -> Result<(), lambda_runtime::Error> {
-    billing_api::telemetry::init();
+    crate::init();
     let config = billing_api::config::aws().await;
     let (store, files) = (Store::from_config(&config), billing_api::files::Files::from_config(&config));
     let (store, files) = (&store, &files);
@@ -21,7 +21,7 @@ pub async fn run_return_files() -> Result<(), lambda_runtime::Error> {
 /// Social's WhatsApp statuses): each moves its delivery's status. A notification that fails
 /// (storage) fails the invocation, and SNS delivers it again.
 pub async fn run_reminder_events() -> Result<(), lambda_runtime::Error> {
-    billing_api::telemetry::init();
+    crate::init();
     let store = Store::from_env().await;
     let store = &store;
     lambda_runtime::run(service_fn(move |event: LambdaEvent<aws_lambda_events::sns::SnsEvent>| async move {

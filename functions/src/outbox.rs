@@ -12,7 +12,7 @@ fn outbox_queues(config: &aws_config::SdkConfig) -> Result<billing_api::jobs::Qu
 
 /// What the outbox dispatcher and the sweeper start with: logging, the table and every queue.
 async fn dispatching() -> Result<(Store, billing_api::jobs::Queues), lambda_runtime::Error> {
-    billing_api::telemetry::init();
+    crate::init();
     let config = billing_api::config::aws().await;
     let store = Store::from_config(&config);
     Ok((store, outbox_queues(&config)?))

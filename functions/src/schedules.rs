@@ -8,7 +8,7 @@ use lambda_runtime::{service_fn, LambdaEvent};
 /// (`payments::boleto::remittance`), for at most [`REMITTANCE_BUDGET`]; then one Embedded Metric
 /// Format line with the age of the oldest instruction still waiting (the template's backlog alarm).
 pub async fn run_remittance_job() -> Result<(), lambda_runtime::Error> {
-    billing_api::telemetry::init();
+    crate::init();
     let config = billing_api::config::aws().await;
     let (store, files) = (Store::from_config(&config), billing_api::files::Files::from_config(&config));
     let (store, files) = (&store, &files);
@@ -51,7 +51,7 @@ pub fn pix_reconcile_hours() -> i64 {
 
 /// Runs the Pix reconciliation on its schedule.
 pub async fn run_pix_reconciler() -> Result<(), lambda_runtime::Error> {
-    billing_api::telemetry::init();
+    crate::init();
     let store = Store::from_env().await;
     let store = &store;
     lambda_runtime::run(service_fn(move |_: LambdaEvent<serde_json::Value>| async move {
@@ -91,7 +91,7 @@ pub fn reminder_day(event: &serde_json::Value) -> Result<chrono::NaiveDate, lamb
 /// The daily run's start (EventBridge Scheduler): a scan per step in use and shard on the
 /// reminders queue.
 pub async fn run_reminder_planner() -> Result<(), lambda_runtime::Error> {
-    billing_api::telemetry::init();
+    crate::init();
     let config = billing_api::config::aws().await;
     let store = Store::from_config(&config);
     let queues = billing_api::jobs::Queues::from_env(&config).ok_or("REMINDERS_QUEUE_URL is not set")?;
@@ -107,7 +107,7 @@ pub async fn run_reminder_planner() -> Result<(), lambda_runtime::Error> {
 /// The daily step that makes card payments `available` once their escrow ends (EventBridge
 /// Scheduler; `{"date": "YYYY-MM-DD"}` runs another day).
 pub async fn run_gateway_availability() -> Result<(), lambda_runtime::Error> {
-    billing_api::telemetry::init();
+    crate::init();
     let store = Store::from_env().await;
     let store = &store;
     lambda_runtime::run(service_fn(move |event: LambdaEvent<serde_json::Value>| async move {

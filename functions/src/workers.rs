@@ -12,7 +12,7 @@ use lambda_runtime::{service_fn, LambdaEvent};
 /// Runs the billet-registration worker on its SQS event source; failed messages are reported
 /// one by one (`ReportBatchItemFailures`), the others are deleted by Lambda.
 pub async fn run_billet_registrar() -> Result<(), lambda_runtime::Error> {
-    billing_api::telemetry::init();
+    crate::init();
     let store = Store::from_env().await;
     let store = &store;
     lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| async move {
@@ -41,12 +41,18 @@ pub async fn run_cascade_worker() -> Result<(), lambda_runtime::Error> {
     run_worker(billing_api::contacts::cascade::handle_batch).await
 }
 
+/// The card releases worker (SQS event source on the card releases queue): cancels the open card
+/// intent of a billing settled otherwise at its gateway.
+pub async fn run_card_releases_worker() -> Result<(), lambda_runtime::Error> {
+    run_worker(billing_api::payments::gateway::releases::handle_batch).await
+}
+
 /// Runs an SQS worker that needs only the table (what it implies next, it records as tasks).
 async fn run_worker<F>(handle: F) -> Result<(), lambda_runtime::Error>
 where
     F: for<'a> AsyncBatch<'a>,
 {
-    billing_api::telemetry::init();
+    crate::init();
     let store = Store::from_env().await;
     let (store, handle) = (&store, &handle);
     lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| async move {
@@ -77,7 +83,7 @@ where
 /// Runs the Pix charges worker on its SQS event source: each message removes a billing's charge
 /// at its PSP.
 pub async fn run_pix_charges_worker() -> Result<(), lambda_runtime::Error> {
-    billing_api::telemetry::init();
+    crate::init();
     lambda_runtime::run(service_fn(|event: LambdaEvent<SqsEvent>| async move {
         Ok::<_, std::convert::Infallible>(Box::pin(billing_api::payments::pix::handle_batch(event.payload)).await)
     }))
@@ -87,7 +93,7 @@ pub async fn run_pix_charges_worker() -> Result<(), lambda_runtime::Error> {
 /// The reminders' worker (SQS event source on the reminders queue): scans a page of the due-day
 /// index and queues its reminders, or sends one reminder, paced to its share of the sending rate.
 pub async fn run_reminder_worker() -> Result<(), lambda_runtime::Error> {
-    billing_api::telemetry::init();
+    crate::init();
     let config = billing_api::config::aws().await;
     let store = Store::from_config(&config);
     let queues = billing_api::jobs::Queues::from_env(&config).ok_or("REMINDERS_QUEUE_URL is not set")?;
@@ -111,7 +117,7 @@ fn webhook_queues(config: &aws_config::SdkConfig) -> Result<billing_api::jobs::Q
 /// master key is read by the first batch, not at start: a network round trip that the start
 /// would otherwise wait for just the same (docs/cold-start.md).
 pub async fn run_webhook_sender() -> Result<(), lambda_runtime::Error> {
-    billing_api::telemetry::init();
+    crate::init();
     let config = billing_api::config::aws().await;
     let key = MasterKey::lazy(&config);
     let sender = webhook_sender(&config)?;

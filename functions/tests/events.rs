@@ -126,7 +126,7 @@ fn assert_every_fixture_is_run() {
     covered.extend(["remittance-schedule.json", "return-file-s3.json"]);
     covered.extend(["pix-webhook.json", "pix-charges-sqs.json", "pix-reconcile-schedule.json"]);
     covered.extend(REMINDER_EVENTS);
-    covered.extend(["gateway-webhook.json", "gateway-availability-schedule.json"]);
+    covered.extend(["gateway-webhook.json", "gateway-availability-schedule.json", "card-releases-sqs.json"]);
     covered.extend(WEBHOOKS_EVENTS.iter().map(|(name, _)| *name));
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../events");
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -805,7 +805,9 @@ async fn the_reminder_events_run_through_their_functions() {
 /// The card channel's fixtures: Stripe's call for an account without a gateway (404: nothing
 /// changes); the same call re-signed with the secret of an account whose gateway is on, about an
 /// intent the gateway does not know (taken, nothing changes: 200); and the availability step's
-/// scheduled payload (the day it names; run twice, the second makes nothing available).
+/// scheduled payload (the day it names; run twice, the second makes nothing available); a card
+/// release of an account without a gateway and of an intent the gateway does not know (nothing
+/// to cancel).
 #[tokio::test]
 async fn the_gateway_events_run_through_their_functions() {
     std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true");
@@ -844,4 +846,17 @@ async fn the_gateway_events_run_through_their_functions() {
     assert!(report.made_available <= report.found, "{report:?}");
     let again = billing_api::payments::gateway::available::run(&store, day).await.unwrap();
     assert_eq!(again.made_available, 0, "{again:?}");
+
+    // A release for an account without a gateway (999999), then for one whose gateway does not
+    // know the intent: nothing to cancel, no failure.
+    let event: SqsEvent = serde_json::from_value(fixture("card-releases-sqs.json")).expect("an SQS event");
+    let response = billing_api::payments::gateway::releases::handle_batch(&store, event.clone()).await;
+    assert!(response.batch_item_failures.is_empty(), "no gateway, nothing to release");
+    let mut event = serde_json::to_value(&event).unwrap();
+    let mut job: Value = serde_json::from_str(event["Records"][0]["body"].as_str().unwrap()).unwrap();
+    job["account_id"] = account.get().into();
+    event["Records"][0]["body"] = Value::String(job.to_string());
+    let event: SqsEvent = serde_json::from_value(event).expect("an SQS event");
+    let response = billing_api::payments::gateway::releases::handle_batch(&store, event).await;
+    assert!(response.batch_item_failures.is_empty(), "an intent the gateway does not know is left");
 }

@@ -19,18 +19,20 @@ pub const WEBHOOK_DELIVERIES_QUEUE: &str = "billing-webhook-deliveries";
 pub const SETTLEMENTS_QUEUE: &str = "billing-settlements";
 pub const CASCADES_QUEUE: &str = "billing-cascades";
 pub const PIX_CHARGES_QUEUE: &str = "billing-pix-charges";
+pub const CARD_RELEASES_QUEUE: &str = "billing-card-releases";
 pub const REMINDERS_QUEUE: &str = "billing-reminders";
 pub const REMINDER_SCANS_QUEUE: &str = "billing-reminder-scans";
 
 /// Work queues; each gets a `-dlq` after five failed receives (the webhook deliveries' after
 /// thirty, see [`queue_settings`]).
-pub const QUEUES: [&str; 8] = [
+pub const QUEUES: [&str; 9] = [
     BILLET_REGISTRATION_QUEUE,
     BULK_EXPANSION_QUEUE,
     SETTLEMENTS_QUEUE,
     WEBHOOK_DELIVERIES_QUEUE,
     CASCADES_QUEUE,
     PIX_CHARGES_QUEUE,
+    CARD_RELEASES_QUEUE,
     REMINDERS_QUEUE,
     REMINDER_SCANS_QUEUE,
 ];
@@ -44,7 +46,7 @@ pub fn queue_settings(name: &str) -> (&'static str, &'static str, &'static str) 
     match name {
         WEBHOOK_DELIVERIES_QUEUE => ("30", "180", "1209600"),
         SETTLEMENTS_QUEUE => ("5", "360", "345600"),
-        CASCADES_QUEUE | PIX_CHARGES_QUEUE => ("5", "180", "345600"),
+        CASCADES_QUEUE | PIX_CHARGES_QUEUE | CARD_RELEASES_QUEUE => ("5", "180", "345600"),
         REMINDERS_QUEUE | REMINDER_SCANS_QUEUE => ("5", "360", "345600"),
         _ => ("5", "60", "345600"),
     }

@@ -55,6 +55,9 @@ pub enum Worker {
     Cascader { store: Store },
     /// `payments::pix`, on the Pix charges queue: removes a billing's charge at its PSP.
     PixCharges,
+    /// `payments::gateway::releases`, on the card releases queue: cancels a closed billing's open
+    /// card intent at its gateway.
+    CardReleases { store: Store },
     /// `reminders::run`, on the reminders queue: scans the due-day index and sends reminders.
     Reminders(Box<Reminders>),
 }
@@ -76,6 +79,7 @@ impl Worker {
             Worker::Settler { .. } => "settlements",
             Worker::Cascader { .. } => "cascades",
             Worker::PixCharges => "pix-charges",
+            Worker::CardReleases { .. } => "card-releases",
             Worker::Reminders(_) => "reminders",
         }
     }
@@ -91,6 +95,9 @@ impl Worker {
             Worker::Settler { store } => Box::pin(billing_api::pos::settlements::handle_batch(store, event)).await,
             Worker::Cascader { store } => Box::pin(billing_api::contacts::cascade::handle_batch(store, event)).await,
             Worker::PixCharges => Box::pin(billing_api::payments::pix::handle_batch(event)).await,
+            Worker::CardReleases { store } => {
+                Box::pin(billing_api::payments::gateway::releases::handle_batch(store, event)).await
+            }
             Worker::Reminders(r) => {
                 Box::pin(billing_api::reminders::run::handle_batch(&r.store, &r.queues, &r.providers, event)).await
             }

@@ -465,6 +465,7 @@ async fn launched(
     let demo = dir.join("demo.json");
     let _ = std::fs::remove_file(&demo);
     let (server, base, token, account) = stack.start(&demo).await;
+    billing_api::app::wire();
     let store = Store::new(aws_sdk_dynamodb::Client::new(config), stack.table.clone());
     let client = Client { http: billing_api::config::http_client(), base, token };
     (stack, dir, demo, server, account, store, client)

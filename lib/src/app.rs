@@ -19,3 +19,10 @@ pub fn all_routes() -> Router<AppState> {
         .merge(crate::webhooks::router())
         .merge(crate::reminders::router())
 }
+
+/// Wires what lower layers ask for without knowing (the payment channels a billing asks:
+/// `billings::channels`). Every entry point calls it before its first request: the functions, the
+/// dev server, the ops CLI, the benches and the test harness. Calling it again does nothing.
+pub fn wire() {
+    crate::billings::channels::install(&crate::payments::withdrawals::PaymentChannels);
+}

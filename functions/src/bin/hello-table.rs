@@ -10,7 +10,7 @@ use lambda_runtime::{service_fn, Error, LambdaEvent};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Error> {
-    billing_api::telemetry::init();
+    functions::init();
     let config = billing_api::config::aws().await;
     let store = Store::from_config(&config);
     let store = &store;

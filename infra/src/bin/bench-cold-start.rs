@@ -190,6 +190,8 @@ fn event_of(binary: &str) -> anyhow::Result<Bytes> {
         "settlement-worker" => "settlement-sqs.json",
         "cascade-worker" => "cascade-sqs.json",
         "pix-charges" => "pix-charges-sqs.json",
+        // No gateway for the fixture's account: nothing to release.
+        "card-releases" => "card-releases-sqs.json",
         // No PSP link for the fixture's account: the Pix is not ours, nothing changes.
         "pix-webhook" => "pix-webhook.json",
         "pix-reconciler" => "pix-reconcile-schedule.json",

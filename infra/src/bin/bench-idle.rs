@@ -34,6 +34,7 @@ async fn main() -> anyhow::Result<()> {
     let config = billing_api::config::aws().await;
     let table = format!("billing-bench-idle-{}", std::process::id());
     infra::local_stack::ensure_table(&aws_sdk_dynamodb::Client::new(&config), &table).await?;
+    billing_api::app::wire();
     let store = Store::new(aws_sdk_dynamodb::Client::new(&config), table.clone());
     let mut rows = Vec::new();
 

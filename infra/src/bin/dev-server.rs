@@ -34,6 +34,7 @@ struct Args {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     billing_api::telemetry::init();
+    billing_api::app::wire();
     let args = Args::parse();
     let config = billing_api::config::aws().await;
     let table = billing_api::config::table_name();
@@ -198,6 +199,7 @@ fn local_queues(
         .with_settlements(url(SETTLEMENTS_QUEUE))
         .with_cascades(url(CASCADES_QUEUE))
         .with_pix_charges(url(PIX_CHARGES_QUEUE))
+        .with_card_releases(url(CARD_RELEASES_QUEUE))
         .with_reminders(url(REMINDERS_QUEUE))
         .with_reminder_scans(url(REMINDER_SCANS_QUEUE))
         .with_tenant_lanes()
@@ -235,6 +237,7 @@ fn spawn_workers(
         (SETTLEMENTS_QUEUE, Worker::Settler { store: store.clone() }),
         (CASCADES_QUEUE, Worker::Cascader { store: store.clone() }),
         (PIX_CHARGES_QUEUE, Worker::PixCharges),
+        (CARD_RELEASES_QUEUE, Worker::CardReleases { store: store.clone() }),
         (REMINDERS_QUEUE, Worker::Reminders(Box::new(reminders))),
         (WEBHOOK_DELIVERIES_QUEUE, Worker::WebhookSender(Box::new(sender))),
         (BILLET_REGISTRATION_QUEUE, Worker::BilletRegistrar { store: store.clone() }),

@@ -192,6 +192,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<Value> {
         target::consent(target, action.as_ref().map(|a| a.what.as_str()), cli.yes, std::io::stdin().is_terminal())?;
     let config = billing_api::config::aws().await;
     let names = names::Names::resolve(&config, stack).await?;
+    billing_api::app::wire();
     let store = Store::new(aws_sdk_dynamodb::Client::new(&config), names.table.clone());
     if let (Consent::Ask, Some(action)) = (consent, &action) {
         confirm::ask_first(&store, &names.place, action).await?;

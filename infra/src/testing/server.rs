@@ -31,6 +31,7 @@ pub struct DevServer {
     pub settlements_queue_url: String,
     pub cascades_queue_url: String,
     pub pix_charges_queue_url: String,
+    pub card_releases_queue_url: String,
     pub reminders_queue_url: String,
     pub reminder_scans_queue_url: String,
     /// The base URL of its Pix webhook listener (mutual TLS), when the local PSP's certificates are
@@ -58,6 +59,7 @@ pub struct DevServer {
 
 /// A table of one test server's own.
 async fn own_table() -> (SdkConfig, Store) {
+    billing_api::app::wire();
     let (config, _) = local_stack().await;
     let db = aws_sdk_dynamodb::Client::new(&config);
     let table = format!("billing-test-{:016x}", rand::random::<u64>());
@@ -156,6 +158,7 @@ impl DevServer {
         let settlements_queue_url = test_queue(&sqs, "settlements").await;
         let cascades_queue_url = test_queue(&sqs, "cascades").await;
         let pix_charges_queue_url = test_queue(&sqs, "pix-charges").await;
+        let card_releases_queue_url = test_queue(&sqs, "card-releases").await;
         let reminders_queue_url = test_queue(&sqs, "reminders").await;
         let reminder_scans_queue_url = test_queue(&sqs, "reminder-scans").await;
         let queues = billing_api::jobs::Queues::new(sqs, billet_queue_url.clone())
@@ -164,6 +167,7 @@ impl DevServer {
             .with_settlements(settlements_queue_url.clone())
             .with_cascades(cascades_queue_url.clone())
             .with_pix_charges(pix_charges_queue_url.clone())
+            .with_card_releases(card_releases_queue_url.clone())
             .with_reminders(reminders_queue_url.clone())
             .with_reminder_scans(reminder_scans_queue_url.clone());
         let queues = if lanes { queues.with_tenant_lanes() } else { queues };
@@ -205,6 +209,7 @@ impl DevServer {
             settlements_queue_url,
             cascades_queue_url,
             pix_charges_queue_url,
+            card_releases_queue_url,
             reminders_queue_url,
             reminder_scans_queue_url,
             pix_webhook_url,

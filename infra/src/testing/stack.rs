@@ -48,6 +48,7 @@ pub async fn local_stack() -> (SdkConfig, Store) {
         std::env::var_os("AWS_ENDPOINT_URL").is_some(),
         "integration tests run against the local stack: use infra/test (it starts the moto server and sets AWS_ENDPOINT_URL)"
     );
+    billing_api::app::wire();
     let config = billing_api::config::aws().await;
     let table = billing_api::config::table_name();
     let db = aws_sdk_dynamodb::Client::new(&config);

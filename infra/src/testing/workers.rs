@@ -99,6 +99,14 @@ impl DevServer {
         self.drain(&self.pix_charges_queue_url, &Worker::PixCharges).await
     }
 
+    /// Runs the card releases worker over this server's queue until it is empty: the open card
+    /// intents of billings settled otherwise are cancelled at the gateway. Returns how many
+    /// messages it handled.
+    pub async fn release_cards(&self) -> usize {
+        let worker = Worker::CardReleases { store: self.store.clone() };
+        self.drain(&self.card_releases_queue_url, &worker).await
+    }
+
     /// Starts `day`'s reminders on this server's scans queue (`reminders::run::start`) and runs
     /// the reminders' worker over it until it is empty, then over the reminders queue, as the
     /// schedule and the worker do on AWS (where the scans, quick, run beside the sends); returns

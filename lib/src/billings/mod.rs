@@ -6,6 +6,7 @@
 pub mod billets;
 pub mod bulk;
 pub mod card;
+pub mod channels;
 pub mod compute;
 pub mod counts;
 pub mod input;

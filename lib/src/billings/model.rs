@@ -99,7 +99,7 @@ pub struct Billing {
     pub gw_discount_amount: Money,
     #[serde(default, with = "number")]
     pub gw_extra_amount: Money,
-    /// Its card payment, once the payer began one (`payments::gateway`): the rest of the `gw_*`
+    /// Its card payment, once the payer began one (the card channel's gateway): the rest of the `gw_*`
     /// block and what moves its gateway statuses.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gw_card: Option<super::card::Card>,

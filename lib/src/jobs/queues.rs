@@ -5,7 +5,7 @@ use std::sync::{Arc, LazyLock};
 use anyhow::Context as _;
 
 use super::lanes::Lanes;
-use super::{body, BilletRegistration, BulkExpansion, Cascade, Message, PixCharge, ReceivableSettlement};
+use super::{body, BilletRegistration, BulkExpansion, CardRelease, Cascade, Message, PixCharge, ReceivableSettlement};
 use super::{Reminder, ReminderScan, WebhookDelivery};
 use crate::values::AccountId;
 
@@ -31,6 +31,7 @@ pub struct Queues {
     settlements: Option<String>,
     cascades: Option<String>,
     pix_charges: Option<String>,
+    card_releases: Option<String>,
     reminders: Option<String>,
     reminder_scans: Option<String>,
     /// The local stack's lanes per tenant, made at their first message; `None` on AWS.
@@ -47,6 +48,7 @@ impl Queues {
             settlements: None,
             cascades: None,
             pix_charges: None,
+            card_releases: None,
             reminders: None,
             reminder_scans: None,
             lanes: None,
@@ -71,6 +73,10 @@ impl Queues {
 
     pub fn with_pix_charges(self, url: String) -> Self {
         Queues { pix_charges: Some(url), ..self }
+    }
+
+    pub fn with_card_releases(self, url: String) -> Self {
+        Queues { card_releases: Some(url), ..self }
     }
 
     pub fn with_reminders(self, url: String) -> Self {
@@ -115,6 +121,7 @@ impl Queues {
             settlements,
             cascades,
             pix_charges: var("PIX_CHARGES_QUEUE_URL"),
+            card_releases: var("CARD_RELEASES_QUEUE_URL"),
             reminders: var("REMINDERS_QUEUE_URL"),
             reminder_scans: var("REMINDER_SCANS_QUEUE_URL"),
             lanes: None,
@@ -205,6 +212,7 @@ impl Queues {
             ReceivableSettlement::KIND => self.settlements.as_deref(),
             Cascade::KIND => self.cascades.as_deref(),
             PixCharge::KIND => self.pix_charges.as_deref(),
+            CardRelease::KIND => self.card_releases.as_deref(),
             Reminder::KIND => self.reminders.as_deref(),
             ReminderScan::KIND => self.reminder_scans.as_deref(),
             _ => None,

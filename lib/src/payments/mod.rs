@@ -26,6 +26,7 @@ pub mod manual;
 pub mod pix;
 pub mod registrar;
 pub mod secrets;
+pub mod withdrawals;
 
 pub use ledger::*;
 

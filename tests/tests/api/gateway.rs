@@ -238,16 +238,41 @@ async fn a_manual_capture_waits_for_the_account_which_captures_or_releases() {
     assert_eq!(at_localstripe(&api, released).await["status"], "canceled");
     api.post(&format!("/v1/billings/{released}/refund"), &json!({})).await.expect(422);
 
-    // Authorized, then paid off by the account: the gateway's next word about it releases the hold.
+    // Authorized, then paid off by the account: the settling transaction asks the card releases
+    // worker to cancel the intent, which it does at once, and the billing's card says so.
     let (held, token) = billing(&api, &s).await;
     pay_by_card(&api, &token, "4242424242424242").await;
     let pay_off = super::billings::pay_off_body(&api).await;
     api.post(&format!("/v1/billings/{held}/pay_off"), &pay_off).await.expect(200);
-    let intent = at_localstripe(&api, held).await["id"].as_str().unwrap().to_owned();
-    let told = event("evt_h1", "payment_intent.amount_capturable_updated", json!({"id": intent}));
-    assert_eq!(deliver(&api, &told, &secret(&api), now()).await, 200);
+    assert_eq!(at_localstripe(&api, held).await["status"], "requires_capture", "held until the worker runs");
+    assert_eq!(api.server.release_cards().await, 1);
     assert_eq!(at_localstripe(&api, held).await["status"], "canceled", "the payer's card is not held");
+    let after = shown(&api, held).await;
+    assert_eq!(after["status"], "discharged", "{after}");
+    // The gateway's later word about it changes nothing.
+    let intent = at_localstripe(&api, held).await["id"].as_str().unwrap().to_owned();
+    let told = event("evt_h1", "payment_intent.canceled", json!({"id": intent}));
+    assert_eq!(deliver(&api, &told, &secret(&api), now()).await, 200);
     assert_eq!(shown(&api, held).await["status"], "discharged");
+    assert_eq!(api.server.release_cards().await, 0, "released once");
+
+    // Authorized, then the boleto is paid at the bank: the same.
+    let (by_boleto, token) = billing(&api, &s).await;
+    pay_by_card(&api, &token, "4242424242424242").await;
+    let billet = after_card_billet(&api, by_boleto).await;
+    let reported = billing_api::payments::boleto::bank::Reported {
+        amount: "25.00".parse().unwrap(),
+        paid_on: billing_api::values::today(),
+        fee: "1.50".parse().unwrap(),
+    };
+    let payment = billing_api::payments::boleto::bank::payment(BillingId::new(by_boleto), billet, &reported);
+    let store = &api.server.store;
+    let paid = billing_api::payments::apply(store, api.account_id, BillingId::new(by_boleto), &payment).await.unwrap();
+    assert!(matches!(paid, billing_api::payments::Applied::Settled(_)), "{paid:?}");
+    assert_eq!(api.server.release_cards().await, 1);
+    assert_eq!(at_localstripe(&api, by_boleto).await["status"], "canceled");
+    let after = shown(&api, by_boleto).await;
+    assert_eq!((after["status"].as_str(), after["gw_received_with"].as_str()), (Some("paid"), Some("bank_billet")));
 }
 
 #[tokio::test]

@@ -9,8 +9,8 @@
 //!   billing whose billet was rejected asks again even when it changes nothing, so fixing the
 //!   payer's contact and sending `PATCH {"billing": {}}` retries the registration.
 //! - **Cancel** cancels the open billet; **pay-off** writes it off (`discharged`).
-//! - **Bank payment** (`payments::apply`, from the boleto's channel `payments::boleto::bank`) settles the
-//!   billet.
+//! - **Bank payment** (the payment workflow's one apply, from the boleto channel's return line or
+//!   the simulated bank) settles the billet.
 
 use crate::billets::model::{self, BankBillet, BilletStatus};
 use crate::billings::model::Billing;

@@ -1,8 +1,8 @@
 //! What a billing does with its bank billets: issues and re-issues them ([`lifecycle`]) and shows
 //! them under `/v1/billings/{billing_id}/bank_billets` ([`routes`]); their registration, remittance
-//! and return files are the boleto channel's (`payments::registrar`, `payments::boleto`). The billet itself (record,
-//! payment codes, providers, slip, representation) is `crate::billets`, which knows nothing of
-//! billings: calls go one way, from here down.
+//! and return files are the boleto channel's (its room among the payment channels, which call
+//! here). The billet itself (record, payment codes, providers, slip, representation) is
+//! `crate::billets`, which knows nothing of billings: calls go one way, from here down.
 
 pub mod lifecycle;
 mod routes;

@@ -1,5 +1,5 @@
 //! Closing a collectable billing (§3.1): cancelled with a reason (here), or paid off by hand with a
-//! cash entry (the manual channel's, `payments::manual`); either closes its open billet in the
+//! cash entry (the manual payment channel's pay-off); either closes its open billet in the
 //! same transaction.
 
 use super::change::{change_shown, Ruled};

@@ -8,6 +8,7 @@ use super::announcement::{announcement_of, with_written};
 use super::read::{related, whole_or_404};
 use crate::billets::model::BankBillet;
 use crate::billings::billets::lifecycle::BilletWrite;
+use crate::billings::channels;
 use crate::billings::links;
 use crate::billings::model::Billing;
 use crate::billings::view::Embedded;
@@ -101,11 +102,9 @@ where
                 let next = Billing { version: current.version + 1, ..next };
                 if let Some(billet) = &billet {
                     also.push(billet.write(account)?);
-                    // A billet the bank knows from a file and that closes: its write-off goes out;
-                    // its Pix charge, when the billing does not go on with it, is removed.
-                    also.extend(crate::payments::boleto::remittance::follow(account, billet)?);
-                    also.extend(crate::payments::pix::charge::follow(account, &next, billet)?);
                 }
+                // What stopped being payable through a channel is withdrawn there.
+                also.extend(channels::installed()?.withdrawals(account, &current, &next, billet.as_ref())?);
                 let embedded = match (announce || shown, related) {
                     (false, _) => None,
                     (true, related) => {

@@ -64,9 +64,8 @@ pub(super) async fn read_references(store: &Store, account: AccountId, draft: &D
     let mut errors = Vec::new();
     match read::<BankRule>(&found, draft.bank_rule_id)? {
         None => errors.push(Problem::not_found("bank_rule_id", MSG_BANK_RULE_NOT_FOUND)),
-        // Its billets carry a Pix charge: the terms must be ones the API Pix can say.
-        Some(rule) if rule.pix_secret_id.is_some() => errors.extend(pix_terms_refused(draft)),
-        Some(_) => {}
+        // Its billets carry the charges of its channels: the terms must be ones they can say.
+        Some(rule) => errors.extend(terms_refused(&rule, draft)?),
     }
     let patient = existing::<Contact>(&found, draft.patient_id, "patient_id", MSG_PATIENT_NOT_FOUND, &mut errors)?;
     let contact = existing::<Contact>(&found, draft.contact_id, "contact_id", MSG_CONTACT_NOT_FOUND, &mut errors)?;
@@ -169,9 +168,9 @@ async fn payer_of(
     Ok(References { payer, contact, tag })
 }
 
-/// Why a billing on a rule with a Pix institution cannot have these terms, each naming its field
-/// (`payments::pix::cobv`).
-fn pix_terms_refused(draft: &Draft) -> Vec<Problem> {
+/// Why the channels of `rule` cannot charge a billing of these terms (a rule with a Pix
+/// institution: terms the API Pix can say), each naming its field.
+fn terms_refused(rule: &BankRule, draft: &Draft) -> Result<Vec<Problem>, Refusal> {
     let terms = crate::billings::compute::Terms {
         status: BillingStatus::Opened,
         amount: draft.amount.get(),
@@ -182,5 +181,5 @@ fn pix_terms_refused(draft: &Draft) -> Vec<Problem> {
         interest: draft.interest,
         cancel_penalty: false,
     };
-    crate::payments::pix::charge::refused(&terms).unwrap_or_default()
+    Ok(crate::billings::channels::installed()?.terms_refused(rule, &terms))
 }

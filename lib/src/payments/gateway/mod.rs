@@ -23,6 +23,7 @@ pub mod available;
 /// The card payment as a billing keeps it (`billings::card`).
 pub use crate::billings::card;
 pub mod checkout;
+pub mod releases;
 pub mod routes;
 pub mod stripe;
 pub mod sync;

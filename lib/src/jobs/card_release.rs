@@ -1,0 +1,25 @@
+//! The card releases queue's message (worker `payments::gateway::releases`).
+
+use serde::{Deserialize, Serialize};
+
+use super::Message;
+use crate::values::{AccountId, BillingId};
+
+/// A billing's open card intent to cancel at the account's gateway, once the billing stopped being
+/// payable by card (`payments::withdrawals`):
+/// `{"kind": "card_release", "account_id": 7, "billing_id": 12, "intent_id": "pi_…"}`. Cancelling
+/// twice is harmless: the worker reads the intent first and cancels only one still open.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CardRelease {
+    pub account_id: AccountId,
+    pub billing_id: BillingId,
+    pub intent_id: String,
+}
+
+impl Message for CardRelease {
+    const KIND: &'static str = "card_release";
+
+    fn account(&self) -> AccountId {
+        self.account_id
+    }
+}

@@ -1,0 +1,51 @@
+//! The card releases worker: cancels at the gateway the open intent of a billing that stopped being
+//! payable by card (`payments::withdrawals` asks for it in the settling transaction), then applies
+//! the intent as the gateway answers (the billing's card `canceled`).
+//!
+//! An intent that meanwhile succeeded is not cancelled: applying it keeps its payment to refund.
+//! One the gateway no longer knows, or an account whose gateway is gone, leaves nothing to do. A
+//! gateway that cannot be reached fails the message, which SQS delivers again (five times, then
+//! its DLQ; Stripe itself cancels an unconfirmed authorization after seven days).
+
+use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
+
+use super::card::Stage;
+use super::sync::{apply, Beside};
+use super::{link, registry, Gateway, GatewayError};
+use crate::jobs::CardRelease;
+use crate::store::Store;
+
+/// Releases each message's intent (see the module's documentation).
+pub async fn handle_batch(store: &Store, event: SqsEvent) -> SqsBatchResponse {
+    crate::jobs::handle_batch(event, "card release", |message: CardRelease| async move {
+        let Some(link) = link(store, message.account_id).await? else { return Ok(()) };
+        let gateway = registry().client(&link.secret_id).await?;
+        release(store, gateway.as_ref(), &message).await
+    })
+    .await
+}
+
+/// Cancels the message's intent when it is still open, and applies it as the gateway then has it.
+pub async fn release(store: &Store, gateway: &impl Gateway, message: &CardRelease) -> anyhow::Result<()> {
+    let Some(intent) = gateway.intent(&message.intent_id).await.map_err(anyhow::Error::new)? else {
+        return Ok(());
+    };
+    if intent.billing != Some(message.billing_id) {
+        return Ok(());
+    }
+    let intent = match intent.stage {
+        Stage::Open | Stage::Pending | Stage::Authorized => match gateway.release(&intent.id).await {
+            // Read again: the gateway's own word on what the cancel left.
+            Ok(()) => gateway.intent(&intent.id).await.map_err(anyhow::Error::new)?.unwrap_or(intent),
+            // Confirmed or paid meanwhile (the gateway refuses to cancel): applied as it is.
+            Err(GatewayError::Refused { status, detail }) => {
+                tracing::warn!(intent = intent.id, status, detail, "the gateway kept an intent of a closed billing");
+                gateway.intent(&intent.id).await.map_err(anyhow::Error::new)?.unwrap_or(intent)
+            }
+            Err(error) => return Err(anyhow::Error::new(error)),
+        },
+        Stage::Succeeded | Stage::Canceled => intent,
+    };
+    Box::pin(apply(store, message.account_id, &intent, &Beside::default())).await.map_err(anyhow::Error::new)?;
+    Ok(())
+}

@@ -1,0 +1,76 @@
+//! The one rule that withdraws a billing's charges when it stops being payable through them, for
+//! every channel, written in the change's own transaction (the billing's `channels::Channels`,
+//! which the edge installs):
+//!
+//! - **boleto**: a billet the bank knows from a file and that closes (cancelled, re-issued, paid
+//!   off, paid through another channel) gets its write-off queued (`boleto::remittance::follow`);
+//! - **Pix**: the billing's charge is removed at its PSP when the billing does not go on with it
+//!   (`pix::charge::follow`, through the Pix charges queue);
+//! - **card**: an intent still open (made, confirming, authorized) of a billing that stops being
+//!   collectable is cancelled at the gateway through the card releases queue
+//!   ([`CardRelease`], worker `gateway::releases`), so the payer's card is not held and cannot pay
+//!   a closed billing.
+//!
+//! The channel that settles keeps its own charge: a billet paid by boleto is not written off, a
+//! billing paid by Pix keeps its (paid) charge, a card that paid is not cancelled.
+
+use crate::bank_rules::BankRule;
+use crate::billings::billets::lifecycle::BilletWrite;
+use crate::billings::card::Stage;
+use crate::billings::channels::Channels;
+use crate::billings::compute::Terms;
+use crate::billings::model::Billing;
+use crate::jobs::{tasks, CardRelease};
+use crate::refusal::Problem;
+use crate::store::{StoreResult, Write};
+use crate::values::AccountId;
+
+/// The channels of the service, as billings ask them (installed by `app::wire`).
+pub struct PaymentChannels;
+
+impl Channels for PaymentChannels {
+    fn withdrawals(
+        &self,
+        account: AccountId,
+        current: &Billing,
+        next: &Billing,
+        billet: Option<&BilletWrite>,
+    ) -> StoreResult<Vec<Write>> {
+        withdrawals(account, current, next, billet)
+    }
+
+    fn terms_refused(&self, rule: &BankRule, terms: &Terms) -> Vec<Problem> {
+        match rule.pix_secret_id {
+            Some(_) => super::pix::charge::refused(terms).unwrap_or_default(),
+            None => Vec::new(),
+        }
+    }
+}
+
+/// What the change of a billing from `current` to `next`, writing `billet`, withdraws (see the
+/// module's documentation).
+pub fn withdrawals(
+    account: AccountId,
+    current: &Billing,
+    next: &Billing,
+    billet: Option<&BilletWrite>,
+) -> StoreResult<Vec<Write>> {
+    let mut writes = Vec::new();
+    if let Some(billet) = billet {
+        writes.extend(super::boleto::remittance::follow(account, billet)?);
+        writes.extend(super::pix::charge::follow(account, next, billet)?);
+    }
+    if let Some(intent_id) = card_to_release(current, next) {
+        let message = CardRelease { account_id: account, billing_id: next.id, intent_id };
+        writes.push(tasks::one(account, message)?);
+    }
+    Ok(writes)
+}
+
+/// The card intent to cancel when a billing stops being collectable with one still open.
+fn card_to_release(current: &Billing, next: &Billing) -> Option<String> {
+    let card = next.gw_card.as_ref()?;
+    let open = matches!(card.stage, Stage::Open | Stage::Pending | Stage::Authorized) && !card.settled;
+    let closes = current.status.collectable() && !next.status.collectable();
+    (open && closes).then(|| card.intent_id.clone())
+}
