@@ -57,6 +57,16 @@ pub struct DevServer {
         Arc<std::sync::Mutex<std::collections::HashMap<String, std::collections::HashMap<String, String>>>>,
 }
 
+/// An SQS client; with a `meter`, its calls are reported to it.
+fn sqs_client(config: &SdkConfig, meter: Option<crate::meter::Meter>) -> aws_sdk_sqs::Client {
+    match meter {
+        Some(meter) => {
+            aws_sdk_sqs::Client::from_conf(aws_sdk_sqs::config::Builder::from(config).interceptor(meter).build())
+        }
+        None => aws_sdk_sqs::Client::new(config),
+    }
+}
+
 /// A table of one test server's own.
 async fn own_table() -> (SdkConfig, Store) {
     billing_api::app::wire();
@@ -146,12 +156,7 @@ impl DevServer {
     ) -> Self {
         let (store, stream) = crate::dev_server::streamed_store(store);
         let cache = AuthCache::default();
-        let sqs = match meter {
-            Some(meter) => {
-                aws_sdk_sqs::Client::from_conf(aws_sdk_sqs::config::Builder::from(&config).interceptor(meter).build())
-            }
-            None => aws_sdk_sqs::Client::new(&config),
-        };
+        let sqs = sqs_client(&config, meter);
         let billet_queue_url = test_queue(&sqs, "billet-registration").await;
         let bulk_queue_url = test_queue(&sqs, "bulk-expansion").await;
         let webhook_queue_url = test_queue(&sqs, "webhook-deliveries").await;

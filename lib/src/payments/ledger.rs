@@ -1,7 +1,6 @@
 //! The payment ledger: what a payment is ([`Payment`], by [`Channel`]) and what became of it
 //! ([`Entry`]: once per channel and provider id; [`ToRefund`]: the account's list of payments kept to
-//! refund). Types and writes only: the workflow that applies a payment is the parent module's, and
-//! what a billing's own changes write here (a pay-off's entry) comes from below it.
+//! refund). Types and writes only: the workflow that applies a payment is `apply`.
 
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
@@ -9,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use crate::refusal::Refusal;
 use crate::store::item::number;
 use crate::store::stored::{self, Key, Stored};
-use crate::store::{keys, KeyRange, Sort, Store, StoreError, StoreResult, Write};
-use crate::values::{AccountId, BilletId, BillingId, Money, Timestamp};
+use crate::store::{keys, KeyRange, Sort, Store, StoreError, Write};
+use crate::values::{AccountId, BilletId, BillingId, DischargeReason, Money, Timestamp};
 
 /// How a payment came (a value billets and billings keep too).
 pub use crate::values::PaymentChannel as Channel;
@@ -21,8 +20,8 @@ pub struct Payment {
     pub channel: Channel,
     /// What the channel calls this payment; a payment is applied once per channel and id.
     pub provider_id: String,
-    /// The billet it pays.
-    pub billet_id: BilletId,
+    /// The billet it pays; none for a pay-off of a billing without one.
+    pub billet_id: Option<BilletId>,
     /// What the payer paid (fine and interest included, discounts taken off).
     pub amount: Money,
     pub paid_on: NaiveDate,
@@ -32,6 +31,9 @@ pub struct Payment {
     /// says otherwise).
     pub credit_on: NaiveDate,
     pub net_amount: Money,
+    /// A pay-off's reason: the account wrote the billing off by hand (the manual channel), which
+    /// makes it `discharged` rather than `paid`.
+    pub paid_off: Option<DischargeReason>,
 }
 
 impl Payment {
@@ -113,7 +115,7 @@ pub fn entry(account: AccountId, billing: BillingId, payment: &Payment, outcome:
         channel: payment.channel,
         provider_id: payment.provider_id.clone(),
         billing_id: billing,
-        billet_id: Some(payment.billet_id),
+        billet_id: payment.billet_id,
         amount: payment.amount,
         paid_on: payment.paid_on,
         outcome,
@@ -121,35 +123,6 @@ pub fn entry(account: AccountId, billing: BillingId, payment: &Payment, outcome:
         refunded: Money::ZERO,
         recorded_at: Timestamp::now(),
     }
-}
-
-/// The ledger entry of a pay-off (`payments::manual::pay_off`): the account's own write-off of
-/// `billing` (its current billet `billet`, if any) for `amount` on `on`, as cash entry
-/// `cash_entry`: written, only if absent, in the pay-off's transaction, so that a payment any
-/// channel reports afterwards finds the billing settled (kept to refund) and the ledger shows how
-/// it was.
-pub fn paid_off(
-    account: AccountId,
-    billing: BillingId,
-    billet: Option<BilletId>,
-    cash_entry: impl std::fmt::Display,
-    amount: Money,
-    on: NaiveDate,
-) -> StoreResult<Write> {
-    let entry = Entry {
-        account_id: account,
-        channel: Channel::Manual,
-        provider_id: format!("cash_entry/{cash_entry}"),
-        billing_id: billing,
-        billet_id: billet,
-        amount,
-        paid_on: on,
-        outcome: Outcome::Settled,
-        note: String::new(),
-        refunded: Money::ZERO,
-        recorded_at: Timestamp::now(),
-    };
-    stored::insert(&entry, ())
 }
 
 /// The payment's entry, if the ledger has it.

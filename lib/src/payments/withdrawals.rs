@@ -47,8 +47,38 @@ impl Channels for PaymentChannels {
     }
 }
 
+/// A charge withdrawn at its channel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Withdrawal {
+    /// The billet's write-off, in its bank's next remittance.
+    BoletoWriteOff,
+    /// The billing's Pix charge, removed at the PSP whose secret this is.
+    PixCharge(String),
+    /// The card intent, cancelled at the gateway.
+    CardIntent(String),
+}
+
 /// What the change of a billing from `current` to `next`, writing `billet`, withdraws (see the
 /// module's documentation).
+pub fn withdrawn(
+    account: AccountId,
+    current: &Billing,
+    next: &Billing,
+    billet: Option<&BilletWrite>,
+) -> Vec<Withdrawal> {
+    let mut withdrawn = Vec::new();
+    if let Some(billet) = billet {
+        if super::boleto::remittance::written_off(billet).is_some() {
+            withdrawn.push(Withdrawal::BoletoWriteOff);
+        }
+        withdrawn.extend(super::pix::charge::removed(account, next, billet).map(Withdrawal::PixCharge));
+    }
+    withdrawn.extend(card_to_release(current, next).map(Withdrawal::CardIntent));
+    withdrawn
+}
+
+/// The writes of [`withdrawn`], for the change's transaction: the write-off queued, a Pix charges
+/// task, a card releases task.
 pub fn withdrawals(
     account: AccountId,
     current: &Billing,
@@ -56,13 +86,16 @@ pub fn withdrawals(
     billet: Option<&BilletWrite>,
 ) -> StoreResult<Vec<Write>> {
     let mut writes = Vec::new();
-    if let Some(billet) = billet {
-        writes.extend(super::boleto::remittance::follow(account, billet)?);
-        writes.extend(super::pix::charge::follow(account, next, billet)?);
-    }
-    if let Some(intent_id) = card_to_release(current, next) {
-        let message = CardRelease { account_id: account, billing_id: next.id, intent_id };
-        writes.push(tasks::one(account, message)?);
+    for withdrawal in withdrawn(account, current, next, billet) {
+        match (withdrawal, billet) {
+            (Withdrawal::BoletoWriteOff, Some(b)) => writes.extend(super::boleto::remittance::follow(account, b)?),
+            (Withdrawal::PixCharge(_), Some(b)) => writes.extend(super::pix::charge::follow(account, next, b)?),
+            (Withdrawal::CardIntent(intent_id), _) => {
+                let message = CardRelease { account_id: account, billing_id: next.id, intent_id };
+                writes.push(tasks::one(account, message)?);
+            }
+            (Withdrawal::BoletoWriteOff | Withdrawal::PixCharge(_), None) => {}
+        }
     }
     Ok(writes)
 }

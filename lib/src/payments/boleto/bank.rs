@@ -26,12 +26,13 @@ pub fn payment(billing: BillingId, billet: BilletId, reported: &Reported) -> Pay
     Payment {
         channel: Channel::BankBillet,
         provider_id: format!("{billing}/{billet}"),
-        billet_id: billet,
+        billet_id: Some(billet),
         amount: reported.amount,
         paid_on: reported.paid_on,
         fee: reported.fee,
         credit_on: crate::billets::provider::credit_date(reported.paid_on),
         net_amount: reported.amount - reported.fee,
+        paid_off: None,
     }
 }
 

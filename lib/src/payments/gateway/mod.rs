@@ -14,7 +14,7 @@
 //!   the gateway (an event only names it), a review or a dispute is taken from its signed event;
 //!   each becomes the billing's [`card::Card`], merged so that order and repetition do not
 //!   matter, and the billing's status follows from it ([`card::status`]). A payment that succeeds
-//!   is applied as any payment ([`super::settling`]): once, by the intent's id, the first one
+//!   is applied as any payment ([`super::decision`]): once, by the intent's id, the first one
 //!   settles (the boleto written off, the Pix charge removed), a later one is kept to refund.
 //! - **The funds' availability** ([`available`]): a billing paid by card sits in the availability
 //!   index under its escrow end's day until the daily step makes it `available`.

@@ -5,9 +5,9 @@
 //! or stale call can only make the service read the truth again. A review or a dispute (which
 //! Stripe tells only by its events, signed) is merged beside it. The billing's card
 //! ([`Card`]) takes the furthest of what it had and what it is told, and its status follows
-//! ([`card::status`]); the first time the intent has succeeded, its payment is applied as any
-//! payment (`payments::settling`: once by the intent's id, in the billing's transaction), or kept
-//! to refund when the billing was settled otherwise.
+//! ([`card::status`]); the first time the intent has succeeded, its payment goes through the one
+//! decision of every payment (`payments::decision`: once by the intent's id, in the billing's
+//! transaction), or is kept to refund when the billing was settled otherwise (`payments::keep`).
 
 use chrono::NaiveDate;
 
@@ -16,7 +16,7 @@ use super::{Gateway, GatewayError, Intent};
 use crate::billings::billets::lifecycle::BilletWrite;
 use crate::billings::model::Billing;
 use crate::billings::service::{change, Ruled};
-use crate::payments::{self, Channel, Payment};
+use crate::payments::{self, Channel, Decided, Payment};
 use crate::refusal::Refusal;
 use crate::store::Store;
 use crate::values::calendar::sao_paulo;
@@ -72,12 +72,13 @@ fn payment(intent: &Intent, card: &Card, billet: crate::values::BilletId) -> Pay
     Payment {
         channel: Channel::CreditCard,
         provider_id: intent.id.clone(),
-        billet_id: intent.billet.unwrap_or(billet),
+        billet_id: Some(intent.billet.unwrap_or(billet)),
         amount: card.amount,
         paid_on: day_of(paid_at),
         fee: card.fee,
         credit_on: day_of(card.escrow_end.or(paid_at)),
         net_amount: card.net,
+        paid_off: None,
     }
 }
 
@@ -108,12 +109,8 @@ pub async fn apply(store: &Store, account: AccountId, intent: &Intent, beside: &
     match after {
         After::Nothing => {}
         After::KeepToRefund(payment, why) => {
-            match store.write(payments::kept_to_refund(account, billing_id, &payment, &why)?).await {
-                Ok(()) => {}
-                // Kept before (the same event again).
-                Err(error) if error.failed_at(0) => {}
-                Err(error) => return Err(error.into()),
-            }
+            // Kept before (the same event again): `Already`, which says the same.
+            payments::keep(store, account, billing_id, &payment, &why, Vec::new()).await?;
             return Ok(Synced::ToRefund(why));
         }
     }
@@ -157,29 +154,27 @@ async fn rule(
         let billet_id = billing.billet_id.or(intent.billet);
         let Some(billet_id) = billet_id else { return Ok(Ruled::Unchanged(After::Nothing)) };
         let paid = payment(intent, &merged, billet_id);
-        // Applied before under another card state (a lost write): the ledger says how it went.
-        if let Some(found) = payments::recorded(store, account, &paid).await? {
-            let settled = found.outcome == payments::Outcome::Settled;
-            let card = Card { settled, to_refund: !settled, ..merged };
-            next.gw_card = Some(card);
-        } else {
-            match payments::settling(account, billing.clone(), billet.as_ref(), &paid)? {
-                Ok((settled, paid_billet, ledger)) => {
-                    next = Billing { gw_card: Some(Card { settled: true, ..merged }), ..settled };
-                    billet_write = billet.map(|from| BilletWrite::Moved { from, to: paid_billet });
-                    also.push(ledger);
-                }
-                Err(why) => {
-                    let card = Card { to_refund: true, ..merged };
-                    let next = Billing { gw_card: Some(card), updated_at: Timestamp::now(), ..billing };
-                    return Ok(Ruled::Changed {
-                        next,
-                        billet: None,
-                        also: Vec::new(),
-                        announce: false,
-                        then: After::KeepToRefund(paid, why),
-                    });
-                }
+        match payments::decision(store, account, billing.clone(), billet.as_ref(), &paid).await? {
+            // Applied before under another card state (a lost write): the ledger says how it went.
+            Decided::Already(outcome) => {
+                let settled = outcome == payments::Outcome::Settled;
+                next.gw_card = Some(Card { settled, to_refund: !settled, ..merged });
+            }
+            Decided::Settles { next: settled, billet, also: writes } => {
+                next = Billing { gw_card: Some(Card { settled: true, ..merged }), ..*settled };
+                billet_write = billet;
+                also = writes;
+            }
+            Decided::ToRefund(why) => {
+                let card = Card { to_refund: true, ..merged };
+                let next = Billing { gw_card: Some(card), updated_at: Timestamp::now(), ..billing };
+                return Ok(Ruled::Changed {
+                    next,
+                    billet: None,
+                    also: Vec::new(),
+                    announce: false,
+                    then: After::KeepToRefund(paid, why),
+                });
             }
         }
     }

@@ -6,9 +6,8 @@ mod routes;
 
 pub use routes::routes;
 
+use super::{Channel, Decided, Payment};
 use crate::bank_accounts::BankAccount;
-use crate::billets::model::BilletStatus;
-use crate::billings::billets::lifecycle;
 use crate::billings::compute;
 use crate::billings::input::{bank_account_not_found, PayOff};
 use crate::billings::model::Billing;
@@ -18,7 +17,7 @@ use crate::cash_entries::CashEntry;
 use crate::refusal::{Code, Problem, Refusal};
 use crate::store::records;
 use crate::store::{Store, Write};
-use crate::values::{today, AccountId, BankAccountType, BillingId, BillingStatus, Money, Timestamp};
+use crate::values::{today, AccountId, BankAccountType, BilletId, BillingId, DischargeReason, Money, Timestamp};
 
 /// `POST /v1/billings/{id}/pay_off` (§3.1): a collectable billing is settled manually, recording a
 /// cash entry on a bank account of the account (not the service's own) that inherits the billing's
@@ -60,23 +59,38 @@ pub async fn pay_off(
                 created_at: Timestamp::now(),
             };
             let (pk, sk) = records::key_of::<BankAccount>(account, request.bank_account_id);
-            // The payment ledger records the pay-off as the manual channel's payment.
-            let ledger =
-                super::ledger::paid_off(account, current.id, billet.as_ref().map(|b| b.id), entry.id, received, today)?;
-            let also = vec![entry.insert(account)?, Write::check_exists(pk, sk), ledger];
-            let billet = lifecycle::close(billet.as_ref(), BilletStatus::Discharged);
-            let next = Billing {
-                status: BillingStatus::Discharged,
-                discharge_reason: Some(request.discharge_reason),
-                gw_gross_amount: received,
-                gw_payment_date: Some(today),
-                gw_received_with: Some(request.discharge_reason.to_string()),
-                updated_at: Timestamp::now(),
-                ..current
-            };
-            Ok(service::Ruled::Changed { next, billet, also, announce: true, then: () })
+            // The pay-off is the manual channel's payment, decided as every payment is (a new cash
+            // entry is a new payment: the ledger has none of it to read).
+            let payment = paid_off(billet.as_ref().map(|b| b.id), &entry, request.discharge_reason);
+            let id = current.id;
+            match super::decide(account, current.clone(), billet.as_ref(), &payment, None)? {
+                Decided::Settles { next, billet, mut also } => {
+                    also.extend([entry.insert(account)?, Write::check_exists(pk, sk)]);
+                    Ok(service::Ruled::Changed { next: *next, billet, also, announce: true, then: () })
+                }
+                Decided::Already(_) | Decided::ToRefund(_) => {
+                    tracing::warn!(billing = %id, "a pay-off the payment workflow refused");
+                    Err(service::refused(&current, "baixada"))
+                }
+            }
         }
     })
     .await?;
     Ok((billing, embedded))
+}
+
+/// The manual channel's payment: the pay-off recorded as `entry` (its amount, its day), of the
+/// billing's current billet `billet`, if it has one; no fee, credited that day.
+fn paid_off(billet: Option<BilletId>, entry: &CashEntry, reason: DischargeReason) -> Payment {
+    Payment {
+        channel: Channel::Manual,
+        provider_id: format!("cash_entry/{}", entry.id),
+        billet_id: billet,
+        amount: entry.amount,
+        paid_on: entry.entry_date,
+        fee: Money::ZERO,
+        credit_on: entry.entry_date,
+        net_amount: entry.amount,
+        paid_off: Some(reason),
+    }
 }

@@ -134,23 +134,26 @@ pub async fn remove(psp: &Psp, txid: &str) -> Result<Option<Cobv>, PspError> {
 /// does not go on with the same PSP's charge (a re-issue on a rule of the same PSP revises it
 /// instead: the new billet's registration does).
 pub fn follow(account: AccountId, next: &Billing, write: &BilletWrite) -> StoreResult<Vec<Write>> {
-    let BilletWrite::Moved { from, to } = write else { return Ok(Vec::new()) };
-    let Some(secret_id) = to.pix_psp.clone() else { return Ok(Vec::new()) };
+    match removed(account, next, write) {
+        Some(secret_id) => {
+            Ok(vec![tasks::one(account, PixCharge { account_id: account, billing_id: next.id, secret_id })?])
+        }
+        None => Ok(Vec::new()),
+    }
+}
+
+/// The secret of the PSP whose charge a billet's change removes ([`follow`]), if it removes one.
+pub fn removed(account: AccountId, next: &Billing, write: &BilletWrite) -> Option<String> {
+    let BilletWrite::Moved { from, to } = write else { return None };
+    let secret_id = to.pix_psp.clone()?;
     let closed = match to.status {
         BilletStatus::Canceled | BilletStatus::Discharged => true,
         BilletStatus::Paid => to.paid_with.as_deref() != Some(Channel::Pix.as_str()),
         _ => false,
     };
-    if !closed || from.status == to.status {
-        return Ok(Vec::new());
-    }
     let goes_on = next.status == BillingStatus::Opened
         && next.bank_rule_id.is_some_and(|rule| psp::secret_id(account, rule) == secret_id);
-    if goes_on {
-        return Ok(Vec::new());
-    }
-    let message = PixCharge { account_id: account, billing_id: next.id, secret_id };
-    Ok(vec![tasks::one(account, message)?])
+    (closed && from.status != to.status && !goes_on).then_some(secret_id)
 }
 
 #[cfg(test)]

@@ -92,12 +92,13 @@ pub fn payment(received: &Received, billet_id: crate::values::BilletId) -> Resul
     Ok(Payment {
         channel: Channel::Pix,
         provider_id: received.end_to_end_id.clone(),
-        billet_id,
+        billet_id: Some(billet_id),
         amount,
         paid_on,
         fee: Money::ZERO,
         credit_on: paid_on,
         net_amount: amount,
+        paid_off: None,
     })
 }
 

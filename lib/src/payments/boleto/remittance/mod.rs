@@ -178,7 +178,15 @@ pub fn queue(account: AccountId, billet: &BankBillet, instruction: Instruction) 
 /// through a file, is closed (cancelled, re-issued, paid off, or paid through another channel than
 /// the boleto: by Pix).
 pub fn follow(account: AccountId, write: &BilletWrite) -> StoreResult<Vec<Write>> {
-    let BilletWrite::Moved { from, to } = write else { return Ok(Vec::new()) };
+    match written_off(write) {
+        Some(billet) => queue(account, billet, Instruction::WriteOff),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// The billet a billet's change writes off at the bank ([`follow`]), if it writes one off.
+pub fn written_off(write: &BilletWrite) -> Option<&BankBillet> {
+    let BilletWrite::Moved { from, to } = write else { return None };
     let paid_elsewhere = to.status == BilletStatus::Paid
         && to.paid_with.as_deref().is_some_and(|c| c != crate::values::PaymentChannel::BankBillet.as_str());
     let closed = matches!(to.status, BilletStatus::Canceled | BilletStatus::Discharged) || paid_elsewhere;
@@ -187,10 +195,7 @@ pub fn follow(account: AccountId, write: &BilletWrite) -> StoreResult<Vec<Write>
             from.status,
             BilletStatus::Remitting | BilletStatus::Remittanced | BilletStatus::Opened | BilletStatus::Protested
         );
-    match closed && known {
-        true => queue(account, to, Instruction::WriteOff),
-        false => Ok(Vec::new()),
-    }
+    (closed && known).then_some(to)
 }
 
 /// What the file's "uso da empresa" carries for a billet, echoed by the bank's return: the

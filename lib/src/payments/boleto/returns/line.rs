@@ -64,8 +64,15 @@ pub(super) async fn apply_line(
         Ok((_, Some((outcome, note, None)))) => keep(store, Line { outcome, note, ..line }).await,
         Ok((_, Some((outcome, note, Some(payment))))) => {
             // Money the billing does not take: kept to refund with the line, in one transaction.
-            let refund = payments::kept_to_refund(account, billing_id, &payment, &note)?;
-            keep_with(store, Line { outcome, note, ..line }, refund).await
+            let kept = stored::insert(&Line { outcome, note: note.clone(), ..line.clone() }, ())?;
+            match payments::keep(store, account, billing_id, &payment, &note, vec![kept]).await? {
+                payments::Applied::ToRefund(_) => Ok(Some(outcome)),
+                // Kept by another file first: the line alone, unchanged.
+                _ => {
+                    let note = "pagamento já registrado (outro arquivo)".to_owned();
+                    keep(store, Line { outcome: Outcome::Unchanged, note, ..line }).await
+                }
+            }
         }
         Err(Refusal::NotFound) => {
             line.note = format!("nenhuma cobrança {billing_id}");
@@ -133,21 +140,18 @@ impl Step<'_> {
         if self.store.get(self.key.0.clone(), self.key.1.clone()).await?.is_some() {
             return Ok(Ruled::Unchanged(None));
         }
+        if self.title.happened == Happened::Paid {
+            return self.paid(billing, current).await;
+        }
         let Some(billet) = current.filter(|b| b.id == self.billet_id) else {
             // Replaced by a re-issue: as it was read before.
-            let status = self.read_status;
-            return Ok(Ruled::Unchanged(Some(match self.title.happened {
-                Happened::Paid => to_refund(
-                    format!("pago no banco, mas o boleto foi substituído ({status}): devolver ao pagador ou baixar a cobrança à mão"),
-                    paid_by(self.title, self.billing_id, self.billet_id),
-                ),
-                _ => (Outcome::Unchanged, format!("boleto substituído ({status})"), None),
-            })));
+            let note = format!("boleto substituído ({})", self.read_status);
+            return Ok(Ruled::Unchanged(Some((Outcome::Unchanged, note, None))));
         };
         let status = billet.status;
         let waiting = matches!(status, BilletStatus::Remitting | BilletStatus::Remittanced);
         let keep = |outcome: Outcome, note: String| Ok(Ruled::Unchanged(Some((outcome, note, None))));
-        let moved = |to: BankBillet, note: &str| self.moved(billing.clone(), &billet, to, note, Vec::new());
+        let moved = |to: BankBillet, note: &str| self.moved(billing.clone(), &billet, to, note);
         let with_status = |status: BilletStatus, provider: &str| {
             let mut to = billet.moved_to(status);
             to.registered.provider_status = Some(provider.into());
@@ -164,7 +168,7 @@ impl Step<'_> {
                 moved(to, "entrada rejeitada")
             }
             Happened::Refused => keep(Outcome::NotApplied, format!("entrada rejeitada, mas o boleto já está {status}")),
-            Happened::Paid => self.paid(billing, billet).await,
+            Happened::Paid => self.paid(billing, Some(billet)).await,
             Happened::WrittenOff
                 if matches!(status, BilletStatus::Remittanced | BilletStatus::Opened | BilletStatus::Protested) =>
             {
@@ -181,65 +185,57 @@ impl Step<'_> {
         }
     }
 
-    /// A payment: applied once (the same payment from another file is recognised), or kept to
-    /// refund when the billing cannot take it.
-    async fn paid(&self, billing: Billing, billet: BankBillet) -> Rule {
+    /// A payment: the one decision of every payment (`payments::decision`): applied once (the same
+    /// payment from another file is recognised), or kept to refund when the billing cannot take it.
+    async fn paid(&self, billing: Billing, current: Option<BankBillet>) -> Rule {
         let keep = |outcome: Outcome, note: String| Ok(Ruled::Unchanged(Some((outcome, note, None))));
         let payment = paid_by(self.title, self.billing_id, self.billet_id);
         if payment.fee > payment.amount {
             return keep(Outcome::NotApplied, format!("tarifa {} maior que o valor pago", self.title.fee));
         }
-        // The same payment, from another file.
-        if payments::recorded(self.store, self.account, &payment).await?.is_some() {
-            return keep(Outcome::Unchanged, "pagamento já registrado (outro arquivo)".to_owned());
-        }
-        match payments::settling(self.account, billing.clone(), Some(&billet), &payment)? {
-            Ok((next, paid, ledger)) => self.moved(next, &billet, paid, "liquidação", vec![ledger]),
-            Err(_) => Ok(Ruled::Unchanged(Some(to_refund(
-                format!(
-                    "pago no banco, mas o boleto está {} e a cobrança {}: devolver ao pagador ou baixar a cobrança à mão",
-                    billet.status, billing.status
-                ),
-                payment,
-            )))),
+        match payments::decision(self.store, self.account, billing.clone(), current.as_ref(), &payment).await? {
+            payments::Decided::Already(_) => {
+                keep(Outcome::Unchanged, "pagamento já registrado (outro arquivo)".to_owned())
+            }
+            payments::Decided::Settles { next, billet, also } => self.written(*next, billet, "liquidação", also),
+            payments::Decided::ToRefund(_) => {
+                let now = match current.filter(|b| b.id == self.billet_id) {
+                    // Replaced by a re-issue: as it was read before.
+                    None => format!("o boleto foi substituído ({})", self.read_status),
+                    Some(billet) => format!("o boleto está {} e a cobrança {}", billet.status, billing.status),
+                };
+                let note = format!("pago no banco, mas {now}: devolver ao pagador ou baixar a cobrança à mão");
+                Ok(Ruled::Unchanged(Some(to_refund(note, payment))))
+            }
         }
     }
 
     /// The billet moved `from` → `to` and the billing as `next`, with the line in the ledger.
-    fn moved(
+    fn moved(&self, next: Billing, from: &BankBillet, to: BankBillet, note: &str) -> Rule {
+        self.written(next, Some(BilletWrite::Moved { from: from.clone(), to }), note, Vec::new())
+    }
+
+    /// The billing as `next` and its billet as `billet` writes it, with the line in the ledger and
+    /// `also`.
+    fn written(
         &self,
         next: Billing,
-        from: &BankBillet,
-        to: BankBillet,
+        billet: Option<BilletWrite>,
         note: &str,
         mut also: Vec<crate::store::Write>,
     ) -> Rule {
         let applied = Line { outcome: Outcome::Applied, note: note.to_owned(), ..self.line.clone() };
         also.push(stored::insert(&applied, ())?);
-        let billet = Some(BilletWrite::Moved { from: from.clone(), to });
         Ok(Ruled::Changed { next, billet, also, announce: true, then: Some((Outcome::Applied, note.to_owned(), None)) })
     }
 }
 
 /// Writes a line that changed nothing into the ledger (`None`: an earlier upload's is there).
 async fn keep(store: &Store, line: Line) -> anyhow::Result<Option<Outcome>> {
-    keep_with(store, line, Vec::new()).await
-}
-
-/// [`keep`] with `also` in its transaction (a payment kept to refund). `None` when an earlier
-/// upload kept the line; when another file kept the payment, the line is kept alone, unchanged.
-async fn keep_with(store: &Store, line: Line, also: Vec<crate::store::Write>) -> anyhow::Result<Option<Outcome>> {
     let outcome = line.outcome;
-    let mut writes = vec![stored::insert(&line, ()).context("a ledger line")?];
-    let with_payment = !also.is_empty();
-    writes.extend(also);
-    match store.write(writes).await {
+    match store.write(vec![stored::insert(&line, ()).context("a ledger line")?]).await {
         Ok(()) => Ok(Some(outcome)),
         Err(error) if error.failed_at(0) => Ok(None),
-        Err(StoreError::ConditionFailed(_)) if with_payment => {
-            let note = "pagamento já registrado (outro arquivo)".to_owned();
-            Box::pin(keep(store, Line { outcome: Outcome::Unchanged, note, ..line })).await
-        }
         Err(error) => Err(error.into()),
     }
 }

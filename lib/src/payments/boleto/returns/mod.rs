@@ -45,7 +45,7 @@ use crate::payments;
 use crate::refusal::Refusal;
 use crate::store::item::number;
 use crate::store::stored::{self, Key, Stored};
-use crate::store::{keys, KeyRange, Store, StoreError};
+use crate::store::{keys, KeyRange, Store};
 use crate::values::{AccountId, BilletId, BillingId, Money, Timestamp};
 use line::apply_line;
 
