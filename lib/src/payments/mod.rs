@@ -24,6 +24,7 @@
 
 mod apply;
 pub mod boleto;
+pub mod channel;
 pub mod gateway;
 pub mod ledger;
 pub mod manual;
@@ -35,6 +36,7 @@ pub mod secrets;
 pub mod withdrawals;
 
 pub use apply::{apply, apply_new, decide, decision, keep, refused, settled, Applied, Decided};
+pub use channel::ChannelRoom;
 pub use ledger::*;
 
 use crate::billings::billets::lifecycle::BilletWrite;

@@ -5,7 +5,8 @@
 //! before). A pay-off second never gets as far: its route answers 422 for a billing no longer
 //! collectable, which is this same refusal.
 
-use super::withdrawals::{withdrawn, Withdrawal};
+use super::channel::Withdrawal;
+use super::withdrawals::withdrawn;
 use super::{decide, entry, Channel, Decided, Entry, Outcome, Payment};
 use crate::billets::model::{BankBillet, BilletStatus};
 use crate::billings::billets::lifecycle::BilletWrite;

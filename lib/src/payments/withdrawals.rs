@@ -14,9 +14,13 @@
 //! The channel that settles keeps its own charge: a billet paid by boleto is not written off, a
 //! billing paid by Pix keeps its (paid) charge, a card that paid is not cancelled.
 
+use super::boleto::Boleto;
+use super::channel::{ChannelRoom, Withdrawal};
+use super::gateway::Cards;
+use super::manual::Manual;
+use super::pix::Pix;
 use crate::bank_rules::BankRule;
 use crate::billings::billets::lifecycle::BilletWrite;
-use crate::billings::card::Stage;
 use crate::billings::channels::Channels;
 use crate::billings::compute::Terms;
 use crate::billings::model::Billing;
@@ -47,34 +51,23 @@ impl Channels for PaymentChannels {
     }
 }
 
-/// A charge withdrawn at its channel.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Withdrawal {
-    /// The billet's write-off, in its bank's next remittance.
-    BoletoWriteOff,
-    /// The billing's Pix charge, removed at the PSP whose secret this is.
-    PixCharge(String),
-    /// The card intent, cancelled at the gateway.
-    CardIntent(String),
-}
-
-/// What the change of a billing from `current` to `next`, writing `billet`, withdraws (see the
-/// module's documentation).
+/// What the change of a billing from `current` to `next`, writing `billet`, withdraws: each
+/// channel's room says what of its own (see the module's documentation).
 pub fn withdrawn(
     account: AccountId,
     current: &Billing,
     next: &Billing,
     billet: Option<&BilletWrite>,
 ) -> Vec<Withdrawal> {
-    let mut withdrawn = Vec::new();
-    if let Some(billet) = billet {
-        if super::boleto::remittance::written_off(billet).is_some() {
-            withdrawn.push(Withdrawal::BoletoWriteOff);
-        }
-        withdrawn.extend(super::pix::charge::removed(account, next, billet).map(Withdrawal::PixCharge));
-    }
-    withdrawn.extend(card_to_release(current, next).map(Withdrawal::CardIntent));
-    withdrawn
+    [
+        Boleto::withdrawn(account, current, next, billet),
+        Pix::withdrawn(account, current, next, billet),
+        Cards::withdrawn(account, current, next, billet),
+        Manual::withdrawn(account, current, next, billet),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// The writes of [`withdrawn`], for the change's transaction: the write-off queued, a Pix charges
@@ -98,12 +91,4 @@ pub fn withdrawals(
         }
     }
     Ok(writes)
-}
-
-/// The card intent to cancel when a billing stops being collectable with one still open.
-fn card_to_release(current: &Billing, next: &Billing) -> Option<String> {
-    let card = next.gw_card.as_ref()?;
-    let open = matches!(card.stage, Stage::Open | Stage::Pending | Stage::Authorized) && !card.settled;
-    let closes = current.status.collectable() && !next.status.collectable();
-    (open && closes).then(|| card.intent_id.clone())
 }

@@ -6,7 +6,7 @@
 use chrono::NaiveDate;
 
 use crate::billings::model::Billing;
-use crate::payments::{apply, Applied, Channel, Outcome, Payment};
+use crate::payments::{apply, Applied, Channel, ChannelRoom, Outcome, Payment};
 use crate::refusal::Refusal;
 use crate::store::Store;
 use crate::values::{AccountId, BilletId, BillingId, Money};
@@ -49,7 +49,8 @@ pub async fn pay(store: &Store, account: AccountId, id: BillingId, reported: &Re
     let Some(billet) = opened else {
         anyhow::bail!("billing {id} has no registered (opened) bank billet yet (it is {})", billing.status);
     };
-    match apply(store, account, id, &payment(id, billet.id, reported)).await {
+    let payment = super::Boleto::payment(reported, id, Some(billet.id)).map_err(anyhow::Error::msg)?;
+    match apply(store, account, id, &payment).await {
         Ok(Applied::Settled(billing)) => Ok(*billing),
         Ok(Applied::Already(Outcome::Settled)) => anyhow::bail!("billet {} of billing {id} was paid before", billet.id),
         Ok(Applied::Already(Outcome::ToRefund)) => {

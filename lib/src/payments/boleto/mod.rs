@@ -7,3 +7,28 @@
 pub mod bank;
 pub mod remittance;
 pub mod returns;
+
+use super::channel::Withdrawal;
+use super::channel::{no_billet, ChannelRoom};
+use super::{Channel, Payment};
+use crate::billings::billets::lifecycle::BilletWrite;
+use crate::billings::model::Billing;
+use crate::values::{AccountId, BilletId, BillingId};
+
+/// The boleto channel's room.
+pub struct Boleto;
+
+impl ChannelRoom for Boleto {
+    const NAME: Channel = Channel::BankBillet;
+    type Report = bank::Reported;
+
+    fn payment(report: &bank::Reported, billing: BillingId, billet: Option<BilletId>) -> Result<Payment, String> {
+        Ok(bank::payment(billing, billet.ok_or_else(|| no_billet(billing))?, report))
+    }
+
+    /// A billet the bank knows from a file and that closes otherwise than paid by boleto: its
+    /// write-off.
+    fn withdrawn(_: AccountId, _: &Billing, _: &Billing, billet: Option<&BilletWrite>) -> Option<Withdrawal> {
+        billet.and_then(remittance::written_off).map(|_| Withdrawal::BoletoWriteOff)
+    }
+}

@@ -34,6 +34,8 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 use self::card::{Dispute, Method, Review, Stage};
+use crate::billings::billets::lifecycle::BilletWrite;
+use crate::billings::model::Billing;
 use crate::store::stored::{self, Key, Stored};
 use crate::store::{keys, Store, StoreError};
 use crate::values::{AccountId, BilletId, BillingId, Money, Timestamp};
@@ -225,4 +227,35 @@ pub async fn switch(store: &Store, account: AccountId, enabled: bool) -> anyhow:
     let next = Link { enabled, updated_at: Timestamp::now(), ..found };
     store.write(vec![stored::put(&next, ())?]).await?;
     Ok(Some(next))
+}
+
+/// The card channel's room.
+pub struct Cards;
+
+impl super::ChannelRoom for Cards {
+    const NAME: super::Channel = super::Channel::CreditCard;
+    type Report = Intent;
+
+    fn payment(intent: &Intent, billing: BillingId, billet: Option<BilletId>) -> Result<super::Payment, String> {
+        let billet = intent.billet.or(billet).ok_or_else(|| super::channel::no_billet(billing))?;
+        let card = sync::card_of(intent, &sync::Beside::default());
+        match intent.stage {
+            Stage::Succeeded => Ok(sync::payment(intent, &card, billet)),
+            stage => Err(format!("a intenção {} não foi paga ({stage:?})", intent.id)),
+        }
+    }
+
+    /// An intent still open (made, confirming, authorized) of a billing that stops being
+    /// collectable: cancelled at the gateway.
+    fn withdrawn(
+        _: AccountId,
+        current: &Billing,
+        next: &Billing,
+        _: Option<&BilletWrite>,
+    ) -> Option<super::channel::Withdrawal> {
+        let card = next.gw_card.as_ref()?;
+        let open = matches!(card.stage, Stage::Open | Stage::Pending | Stage::Authorized) && !card.settled;
+        let closes = current.status.collectable() && !next.status.collectable();
+        (open && closes).then(|| super::channel::Withdrawal::CardIntent(card.intent_id.clone()))
+    }
 }

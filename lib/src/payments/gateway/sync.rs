@@ -67,7 +67,7 @@ fn day_of(at: Option<Timestamp>) -> NaiveDate {
 }
 
 /// The payment of a succeeded intent of a billing whose current billet is `billet`.
-fn payment(intent: &Intent, card: &Card, billet: crate::values::BilletId) -> Payment {
+pub(super) fn payment(intent: &Intent, card: &Card, billet: crate::values::BilletId) -> Payment {
     let paid_at = intent.paid.as_ref().and_then(|p| p.paid_at);
     Payment {
         channel: Channel::CreditCard,

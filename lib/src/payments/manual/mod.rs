@@ -6,8 +6,10 @@ mod routes;
 
 pub use routes::routes;
 
-use super::{Channel, Decided, Payment};
+use super::channel::Withdrawal;
+use super::{Channel, ChannelRoom, Decided, Payment};
 use crate::bank_accounts::BankAccount;
+use crate::billings::billets::lifecycle::BilletWrite;
 use crate::billings::compute;
 use crate::billings::input::{bank_account_not_found, PayOff};
 use crate::billings::model::Billing;
@@ -61,7 +63,9 @@ pub async fn pay_off(
             let (pk, sk) = records::key_of::<BankAccount>(account, request.bank_account_id);
             // The pay-off is the manual channel's payment, decided as every payment is (a new cash
             // entry is a new payment: the ledger has none of it to read).
-            let payment = paid_off(billet.as_ref().map(|b| b.id), &entry, request.discharge_reason);
+            let report = (entry.clone(), request.discharge_reason);
+            let payment =
+                Manual::payment(&report, current.id, billet.as_ref().map(|b| b.id)).map_err(anyhow::Error::msg)?;
             let id = current.id;
             match super::decide(account, current.clone(), billet.as_ref(), &payment, None)? {
                 Decided::Settles { next, billet, mut also } => {
@@ -92,5 +96,23 @@ fn paid_off(billet: Option<BilletId>, entry: &CashEntry, reason: DischargeReason
         credit_on: entry.entry_date,
         net_amount: entry.amount,
         paid_off: Some(reason),
+    }
+}
+
+/// The manual channel's room: a pay-off's payment is its cash entry, with its reason; it has no
+/// charge to withdraw.
+pub struct Manual;
+
+impl ChannelRoom for Manual {
+    const NAME: Channel = Channel::Manual;
+    type Report = (CashEntry, DischargeReason);
+
+    fn payment(report: &Self::Report, _: BillingId, billet: Option<BilletId>) -> Result<Payment, String> {
+        let (entry, reason) = report;
+        Ok(paid_off(billet, entry, *reason))
+    }
+
+    fn withdrawn(_: AccountId, _: &Billing, _: &Billing, _: Option<&BilletWrite>) -> Option<Withdrawal> {
+        None
     }
 }

@@ -27,14 +27,38 @@ use serde::{Deserialize, Serialize};
 use self::psp::{PspError, Received};
 use super::{apply_new, Applied, Channel, Outcome, Payment};
 use crate::billets::model::BankBillet;
+use crate::billings::billets::lifecycle::BilletWrite;
 use crate::billings::model::Billing;
 use crate::jobs::PixCharge;
 use crate::refusal::Refusal;
 use crate::store::stored;
 use crate::store::{keys, Item, KeyRange, Sort, Store, StoreResult};
-use crate::values::{calendar::sao_paulo, AccountId, BankRuleId, Money};
+use crate::values::{calendar::sao_paulo, AccountId, BankRuleId, BilletId, BillingId, Money};
 
 pub use crate::bank_rules::PixLink as Link;
+
+/// The Pix channel's room.
+pub struct Pix;
+
+impl super::ChannelRoom for Pix {
+    const NAME: Channel = Channel::Pix;
+    type Report = Received;
+
+    fn payment(received: &Received, billing: BillingId, billet: Option<BilletId>) -> Result<Payment, String> {
+        payment(received, billet.ok_or_else(|| super::channel::no_billet(billing))?)
+    }
+
+    /// The billing's charge, when its billet closes and the billing does not go on with the same
+    /// PSP's charge ([`charge::removed`]).
+    fn withdrawn(
+        account: AccountId,
+        _: &Billing,
+        next: &Billing,
+        billet: Option<&BilletWrite>,
+    ) -> Option<super::channel::Withdrawal> {
+        billet.and_then(|b| charge::removed(account, next, b)).map(super::channel::Withdrawal::PixCharge)
+    }
+}
 
 /// Up to `limit` links from `start` (where the page before ended), and where the next page starts.
 pub async fn links(store: &Store, start: Option<Item>, limit: usize) -> StoreResult<(Vec<Link>, Option<Item>)> {
@@ -155,7 +179,7 @@ pub async fn take(store: &Store, link: &Link, received: &Received) -> Result<Tak
         Err(other) => return Err(other),
     };
     let Some(billet_id) = billing.billet_id else { return Ok(Taken::NotOurs) };
-    let payment = match payment(received, billet_id) {
+    let payment = match <Pix as super::ChannelRoom>::payment(received, billing_id, Some(billet_id)) {
         Ok(payment) => payment,
         Err(why) => {
             tracing::warn!(why, e2e = received.end_to_end_id, "a Pix that is not a payment");

@@ -1,0 +1,50 @@
+//! The surface every payment channel's room offers the payment workflow (DESIGN §10):
+//! [`ChannelRoom`], implemented by `boleto::Boleto`, `pix::Pix`, `gateway::Cards` and
+//! `manual::Manual`. A channel reads what its provider reports of a payment into one [`Payment`]
+//! (which `decide` applies), and says which of its charges a billing's change withdraws (which
+//! `withdrawals` writes and the channel's worker carries out at the provider). Making and revising
+//! a charge is the registrar's, for every channel at once, when a billet is registered.
+
+use super::{Channel, Payment};
+use crate::billings::billets::lifecycle::BilletWrite;
+use crate::billings::model::Billing;
+use crate::values::{AccountId, BilletId, BillingId};
+
+/// A charge withdrawn at its channel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Withdrawal {
+    /// The billet's write-off, in its bank's next remittance.
+    BoletoWriteOff,
+    /// The billing's Pix charge, removed at the PSP whose secret this is.
+    PixCharge(String),
+    /// The card intent, cancelled at the gateway.
+    CardIntent(String),
+}
+
+/// A payment channel, as the workflow sees it.
+pub trait ChannelRoom {
+    /// Its name in the ledger, on the billet and on the billing (`gw_received_with`).
+    const NAME: Channel;
+
+    /// What its provider reports of one payment (a bank's, a Pix received, a gateway's intent, a
+    /// pay-off's cash entry).
+    type Report;
+
+    /// The payment `report` makes of billet `billet` (the billing's current one; none for a
+    /// billing without one) of billing `billing`, or why it is no payment.
+    fn payment(report: &Self::Report, billing: BillingId, billet: Option<BilletId>) -> Result<Payment, String>;
+
+    /// The charge of this channel that the change of a billing from `current` to `next` (writing
+    /// `billet`, when it writes its billet) withdraws, if it withdraws one.
+    fn withdrawn(
+        account: AccountId,
+        current: &Billing,
+        next: &Billing,
+        billet: Option<&BilletWrite>,
+    ) -> Option<Withdrawal>;
+}
+
+/// Why a payment of a channel that pays billets names none.
+pub fn no_billet(billing: BillingId) -> String {
+    format!("a cobrança {billing} não tem boleto a pagar")
+}
