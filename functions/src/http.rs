@@ -41,7 +41,7 @@ pub async fn run_http(routes: fn() -> Router<AppState>) -> Result<(), lambda_htt
 pub fn billing_routes() -> Router<AppState> {
     billing_api::billings::router()
         .merge(billing_api::payments::manual::routes())
-        .merge(billing_api::payments::gateway::routes::api())
+        .merge(billing_api::payments::card::routes::api())
 }
 
 /// The payer's pages as their Lambda serves them: public (no authorizer context, no idempotency),
@@ -111,7 +111,7 @@ pub fn notification_routes() -> Router<AppState> {
 /// their per-IP limit; API Gateway sends this function those routes alone, the payer page's
 /// function (which only reads) the others. Unknown routes are 404s.
 pub fn gateway_app(state: AppState) -> Router {
-    let webhooks = billing_api::payments::gateway::routes::webhooks(state.clone());
+    let webhooks = billing_api::payments::card::routes::webhooks(state.clone());
     finish(billing_api::payer_page::app(state).merge(webhooks))
 }
 

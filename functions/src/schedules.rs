@@ -112,7 +112,7 @@ pub async fn run_gateway_availability() -> Result<(), lambda_runtime::Error> {
     let store = &store;
     lambda_runtime::run(service_fn(move |event: LambdaEvent<serde_json::Value>| async move {
         let day = reminder_day(&event.payload)?;
-        let report = Box::pin(billing_api::payments::gateway::available::run(store, day)).await?;
+        let report = Box::pin(billing_api::payments::card::available::run(store, day)).await?;
         Ok::<_, lambda_runtime::Error>(serde_json::json!({ "day": day, "report": report }))
     }))
     .await

@@ -44,7 +44,7 @@ pub async fn run_cascade_worker() -> Result<(), lambda_runtime::Error> {
 /// The card releases worker (SQS event source on the card releases queue): cancels the open card
 /// intent of a billing settled otherwise at its gateway.
 pub async fn run_card_releases_worker() -> Result<(), lambda_runtime::Error> {
-    run_worker(billing_api::payments::gateway::releases::handle_batch).await
+    run_worker(billing_api::payments::card::releases::handle_batch).await
 }
 
 /// Runs an SQS worker that needs only the table (what it implies next, it records as tasks).

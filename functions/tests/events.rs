@@ -821,14 +821,14 @@ async fn the_gateway_events_run_through_their_functions() {
     let (account, _) = active_account(&store).await;
     let credentials =
         infra::ops::gateway::local_credentials(&store, account).expect("localstripe (infra/test starts it)");
-    billing_api::payments::gateway::set_up(&store, account, &credentials, false).await.unwrap();
+    billing_api::payments::card::set_up(&store, account, &credentials, false).await.unwrap();
     let mut event = fixture("gateway-webhook.json");
     let path = format!("/gateway/stripe/{account}");
     event["path"] = Value::String(path.clone());
     event["pathParameters"]["account"] = Value::String(account.to_string());
     event["requestContext"]["path"] = Value::String(path);
     let body = event["body"].as_str().unwrap().to_owned();
-    let signature = billing_api::payments::gateway::stripe::sign(
+    let signature = billing_api::payments::card::stripe::sign(
         body.as_bytes(),
         &credentials.webhook_secret,
         chrono::Utc::now().timestamp(),
@@ -842,21 +842,21 @@ async fn the_gateway_events_run_through_their_functions() {
     let day = functions::reminder_day(&fixture("gateway-availability-schedule.json")).expect("the payload's day");
     // On the suite's shared table other tests' card payments may be due that day: the run makes
     // them available once, and the same day again makes none.
-    let report = billing_api::payments::gateway::available::run(&store, day).await.unwrap();
+    let report = billing_api::payments::card::available::run(&store, day).await.unwrap();
     assert!(report.made_available <= report.found, "{report:?}");
-    let again = billing_api::payments::gateway::available::run(&store, day).await.unwrap();
+    let again = billing_api::payments::card::available::run(&store, day).await.unwrap();
     assert_eq!(again.made_available, 0, "{again:?}");
 
     // A release for an account without a gateway (999999), then for one whose gateway does not
     // know the intent: nothing to cancel, no failure.
     let event: SqsEvent = serde_json::from_value(fixture("card-releases-sqs.json")).expect("an SQS event");
-    let response = billing_api::payments::gateway::releases::handle_batch(&store, event.clone()).await;
+    let response = billing_api::payments::card::releases::handle_batch(&store, event.clone()).await;
     assert!(response.batch_item_failures.is_empty(), "no gateway, nothing to release");
     let mut event = serde_json::to_value(&event).unwrap();
     let mut job: Value = serde_json::from_str(event["Records"][0]["body"].as_str().unwrap()).unwrap();
     job["account_id"] = account.get().into();
     event["Records"][0]["body"] = Value::String(job.to_string());
     let event: SqsEvent = serde_json::from_value(event).expect("an SQS event");
-    let response = billing_api::payments::gateway::releases::handle_batch(&store, event).await;
+    let response = billing_api::payments::card::releases::handle_batch(&store, event).await;
     assert!(response.batch_item_failures.is_empty(), "an intent the gateway does not know is left");
 }

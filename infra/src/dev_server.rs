@@ -40,7 +40,7 @@ pub fn router(state: AppState, cache: AuthCache) -> Router {
     let local = Router::new().route(LOCAL_FLUSH_PATH, delete(flush_cache)).with_state(cache);
     let local = local.route(LOCAL_OUTBOX_PATH, post(nudge_outbox));
     // The payer's pages: public, outside /v1 (their own API on AWS).
-    let gateways = billing_api::payments::gateway::routes::webhooks(state.clone());
+    let gateways = billing_api::payments::card::routes::webhooks(state.clone());
     finish(api.merge(local).merge(payer_page::app(state)).merge(gateways))
 }
 

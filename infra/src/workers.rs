@@ -55,7 +55,7 @@ pub enum Worker {
     Cascader { store: Store },
     /// `payments::pix`, on the Pix charges queue: removes a billing's charge at its PSP.
     PixCharges,
-    /// `payments::gateway::releases`, on the card releases queue: cancels a closed billing's open
+    /// `payments::card::releases`, on the card releases queue: cancels a closed billing's open
     /// card intent at its gateway.
     CardReleases { store: Store },
     /// `reminders::run`, on the reminders queue: scans the due-day index and sends reminders.
@@ -96,7 +96,7 @@ impl Worker {
             Worker::Cascader { store } => Box::pin(billing_api::contacts::cascade::handle_batch(store, event)).await,
             Worker::PixCharges => Box::pin(billing_api::payments::pix::handle_batch(event)).await,
             Worker::CardReleases { store } => {
-                Box::pin(billing_api::payments::gateway::releases::handle_batch(store, event)).await
+                Box::pin(billing_api::payments::card::releases::handle_batch(store, event)).await
             }
             Worker::Reminders(r) => {
                 Box::pin(billing_api::reminders::run::handle_batch(&r.store, &r.queues, &r.providers, event)).await

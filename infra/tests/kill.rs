@@ -308,7 +308,7 @@ async fn succeeded_again(http: &reqwest::Client, root: &str, account: AccountId,
     let event = json!({"id": format!("evt_{intent}"), "type": "payment_intent.succeeded",
         "created": chrono::Utc::now().timestamp(), "data": {"object": {"id": intent}}});
     let body = serde_json::to_vec(&event).unwrap();
-    let signature = billing_api::payments::gateway::stripe::sign(&body, secret, chrono::Utc::now().timestamp());
+    let signature = billing_api::payments::card::stripe::sign(&body, secret, chrono::Utc::now().timestamp());
     let answer = http
         .post(format!("{root}/gateway/stripe/{account}"))
         .header("stripe-signature", signature)

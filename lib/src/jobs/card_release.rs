@@ -1,4 +1,4 @@
-//! The card releases queue's message (worker `payments::gateway::releases`).
+//! The card releases queue's message (worker `payments::card::releases`).
 
 use serde::{Deserialize, Serialize};
 

@@ -196,8 +196,8 @@ async fn card(State(state): State<AppState>, Path(token): Path<String>) -> Respo
     if billing.gw_payment_link.is_none() {
         return not_found();
     }
-    let gateway = match crate::payments::gateway::link(&state.store, account).await {
-        Ok(Some(link)) if link.enabled => crate::payments::gateway::registry().client(&link.secret_id).await,
+    let gateway = match crate::payments::card::link(&state.store, account).await {
+        Ok(Some(link)) if link.enabled => crate::payments::card::registry().client(&link.secret_id).await,
         Ok(_) => return not_found(),
         Err(error) => return unavailable(error),
     };
@@ -208,10 +208,10 @@ async fn card(State(state): State<AppState>, Path(token): Path<String>) -> Respo
     let credentials = &gateway.credentials;
     let origins: Vec<String> = [credentials.js_url(), credentials.api_url()]
         .into_iter()
-        .filter_map(crate::payments::gateway::stripe::origin)
+        .filter_map(crate::payments::card::stripe::origin)
         .chain(
-            (credentials.js_url() == crate::payments::gateway::stripe::JS_URL)
-                .then(|| crate::payments::gateway::stripe::HOOKS_ORIGIN.to_owned()),
+            (credentials.js_url() == crate::payments::card::stripe::JS_URL)
+                .then(|| crate::payments::card::stripe::HOOKS_ORIGIN.to_owned()),
         )
         .fold(Vec::new(), |mut all, origin| {
             if !all.contains(&origin) {
@@ -237,7 +237,7 @@ async fn card_intent(State(state): State<AppState>, Path(token): Path<String>) -
     if billing.gw_payment_link.is_none() || billing.billet_id != Some(billet.id) {
         return not_found();
     }
-    crate::payments::gateway::routes::open_for_payer(&state, account, &billet, &billing).await
+    crate::payments::card::routes::open_for_payer(&state, account, &billet, &billing).await
 }
 
 /// The card checkout's script confirmed `intent`: read back from the gateway and applied.
@@ -247,7 +247,7 @@ async fn card_confirmed(State(state): State<AppState>, Path((token, intent)): Pa
         Ok(None) => return not_found(),
         Err(error) => return unavailable(error),
     };
-    crate::payments::gateway::routes::confirmed_by_payer(&state, account, &billing, &intent).await
+    crate::payments::card::routes::confirmed_by_payer(&state, account, &billing, &intent).await
 }
 
 /// The printable billet, while it can be paid (otherwise the page says why, and this is a 404).

@@ -1,5 +1,5 @@
 //! The surface every payment channel's room offers the payment workflow (DESIGN §10):
-//! [`ChannelRoom`], implemented by `boleto::Boleto`, `pix::Pix`, `gateway::Cards` and
+//! [`ChannelRoom`], implemented by `boleto::Boleto`, `pix::Pix`, `card::Cards` and
 //! `manual::Manual`. A channel reads what its provider reports of a payment into one [`Payment`]
 //! (which `decide` applies), and says which of its charges a billing's change withdraws (which
 //! `withdrawals` writes and the channel's worker carries out at the provider). Making and revising

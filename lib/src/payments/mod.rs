@@ -1,6 +1,6 @@
 //! One way a payment is applied (DESIGN §10). A billing can be paid through several channels, each
 //! a room of its own (`boleto`: its remittances, the bank's return files and the simulated bank's
-//! reports; `pix`: the billing's Pix charge, as its PSP reports it; `gateway`: a card, through the
+//! reports; `pix`: the billing's Pix charge, as its PSP reports it; `card`: a card, through the
 //! account's checkout gateway, as its events and API tell it; `manual`: the account's pay-off with
 //! its cash entry); a channel turns what its provider says into one [`Payment`], and one decision
 //! ([`decide`], in the billing's transaction, `apply`) applies it:
@@ -24,8 +24,8 @@
 
 mod apply;
 pub mod boleto;
+pub mod card;
 pub mod channel;
-pub mod gateway;
 pub mod ledger;
 pub mod manual;
 #[cfg(test)]

@@ -80,7 +80,7 @@ fn first(channel: Channel) -> (Billing, Option<BankBillet>, Vec<Entry>, Vec<With
     let Decided::Settles { next, billet: written, .. } = decided else { panic!("{channel:?} first: {decided:?}") };
     let mut next = *next;
     if channel == Channel::CreditCard {
-        // The card channel's own rule marks its card paid (`gateway::sync`).
+        // The card channel's own rule marks its card paid (`card::sync`).
         next.gw_card = next.gw_card.map(|card| Card { stage: Stage::Succeeded, settled: true, ..card });
     }
     let withdrew = withdrawn(account(), &billing, &next, written.as_ref());

@@ -70,7 +70,7 @@ pub async fn register(
 ) -> anyhow::Result<Outcome> {
     let Some(owner) = accounts::find(store, account).await? else { return Ok(Outcome::Skipped("account not found")) };
     // An account whose checkout gateway is on: the billet's page takes cards too.
-    let takes_cards = crate::payments::gateway::link(store, account).await?.is_some_and(|link| link.enabled);
+    let takes_cards = crate::payments::card::link(store, account).await?.is_some_and(|link| link.enabled);
     let found = change(store, account, billing_id, |billing, billet| {
         let owner = &owner;
         async move {

@@ -8,15 +8,15 @@
 //!   (`pix::charge::follow`, through the Pix charges queue);
 //! - **card**: an intent still open (made, confirming, authorized) of a billing that stops being
 //!   collectable is cancelled at the gateway through the card releases queue
-//!   ([`CardRelease`], worker `gateway::releases`), so the payer's card is not held and cannot pay
+//!   ([`CardRelease`], worker `card::releases`), so the payer's card is not held and cannot pay
 //!   a closed billing.
 //!
 //! The channel that settles keeps its own charge: a billet paid by boleto is not written off, a
 //! billing paid by Pix keeps its (paid) charge, a card that paid is not cancelled.
 
 use super::boleto::Boleto;
+use super::card::Cards;
 use super::channel::{ChannelRoom, Withdrawal};
-use super::gateway::Cards;
 use super::manual::Manual;
 use super::pix::Pix;
 use crate::bank_rules::BankRule;

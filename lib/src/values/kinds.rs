@@ -321,7 +321,7 @@ pub enum PaymentChannel {
     BankBillet,
     /// The billing's Pix charge, paid from the payer's bank.
     Pix,
-    /// A card, through the account's checkout gateway (`payments::gateway`).
+    /// A card, through the account's checkout gateway (`payments::card`).
     CreditCard,
     /// Paid outside the service and written off by the account (pay-off, `discharged`).
     Manual,

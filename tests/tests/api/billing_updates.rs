@@ -132,9 +132,9 @@ async fn billings_past_editing_accept_only_the_due_date_or_nothing() {
     let current: Billing = infra::tampering::stored_billing(store, api.account_id, BillingId::new(id)).await;
     let mut next = current.clone();
     next.gw_payment_link = Some("https://checkout.example/p/1".into());
-    next.gw_card = Some(billing_api::payments::gateway::card::Card {
+    next.gw_card = Some(billing_api::billings::card::Card {
         intent_id: "pi_under_way".into(),
-        stage: billing_api::payments::gateway::card::Stage::Pending,
+        stage: billing_api::billings::card::Stage::Pending,
         ..Default::default()
     });
     next.version += 1;

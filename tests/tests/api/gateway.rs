@@ -6,7 +6,7 @@
 //! then the page's route reads it back. What localstripe cannot do (reviews, disputes) comes as
 //! events signed with the account's webhook secret, as Stripe would send them, built here.
 
-use billing_api::payments::gateway::stripe;
+use billing_api::payments::card::stripe;
 use billing_api::values::BillingId;
 use serde_json::{json, Value};
 
@@ -153,10 +153,10 @@ async fn a_card_payment_settles_the_billing_with_the_gateways_figures_then_its_f
 
     // The availability step: nothing before the escrow's day, available on it.
     let store = &api.server.store;
-    let before = escrow.date() - chrono::Duration::days(billing_api::payments::gateway::available::CATCH_UP_DAYS + 1);
-    assert_eq!(billing_api::payments::gateway::available::run(store, before).await.unwrap().made_available, 0);
+    let before = escrow.date() - chrono::Duration::days(billing_api::payments::card::available::CATCH_UP_DAYS + 1);
+    assert_eq!(billing_api::payments::card::available::run(store, before).await.unwrap().made_available, 0);
     assert_eq!(shown(&api, id).await["status"], "paid");
-    let report = billing_api::payments::gateway::available::run(store, escrow.date()).await.unwrap();
+    let report = billing_api::payments::card::available::run(store, escrow.date()).await.unwrap();
     assert_eq!(report.made_available, 1, "{report:?}");
     assert_eq!(shown(&api, id).await["status"], "available");
     receiver.wait_for("the funds available", |r| r.json()["data"]["billing"]["status"] == "available").await;
@@ -164,7 +164,7 @@ async fn a_card_payment_settles_the_billing_with_the_gateways_figures_then_its_f
     let listed = api.get("/v1/billings?status=paid").await.expect(200).body;
     assert_eq!(listed["billings"].as_array().unwrap().len(), 1, "{listed}");
     // A second run finds nothing to do.
-    assert_eq!(billing_api::payments::gateway::available::run(store, escrow.date()).await.unwrap().found, 0);
+    assert_eq!(billing_api::payments::card::available::run(store, escrow.date()).await.unwrap().found, 0);
 }
 
 /// Stripe's test cards declined at the charge (docs.stripe.com/testing): the card, its error's

@@ -3,7 +3,7 @@
 //! events sent to the dev server (the dev server's demo, the tests).
 
 use anyhow::Context as _;
-use billing_api::payments::gateway::{self, stripe::Credentials};
+use billing_api::payments::card::{self, stripe::Credentials};
 use billing_api::store::Store;
 use billing_api::values::AccountId;
 
@@ -32,9 +32,9 @@ pub async fn local_setup(
     account: AccountId,
     server: &str,
     manual_capture: bool,
-) -> anyhow::Result<Option<gateway::Link>> {
+) -> anyhow::Result<Option<card::Link>> {
     let Some(credentials) = local_credentials(store, account) else { return Ok(None) };
-    let link = gateway::set_up(store, account, &credentials, manual_capture).await?;
+    let link = card::set_up(store, account, &credentials, manual_capture).await?;
     let api = credentials.api_url.clone().unwrap_or_default();
     let endpoint = format!("{}/gateway/stripe/{account}", server.trim_end_matches('/'));
     let name = format!("{}-{account}", store.table());

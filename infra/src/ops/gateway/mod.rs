@@ -3,7 +3,7 @@
 //! availability step in this process. The local stack's gateway is localstripe (`localstripe`).
 
 use anyhow::Context as _;
-use billing_api::payments::gateway::{self, stripe::Credentials, sync, sync::Act};
+use billing_api::payments::card::{self, stripe::Credentials, sync, sync::Act};
 use billing_api::store::Store;
 use billing_api::values::{AccountId, BillingId};
 use clap::Subcommand;
@@ -118,11 +118,11 @@ pub async fn run(store: &Store, command: GatewayCommand) -> anyhow::Result<Value
         } => {
             let credentials =
                 Credentials { secret_key, publishable_key, webhook_secret, previous_webhook_secret, api_url, js_url };
-            let link = gateway::set_up(store, account, &credentials, manual_capture).await?;
+            let link = card::set_up(store, account, &credentials, manual_capture).await?;
             Ok(shown(&link))
         }
         GatewayCommand::Show { account } => {
-            let link = gateway::link(store, account).await?.context("the account has no checkout gateway")?;
+            let link = card::link(store, account).await?.context("the account has no checkout gateway")?;
             Ok(shown(&link))
         }
         GatewayCommand::Off { account } => switch(store, account, false).await,
@@ -133,14 +133,14 @@ pub async fn run(store: &Store, command: GatewayCommand) -> anyhow::Result<Value
         GatewayCommand::Sync(of) => operate(store, of.account, of.billing, None).await,
         GatewayCommand::Available { date } => {
             let day = date.unwrap_or_else(billing_api::values::today);
-            let report = Box::pin(gateway::available::run(store, day)).await?;
+            let report = Box::pin(card::available::run(store, day)).await?;
             Ok(json!({ "day": day, "found": report.found, "made_available": report.made_available }))
         }
     }
 }
 
 /// A gateway link as the operator sees it (never its keys).
-fn shown(link: &gateway::Link) -> Value {
+fn shown(link: &card::Link) -> Value {
     json!({
         "account_id": link.account_id,
         "provider": link.provider,
@@ -153,7 +153,7 @@ fn shown(link: &gateway::Link) -> Value {
 }
 
 async fn switch(store: &Store, account: AccountId, enabled: bool) -> anyhow::Result<Value> {
-    let link = gateway::switch(store, account, enabled).await?.context("the account has no checkout gateway")?;
+    let link = card::switch(store, account, enabled).await?.context("the account has no checkout gateway")?;
     Ok(shown(&link))
 }
 
@@ -166,8 +166,8 @@ async fn operate(store: &Store, account: AccountId, id: BillingId, act: Option<A
                 .await
                 .map_err(|e| anyhow::anyhow!("billing {id}: {e}"))?;
             let card = billing.gw_card.context("the billing has no card payment")?;
-            let link = gateway::link(store, account).await?.context("the account has no checkout gateway")?;
-            let client = gateway::registry().client(&link.secret_id).await?;
+            let link = card::link(store, account).await?.context("the account has no checkout gateway")?;
+            let client = card::registry().client(&link.secret_id).await?;
             let beside = sync::Beside::default();
             match Box::pin(sync::read_and_apply(store, client.as_ref(), account, &card.intent_id, &beside)).await {
                 Ok(sync::Synced::Billing(billing)) => *billing,

@@ -11,9 +11,9 @@
 
 use chrono::NaiveDate;
 
-use super::card::{self, Card, Dispute, Review, Stage};
 use super::{Gateway, GatewayError, Intent};
 use crate::billings::billets::lifecycle::BilletWrite;
+use crate::billings::card::{self, Card, Dispute, Review, Stage};
 use crate::billings::model::Billing;
 use crate::billings::service::{change, Ruled};
 use crate::payments::{self, Channel, Decided, Payment};

@@ -10,7 +10,7 @@
 
 use futures::StreamExt as _;
 
-use super::card::{self, Card};
+use crate::billings::card::{self, Card};
 use crate::billings::model::Billing;
 use crate::billings::service::{change, Ruled};
 use crate::refusal::Refusal;

@@ -18,10 +18,10 @@ use axum::Router;
 use http::{HeaderMap, StatusCode};
 use serde_json::json;
 
-use super::card::Stage;
 use super::sync::{self, Act, Beside, Synced};
 use super::{checkout, Gateway as _, Told};
 use crate::billets::model::BankBillet;
+use crate::billings::card::Stage;
 use crate::billings::model::Billing;
 use crate::billings::service;
 use crate::billings::view::BillingView;

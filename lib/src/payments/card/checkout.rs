@@ -8,10 +8,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::card::Stage;
 use super::sync::unavailable;
 use super::{Gateway, Intent, Link, Opening};
 use crate::billets::model::BankBillet;
+use crate::billings::card::Stage;
 use crate::billings::compute;
 use crate::billings::model::Billing;
 use crate::refusal::Refusal;

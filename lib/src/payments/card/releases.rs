@@ -9,9 +9,9 @@
 
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 
-use super::card::Stage;
 use super::sync::{apply, Beside};
 use super::{link, registry, Gateway, GatewayError};
+use crate::billings::card::Stage;
 use crate::jobs::CardRelease;
 use crate::store::Store;
 

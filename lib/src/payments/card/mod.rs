@@ -12,8 +12,8 @@
 //!   card never reaches the service).
 //! - **What the gateway says moves the billing** ([`sync`]): an intent is always read back from
 //!   the gateway (an event only names it), a review or a dispute is taken from its signed event;
-//!   each becomes the billing's [`card::Card`], merged so that order and repetition do not
-//!   matter, and the billing's status follows from it ([`card::status`]). A payment that succeeds
+//!   each becomes the billing's card (`billings::card::Card`), merged so that order and repetition do not
+//!   matter, and the billing's status follows from it (`billings::card::status`). A payment that succeeds
 //!   is applied as any payment ([`super::decision`]): once, by the intent's id, the first one
 //!   settles (the boleto written off, the Pix charge removed), a later one is kept to refund.
 //! - **The funds' availability** ([`available`]): a billing paid by card sits in the availability
@@ -21,7 +21,6 @@
 
 pub mod available;
 /// The card payment as a billing keeps it (`billings::card`).
-pub use crate::billings::card;
 pub mod checkout;
 pub mod releases;
 pub mod routes;
@@ -33,8 +32,8 @@ use std::sync::OnceLock;
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
-use self::card::{Dispute, Method, Review, Stage};
 use crate::billings::billets::lifecycle::BilletWrite;
+use crate::billings::card::{Dispute, Method, Review, Stage};
 use crate::billings::model::Billing;
 use crate::store::stored::{self, Key, Stored};
 use crate::store::{keys, Store, StoreError};

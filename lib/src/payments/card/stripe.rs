@@ -13,8 +13,8 @@ use aws_lc_rs::{constant_time, hmac};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::card::{Dispute, DisputeStatus, Method, Review, Stage};
 use super::{Gateway, GatewayError, Intent, Opening, Paid, Rejected, Told};
+use crate::billings::card::{Dispute, DisputeStatus, Method, Review, Stage};
 use crate::values::{AccountId, BilletId, BillingId, Money, Timestamp};
 
 /// Stripe's API, when the secret names none.
