@@ -83,11 +83,7 @@ where
 /// Runs the Pix charges worker on its SQS event source: each message removes a billing's charge
 /// at its PSP.
 pub async fn run_pix_charges_worker() -> Result<(), lambda_runtime::Error> {
-    crate::init();
-    lambda_runtime::run(service_fn(|event: LambdaEvent<SqsEvent>| async move {
-        Ok::<_, std::convert::Infallible>(Box::pin(billing_api::payments::pix::handle_batch(event.payload)).await)
-    }))
-    .await
+    run_worker(billing_api::payments::pix::handle_batch).await
 }
 
 /// The reminders' worker (SQS event source on the reminders queue): scans a page of the due-day

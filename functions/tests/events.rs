@@ -734,7 +734,7 @@ async fn the_pix_events_run_through_their_functions() {
     billing_api::payments::secrets::store(&secrets, message["secret_id"].as_str().unwrap(), &credentials)
         .await
         .unwrap();
-    let response = billing_api::payments::pix::handle_batch(event).await;
+    let response = billing_api::payments::pix::handle_batch(&store, event).await;
     assert!(response.batch_item_failures.is_empty(), "an unknown charge is left as it is");
 
     let schedule: aws_lambda_events::eventbridge::EventBridgeEvent<Value> =

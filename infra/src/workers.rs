@@ -54,7 +54,7 @@ pub enum Worker {
     /// a chunk per message, and records the next chunk as a task.
     Cascader { store: Store },
     /// `payments::pix`, on the Pix charges queue: removes a billing's charge at its PSP.
-    PixCharges,
+    PixCharges { store: Store },
     /// `payments::card::releases`, on the card releases queue: cancels a closed billing's open
     /// card intent at its gateway.
     CardReleases { store: Store },
@@ -78,7 +78,7 @@ impl Worker {
             Worker::WebhookSender(_) => "webhook-deliveries",
             Worker::Settler { .. } => "settlements",
             Worker::Cascader { .. } => "cascades",
-            Worker::PixCharges => "pix-charges",
+            Worker::PixCharges { .. } => "pix-charges",
             Worker::CardReleases { .. } => "card-releases",
             Worker::Reminders(_) => "reminders",
         }
@@ -94,7 +94,7 @@ impl Worker {
             Worker::WebhookSender(sender) => Box::pin(sender.handle_batch(event)).await,
             Worker::Settler { store } => Box::pin(billing_api::pos::settlements::handle_batch(store, event)).await,
             Worker::Cascader { store } => Box::pin(billing_api::contacts::cascade::handle_batch(store, event)).await,
-            Worker::PixCharges => Box::pin(billing_api::payments::pix::handle_batch(event)).await,
+            Worker::PixCharges { store } => Box::pin(billing_api::payments::pix::handle_batch(store, event)).await,
             Worker::CardReleases { store } => {
                 Box::pin(billing_api::payments::card::releases::handle_batch(store, event)).await
             }

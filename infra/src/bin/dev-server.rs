@@ -236,7 +236,7 @@ fn spawn_workers(
     let workers = [
         (SETTLEMENTS_QUEUE, Worker::Settler { store: store.clone() }),
         (CASCADES_QUEUE, Worker::Cascader { store: store.clone() }),
-        (PIX_CHARGES_QUEUE, Worker::PixCharges),
+        (PIX_CHARGES_QUEUE, Worker::PixCharges { store: store.clone() }),
         (CARD_RELEASES_QUEUE, Worker::CardReleases { store: store.clone() }),
         (REMINDERS_QUEUE, Worker::Reminders(Box::new(reminders))),
         (WEBHOOK_DELIVERIES_QUEUE, Worker::WebhookSender(Box::new(sender))),

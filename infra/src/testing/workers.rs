@@ -96,7 +96,7 @@ impl DevServer {
     /// billings that stopped being payable are removed at their PSP. Returns how many messages it
     /// handled.
     pub async fn remove_pix_charges(&self) -> usize {
-        self.drain(&self.pix_charges_queue_url, &Worker::PixCharges).await
+        self.drain(&self.pix_charges_queue_url, &Worker::PixCharges { store: self.store.clone() }).await
     }
 
     /// Runs the card releases worker over this server's queue until it is empty: the open card

@@ -24,11 +24,16 @@
 use anyhow::Context as _;
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 
+use super::boleto::Boleto;
+use super::card::Cards;
+use super::manual::Manual;
+use super::pix::Pix;
+use super::ChannelRoom;
 use crate::accounts::{self, Account};
 use crate::bank_rules::BankRule;
 use crate::billets::link::PayerLink;
 use crate::billets::model::{BankBillet, BilletRef, BilletStatus, Payer, Recipient, Registered, Settlement};
-use crate::billets::provider::{provider_for, Answer};
+use crate::billets::provider::provider_for;
 use crate::billings::billets::lifecycle::BilletWrite;
 use crate::billings::model::Billing;
 use crate::billings::service::{announcement, change, Ruled};
@@ -37,7 +42,7 @@ use crate::jobs::BilletRegistration;
 use crate::refusal::Refusal;
 use crate::store::records;
 use crate::store::{keys, Store, StoreError};
-use crate::values::{today, AccountId, BilletId, BillingId, BillingStatus, Timestamp};
+use crate::values::{AccountId, BilletId, BillingId, BillingStatus, Timestamp};
 
 /// What one message came to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -200,7 +205,6 @@ async fn issue(store: &Store, owner: &Account, billing: &Billing) -> Result<Bank
 /// Step 3: through `remitting` to the bank's answer.
 async fn transmit(store: &Store, owner: &Account, billet: BankBillet) -> anyhow::Result<Outcome> {
     let account = owner.id;
-    let provider = provider_for(&billet.bank_symbol).context("no provider for an issued billet")?;
     let remitting = if billet.status == BilletStatus::Remitting {
         billet
     } else {
@@ -213,48 +217,15 @@ async fn transmit(store: &Store, owner: &Account, billet: BankBillet) -> anyhow:
         }
         next
     };
-    let answer = provider.register(owner, &remitting).await.context("bank registration")?;
-    let mut done = match &answer {
-        Answer::Registered { .. } => remitting.moved_to(BilletStatus::Opened),
-        Answer::Rejected { .. } => remitting.moved_to(BilletStatus::Rejected),
-        Answer::AwaitingRemittance { .. } => remitting.moved_to(BilletStatus::PendingRemittance),
-    };
-    // Remitted now, except to a bank that learns of billets from a remittance file (later).
-    if !matches!(answer, Answer::AwaitingRemittance { .. }) {
-        done.registered.remittanced_at = Some(today());
-    }
-    match answer {
-        Answer::Registered { our_number, barcode, digitable_line, pix_qr_code, provider_id, provider_status } => {
-            done.registered.our_number = Some(our_number);
-            done.registered.barcode = Some(barcode);
-            done.registered.digitable_line = Some(digitable_line);
-            done.registered.pix_qr_code = pix_qr_code;
-            done.registered.provider_id = Some(provider_id);
-            done.registered.provider_status = Some(provider_status);
-        }
-        Answer::AwaitingRemittance { our_number, barcode, digitable_line, provider_status } => {
-            done.registered.our_number = Some(our_number);
-            done.registered.barcode = Some(barcode);
-            done.registered.digitable_line = Some(digitable_line);
-            done.registered.provider_status = Some(provider_status);
-        }
-        Answer::Rejected { message, provider_status } => {
-            done.registered.bank_rejection = Some(message);
-            done.registered.provider_status = Some(provider_status);
-        }
-    }
-    let billing = records::find::<Billing>(store, account, done.billing_id).await?.context("the billet's billing")?;
-    // A rule with a Pix institution: the billing's Pix charge carries this billet's terms (made,
-    // or revised for a re-issue), and the billet its code. Unreachable, the PSP fails the message
-    // (the billet stays `remitting`, and the redelivery carries on from here).
-    if matches!(done.status, BilletStatus::Opened | BilletStatus::PendingRemittance) {
-        match crate::payments::pix::charge_billet(account, &billing, &done).await? {
-            Some(code) => done.registered.pix_qr_code = Some(code),
-            None => done.pix_psp = None,
-        }
-    } else {
-        done.pix_psp = None;
-    }
+    // Every channel's charge of the billet: the bank's registration first, then the Pix charge
+    // (made, or revised for a re-issue); the card's is made at the payer's checkout.
+    let billing =
+        records::find::<Billing>(store, account, remitting.billing_id).await?.context("the billet's billing")?;
+    let mut done = remitting.clone();
+    Boleto::charge(owner, &billing, &mut done).await?;
+    Pix::charge(owner, &billing, &mut done).await?;
+    Cards::charge(owner, &billing, &mut done).await?;
+    Manual::charge(owner, &billing, &mut done).await?;
     // The answer and its `billing.updated` event in one transaction.
     let event = announcement(store, account, &billing, Some(&done)).await.map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut writes = vec![remitting.replace_with(account, &done)?, event];

@@ -32,6 +32,7 @@ use std::sync::OnceLock;
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
+use super::channel::Withdrawal;
 use crate::billings::billets::lifecycle::BilletWrite;
 use crate::billings::card::{Dispute, Method, Review, Stage};
 use crate::billings::model::Billing;
@@ -244,17 +245,37 @@ impl super::ChannelRoom for Cards {
         }
     }
 
+    /// Nothing on the billet: the intent is made at the payer's checkout (one per billing, day and
+    /// amount), from the billing's `gw_payment_link`.
+    async fn charge(
+        _: &crate::accounts::Account,
+        _: &Billing,
+        _: &mut crate::billets::model::BankBillet,
+    ) -> anyhow::Result<()> {
+        Ok(())
+    }
+
+    /// The intent cancelled at the account's gateway when still open, and applied as the gateway
+    /// then has it (`releases`); an account without a gateway has nothing to cancel.
+    async fn remove(
+        store: &Store,
+        account: AccountId,
+        billing: BillingId,
+        withdrawal: Withdrawal,
+    ) -> anyhow::Result<()> {
+        let Withdrawal::CardIntent(intent_id) = withdrawal else { return Ok(()) };
+        let Some(link) = link(store, account).await? else { return Ok(()) };
+        let gateway = registry().client(&link.secret_id).await?;
+        let message = crate::jobs::CardRelease { account_id: account, billing_id: billing, intent_id };
+        releases::release(store, gateway.as_ref(), &message).await
+    }
+
     /// An intent still open (made, confirming, authorized) of a billing that stops being
     /// collectable: cancelled at the gateway.
-    fn withdrawn(
-        _: AccountId,
-        current: &Billing,
-        next: &Billing,
-        _: Option<&BilletWrite>,
-    ) -> Option<super::channel::Withdrawal> {
+    fn withdrawn(_: AccountId, current: &Billing, next: &Billing, _: Option<&BilletWrite>) -> Option<Withdrawal> {
         let card = next.gw_card.as_ref()?;
         let open = matches!(card.stage, Stage::Open | Stage::Pending | Stage::Authorized) && !card.settled;
         let closes = current.status.collectable() && !next.status.collectable();
-        (open && closes).then(|| super::channel::Withdrawal::CardIntent(card.intent_id.clone()))
+        (open && closes).then(|| Withdrawal::CardIntent(card.intent_id.clone()))
     }
 }

@@ -10,17 +10,17 @@
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 
 use super::sync::{apply, Beside};
-use super::{link, registry, Gateway, GatewayError};
+use super::{Cards, Gateway, GatewayError};
 use crate::billings::card::Stage;
 use crate::jobs::CardRelease;
+use crate::payments::channel::{ChannelRoom, Withdrawal};
 use crate::store::Store;
 
-/// Releases each message's intent (see the module's documentation).
+/// Releases each message's intent (see the module's documentation; [`super::Cards`]'s `remove`).
 pub async fn handle_batch(store: &Store, event: SqsEvent) -> SqsBatchResponse {
     crate::jobs::handle_batch(event, "card release", |message: CardRelease| async move {
-        let Some(link) = link(store, message.account_id).await? else { return Ok(()) };
-        let gateway = registry().client(&link.secret_id).await?;
-        release(store, gateway.as_ref(), &message).await
+        let withdrawal = Withdrawal::CardIntent(message.intent_id);
+        <Cards as ChannelRoom>::remove(store, message.account_id, message.billing_id, withdrawal).await
     })
     .await
 }

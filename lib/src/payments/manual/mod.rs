@@ -9,6 +9,7 @@ pub use routes::routes;
 use super::channel::Withdrawal;
 use super::{Channel, ChannelRoom, Decided, Payment};
 use crate::bank_accounts::BankAccount;
+use crate::billets::model::BankBillet;
 use crate::billings::billets::lifecycle::BilletWrite;
 use crate::billings::compute;
 use crate::billings::input::{bank_account_not_found, PayOff};
@@ -110,6 +111,15 @@ impl ChannelRoom for Manual {
     fn payment(report: &Self::Report, _: BillingId, billet: Option<BilletId>) -> Result<Payment, String> {
         let (entry, reason) = report;
         Ok(paid_off(billet, entry, *reason))
+    }
+
+    /// None: the account writes the billing off itself.
+    async fn charge(_: &crate::accounts::Account, _: &Billing, _: &mut BankBillet) -> anyhow::Result<()> {
+        Ok(())
+    }
+
+    async fn remove(_: &Store, _: AccountId, _: BillingId, _: Withdrawal) -> anyhow::Result<()> {
+        Ok(())
     }
 
     fn withdrawn(_: AccountId, _: &Billing, _: &Billing, _: Option<&BilletWrite>) -> Option<Withdrawal> {

@@ -25,8 +25,10 @@ use chrono::{DateTime, FixedOffset};
 use serde::{Deserialize, Serialize};
 
 use self::psp::{PspError, Received};
+use super::channel::Withdrawal;
 use super::{apply_new, Applied, Channel, Outcome, Payment};
-use crate::billets::model::BankBillet;
+use crate::accounts::Account;
+use crate::billets::model::{BankBillet, BilletStatus};
 use crate::billings::billets::lifecycle::BilletWrite;
 use crate::billings::model::Billing;
 use crate::jobs::PixCharge;
@@ -48,15 +50,34 @@ impl super::ChannelRoom for Pix {
         payment(received, billet.ok_or_else(|| super::channel::no_billet(billing))?)
     }
 
+    /// On a rule with a Pix institution, the billing's charge with this billet's terms (made, or
+    /// revised for a re-issue), and the billet carries its code; a billet the bank refused, or
+    /// terms the API Pix cannot say, has none. A PSP that cannot be reached fails.
+    async fn charge(owner: &Account, billing: &Billing, billet: &mut BankBillet) -> anyhow::Result<()> {
+        let payable = matches!(billet.status, BilletStatus::Opened | BilletStatus::PendingRemittance);
+        match payable {
+            true => match charge_billet(owner.id, billing, billet).await? {
+                Some(code) => billet.registered.pix_qr_code = Some(code),
+                None => billet.pix_psp = None,
+            },
+            false => billet.pix_psp = None,
+        }
+        Ok(())
+    }
+
+    /// The billing's charge removed at the PSP that holds it (`REMOVIDA_PELO_USUARIO_RECEBEDOR`);
+    /// one the PSP holds paid or removed is left as it is.
+    async fn remove(_: &Store, account: AccountId, billing: BillingId, withdrawal: Withdrawal) -> anyhow::Result<()> {
+        let Withdrawal::PixCharge(secret_id) = withdrawal else { return Ok(()) };
+        let psp = psp::registry().client(&secret_id).await?;
+        charge::remove(&psp, &charge::txid(account, billing)).await.context("removing the Pix charge")?;
+        Ok(())
+    }
+
     /// The billing's charge, when its billet closes and the billing does not go on with the same
     /// PSP's charge ([`charge::removed`]).
-    fn withdrawn(
-        account: AccountId,
-        _: &Billing,
-        next: &Billing,
-        billet: Option<&BilletWrite>,
-    ) -> Option<super::channel::Withdrawal> {
-        billet.and_then(|b| charge::removed(account, next, b)).map(super::channel::Withdrawal::PixCharge)
+    fn withdrawn(account: AccountId, _: &Billing, next: &Billing, billet: Option<&BilletWrite>) -> Option<Withdrawal> {
+        billet.and_then(|b| charge::removed(account, next, b)).map(Withdrawal::PixCharge)
     }
 }
 
@@ -97,13 +118,11 @@ pub async fn charge_billet(
     }
 }
 
-/// The Pix charges worker: removes each message's charge at its PSP.
-pub async fn handle_batch(event: SqsEvent) -> SqsBatchResponse {
+/// The Pix charges worker: removes each message's charge at its PSP ([`Pix`]'s `remove`).
+pub async fn handle_batch(store: &Store, event: SqsEvent) -> SqsBatchResponse {
     crate::jobs::handle_batch(event, "pix charge", |message: PixCharge| async move {
-        let psp = psp::registry().client(&message.secret_id).await?;
-        let txid = charge::txid(message.account_id, message.billing_id);
-        charge::remove(&psp, &txid).await.context("removing the Pix charge")?;
-        Ok(())
+        let withdrawal = Withdrawal::PixCharge(message.secret_id);
+        <Pix as super::ChannelRoom>::remove(store, message.account_id, message.billing_id, withdrawal).await
     })
     .await
 }
