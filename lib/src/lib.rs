@@ -35,6 +35,7 @@ pub mod payments;
 pub mod pos;
 pub mod refusal;
 pub mod reminders;
+pub mod schedules;
 pub mod state;
 pub mod store;
 pub mod tags;
