@@ -6,10 +6,10 @@
 //!   off, paid through another channel) gets its write-off queued (`boleto::remittance::follow`);
 //! - **Pix**: the billing's charge is removed at its PSP when the billing does not go on with it
 //!   (`pix::charge::follow`, through the Pix charges queue);
-//! - **card**: an intent still open (made, confirming, authorized) of a billing that stops being
-//!   collectable is cancelled at the gateway through the card releases queue
-//!   ([`CardRelease`], worker `card::releases`), so the payer's card is not held and cannot pay
-//!   a closed billing.
+//! - **card**: the billing's card intent still open (the payer confirmed it and the bank is not
+//!   done, it waits for its capture, or it was refused and waits for another card) of a billing
+//!   that stops being collectable is cancelled at the gateway through the card releases queue
+//!   ([`CardRelease`], worker `card::releases`), so the payer's card is not held.
 //!
 //! The channel that settles keeps its own charge: a billet paid by boleto is not written off, a
 //! billing paid by Pix keeps its (paid) charge, a card that paid is not cancelled.

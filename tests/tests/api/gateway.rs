@@ -237,7 +237,14 @@ async fn a_manual_capture_waits_for_the_account_which_captures_or_releases() {
     assert_eq!(back["status"], "opened", "{back}");
     assert_eq!(at_localstripe(&api, released).await["status"], "canceled");
     api.post(&format!("/v1/billings/{released}/refund"), &json!({})).await.expect(422);
+}
 
+/// A billing settled, paid off or cancelled otherwise while its card intent is still open has the
+/// intent cancelled at the gateway by the card releases worker (asked in the settling
+/// transaction), once.
+#[tokio::test]
+async fn a_billing_closed_otherwise_cancels_its_open_card_intent_at_the_gateway() {
+    let (api, s) = start(true).await;
     // Authorized, then paid off by the account: the settling transaction asks the card releases
     // worker to cancel the intent, which it does at once, and the billing's card says so.
     let (held, token) = billing(&api, &s).await;
@@ -273,6 +280,15 @@ async fn a_manual_capture_waits_for_the_account_which_captures_or_releases() {
     assert_eq!(at_localstripe(&api, by_boleto).await["status"], "canceled");
     let after = shown(&api, by_boleto).await;
     assert_eq!((after["status"].as_str(), after["gw_received_with"].as_str()), (Some("paid"), Some("bank_billet")));
+
+    // Authorized, then the billing cancelled: the same.
+    let (cancelled, token) = billing(&api, &s).await;
+    pay_by_card(&api, &token, "4242424242424242").await;
+    let reason = json!({"billing": {"cancellation_reason": "Cliente desistiu"}});
+    api.post(&format!("/v1/billings/{cancelled}/cancel"), &reason).await.expect(200);
+    assert_eq!(api.server.release_cards().await, 1);
+    assert_eq!(at_localstripe(&api, cancelled).await["status"], "canceled");
+    assert_eq!(shown(&api, cancelled).await["status"], "canceled");
 }
 
 #[tokio::test]

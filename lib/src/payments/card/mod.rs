@@ -270,8 +270,9 @@ impl super::ChannelRoom for Cards {
         releases::release(store, gateway.as_ref(), &message).await
     }
 
-    /// An intent still open (made, confirming, authorized) of a billing that stops being
-    /// collectable: cancelled at the gateway.
+    /// The billing's intent still open (confirming, authorized, or refused and waiting for another
+    /// card) when the billing stops being collectable: cancelled at the gateway. An intent made at
+    /// the checkout and never confirmed is not on the billing: paid later, it is kept to refund.
     fn withdrawn(_: AccountId, current: &Billing, next: &Billing, _: Option<&BilletWrite>) -> Option<Withdrawal> {
         let card = next.gw_card.as_ref()?;
         let open = matches!(card.stage, Stage::Open | Stage::Pending | Stage::Authorized) && !card.settled;
