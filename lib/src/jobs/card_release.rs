@@ -5,15 +5,17 @@ use serde::{Deserialize, Serialize};
 use super::Message;
 use crate::values::{AccountId, BillingId};
 
-/// A billing's open card intent to cancel at the account's gateway, once the billing stopped being
-/// payable by card (`payments::withdrawals`):
+/// A billing's card intents to cancel at the account's gateway, once the billing stopped being
+/// payable by card (`payments::withdrawals`): its card's intent when still open (`intent_id`), and
+/// every intent its checkout made that nobody confirmed:
 /// `{"kind": "card_release", "account_id": 7, "billing_id": 12, "intent_id": "pi_…"}`. Cancelling
-/// twice is harmless: the worker reads the intent first and cancels only one still open.
+/// twice is harmless: the worker reads each intent first and cancels only one still open.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CardRelease {
     pub account_id: AccountId,
     pub billing_id: BillingId,
-    pub intent_id: String,
+    #[serde(default)]
+    pub intent_id: Option<String>,
 }
 
 impl Message for CardRelease {

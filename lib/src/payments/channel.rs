@@ -21,8 +21,9 @@ pub enum Withdrawal {
     BoletoWriteOff,
     /// The billing's Pix charge, removed at the PSP whose secret this is.
     PixCharge(String),
-    /// The card intent, cancelled at the gateway.
-    CardIntent(String),
+    /// The billing's card intents, cancelled at the gateway: its card's when still open (named),
+    /// and those its checkout made that nobody confirmed.
+    CardIntents(Option<String>),
 }
 
 /// A payment channel, as the workflow sees it.

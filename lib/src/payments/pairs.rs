@@ -42,6 +42,7 @@ fn open_billing() -> (Billing, BankBillet) {
         status: BillingStatus::AwaitingCapture,
         billet_id: Some(billet.id),
         gw_card: Some(card),
+        gw_payment_link: Some("http://localhost:3000/pay/k3Qh0v1Yw9r6ZpXc2LmN8bTa5sUe4dFg/cartao".into()),
         ..crate::billings::model::tests::sample()
     };
     (billing, billet)
@@ -93,7 +94,7 @@ fn others(channel: Channel) -> Vec<Withdrawal> {
     let all = [
         (Channel::BankBillet, Withdrawal::BoletoWriteOff),
         (Channel::Pix, Withdrawal::PixCharge(pix_secret())),
-        (Channel::CreditCard, Withdrawal::CardIntent("pi_1".into())),
+        (Channel::CreditCard, Withdrawal::CardIntents(Some("pi_1".into()))),
     ];
     all.into_iter().filter(|(c, _)| *c != channel).map(|(_, w)| w).collect()
 }

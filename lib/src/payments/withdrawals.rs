@@ -6,10 +6,11 @@
 //!   off, paid through another channel) gets its write-off queued (`boleto::remittance::follow`);
 //! - **Pix**: the billing's charge is removed at its PSP when the billing does not go on with it
 //!   (`pix::charge::follow`, through the Pix charges queue);
-//! - **card**: the billing's card intent still open (the payer confirmed it and the bank is not
-//!   done, it waits for its capture, or it was refused and waits for another card) of a billing
-//!   that stops being collectable is cancelled at the gateway through the card releases queue
-//!   ([`CardRelease`], worker `card::releases`), so the payer's card is not held.
+//! - **card**: when a billing that takes cards stops being collectable otherwise than paid by
+//!   card, its card intents are cancelled at the gateway through the card releases queue
+//!   ([`CardRelease`], worker `card::releases`): its card's when still open (confirming,
+//!   authorized, or refused and waiting for another card), so the payer's card is not held, and
+//!   those its checkout made that nobody confirmed, so a page left open cannot pay it.
 //!
 //! The channel that settles keeps its own charge: a billet paid by boleto is not written off, a
 //! billing paid by Pix keeps its (paid) charge, a card that paid is not cancelled.
@@ -83,7 +84,7 @@ pub fn withdrawals(
         match (withdrawal, billet) {
             (Withdrawal::BoletoWriteOff, Some(b)) => writes.extend(super::boleto::remittance::follow(account, b)?),
             (Withdrawal::PixCharge(_), Some(b)) => writes.extend(super::pix::charge::follow(account, next, b)?),
-            (Withdrawal::CardIntent(intent_id), _) => {
+            (Withdrawal::CardIntents(intent_id), _) => {
                 let message = CardRelease { account_id: account, billing_id: next.id, intent_id };
                 writes.push(tasks::one(account, message)?);
             }

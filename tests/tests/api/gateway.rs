@@ -288,6 +288,26 @@ async fn a_billing_closed_otherwise_cancels_its_open_card_intent_at_the_gateway(
     api.post(&format!("/v1/billings/{cancelled}/cancel"), &reason).await.expect(200);
     assert_eq!(api.server.release_cards().await, 1);
     assert_eq!(at_localstripe(&api, cancelled).await["status"], "canceled");
+
+    // The payer opened the checkout (an intent made, never confirmed), then the billing was paid
+    // off: that intent is cancelled too, so the page left open cannot pay it.
+    let (left_open, token) = billing(&api, &s).await;
+    let opened: Value = reqwest::Client::new()
+        .post(api.server.url(&format!("/pay/{token}/cartao")))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let intent = opened["intent"].as_str().unwrap().to_owned();
+    api.post(&format!("/v1/billings/{left_open}/pay_off"), &pay_off).await.expect(200);
+    assert_eq!(api.server.release_cards().await, 1);
+    let url = format!("{}/v1/payment_intents/{intent}", env("LOCAL_STRIPE_URL"));
+    let at_stripe: Value =
+        reqwest::Client::new().get(url).bearer_auth("sk_test_reader").send().await.unwrap().json().await.unwrap();
+    assert_eq!(at_stripe["status"], "canceled", "{at_stripe}");
+    assert_eq!(shown(&api, left_open).await["status"], "discharged");
     assert_eq!(shown(&api, cancelled).await["status"], "canceled");
 }
 

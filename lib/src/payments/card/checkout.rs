@@ -16,7 +16,7 @@ use crate::billings::compute;
 use crate::billings::model::Billing;
 use crate::refusal::Refusal;
 use crate::store::stored::{self, Key, Stored};
-use crate::store::{keys, Store};
+use crate::store::{keys, Store, StoreResult};
 use crate::values::{AccountId, BillingId, Money};
 
 /// The day's intent of a billing, as kept.
@@ -36,6 +36,13 @@ impl Stored for DayIntent {
     fn key(&self, (): ()) -> Key {
         keys::payment::gateway_intent(self.account_id, self.billing_id, self.day, self.cents)
     }
+}
+
+/// The intents the checkout made for the account's billing (one per day and amount the payer
+/// opened it), oldest first.
+pub async fn made(store: &Store, account: AccountId, billing: BillingId) -> StoreResult<Vec<DayIntent>> {
+    let (pk, prefix) = keys::payment::gateway_intents(account, billing);
+    stored::with_prefix(store, pk, prefix, true).await
 }
 
 /// Why a billing takes no card payment now, in the payer's words; `None` when it takes one.

@@ -255,28 +255,32 @@ impl super::ChannelRoom for Cards {
         Ok(())
     }
 
-    /// The intent cancelled at the account's gateway when still open, and applied as the gateway
-    /// then has it (`releases`); an account without a gateway has nothing to cancel.
+    /// The billing's intents cancelled at the account's gateway when still open, and applied as the
+    /// gateway then has them (`releases`); an account without a gateway has nothing to cancel.
     async fn remove(
         store: &Store,
         account: AccountId,
         billing: BillingId,
         withdrawal: Withdrawal,
     ) -> anyhow::Result<()> {
-        let Withdrawal::CardIntent(intent_id) = withdrawal else { return Ok(()) };
+        let Withdrawal::CardIntents(intent_id) = withdrawal else { return Ok(()) };
         let Some(link) = link(store, account).await? else { return Ok(()) };
         let gateway = registry().client(&link.secret_id).await?;
         let message = crate::jobs::CardRelease { account_id: account, billing_id: billing, intent_id };
         releases::release(store, gateway.as_ref(), &message).await
     }
 
-    /// The billing's intent still open (confirming, authorized, or refused and waiting for another
-    /// card) when the billing stops being collectable: cancelled at the gateway. An intent made at
-    /// the checkout and never confirmed is not on the billing: paid later, it is kept to refund.
+    /// A billing that takes cards (its checkout link, or a card payment begun) and stops being
+    /// collectable otherwise than paid by card: its intents, the card's named when still open
+    /// (confirming, authorized, or refused and waiting for another card).
     fn withdrawn(_: AccountId, current: &Billing, next: &Billing, _: Option<&BilletWrite>) -> Option<Withdrawal> {
-        let card = next.gw_card.as_ref()?;
-        let open = matches!(card.stage, Stage::Open | Stage::Pending | Stage::Authorized) && !card.settled;
         let closes = current.status.collectable() && !next.status.collectable();
-        (open && closes).then(|| Withdrawal::CardIntent(card.intent_id.clone()))
+        let card = next.gw_card.as_ref();
+        if !closes || card.is_some_and(|c| c.settled) {
+            return None;
+        }
+        let open = card.filter(|c| matches!(c.stage, Stage::Open | Stage::Pending | Stage::Authorized));
+        let intent = open.map(|c| c.intent_id.clone());
+        (intent.is_some() || next.gw_payment_link.is_some()).then_some(Withdrawal::CardIntents(intent))
     }
 }

@@ -19,15 +19,28 @@ use crate::store::Store;
 /// Releases each message's intent (see the module's documentation; [`super::Cards`]'s `remove`).
 pub async fn handle_batch(store: &Store, event: SqsEvent) -> SqsBatchResponse {
     crate::jobs::handle_batch(event, "card release", |message: CardRelease| async move {
-        let withdrawal = Withdrawal::CardIntent(message.intent_id);
+        let withdrawal = Withdrawal::CardIntents(message.intent_id);
         <Cards as ChannelRoom>::remove(store, message.account_id, message.billing_id, withdrawal).await
     })
     .await
 }
 
-/// Cancels the message's intent when it is still open, and applies it as the gateway then has it.
+/// Cancels the message's intents still open (the billing's card's, and every one its checkout
+/// made), and applies each as the gateway then has it.
 pub async fn release(store: &Store, gateway: &impl Gateway, message: &CardRelease) -> anyhow::Result<()> {
-    let Some(intent) = gateway.intent(&message.intent_id).await.map_err(anyhow::Error::new)? else {
+    let mut intents: Vec<String> = message.intent_id.iter().cloned().collect();
+    let made = super::checkout::made(store, message.account_id, message.billing_id).await?;
+    intents.extend(made.into_iter().map(|kept| kept.intent_id).filter(|id| Some(id) != message.intent_id.as_ref()));
+    for id in intents {
+        Box::pin(release_one(store, gateway, message, &id)).await?;
+    }
+    Ok(())
+}
+
+/// Cancels intent `id` of the message's billing when it is still open, and applies it as the
+/// gateway then has it.
+async fn release_one(store: &Store, gateway: &impl Gateway, message: &CardRelease, id: &str) -> anyhow::Result<()> {
+    let Some(intent) = gateway.intent(id).await.map_err(anyhow::Error::new)? else {
         return Ok(());
     };
     if intent.billing != Some(message.billing_id) {

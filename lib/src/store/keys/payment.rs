@@ -68,8 +68,15 @@ pub fn gateway_intent(
     day: chrono::NaiveDate,
     cents: i64,
 ) -> (String, String) {
-    (super::billing::billing_partition(account, billing), format!("GWINTENT#{day}#{cents}"))
+    (super::billing::billing_partition(account, billing), format!("{GATEWAY_INTENT_PREFIX}{day}#{cents}"))
 }
+
+/// The sort-key prefix of a billing's [`gateway_intent`]s, in its partition.
+pub fn gateway_intents(account: AccountId, billing: crate::values::BillingId) -> (String, String) {
+    (super::billing::billing_partition(account, billing), GATEWAY_INTENT_PREFIX.to_owned())
+}
+
+const GATEWAY_INTENT_PREFIX: &str = "GWINTENT#";
 
 /// The account and billing of an [`availability_index`] sort key.
 pub fn read_availability_index(sk: &str) -> Option<(AccountId, crate::values::BillingId)> {
