@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::Message;
 use crate::values::{AccountId, BillingId};
 
-/// A billing's Pix charge to remove at its PSP (`payments::pix::follow`):
+/// A billing's Pix charge to remove at its PSP (`payments::withdrawals`):
 /// `{"kind": "pix_charge", "account_id": 7, "billing_id": 12, "secret_id": "…"}`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PixCharge {

@@ -3,9 +3,9 @@
 //! which the edge installs):
 //!
 //! - **boleto**: a billet the bank knows from a file and that closes (cancelled, re-issued, paid
-//!   off, paid through another channel) gets its write-off queued (`boleto::remittance::follow`);
+//!   off, paid through another channel) gets its write-off queued (`boleto::remittance::written_off`);
 //! - **Pix**: the billing's charge is removed at its PSP when the billing does not go on with it
-//!   (`pix::charge::follow`, through the Pix charges queue);
+//!   (`pix::charge::removed`, through the Pix charges queue);
 //! - **card**: when a billing that takes cards stops being collectable otherwise than paid by
 //!   card, its card intents are cancelled at the gateway through the card releases queue
 //!   ([`CardRelease`], worker `card::releases`): its card's when still open (confirming,
@@ -15,6 +15,7 @@
 //! The channel that settles keeps its own charge: a billet paid by boleto is not written off, a
 //! billing paid by Pix keeps its (paid) charge, a card that paid is not cancelled.
 
+use super::boleto::remittance::{self, Instruction::WriteOff};
 use super::boleto::Boleto;
 use super::card::Cards;
 use super::channel::{ChannelRoom, Withdrawal};
@@ -25,7 +26,7 @@ use crate::billings::billets::lifecycle::BilletWrite;
 use crate::billings::channels::Channels;
 use crate::billings::compute::Terms;
 use crate::billings::model::Billing;
-use crate::jobs::{tasks, CardRelease};
+use crate::jobs::{tasks, CardRelease, PixCharge};
 use crate::refusal::Problem;
 use crate::store::{StoreResult, Write};
 use crate::values::AccountId;
@@ -82,13 +83,16 @@ pub fn withdrawals(
     let mut writes = Vec::new();
     for withdrawal in withdrawn(account, current, next, billet) {
         match (withdrawal, billet) {
-            (Withdrawal::BoletoWriteOff, Some(b)) => writes.extend(super::boleto::remittance::follow(account, b)?),
-            (Withdrawal::PixCharge(_), Some(b)) => writes.extend(super::pix::charge::follow(account, next, b)?),
+            // What the room found written off is the billet as the change leaves it.
+            (Withdrawal::BoletoWriteOff, Some(b)) => writes.extend(remittance::queue(account, b.after(), WriteOff)?),
+            (Withdrawal::PixCharge(secret_id), _) => {
+                writes.push(tasks::one(account, PixCharge { account_id: account, billing_id: next.id, secret_id })?)
+            }
             (Withdrawal::CardIntents(intent_id), _) => {
                 let message = CardRelease { account_id: account, billing_id: next.id, intent_id };
                 writes.push(tasks::one(account, message)?);
             }
-            (Withdrawal::BoletoWriteOff | Withdrawal::PixCharge(_), None) => {}
+            (Withdrawal::BoletoWriteOff, None) => {}
         }
     }
     Ok(writes)

@@ -66,10 +66,21 @@ async fn at_localstripe(api: &Api, id: i64) -> Value {
         billing_api::billings::service::whole_or_404(&api.server.store, api.account_id, BillingId::new(id))
             .await
             .unwrap();
-    let intent = billing.gw_card.unwrap().intent_id;
+    intent_at_localstripe(&billing.gw_card.unwrap().intent_id).await
+}
+
+/// The intent `intent` as localstripe has it.
+async fn intent_at_localstripe(intent: &str) -> Value {
     let url =
         format!("{}/v1/payment_intents/{intent}?expand[]=latest_charge.balance_transaction", env("LOCAL_STRIPE_URL"));
     reqwest::Client::new().get(url).bearer_auth("sk_test_reader").send().await.unwrap().json().await.unwrap()
+}
+
+/// Opens the card checkout of the billet page `token` as the payer's browser does (the day's
+/// intent made, not confirmed); what the page's route answers.
+async fn open_checkout(api: &Api, token: &str) -> Value {
+    let url = api.server.url(&format!("/pay/{token}/cartao"));
+    reqwest::Client::new().post(url).send().await.unwrap().json().await.unwrap()
 }
 
 /// Posts `event` to the account's webhook endpoint signed with `secret` at `at`; the status.
@@ -292,20 +303,11 @@ async fn a_billing_closed_otherwise_cancels_its_open_card_intent_at_the_gateway(
     // The payer opened the checkout (an intent made, never confirmed), then the billing was paid
     // off: that intent is cancelled too, so the page left open cannot pay it.
     let (left_open, token) = billing(&api, &s).await;
-    let opened: Value = reqwest::Client::new()
-        .post(api.server.url(&format!("/pay/{token}/cartao")))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let opened = open_checkout(&api, &token).await;
     let intent = opened["intent"].as_str().unwrap().to_owned();
     api.post(&format!("/v1/billings/{left_open}/pay_off"), &pay_off).await.expect(200);
     assert_eq!(api.server.release_cards().await, 1);
-    let url = format!("{}/v1/payment_intents/{intent}", env("LOCAL_STRIPE_URL"));
-    let at_stripe: Value =
-        reqwest::Client::new().get(url).bearer_auth("sk_test_reader").send().await.unwrap().json().await.unwrap();
+    let at_stripe = intent_at_localstripe(&intent).await;
     assert_eq!(at_stripe["status"], "canceled", "{at_stripe}");
     assert_eq!(shown(&api, left_open).await["status"], "discharged");
     assert_eq!(shown(&api, cancelled).await["status"], "canceled");
@@ -403,14 +405,7 @@ async fn a_card_paid_after_the_billing_was_paid_off_is_kept_to_refund() {
     let (api, s) = start(false).await;
     let (id, token) = billing(&api, &s).await;
     // The payer opens the card checkout, then the account writes the billing off by hand.
-    let opened: Value = reqwest::Client::new()
-        .post(api.server.url(&format!("/pay/{token}/cartao")))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let opened = open_checkout(&api, &token).await;
     let pay_off = super::billings::pay_off_body(&api).await;
     api.post(&format!("/v1/billings/{id}/pay_off"), &pay_off).await.expect(200);
     // The card's payment goes through at the gateway all the same.

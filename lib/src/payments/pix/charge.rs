@@ -10,7 +10,7 @@
 //! - a billing that stops being payable here (cancelled, paid off, paid by boleto or by another
 //!   channel) removes it (`PATCH` `status: REMOVIDA_PELO_USUARIO_RECEBEDOR`), through the Pix
 //!   charges queue ([`crate::jobs::PixCharge`]), asked for in the change's own transaction
-//!   ([`follow`]).
+//!   ([`removed`], `payments::withdrawals`).
 
 use serde_json::{json, Value};
 
@@ -20,10 +20,8 @@ use crate::billets::model::{BankBillet, BilletStatus};
 use crate::billings::billets::lifecycle::BilletWrite;
 use crate::billings::compute;
 use crate::billings::model::Billing;
-use crate::jobs::{tasks, PixCharge};
 use crate::payments::ledger::Channel;
 use crate::refusal::Problem;
-use crate::store::{StoreResult, Write};
 use crate::values::BillingStatus;
 use crate::values::{AccountId, BillingId};
 
@@ -129,20 +127,10 @@ pub async fn remove(psp: &Psp, txid: &str) -> Result<Option<Cobv>, PspError> {
     }
 }
 
-/// What a billet's change asks of its Pix charge, in the change's transaction: its removal, when
-/// the billet closes (`canceled`, `discharged`, or `paid` through another channel) and the billing
+/// The secret of the PSP whose charge a billet's change removes, if it removes one: when the
+/// billet closes (`canceled`, `discharged`, or `paid` through another channel) and the billing
 /// does not go on with the same PSP's charge (a re-issue on a rule of the same PSP revises it
-/// instead: the new billet's registration does).
-pub fn follow(account: AccountId, next: &Billing, write: &BilletWrite) -> StoreResult<Vec<Write>> {
-    match removed(account, next, write) {
-        Some(secret_id) => {
-            Ok(vec![tasks::one(account, PixCharge { account_id: account, billing_id: next.id, secret_id })?])
-        }
-        None => Ok(Vec::new()),
-    }
-}
-
-/// The secret of the PSP whose charge a billet's change removes ([`follow`]), if it removes one.
+/// instead: the new billet's registration does); `payments::withdrawals` asks for its removal.
 pub fn removed(account: AccountId, next: &Billing, write: &BilletWrite) -> Option<String> {
     let BilletWrite::Moved { from, to } = write else { return None };
     let secret_id = to.pix_psp.clone()?;

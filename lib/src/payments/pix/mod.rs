@@ -4,7 +4,7 @@
 //!
 //! - **The charge** ([`charge`]): made with the billet at its registration
 //!   (`payments::registrar`, [`charge_billet`]), revised by a re-issue's billet, removed
-//!   when the billing stops being payable here ([`charge::follow`] asks for it in the change's
+//!   when the billing stops being payable here ([`charge::removed`]; `payments::withdrawals` asks for it in the change's
 //!   transaction; the Pix charges worker, [`handle_batch`], calls the PSP).
 //! - **A payment** comes by the PSP's webhook ([`receive`]: `POST <webhookUrl>/pix`, over mutual
 //!   TLS) or by the reconciliation of `GET /pix` ([`reconcile`]). Neither is believed as told: a

@@ -174,17 +174,9 @@ pub fn queue(account: AccountId, billet: &BankBillet, instruction: Instruction) 
     Ok(vec![stored::put(&queued, ())?, Write::update(pk, sk, marker, None)])
 }
 
-/// What a billet's change tells the bank beside it: a write-off when the billet, known to the bank
-/// through a file, is closed (cancelled, re-issued, paid off, or paid through another channel than
-/// the boleto: by Pix).
-pub fn follow(account: AccountId, write: &BilletWrite) -> StoreResult<Vec<Write>> {
-    match written_off(write) {
-        Some(billet) => queue(account, billet, Instruction::WriteOff),
-        None => Ok(Vec::new()),
-    }
-}
-
-/// The billet a billet's change writes off at the bank ([`follow`]), if it writes one off.
+/// The billet a billet's change writes off at the bank, if it writes one off: one known to the
+/// bank through a file that is closed (cancelled, re-issued, paid off, or paid through another
+/// channel than the boleto); `payments::withdrawals` queues its write-off.
 pub fn written_off(write: &BilletWrite) -> Option<&BankBillet> {
     let BilletWrite::Moved { from, to } = write else { return None };
     let paid_elsewhere = to.status == BilletStatus::Paid
@@ -237,11 +229,13 @@ mod tests {
         from.agreement_code = Some("0057/12345-7/109".into());
         let to = from.moved_to(BilletStatus::Canceled);
         let sent = BankBillet { remittance_id: Some(4), ..from.clone() };
-        let writes = follow(account, &BilletWrite::Moved { from: sent.clone(), to: to.clone() }).unwrap();
+        let written = BilletWrite::Moved { from: sent.clone(), to: to.clone() };
+        assert_eq!(written_off(&written), Some(&to));
+        let writes = queue(account, &to, Instruction::WriteOff).unwrap();
         assert_eq!(writes.len(), 2, "the instruction and the agreement's marker");
         let pending = BankBillet { status: BilletStatus::PendingRemittance, ..from.clone() };
-        assert!(follow(account, &BilletWrite::Moved { from: pending, to: to.clone() }).unwrap().is_empty());
+        assert_eq!(written_off(&BilletWrite::Moved { from: pending, to: to.clone() }), None);
         let paid = BankBillet { remittance_id: Some(4), ..from.moved_to(BilletStatus::Paid) };
-        assert!(follow(account, &BilletWrite::Moved { from: sent, to: paid }).unwrap().is_empty());
+        assert_eq!(written_off(&BilletWrite::Moved { from: sent, to: paid }), None);
     }
 }
