@@ -36,10 +36,12 @@ pub async fn run_http(routes: fn() -> Router<AppState>) -> Result<(), lambda_htt
     lambda_http::run(http_app(routes(), state)).await
 }
 
-/// The routes of the billings function: `/v1/billings`, the pay-off (the manual channel's) and the
-/// account's operations on a card payment (beyond the spec: capture, release, refund).
+/// The routes of the billings function: `/v1/billings`, `/v1/schedules` (beyond the spec), the
+/// pay-off (the manual channel's) and the account's operations on a card payment (beyond the spec:
+/// capture, release, refund).
 pub fn billing_routes() -> Router<AppState> {
     billing_api::billings::router()
+        .merge(billing_api::schedules::routes::router())
         .merge(billing_api::payments::manual::routes())
         .merge(billing_api::payments::card::routes::api())
 }

@@ -24,9 +24,9 @@ pub use notifications::{reminder_events, run_reminder_events, run_return_files};
 pub use outbox::{run_outbox_dispatcher, run_outbox_sweeper, SWEEP_LIMIT};
 pub use schedules::{
     pix_reconcile_hours, pix_reconcile_run, reminder_day, remittance_run, run_gateway_availability, run_pix_reconciler,
-    run_reminder_planner, run_remittance_job, REMITTANCE_BUDGET,
+    run_reminder_planner, run_remittance_job, run_schedule_planner, REMITTANCE_BUDGET,
 };
 pub use workers::{
     run_billet_registrar, run_bulk_expander, run_card_releases_worker, run_cascade_worker, run_pix_charges_worker,
-    run_reminder_worker, run_settlement_worker, run_webhook_sender, AsyncBatch,
+    run_reminder_worker, run_schedule_issuer, run_settlement_worker, run_webhook_sender, AsyncBatch,
 };

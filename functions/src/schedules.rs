@@ -1,5 +1,6 @@
 //! The scheduled functions (EventBridge Scheduler): the remittance job, the Pix reconciliation,
-//! the reminders' daily start and the card payments' availability; each answers what its run did.
+//! the reminders' and the schedules' daily starts and the card payments' availability; each
+//! answers what its run did.
 
 use billing_api::store::Store;
 use lambda_runtime::{service_fn, LambdaEvent};
@@ -100,6 +101,22 @@ pub async fn run_reminder_planner() -> Result<(), lambda_runtime::Error> {
         let day = reminder_day(&event.payload)?;
         let scans = Box::pin(billing_api::reminders::run::start(store, queues, day)).await?;
         Ok::<_, lambda_runtime::Error>(serde_json::json!({ "day": day, "scans": scans }))
+    }))
+    .await
+}
+
+/// The daily start of the schedules' issuing run (EventBridge Scheduler; `{"date": "YYYY-MM-DD"}`
+/// runs another day): one message per due schedule on the schedule cycles queue.
+pub async fn run_schedule_planner() -> Result<(), lambda_runtime::Error> {
+    crate::init();
+    let config = billing_api::config::aws().await;
+    let store = Store::from_config(&config);
+    let queues = billing_api::jobs::Queues::from_env(&config).ok_or("SCHEDULE_CYCLES_QUEUE_URL is not set")?;
+    let (store, queues) = (&store, &queues);
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<serde_json::Value>| async move {
+        let day = reminder_day(&event.payload)?;
+        let due = Box::pin(billing_api::schedules::run::start(store, queues, day)).await?;
+        Ok::<_, lambda_runtime::Error>(serde_json::json!({ "day": day, "schedules": due }))
     }))
     .await
 }

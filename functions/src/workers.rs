@@ -47,6 +47,12 @@ pub async fn run_card_releases_worker() -> Result<(), lambda_runtime::Error> {
     run_worker(billing_api::payments::card::releases::handle_batch).await
 }
 
+/// The schedules' issuer (SQS event source on the schedule cycles queue): each message runs one
+/// schedule on its day, its cycle's billing issued once.
+pub async fn run_schedule_issuer() -> Result<(), lambda_runtime::Error> {
+    run_worker(billing_api::schedules::run::handle_batch).await
+}
+
 /// Runs an SQS worker that needs only the table (what it implies next, it records as tasks).
 async fn run_worker<F>(handle: F) -> Result<(), lambda_runtime::Error>
 where

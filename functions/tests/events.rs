@@ -58,7 +58,7 @@ type Routes = fn() -> axum::Router<AppState>;
 
 /// The HTTP functions' fixtures: each function runs its events in order in a fresh account:
 /// create, list, show, update, delete.
-const HTTP_SUITES: [(Routes, &[(&str, u16)]); 6] = [
+const HTTP_SUITES: [(Routes, &[(&str, u16)]); 7] = [
     (
         billing_api::tags::router,
         &[
@@ -106,6 +106,8 @@ const HTTP_SUITES: [(Routes, &[(&str, u16)]); 6] = [
             ("billings-delete.json", 422),
         ],
     ),
+    // Schedule 1 of a fresh account (the billings function serves `/v1/schedules`).
+    (functions::billing_routes, &[("schedules-create.json", 201), ("schedules-update.json", 200)]),
     // Billing 1 of a fresh account, its billet registered by the SQS event first.
     (
         billing_api::billings::billets::router,
@@ -127,6 +129,7 @@ fn assert_every_fixture_is_run() {
     covered.extend(["pix-webhook.json", "pix-charges-sqs.json", "pix-reconcile-schedule.json"]);
     covered.extend(REMINDER_EVENTS);
     covered.extend(["gateway-webhook.json", "gateway-availability-schedule.json", "card-releases-sqs.json"]);
+    covered.extend(["schedule-planner-schedule.json", "schedule-cycles-sqs.json"]);
     covered.extend(WEBHOOKS_EVENTS.iter().map(|(name, _)| *name));
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../events");
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -146,7 +149,8 @@ async fn every_http_event_runs_through_its_function() {
 
     for (routes, expected) in HTTP_SUITES {
         let (account, _) = active_account(&store).await;
-        if expected[0].0.starts_with("billings") || expected[0].0.starts_with("bank-billets") {
+        let billing = ["billings", "bank-billets", "schedules"].iter().any(|name| expected[0].0.starts_with(name));
+        if billing {
             // The billing events name bank rule 1, contact 1 and category 1 of the account.
             infra::ops::create_bank_rule(&store, account, "Banco simulado", "simulated", None).await.unwrap();
             infra::ops::create_category(&store, account, "Mensalidades", "receivable").await.unwrap();
@@ -859,4 +863,53 @@ async fn the_gateway_events_run_through_their_functions() {
     let event: SqsEvent = serde_json::from_value(event).expect("an SQS event");
     let response = billing_api::payments::card::releases::handle_batch(&store, event).await;
     assert!(response.batch_item_failures.is_empty(), "an intent the gateway does not know is left");
+}
+
+/// The schedules' run: a schedule made through the billings function, its day's messages put by
+/// the planner, and the issuer's SQS fixture pointed at it: its cycle issued once.
+#[tokio::test]
+async fn the_schedule_events_run_through_their_functions() {
+    std::env::set_var("AWS_LAMBDA_HTTP_IGNORE_STAGE_IN_PATH", "true");
+    let (_, store) = local_stack().await;
+    let state = AppState::new(store.clone());
+    let (account, _) = active_account(&store).await;
+    infra::ops::create_bank_rule(&store, account, "Banco simulado", "simulated", None).await.unwrap();
+    infra::ops::create_category(&store, account, "Mensalidades", "receivable").await.unwrap();
+    let contacts = functions::http_app(billing_api::contacts::router(), state.clone());
+    assert_eq!(run(&contacts, "contacts-create.json", account).await.0, 201);
+    let billings = functions::http_app(functions::billing_routes(), state.clone());
+    let (status, schedule) = run(&billings, "schedules-create.json", account).await;
+    assert_eq!(status, 201, "{schedule}");
+    assert_eq!(schedule["billing_type"], "schedule");
+    let issue_day = schedule["recurrence"]["next_issue_date"].as_str().expect("an issue day").to_owned();
+
+    // The planner's payload gives its day; the run of that day finds the schedule.
+    let planned = functions::reminder_day(&fixture("schedule-planner-schedule.json")).expect("the payload's day");
+    assert_eq!(planned.to_string(), "2026-12-01");
+    let day: chrono::NaiveDate = issue_day.parse().unwrap();
+    let (due, _) =
+        billing_api::schedules::run::page(&store, day, schedule_shard(account, &schedule), None).await.unwrap();
+    assert!(due.contains(&(account, billing_api::values::BillingId::new(schedule["id"].as_i64().unwrap()))));
+
+    let mut event = fixture("schedule-cycles-sqs.json");
+    let mut job: Value = serde_json::from_str(event["Records"][0]["body"].as_str().unwrap()).unwrap();
+    job["account_id"] = account.get().into();
+    job["schedule_id"] = schedule["id"].clone();
+    job["day"] = Value::String(issue_day);
+    event["Records"][0]["body"] = Value::String(job.to_string());
+    let event: SqsEvent = serde_json::from_value(event).expect("an SQS event");
+    for _ in 0..2 {
+        let response = billing_api::schedules::run::handle_batch(&store, event.clone()).await;
+        assert!(response.batch_item_failures.is_empty(), "{response:?}");
+    }
+    let id = billing_api::values::BillingId::new(schedule["id"].as_i64().unwrap());
+    let first = billing_api::billings::service::cycle_billing_of(&store, account, id, 0).await.unwrap();
+    assert!(first.is_some(), "cycle 0 issued");
+    assert_eq!(billing_api::billings::service::cycle_billing_of(&store, account, id, 1).await.unwrap(), None, "once");
+}
+
+/// The issuing index shard of a schedule (`keys::schedule::issue_index`).
+fn schedule_shard(account: AccountId, schedule: &Value) -> i64 {
+    (account.get() + schedule["id"].as_i64().unwrap())
+        .rem_euclid(billing_api::store::keys::schedule::ISSUE_INDEX_SHARDS)
 }

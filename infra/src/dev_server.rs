@@ -206,6 +206,29 @@ pub async fn run_remittances(store: Store, files: billing_api::files::Files, eve
     }
 }
 
+/// Starts today's issuing run of the schedules every `every` (at once first), as the template's
+/// schedule does daily on AWS: each schedule due by today goes to the schedule cycles queue, whose
+/// worker issues its cycle once (a run again finds nothing new; nothing due costs the index's
+/// sixteen queries).
+pub async fn run_schedules(store: Store, queues: billing_api::jobs::Queues, every: std::time::Duration) {
+    loop {
+        match billing_api::schedules::run::start(&store, &queues, billing_api::values::today()).await {
+            Ok(0) => {}
+            Ok(due) => tracing::info!(due, "schedules due today queued"),
+            Err(error) => tracing::warn!(error = ?error, "the schedules' run failed; the next run carries on"),
+        }
+        tokio::time::sleep(every).await;
+    }
+}
+
+/// How often the dev server starts the schedules' run of today (`SCHEDULES_EVERY_SECONDS`,
+/// default 60; 0: never, run a day with `infra/ops --local schedules run`).
+pub fn schedules_every() -> Option<std::time::Duration> {
+    let seconds =
+        std::env::var("SCHEDULES_EVERY_SECONDS").ok().and_then(|s| s.trim().parse::<u64>().ok()).unwrap_or(60);
+    (seconds > 0).then(|| std::time::Duration::from_secs(seconds))
+}
+
 /// How often the dev server runs the remittance job (`REMITTANCE_EVERY_SECONDS`; 0: never, run it
 /// with `infra/ops --local remittance create`).
 pub fn remittance_every() -> Option<std::time::Duration> {

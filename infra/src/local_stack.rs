@@ -22,10 +22,11 @@ pub const PIX_CHARGES_QUEUE: &str = "billing-pix-charges";
 pub const CARD_RELEASES_QUEUE: &str = "billing-card-releases";
 pub const REMINDERS_QUEUE: &str = "billing-reminders";
 pub const REMINDER_SCANS_QUEUE: &str = "billing-reminder-scans";
+pub const SCHEDULE_CYCLES_QUEUE: &str = "billing-schedule-cycles";
 
 /// Work queues; each gets a `-dlq` after five failed receives (the webhook deliveries' after
 /// thirty, see [`queue_settings`]).
-pub const QUEUES: [&str; 9] = [
+pub const QUEUES: [&str; 10] = [
     BILLET_REGISTRATION_QUEUE,
     BULK_EXPANSION_QUEUE,
     SETTLEMENTS_QUEUE,
@@ -35,6 +36,7 @@ pub const QUEUES: [&str; 9] = [
     CARD_RELEASES_QUEUE,
     REMINDERS_QUEUE,
     REMINDER_SCANS_QUEUE,
+    SCHEDULE_CYCLES_QUEUE,
 ];
 pub const WEBHOOK_KEY_SECRET: &str = billing_api::config::DEFAULT_WEBHOOK_KEY_SECRET;
 
@@ -46,7 +48,7 @@ pub fn queue_settings(name: &str) -> (&'static str, &'static str, &'static str) 
     match name {
         WEBHOOK_DELIVERIES_QUEUE => ("30", "180", "1209600"),
         SETTLEMENTS_QUEUE => ("5", "360", "345600"),
-        CASCADES_QUEUE | PIX_CHARGES_QUEUE | CARD_RELEASES_QUEUE => ("5", "180", "345600"),
+        CASCADES_QUEUE | PIX_CHARGES_QUEUE | CARD_RELEASES_QUEUE | SCHEDULE_CYCLES_QUEUE => ("5", "180", "345600"),
         REMINDERS_QUEUE | REMINDER_SCANS_QUEUE => ("5", "360", "345600"),
         _ => ("5", "60", "345600"),
     }

@@ -58,6 +58,8 @@ pub enum Worker {
     /// `payments::card::releases`, on the card releases queue: cancels a closed billing's open
     /// card intent at its gateway.
     CardReleases { store: Store },
+    /// `schedules::run`, on the schedule cycles queue: issues a schedule's cycle on its day.
+    ScheduleIssuer { store: Store },
     /// `reminders::run`, on the reminders queue: scans the due-day index and sends reminders.
     Reminders(Box<Reminders>),
 }
@@ -80,6 +82,7 @@ impl Worker {
             Worker::Cascader { .. } => "cascades",
             Worker::PixCharges { .. } => "pix-charges",
             Worker::CardReleases { .. } => "card-releases",
+            Worker::ScheduleIssuer { .. } => "schedule-cycles",
             Worker::Reminders(_) => "reminders",
         }
     }
@@ -98,6 +101,7 @@ impl Worker {
             Worker::CardReleases { store } => {
                 Box::pin(billing_api::payments::card::releases::handle_batch(store, event)).await
             }
+            Worker::ScheduleIssuer { store } => Box::pin(billing_api::schedules::run::handle_batch(store, event)).await,
             Worker::Reminders(r) => {
                 Box::pin(billing_api::reminders::run::handle_batch(&r.store, &r.queues, &r.providers, event)).await
             }

@@ -81,6 +81,9 @@ async fn main() -> anyhow::Result<()> {
         spawn_remittances(&config, store.clone(), every);
     }
     spawn_workers(&config, &resources, &store, &queues, sender);
+    if let Some(every) = infra::dev_server::schedules_every() {
+        tokio::spawn(infra::dev_server::run_schedules(store.clone(), queues.clone(), every));
+    }
     let webhooks = billing_api::state::Webhooks { key: MasterKey::ready(vault), policy };
     let state = AppState::new(store).with_rate_limits(limits).with_webhooks(webhooks);
     if let Some(listener) = pix_listener {
@@ -178,6 +181,10 @@ async fn set_up_demo_channels(
             .context("the demo's WhatsApp number")?;
     }
     println!(
+        "  Schedules:     today's cycles issued every {} (SCHEDULES_EVERY_SECONDS, 0 = off); run a day with infra/ops --local schedules run --date D",
+        infra::dev_server::schedules_every().map_or_else(|| "never".to_owned(), |every| format!("{} s", every.as_secs()))
+    );
+    println!(
         "  Reminders:     from {} through moto's SES (read them at {}/moto-api/data.json); WhatsApp {}; run a day with infra/ops --local reminders run --date D",
         billing_api::reminders::providers::default_sender(),
         std::env::var("AWS_ENDPOINT_URL").unwrap_or_default(),
@@ -202,6 +209,7 @@ fn local_queues(
         .with_card_releases(url(CARD_RELEASES_QUEUE))
         .with_reminders(url(REMINDERS_QUEUE))
         .with_reminder_scans(url(REMINDER_SCANS_QUEUE))
+        .with_schedule_cycles(url(SCHEDULE_CYCLES_QUEUE))
         .with_tenant_lanes()
 }
 
@@ -238,6 +246,7 @@ fn spawn_workers(
         (CASCADES_QUEUE, Worker::Cascader { store: store.clone() }),
         (PIX_CHARGES_QUEUE, Worker::PixCharges { store: store.clone() }),
         (CARD_RELEASES_QUEUE, Worker::CardReleases { store: store.clone() }),
+        (SCHEDULE_CYCLES_QUEUE, Worker::ScheduleIssuer { store: store.clone() }),
         (REMINDERS_QUEUE, Worker::Reminders(Box::new(reminders))),
         (WEBHOOK_DELIVERIES_QUEUE, Worker::WebhookSender(Box::new(sender))),
         (BILLET_REGISTRATION_QUEUE, Worker::BilletRegistrar { store: store.clone() }),

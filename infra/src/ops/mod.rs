@@ -28,6 +28,7 @@ use reminders::RemindersCommand;
 use remittance::RemittanceCommand;
 use returns::ReturnCommand;
 use sale::SaleCommand;
+use schedules::SchedulesCommand;
 use token::TokenCommand;
 use webhook::WebhookCommand;
 
@@ -48,6 +49,7 @@ pub mod reminders;
 pub mod remittance;
 pub mod returns;
 pub mod sale;
+pub mod schedules;
 pub mod token;
 pub mod webhook;
 
@@ -140,6 +142,10 @@ pub enum Command {
     /// deliveries, suppressed addresses, and (local stack) the providers' events.
     #[command(subcommand)]
     Reminders(RemindersCommand),
+    /// Schedules: a day's issuing run (each schedule's cycle due by then issued once), a
+    /// schedule's cycles and the billings they made.
+    #[command(subcommand)]
+    Schedules(SchedulesCommand),
     /// Card payments: an account's checkout gateway (Stripe) and its keys, a billing's card
     /// payment captured, released, refunded or read back from the gateway, the funds' availability.
     #[command(subcommand)]
@@ -226,6 +232,7 @@ async fn dispatch(
         Command::Payment(command) => payment::run(&store, command).await,
         Command::Pix(command) => pix::run(&store, config, command).await,
         Command::Reminders(command) => reminders::run(&store, config, command).await,
+        Command::Schedules(command) => Box::pin(schedules::run(&store, command)).await,
         Command::Gateway(command) => Box::pin(gateway::run(&store, command)).await,
         Command::Setup => Ok(serde_json::to_value(crate::local_stack::ensure(config, &names.table).await?)?),
     }

@@ -32,6 +32,7 @@ pub struct DevServer {
     pub cascades_queue_url: String,
     pub pix_charges_queue_url: String,
     pub card_releases_queue_url: String,
+    pub schedule_cycles_queue_url: String,
     pub reminders_queue_url: String,
     pub reminder_scans_queue_url: String,
     /// The base URL of its Pix webhook listener (mutual TLS), when the local PSP's certificates are
@@ -166,6 +167,7 @@ impl DevServer {
         let card_releases_queue_url = test_queue(&sqs, "card-releases").await;
         let reminders_queue_url = test_queue(&sqs, "reminders").await;
         let reminder_scans_queue_url = test_queue(&sqs, "reminder-scans").await;
+        let schedule_cycles_queue_url = test_queue(&sqs, "schedule-cycles").await;
         let queues = billing_api::jobs::Queues::new(sqs, billet_queue_url.clone())
             .with_bulk_expansion(bulk_queue_url.clone())
             .with_webhook_deliveries(webhook_queue_url.clone())
@@ -174,7 +176,8 @@ impl DevServer {
             .with_pix_charges(pix_charges_queue_url.clone())
             .with_card_releases(card_releases_queue_url.clone())
             .with_reminders(reminders_queue_url.clone())
-            .with_reminder_scans(reminder_scans_queue_url.clone());
+            .with_reminder_scans(reminder_scans_queue_url.clone())
+            .with_schedule_cycles(schedule_cycles_queue_url.clone());
         let queues = if lanes { queues.with_tenant_lanes() } else { queues };
         let vault = Arc::new(webhook_vault(&config).await);
         // Receivers on http://127.0.0.1 (the local switch), as the tests' senders deliver to them.
@@ -217,6 +220,7 @@ impl DevServer {
             card_releases_queue_url,
             reminders_queue_url,
             reminder_scans_queue_url,
+            schedule_cycles_queue_url,
             pix_webhook_url,
             queues,
             vault,

@@ -107,6 +107,15 @@ impl DevServer {
         self.drain(&self.card_releases_queue_url, &worker).await
     }
 
+    /// Starts `day`'s issuing run of the schedules on this server's schedule cycles queue
+    /// (`schedules::run::start`) and runs the issuer over it until it is empty, as the schedule and
+    /// the worker do on AWS; returns how many schedules the run found due.
+    pub async fn issue_schedules(&self, day: chrono::NaiveDate) -> usize {
+        let due = billing_api::schedules::run::start(&self.store, &self.queues, day).await.expect("the run's start");
+        self.drain(&self.schedule_cycles_queue_url, &Worker::ScheduleIssuer { store: self.store.clone() }).await;
+        due
+    }
+
     /// Starts `day`'s reminders on this server's scans queue (`reminders::run::start`) and runs
     /// the reminders' worker over it until it is empty, then over the reminders queue, as the
     /// schedule and the worker do on AWS (where the scans, quick, run beside the sends); returns

@@ -16,6 +16,7 @@ mod list;
 pub mod model;
 pub mod postings;
 mod record;
+pub mod recurrence_view;
 pub mod reminder_deliveries;
 mod routes;
 pub mod service;

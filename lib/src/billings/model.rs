@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::compute::{Discount, Interest, Penalty, Terms};
 use super::input::{Draft, Item as DraftItem};
 use crate::store::item::number;
+use crate::values::recurrence::Recurrence;
 use crate::values::{
     BankRuleId, BillCategoryId, BilletId, BillingId, BillingItemId, BillingStatus, BillingType, ContactId,
     DischargeReason, GroupId, InstallmentType, InstructionType, IssueType, Money, TagId, Timestamp,
@@ -116,6 +117,10 @@ pub struct Billing {
     pub cancellation_reason: Option<String>,
     #[serde(default)]
     pub discharge_reason: Option<DischargeReason>,
+    /// A schedule made through the API: its calendar and where it stands (`schedules`). Legacy
+    /// schedules have none, and issue nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recurrence: Option<Recurrence>,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub version: i64,
@@ -205,6 +210,7 @@ impl Billing {
             items: Vec::new(),
             cancellation_reason: None,
             discharge_reason: None,
+            recurrence: None,
             created_at: now,
             updated_at: now,
             version: 1,

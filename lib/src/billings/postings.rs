@@ -106,7 +106,14 @@ pub fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
 /// availability index under its escrow end's day (`keys::payment::availability_index`). The key entry
 /// carries it, so that no write adds an item: a change of status rewrites the entry anyway, and
 /// DynamoDB moves the index.
+///
+/// A schedule is never paid: it has the issuing index's entry under its next cycle's issue day
+/// while it has one (`keys::schedule::issue_index`), and a legacy one none.
 fn reminded(account: AccountId, billing: &Billing) -> Option<(String, String)> {
+    if billing.billing_type == crate::values::BillingType::Schedule {
+        let next = billing.recurrence.as_ref()?.next()?;
+        return Some(keys::schedule::issue_index(account, billing.id, next.issue_day));
+    }
     match billing.status {
         crate::values::BillingStatus::Opened => {
             Some(keys::reminder::reminder_index(account, billing.id, billing.due_date))

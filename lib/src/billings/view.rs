@@ -184,6 +184,8 @@ struct Tail<'a> {
     contact: Option<ContactSummary<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     tag: Option<TagSummary<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    recurrence: Option<super::recurrence_view::RecurrenceView>,
 }
 
 #[derive(Serialize)]
@@ -314,6 +316,7 @@ fn tail<'a>(b: &'a Billing, related: &Related<'a>, computed: &Computed) -> Tail<
             document: c.document(),
         }),
         tag: related.tag.map(|t| TagSummary { id: t.id, name: &t.name, color: t.color }),
+        recurrence: b.recurrence.as_ref().map(Into::into),
     }
 }
 

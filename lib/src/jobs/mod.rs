@@ -23,6 +23,7 @@ mod pix_charge;
 mod queues;
 mod receivable_settlement;
 mod reminders;
+mod schedule_cycle;
 pub mod tasks;
 mod webhook_delivery;
 
@@ -36,6 +37,7 @@ pub use pix_charge::PixCharge;
 pub use queues::Queues;
 pub use receivable_settlement::ReceivableSettlement;
 pub use reminders::{Reminder, ReminderScan};
+pub use schedule_cycle::ScheduleCycle;
 pub use webhook_delivery::WebhookDelivery;
 
 /// The message type of one queue.

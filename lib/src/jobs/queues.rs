@@ -6,7 +6,7 @@ use anyhow::Context as _;
 
 use super::lanes::Lanes;
 use super::{body, BilletRegistration, BulkExpansion, CardRelease, Cascade, Message, PixCharge, ReceivableSettlement};
-use super::{Reminder, ReminderScan, WebhookDelivery};
+use super::{Reminder, ReminderScan, ScheduleCycle, WebhookDelivery};
 use crate::values::AccountId;
 
 /// The SQS client, made at the first message: most requests of a function that may enqueue never
@@ -34,6 +34,7 @@ pub struct Queues {
     card_releases: Option<String>,
     reminders: Option<String>,
     reminder_scans: Option<String>,
+    schedule_cycles: Option<String>,
     /// The local stack's lanes per tenant, made at their first message; `None` on AWS.
     lanes: Option<Arc<Lanes>>,
 }
@@ -51,6 +52,7 @@ impl Queues {
             card_releases: None,
             reminders: None,
             reminder_scans: None,
+            schedule_cycles: None,
             lanes: None,
         }
     }
@@ -87,6 +89,10 @@ impl Queues {
         Queues { reminder_scans: Some(url), ..self }
     }
 
+    pub fn with_schedule_cycles(self, url: String) -> Self {
+        Queues { schedule_cycles: Some(url), ..self }
+    }
+
     /// The local stack's stand-in for fair queues: each tenant's messages go to a lane of their
     /// own beside their queue (made at the first, with the queue's visibility timeout, DLQ and
     /// retention), for a worker that takes the lanes in turn.
@@ -106,6 +112,7 @@ impl Queues {
         let any = billet_registration.is_some()
             || var("REMINDERS_QUEUE_URL").is_some()
             || var("REMINDER_SCANS_QUEUE_URL").is_some()
+            || var("SCHEDULE_CYCLES_QUEUE_URL").is_some()
             || webhook_deliveries.is_some()
             || settlements.is_some()
             || cascades.is_some();
@@ -124,6 +131,7 @@ impl Queues {
             card_releases: var("CARD_RELEASES_QUEUE_URL"),
             reminders: var("REMINDERS_QUEUE_URL"),
             reminder_scans: var("REMINDER_SCANS_QUEUE_URL"),
+            schedule_cycles: var("SCHEDULE_CYCLES_QUEUE_URL"),
             lanes: None,
         })
     }
@@ -215,6 +223,7 @@ impl Queues {
             CardRelease::KIND => self.card_releases.as_deref(),
             Reminder::KIND => self.reminders.as_deref(),
             ReminderScan::KIND => self.reminder_scans.as_deref(),
+            ScheduleCycle::KIND => self.schedule_cycles.as_deref(),
             _ => None,
         };
         url.filter(|url| !url.is_empty())

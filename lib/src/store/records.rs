@@ -209,6 +209,15 @@ fn duplicate_at(error: StoreError, guard_index: Option<usize>) -> StoreError {
 /// transaction. A taken unique value is [`StoreError::Duplicate`]; any other failed condition is
 /// [`StoreError::ConditionFailed`].
 pub async fn insert<R: Record>(store: &Store, account: AccountId, record: &R, also: Vec<Write>) -> StoreResult<()> {
+    let (mut writes, guard_index) = inserted(account, record)?;
+    writes.extend(also);
+    store.write(writes).await.map_err(|e| duplicate_at(e, guard_index))
+}
+
+/// What [`insert`] writes for a new record, for a transaction that writes it beside another
+/// record's change (a schedule's cycle): the record only if absent, its postings and counts, its
+/// guard (whose place is given: a taken value fails there).
+pub fn inserted<R: Record>(account: AccountId, record: &R) -> StoreResult<(Vec<Write>, Option<usize>)> {
     let mut writes = vec![Write::put_if(item_of(account, record)?, Condition::absent())];
     writes.extend(kept(account, None, Some(record)));
     let mut guard_index = None;
@@ -216,8 +225,7 @@ pub async fn insert<R: Record>(store: &Store, account: AccountId, record: &R, al
         guard_index = Some(writes.len());
         writes.push(Write::put_if(guard_item(account, kind, &value, record)?, Condition::absent()));
     }
-    writes.extend(also);
-    store.write(writes).await.map_err(|e| duplicate_at(e, guard_index))
+    Ok((writes, guard_index))
 }
 
 /// Replaces `current` by `next` (whose version must be one more), moving the guard when the

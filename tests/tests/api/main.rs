@@ -27,6 +27,7 @@ mod printable_billets;
 mod rate_limits;
 mod reminders;
 mod round_trips;
+mod schedules;
 mod support;
 mod tags;
 mod validation_details;

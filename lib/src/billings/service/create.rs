@@ -11,7 +11,8 @@ use crate::contention::retry_on_conflict;
 use crate::refusal::Refusal;
 use crate::store::records;
 use crate::store::{keys, Store, Write};
-use crate::values::{AccountId, BillingId, ContactId, Timestamp};
+use crate::values::recurrence::Recurrence;
+use crate::values::{AccountId, BillingId, BillingType, ContactId, Timestamp};
 
 /// The ids a new billing is written with: its own and its items', taken once per request from
 /// this process's blocks (refilled together, in parallel, when they run out), so that every
@@ -60,17 +61,56 @@ pub async fn insert_new(
 ) -> Result<Billing, Refusal> {
     let items = Billing::items_from(ids.first_item, &draft.items);
     let billing = Billing::new(ids.billing, draft, payer, items, Timestamp::now());
+    let mut writes = vec![lifecycle::registration(account, &billing)?];
+    writes.extend(also);
+    insert_once(store, account, billing, writes).await
+}
+
+/// Writes `billing` with the reference counts it moves and `also`; a write whose answer was lost
+/// finds it there ([`insert_new`]).
+async fn insert_once(
+    store: &Store,
+    account: AccountId,
+    billing: Billing,
+    also: Vec<Write>,
+) -> Result<Billing, Refusal> {
     let mut writes = links::reference_writes(account, None, Some(&billing));
-    writes.push(lifecycle::registration(account, &billing)?);
     writes.extend(also);
     match records::insert(store, account, &billing, writes).await {
         Ok(()) => Ok(billing),
-        Err(error) if error.failed_at(0) => match records::find::<Billing>(store, account, ids.billing).await? {
+        Err(error) if error.failed_at(0) => match records::find::<Billing>(store, account, billing.id).await? {
             Some(written) => Ok(written),
             None => Err(error.into()),
         },
         Err(error) => Err(error.into()),
     }
+}
+
+/// A schedule (DESIGN §12): the terms of `draft` (its due date: the first cycle's) with
+/// `recurrence`, stored as a `billing_type: schedule` record with no billet of its own (each cycle's
+/// billing has one). Returns it as [`create`] does.
+pub async fn create_schedule(
+    store: &Store,
+    account: AccountId,
+    draft: &Draft,
+    recurrence: Recurrence,
+) -> Result<(Billing, Embedded), Refusal> {
+    let ids = NewIds::reserve(store, account, draft).await?;
+    let (schedule, references) = retry_on_conflict(|| async {
+        let references = read_references(store, account, draft).await?;
+        let items = Billing::items_from(ids.first_item, &draft.items);
+        let schedule = Billing {
+            billing_type: BillingType::Schedule,
+            billet_generation: 0,
+            recurrence: Some(recurrence),
+            ..Billing::new(ids.billing, draft, references.payer, items, Timestamp::now())
+        };
+        Ok((insert_once(store, account, schedule, Vec::new()).await?, references))
+    })
+    .await?;
+    let embedded =
+        Embedded { contact: references.contact, tag: references.tag, billets: Vec::new(), reminders: Vec::new() };
+    Ok((schedule, embedded))
 }
 
 /// An individual billing: stored with its billet's registration asked for (§2.2: in the

@@ -1,4 +1,5 @@
-//! Deleting a billing: only a legacy `schedule` record may be; the records it used stop counting
+//! Deleting a billing: only a `schedule` record may be (deleted, it issues no further cycle: its
+//! issuing index entry goes with its key entry); the records it used stop counting
 //! it.
 
 use crate::billings::links;
@@ -10,7 +11,7 @@ use crate::store::records;
 use crate::store::Store;
 use crate::values::{AccountId, BillingId, BillingType};
 
-/// `DELETE /v1/billings/{id}`: only legacy `schedule` records; a billing from the API can only be
+/// `DELETE /v1/billings/{id}`: only `schedule` records; a billing from the API can only be
 /// cancelled (422). The records it used stop counting it.
 pub async fn delete(store: &Store, account: AccountId, id: BillingId) -> Result<(), Refusal> {
     retry_in_turn(records::key_of::<Billing>(account, id), || async {

@@ -14,12 +14,13 @@
 //! One file per part of the workflow: `change.rs` (the one way an existing billing changes),
 //! `read.rs` (a billing with what it embeds), `announcement.rs` (its event), `references.rs` (the
 //! records a draft names and the payer they give), then one per use: `create.rs`, `update.rs`,
-//! `cancel_and_pay_off.rs` and `delete.rs`.
+//! `cancel_and_pay_off.rs` and `delete.rs`; `cycle.rs`, a schedule's cycle issued.
 
 mod announcement;
 mod cancel_and_pay_off;
 mod change;
 mod create;
+mod cycle;
 mod delete;
 mod read;
 mod references;
@@ -28,7 +29,8 @@ mod update;
 pub use announcement::announcement;
 pub use cancel_and_pay_off::{cancel, refused};
 pub use change::{change, change_shown, Ruled};
-pub use create::{create, insert_new, new_id, NewIds};
+pub use create::{create, create_schedule, insert_new, new_id, NewIds};
+pub use cycle::{cycle_billing_of, issue_cycle, Issued};
 pub use delete::delete;
 pub use read::{embedded, related_to_page, shown, whole_or_404};
 pub use references::{apply_modules, check_references};

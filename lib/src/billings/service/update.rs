@@ -90,7 +90,9 @@ async fn edited(
     let first_new = if new_items > 0 { once.first_new_item(store, account, new_items).await? } else { 0 };
     let next =
         Billing { cancel_penalty, ..current.with_draft(&draft, payer, Billing::items_from(first_new, &draft.items)) };
-    Ok((next, Vec::new()))
+    // A schedule's due date is its next cycle's: its calendar moves it (`PATCH /v1/schedules`).
+    let due_date = if current.recurrence.is_some() { current.due_date } else { next.due_date };
+    Ok((Billing { due_date, ..next }, Vec::new()))
 }
 
 /// `PATCH /v1/billings/{id}` (§4.2 Update, §2.1 Editability): the fields the billing's editability

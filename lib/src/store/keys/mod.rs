@@ -48,6 +48,7 @@ pub mod event;
 pub mod payment;
 pub mod pos;
 pub mod reminder;
+pub mod schedule;
 pub mod webhook;
 
 /// Partition of everything an account owns.
