@@ -198,6 +198,10 @@ fn event_of(binary: &str) -> anyhow::Result<Bytes> {
         // A reminder of a billing the fixture's account does not have: read, and nothing to send.
         "reminder-worker" => "reminder-worker-sqs.json",
         "reminder-planner" => "reminder-planner-schedule.json",
+        // Nothing due in a fresh table: sixteen index reads, no message.
+        "schedule-planner" => "schedule-planner-schedule.json",
+        // A schedule the fixture's account does not have: read, and nothing to issue.
+        "schedule-issuer" => "schedule-cycles-sqs.json",
         // No delivery of the fixture's reference: read, and ignored.
         "reminder-events" => "reminder-events-ses.json",
         "outbox-dispatcher" => "outbox-dispatcher-stream.json",
