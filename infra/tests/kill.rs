@@ -443,6 +443,79 @@ async fn a_reminders_run_killed_midway_sends_each_reminder_once() {
     let _ = aws_sdk_dynamodb::Client::new(config).delete_table().table_name(server.store.table()).send().await;
 }
 
+/// `infra/ops schedules run` killed with SIGKILL at a random moment while it issues a day's cycles,
+/// then run again to the end: every schedule issued its cycle once (one billing each, one billet
+/// registration each), whatever the kill cut. The schedules are made through an in-process server
+/// on a table of its own.
+#[tokio::test]
+async fn a_schedules_run_killed_midway_issues_each_cycle_once() {
+    const SCHEDULES: usize = 40;
+    let _alone = ONE_AT_A_TIME.lock().await;
+    let seed: u64 = std::env::var("KILL_SEED").ok().and_then(|n| n.parse().ok()).unwrap_or_else(rand::random);
+    let kill_after = Duration::from_millis(rand::rngs::StdRng::seed_from_u64(seed).random_range(50..1_200));
+    eprintln!("schedules kill test: killed after {kill_after:?} (KILL_SEED={seed})");
+    let server = infra::testing::DevServer::start_alone(billing_api::http::rate_limit::RateLimits::OFF).await;
+    let (account, auth) = infra::testing::active_account(&server.store).await;
+    let rule = infra::ops::create_bank_rule(&server.store, account, "Banco simulado", "simulated", None).await.unwrap();
+    let token = auth.trim_start_matches("Bearer ").to_owned();
+    let client = Client { http: billing_api::config::http_client(), base: server.url("/v1"), token };
+    let payer = json!({"contact": {"full_name": "Pagador Recorrente", "cpf": infra::testing::cpf(720_000_001),
+        "email": "recorrente@example.com", "address_postal_code": "01310-100", "address_street": "Avenida Paulista",
+        "address_number": "1000", "address_district": "Bela Vista", "address_city": "São Paulo", "address_state": "SP"}});
+    let (status, payer) = client.send(reqwest::Method::POST, "/contacts", Some(payer)).await.unwrap();
+    assert_eq!(status, 201, "{payer}");
+    let mut schedules = Vec::new();
+    for _ in 0..SCHEDULES {
+        let body = json!({"schedule": {"bank_rule_id": rule["bank_rule"]["id"], "contact_id": payer["id"],
+            "billing_items": [{"description": "Mensalidade", "quantity": 1, "amount": "150.00"}],
+            "due_day": 10, "start_date": "2032-03-01", "cycles": 12}});
+        let (status, made) = client.send(reqwest::Method::POST, "/schedules", Some(body)).await.unwrap();
+        assert_eq!(status, 201, "{made}");
+        schedules.push(BillingId::new(made["id"].as_i64().unwrap()));
+    }
+
+    let ops = std::path::Path::new(env!("CARGO_BIN_EXE_ops"));
+    let run = || {
+        let mut command = tokio::process::Command::new(ops);
+        command
+            .args(["schedules", "run", "--date", "2032-03-01", "--concurrency", "4"])
+            .env("TABLE_NAME", server.store.table())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true);
+        command
+    };
+    let mut first = run().spawn().expect("infra/ops schedules run");
+    tokio::time::sleep(kill_after).await;
+    first.start_kill().expect("SIGKILL the run");
+    let _ = first.wait().await;
+    let second = run().output().await.expect("infra/ops schedules run, again");
+    assert!(second.status.success(), "{}", String::from_utf8_lossy(&second.stdout));
+    let report: Value = serde_json::from_slice(&second.stdout).unwrap();
+    eprintln!("schedules kill test: the second run: {report}");
+    assert_eq!(report["failed"], 0, "{report}");
+
+    for schedule in &schedules {
+        let first =
+            billing_api::billings::service::cycle_billing_of(&server.store, account, *schedule, 0).await.unwrap();
+        assert!(first.is_some(), "schedule {schedule}: cycle 0 issued");
+        let next =
+            billing_api::billings::service::cycle_billing_of(&server.store, account, *schedule, 1).await.unwrap();
+        assert_eq!(next, None, "schedule {schedule}: only cycle 0 is due");
+        let path = format!("/billings?billing_id={schedule}&per_page=100");
+        let (status, listed) = client.send(reqwest::Method::GET, &path, None).await.unwrap();
+        assert_eq!(status, 200, "{listed}");
+        assert_eq!(listed["billings"].as_array().map(Vec::len), Some(1), "schedule {schedule}: {listed}");
+    }
+    // The run's tasks, written by the ops process, are handed on by a sweep (as the sweeper does
+    // on AWS for what the stream missed).
+    let swept = billing_api::outbox::sweep(&server.store, &server.queues, billing_api::values::Timestamp::now(), 1_000);
+    swept.await.unwrap();
+    assert_eq!(server.register_billets().await, SCHEDULES, "one registration per cycle issued");
+    let config = &server.config;
+    let _ = aws_sdk_dynamodb::Client::new(config).delete_table().table_name(server.store.table()).send().await;
+}
+
 /// The e-mails sent to the addresses of `made` so far.
 async fn sent_to(made: &[(i64, String)]) -> usize {
     let mut total = 0;
