@@ -8,15 +8,16 @@ use serde::{Deserialize, Serialize};
 
 use super::announcement::announcement_of;
 use super::change::{change, Ruled};
-use super::read::related;
 use crate::billings::billets::lifecycle;
 use crate::billings::links;
 use crate::billings::model::{Billing, BillingItem};
 use crate::billings::view::Embedded;
+use crate::contacts::Contact;
 use crate::refusal::Refusal;
 use crate::store::records;
 use crate::store::stored::{self, Key, Stored};
 use crate::store::{keys, Store};
+use crate::tags::Tag;
 use crate::values::recurrence::{Cycle, Turn};
 use crate::values::{AccountId, BillingId, BillingItemId, BillingStatus, BillingType, Timestamp};
 
@@ -141,7 +142,11 @@ pub async fn issue_cycle(
         let recurrence = recurrence.issued(cycle.number, billing_id);
         let due_date = recurrence.next().map_or(schedule.due_date, |next| next.due);
         let next = Billing { recurrence: Some(recurrence), due_date, updated_at: now, ..schedule.clone() };
-        let (contact, tag, _) = related(store, account, &billing).await?;
+        // What its event embeds: its payer and tag (a new billing has no billet nor reminder yet).
+        let (contact, tag) = tokio::try_join!(
+            records::find_referenced::<Contact>(store, account, billing.contact_id),
+            records::find_referenced::<Tag>(store, account, billing.tag_id),
+        )?;
         let embedded = Embedded { contact, tag, billets: Vec::new(), reminders: Vec::new() };
         let mark = CycleMark { account_id: account, schedule_id: schedule.id, cycle: cycle.number, billing_id };
         let (mut also, _) = records::inserted(account, &billing)?;
