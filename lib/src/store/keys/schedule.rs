@@ -9,7 +9,7 @@ pub const ISSUE_INDEX_SHARDS: i64 = 16;
 
 /// The issuing index (`gsi1`) partition of the schedules in `shard`.
 pub fn issue_index_partition(shard: i64) -> String {
-    format!("ISSUE#{shard:02}")
+    format!("SCHED#{shard:02}")
 }
 
 /// A schedule's entry in the issuing index (its key entry's `gsi1pk`/`gsi1sk`, in place of the
@@ -51,7 +51,7 @@ mod tests {
     fn an_entry_reads_back_and_sorts_by_day() {
         let day: NaiveDate = "2027-01-01".parse().unwrap();
         let (pk, sk) = issue_index(AccountId::new(7), BillingId::new(12), day);
-        assert_eq!(pk, "ISSUE#03");
+        assert_eq!(pk, "SCHED#03");
         assert_eq!(read_issue_index(&sk), Some((day, AccountId::new(7), BillingId::new(12))));
         assert!(sk < issue_index_after(day));
         assert!(issue_index_after(day) < issue_index(AccountId::new(1), BillingId::new(1), day.succ_opt().unwrap()).1);
