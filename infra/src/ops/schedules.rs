@@ -18,8 +18,8 @@ pub enum SchedulesCommand {
         #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=64))]
         concurrency: u16,
     },
-    /// The billings a schedule's cycles made, from the first (stops at the first cycle not issued
-    /// or skipped after `--from`).
+    /// The billing each of a schedule's cycles made, from `--from`, `--count` of them (`null`
+    /// where none was made: not yet, or skipped).
     Cycles {
         /// The account.
         #[arg(long)]

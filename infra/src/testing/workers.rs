@@ -112,8 +112,14 @@ impl DevServer {
     /// the worker do on AWS; returns how many schedules the run found due.
     pub async fn issue_schedules(&self, day: chrono::NaiveDate) -> usize {
         let due = billing_api::schedules::run::start(&self.store, &self.queues, day).await.expect("the run's start");
-        self.drain(&self.schedule_cycles_queue_url, &Worker::ScheduleIssuer { store: self.store.clone() }).await;
+        self.issue_queued_schedules().await;
         due
+    }
+
+    /// Runs the schedules' issuer over this server's schedule cycles queue until it is empty;
+    /// returns how many messages it handled.
+    pub async fn issue_queued_schedules(&self) -> usize {
+        self.drain(&self.schedule_cycles_queue_url, &Worker::ScheduleIssuer { store: self.store.clone() }).await
     }
 
     /// Starts `day`'s reminders on this server's scans queue (`reminders::run::start`) and runs

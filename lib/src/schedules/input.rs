@@ -5,7 +5,7 @@
 //! `start_date` (default today; never before today), an end — `end_date` (no cycle due after it)
 //! or `cycles` (how many cycles from the start, 1 to 600), not both; none, never — and `lead_days`
 //! (days before each due date a cycle is issued, 0 to 60; default 10). An edit sends what changes:
-//! the others keep their value, `null` removes an end, and `start_date` cannot change.
+//! the others keep their value, `null` removes an end; `start_date` and the period cannot change.
 
 use chrono::NaiveDate;
 
@@ -51,6 +51,12 @@ pub fn edited(fields: Fields<'_>, current: &Recurrence) -> Result<(Calendar, u32
         errors.push(Problem::invalid("start_date", "O início (start_date) de uma recorrência não muda"));
     }
     let (calendar, lead) = calendar_of(fields, current.calendar, current.lead_days, &mut errors);
+    // Cycles are counted from the start in the schedule's period: another period would renumber
+    // the cycles billed already.
+    if errors.is_empty() && calendar.period != current.calendar.period {
+        let message = "A periodicidade (period, every) de uma recorrência não muda: crie outra";
+        errors.push(Problem::invalid(if fields.contains("period") { "period" } else { "every" }, message));
+    }
     match errors.is_empty() {
         true => Ok((calendar, lead)),
         false => Err(errors),
@@ -207,5 +213,10 @@ mod tests {
         assert_eq!(calendar.end, End::Never);
         let refused = edited(Fields::new(json!({"start_date": "2027-01-01"}).as_object().unwrap()), &current);
         assert_eq!(fields_of(refused.unwrap_err()), ["start_date"]);
+        let refused = edited(Fields::new(json!({"period": "weekly"}).as_object().unwrap()), &current);
+        assert_eq!(fields_of(refused.unwrap_err()), ["period"]);
+        let refused = edited(Fields::new(json!({"every": 2}).as_object().unwrap()), &current);
+        assert_eq!(fields_of(refused.unwrap_err()), ["every"]);
+        assert!(edited(Fields::new(json!({"period": "monthly", "every": 1}).as_object().unwrap()), &current).is_ok());
     }
 }

@@ -41,9 +41,19 @@ async fn create(State(state): State<AppState>, tenant: Tenant, body: RequestBody
     let (recurrence, draft) = match (recurrence, draft) {
         (Ok(recurrence), Ok(draft)) => (recurrence, draft),
         (recurrence, draft) => {
+            // The due date is the first cycle's: a problem with it is the start's (or, when the
+            // calendar is refused too, the stand-in date's, left out).
+            let calendar_refused = recurrence.is_err();
             let mut problems = recurrence.err().unwrap_or_default();
-            problems
-                .extend(draft.err().unwrap_or_default().into_iter().filter(|p| p.field.as_deref() != Some("due_date")));
+            for mut problem in draft.err().unwrap_or_default() {
+                if problem.field.as_deref() == Some("due_date") {
+                    if calendar_refused {
+                        continue;
+                    }
+                    problem.field = Some("start_date".to_owned());
+                }
+                problems.push(problem);
+            }
             return Err(ApiError::Validation(problems));
         }
     };
@@ -52,7 +62,16 @@ async fn create(State(state): State<AppState>, tenant: Tenant, body: RequestBody
         return Err(ApiError::validation(Problem::invalid("tag_id", message)));
     }
     let draft = service::apply_modules(draft, tenant.0.health_module)?;
-    let (schedule, embedded) = service::create_schedule(&state.store, account, &draft, recurrence).await?;
+    let store = &state.store;
+    let (schedule, embedded) = service::create_schedule(store, account, &draft, recurrence).await?;
+    // A first cycle whose issue day has come is billed at once (the daily run would find it only
+    // tomorrow, when a cycle due today is past); if that fails, the runs take it as any other.
+    if recurrence.next().is_some_and(|cycle| cycle.issue_day <= today) {
+        if let Ok(service::Issued::Billing { .. }) = service::issue_cycle(store, account, schedule.id, today).await {
+            let (billed, _) = service::shown(store, account, schedule.id).await?;
+            return Ok(response::created(&BillingView::new(&billed, &embedded.related(), today)));
+        }
+    }
     Ok(response::created(&BillingView::new(&schedule, &embedded.related(), today)))
 }
 

@@ -99,6 +99,24 @@ async fn a_schedule_issues_each_cycle_once_on_its_issue_day() {
 }
 
 #[tokio::test]
+async fn a_first_cycle_due_to_be_billed_today_is_billed_by_the_create() {
+    let api = start().await;
+    let s = setup(&api).await;
+    let due = billing_api::values::today() + chrono::Duration::days(5);
+    let mut body = schedule_body(&s);
+    body["schedule"]["start_date"] = json!(billing_api::values::today().to_string());
+    body["schedule"]["due_day"] = json!(chrono::Datelike::day(&due));
+    let made = api.post("/v1/schedules", &body).await.expect(201).body;
+    assert_eq!(made["recurrence"]["cycles_issued"], 1, "{made}");
+    let cycles = cycles_of(&api, made["id"].as_i64().unwrap()).await;
+    assert_eq!(cycles.len(), 1);
+    assert_eq!(made["recurrence"]["last_billing_id"], cycles[0]["id"]);
+    // The day's run finds nothing more.
+    api.server.issue_schedules(billing_api::values::today()).await;
+    assert_eq!(cycles_of(&api, made["id"].as_i64().unwrap()).await.len(), 1);
+}
+
+#[tokio::test]
 async fn two_runs_at_once_issue_a_cycle_once() {
     let api = start().await;
     let s = setup(&api).await;
@@ -149,6 +167,40 @@ async fn an_edited_schedule_issues_its_new_terms_and_a_deleted_one_nothing() {
     assert_eq!(api.server.issue_schedules(day("2031-03-30")).await, 0);
     assert_eq!(cycles_of(&api, id).await.len(), 2);
     api.patch(&format!("/v1/schedules/{id}"), &json!({"schedule": {"due_day": 5}})).await.expect(404);
+}
+
+#[tokio::test]
+async fn a_schedule_deleted_or_edited_while_its_cycle_is_billed_gives_one_outcome() {
+    let api = start().await;
+    let s = setup(&api).await;
+    let (mut deleted, mut edited) = (Vec::new(), Vec::new());
+    for _ in 0..4 {
+        deleted.push(api.post("/v1/schedules", &schedule_body(&s)).await.expect(201).body["id"].as_i64().unwrap());
+        edited.push(api.post("/v1/schedules", &schedule_body(&s)).await.expect(201).body["id"].as_i64().unwrap());
+    }
+    let store = &api.server.store;
+    let terms = json!({"billing": {"billing_items": [{"description": "Nova", "quantity": 1, "amount": "99.00"}]}});
+    let changes = async {
+        for (gone, changed) in deleted.iter().zip(&edited) {
+            api.delete(&format!("/v1/billings/{gone}")).await.expect(204);
+            api.patch(&format!("/v1/billings/{changed}"), &terms).await.expect(200);
+        }
+    };
+    let (report, ()) =
+        tokio::join!(Box::pin(billing_api::schedules::run::run_day(store, day("2031-01-01"), 2)), changes);
+    let report = report.unwrap();
+    assert_eq!(report.failed, 0, "{report:?}");
+    // A deleted schedule billed its cycle if the run came first, and nothing if the delete did.
+    for id in &deleted {
+        assert!(cycles_of(&api, *id).await.len() <= 1, "schedule {id}");
+    }
+    // An edited one billed its cycle once, with the terms of whichever came first.
+    billing_api::schedules::run::run_day(store, day("2031-01-02"), 2).await.unwrap();
+    for id in &edited {
+        let cycles = cycles_of(&api, *id).await;
+        assert_eq!(cycles.len(), 1, "schedule {id}: {cycles:?}");
+        assert!(["150.00", "99.00"].contains(&cycles[0]["amount"].as_str().unwrap()), "{:?}", cycles[0]);
+    }
 }
 
 #[tokio::test]
