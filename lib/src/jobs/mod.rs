@@ -67,6 +67,27 @@ pub fn parse<M: Message>(body: &str) -> anyhow::Result<M> {
     serde_json::from_value(value).with_context(|| format!("not a {} message", M::KIND))
 }
 
+/// Work reordered in turns of its accounts: each account's first, then each one's second…, so
+/// that one account's many do not hold back another's few (what a fair queue does, for a day's run
+/// in one process: reminders, schedules).
+pub fn in_turns<T>(items: Vec<T>, account: impl Fn(&T) -> AccountId) -> Vec<T> {
+    let mut queues: std::collections::BTreeMap<AccountId, std::collections::VecDeque<T>> = Default::default();
+    for item in items {
+        queues.entry(account(&item)).or_default().push_back(item);
+    }
+    let mut turns = Vec::new();
+    while !queues.is_empty() {
+        queues.retain(|_, queue| match queue.pop_front() {
+            Some(item) => {
+                turns.push(item);
+                true
+            }
+            None => false,
+        });
+    }
+    turns
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -219,24 +219,9 @@ pub async fn run_day(
     Ok(report)
 }
 
-/// Reminders reordered in turns of their accounts: each account's first, then each one's second…,
-/// so that one account's many do not hold back another's few.
+/// Reminders reordered in turns of their accounts (`jobs::in_turns`).
 pub fn in_turns(reminders: Vec<Reminder>) -> Vec<Reminder> {
-    let mut queues: BTreeMap<AccountId, std::collections::VecDeque<Reminder>> = BTreeMap::new();
-    for reminder in reminders {
-        queues.entry(reminder.account_id).or_default().push_back(reminder);
-    }
-    let mut turns = Vec::new();
-    while !queues.is_empty() {
-        queues.retain(|_, queue| match queue.pop_front() {
-            Some(reminder) => {
-                turns.push(reminder);
-                true
-            }
-            None => false,
-        });
-    }
-    turns
+    jobs::in_turns(reminders, |reminder| reminder.account_id)
 }
 
 #[cfg(test)]

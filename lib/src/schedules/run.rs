@@ -10,7 +10,7 @@
 //! turn, and the issuer issues each ([`handle_batch`]). Locally, `infra/ops schedules run` runs a
 //! day in the process ([`run_day`]), accounts in turn.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
 use chrono::NaiveDate;
@@ -121,7 +121,7 @@ pub struct DayReport {
 pub async fn run_day(store: &Store, day: NaiveDate, concurrency: usize) -> anyhow::Result<DayReport> {
     let (due, pages) = due_on(store, day).await?;
     let mut report = DayReport { day: Some(day), pages, due: due.len(), ..DayReport::default() };
-    let outcomes: Vec<_> = futures::stream::iter(in_turns(due))
+    let outcomes: Vec<_> = futures::stream::iter(jobs::in_turns(due, |(account, _)| *account))
         .map(|(account, schedule)| async move {
             let first = issue_cycle(store, account, schedule, day).await?;
             match first {
@@ -151,25 +151,6 @@ pub async fn run_day(store: &Store, day: NaiveDate, concurrency: usize) -> anyho
     Ok(report)
 }
 
-/// Schedules in turns of their accounts: one of each account, then the next of each.
-fn in_turns(due: Vec<(AccountId, BillingId)>) -> Vec<(AccountId, BillingId)> {
-    let mut queues: BTreeMap<AccountId, VecDeque<BillingId>> = BTreeMap::new();
-    for (account, schedule) in due {
-        queues.entry(account).or_default().push_back(schedule);
-    }
-    let mut turns = Vec::new();
-    while !queues.is_empty() {
-        queues.retain(|account, queue| match queue.pop_front() {
-            Some(schedule) => {
-                turns.push((*account, schedule));
-                true
-            }
-            None => false,
-        });
-    }
-    turns
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,7 +159,8 @@ mod tests {
     fn accounts_take_turns() {
         let (a, b) = (AccountId::new(1), AccountId::new(2));
         let due = vec![(a, BillingId::new(1)), (a, BillingId::new(2)), (a, BillingId::new(3)), (b, BillingId::new(9))];
-        let turns: Vec<_> = in_turns(due).into_iter().map(|(account, _)| account).collect();
+        let turns: Vec<_> =
+            jobs::in_turns(due, |(account, _)| *account).into_iter().map(|(account, _)| account).collect();
         assert_eq!(turns, [a, b, a, a]);
     }
 }
