@@ -152,12 +152,11 @@ async fn select(store: &Store, day: NaiveDate) -> anyhow::Result<usize> {
 
 /// The server's table through a client that waits as long as moto takes (see `main`).
 fn patient(server: &DevServer) -> Store {
-    let timeouts = aws_config::timeout::TimeoutConfig::builder()
+    let timeouts = aws_sdk_dynamodb::config::timeout::TimeoutConfig::builder()
         .operation_timeout(Duration::from_secs(600))
         .operation_attempt_timeout(Duration::from_secs(600))
         .build();
-    let config = server.config.to_builder().timeout_config(timeouts).build();
-    Store::new(aws_sdk_dynamodb::Client::new(&config), server.store.table().to_owned())
+    Store::with_timeouts(aws_sdk_dynamodb::Client::new(&server.config), server.store.table().to_owned(), timeouts)
 }
 
 /// An account and its schedules.
