@@ -42,6 +42,7 @@ pub async fn run_http(routes: fn() -> Router<AppState>) -> Result<(), lambda_htt
 pub fn billing_routes() -> Router<AppState> {
     billing_api::billings::router()
         .merge(billing_api::schedules::routes::router())
+        .merge(billing_api::carnes::routes::router())
         .merge(billing_api::payments::manual::routes())
         .merge(billing_api::payments::card::routes::api())
 }

@@ -13,6 +13,7 @@ pub fn all_routes() -> Router<AppState> {
         .merge(crate::bill_categories::router())
         .merge(crate::billings::router())
         .merge(crate::schedules::routes::router())
+        .merge(crate::carnes::routes::router())
         .merge(crate::payments::card::routes::api())
         .merge(crate::payments::manual::routes())
         .merge(crate::billings::billets::router())

@@ -18,6 +18,7 @@ pub mod bank_rules;
 pub mod bill_categories;
 pub mod billets;
 pub mod billings;
+pub mod carnes;
 pub mod cash_entries;
 pub mod config;
 pub mod contacts;

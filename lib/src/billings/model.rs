@@ -164,6 +164,12 @@ impl Billing {
             .collect()
     }
 
+    /// A booklet made through the API (`service::booklet`): a `carne` record with instalment 0 and
+    /// no billet of its own.
+    pub fn is_booklet(&self) -> bool {
+        self.billing_type == BillingType::Carne && self.installment == 0
+    }
+
     /// A billing of type `billing_type`, `opened`, with nothing else set yet.
     pub fn blank(id: BillingId, billing_type: BillingType, due_date: NaiveDate, now: Timestamp) -> Billing {
         Billing {

@@ -110,6 +110,10 @@ pub fn of(account: AccountId, billing: &Billing) -> Vec<Posting> {
 /// A schedule is never paid: it has the issuing index's entry under its next cycle's issue day
 /// while it has one (`keys::schedule::issue_index`), and a legacy one none.
 fn reminded(account: AccountId, billing: &Billing) -> Option<(String, String)> {
+    // A booklet has no billet: its instalments are reminded.
+    if billing.is_booklet() {
+        return None;
+    }
     if billing.billing_type == crate::values::BillingType::Schedule {
         let next = billing.recurrence.as_ref()?.next()?;
         return Some(keys::schedule::issue_index(account, billing.id, next.issue_day));

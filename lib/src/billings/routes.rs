@@ -64,7 +64,7 @@ async fn cancel(
 ) -> ApiResult<Response> {
     let account = tenant.account_id();
     let reason = cancellation_reason(body.envelope("billing")?);
-    single(service::cancel(&state.store, account, id, reason).await?)
+    single(service::cancel_with_instalments(&state.store, account, id, reason).await?)
 }
 
 async fn destroy(State(state): State<AppState>, tenant: Tenant, Path(id): Path<BillingId>) -> ApiResult<Response> {

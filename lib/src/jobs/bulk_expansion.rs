@@ -4,11 +4,13 @@
 //! `billing` object too). One message expands the chunk of contacts after `after_contact_id`
 //! (ascending id) when the expansion's cursor names that chunk, and records the next chunk's
 //! message with the cursor's move; a copy, or a message naming another chunk, does nothing.
+//! A message with `booklet_id` runs a carnê's booklet instead (`{…, "expansion_id": "booklet-<id>",
+//! "booklet_id": <id>}`): its instalments written, or cancelled with it; a copy finds it done.
 
 use serde::{Deserialize, Serialize};
 
 use super::Message;
-use crate::values::{AccountId, ContactId};
+use crate::values::{AccountId, BillingId, ContactId};
 
 /// One chunk of a bulk billing's expansion (see the module text).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -24,6 +26,24 @@ pub struct BulkExpansion {
     pub after_contact_id: Option<ContactId>,
     #[serde(default)]
     pub requested_at: String,
+    /// A carnê's booklet instead of a bulk billing: its instalments written, or (when it was
+    /// cancelled) its open ones cancelled (`billings::service::run_booklet`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub booklet_id: Option<BillingId>,
+}
+
+impl BulkExpansion {
+    /// The message of a booklet's task.
+    pub fn of_booklet(account_id: AccountId, booklet: BillingId) -> BulkExpansion {
+        BulkExpansion {
+            account_id,
+            expansion_id: format!("booklet-{}", booklet.get()),
+            billing: None,
+            after_contact_id: None,
+            requested_at: crate::values::Timestamp::now().to_string(),
+            booklet_id: Some(booklet),
+        }
+    }
 }
 
 impl Message for BulkExpansion {

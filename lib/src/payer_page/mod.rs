@@ -4,7 +4,8 @@
 //!
 //! A request reads the link (`billets::link`: one read by the token's digest), then the billet and
 //! its billing at once, and nothing else: the page shows that billet and no other data of the
-//! account. An unknown or malformed token, and a billet whose billing was deleted, are the same
+//! account, but for a carnê's instalment, whose page lists its booklet's instalments (the same
+//! payer's, read by key: `booklet`). An unknown or malformed token, and a billet whose billing was deleted, are the same
 //! 404. Every origin IP has its own window of requests a minute (`AppState::payer_pages_per_ip`:
 //! `PAYER_RATE_LIMIT_PER_IP`, 60 by default; the counters of `http::rate_limit`, apart from the
 //! API's, whatever the API's own limits are), then 429 with
@@ -12,6 +13,7 @@
 //! indexed and send no referrer; a page is cached by the payer's browser for a minute and
 //! revalidated by its `ETag`, so a paid billet shows paid within a minute.
 
+mod booklet;
 pub mod page;
 mod routes;
 

@@ -131,14 +131,20 @@ async fn found_in(state: &AppState, token: &str) -> Result<Option<(AccountId, Ba
 }
 
 async fn show(State(state): State<AppState>, Path(token): Path<String>, headers: HeaderMap) -> Response {
-    let (billet, billing) = match found(&state, &token).await {
+    let (account, billet, billing) = match found_in(&state, &token).await {
         Ok(Some(found)) => found,
         Ok(None) => return not_found(),
         Err(error) => return unavailable(error),
     };
-    let standing = Standing::of(&billet, &billing, today());
+    let today = today();
+    let booklet = match super::booklet::instalments_beside(&state.store, account, &billing, today).await {
+        Ok(instalments) => instalments,
+        Err(error) => return unavailable(error),
+    };
+    let standing = Standing::of(&billet, &billing, today);
     let card = billing.gw_payment_link.as_ref().map(|_| format!("{token}/cartao"));
-    let html = page::render(&billet, &standing, &format!("{token}/boleto.pdf"), card.as_deref());
+    let pdf = format!("{token}/boleto.pdf");
+    let html = page::render_in_booklet(&billet, &standing, &pdf, card.as_deref(), &booklet);
     let etag = format!("\"{}\"", &hex::encode(Sha256::digest(html.as_bytes()))[..32]);
     let fresh = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()).is_some_and(|v| v == etag);
     let (status, body) =

@@ -17,7 +17,7 @@ use super::support::Api;
 
 /// What a GET answered: status, content type, content disposition and the raw bytes.
 pub(super) struct Download {
-    status: StatusCode,
+    pub(super) status: StatusCode,
     content_type: String,
     disposition: String,
     pub(super) bytes: Vec<u8>,

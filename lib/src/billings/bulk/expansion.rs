@@ -63,6 +63,7 @@ pub(super) fn chunk_message(account: AccountId, expansion_id: &str, after: i64) 
         billing: None,
         after_contact_id: (after > 0).then(|| ContactId::new(after)),
         requested_at: Timestamp::now().to_string(),
+        booklet_id: None,
     }
 }
 

@@ -1,5 +1,6 @@
 //! The bulk-expansion worker: each message runs the chunk its expansion's cursor names, following
 //! the chunk's plan, then moves the cursor on with the next chunk's task (or ends the expansion).
+//! A message naming a carnê's booklet runs the booklet instead (`service::run_booklet`).
 
 use anyhow::Context as _;
 use aws_lambda_events::event::sqs::{SqsBatchResponse, SqsEvent};
@@ -10,7 +11,7 @@ use super::plan::{links_after, plan_chunk, plan_key, Plan};
 use super::write::write_billings;
 use crate::billings::input::Draft;
 use crate::billings::model::Billing;
-use crate::billings::service::check_references;
+use crate::billings::service::{check_references, run_booklet};
 use crate::contention::move_cursor;
 use crate::http::Fields;
 use crate::jobs::{tasks, BulkExpansion};
@@ -46,6 +47,11 @@ impl Expanded {
 /// Runs one expansion message: the chunk its expansion's cursor names, if the message names it.
 pub async fn expand(store: &Store, message: &BulkExpansion) -> anyhow::Result<Expanded> {
     let account = message.account_id;
+    if let Some(booklet) = message.booklet_id {
+        let run = run_booklet(store, account, booklet).await.map_err(|e| anyhow::anyhow!("booklet {booklet}: {e}"))?;
+        tracing::info!(booklet = booklet.get(), ?run, "booklet run");
+        return Ok(Expanded::skipped("a booklet's run, not a bulk expansion"));
+    }
     let found = stored::find::<Expansion>(store, expansion_key(account, &message.expansion_id)).await?;
     let Some(expansion) = found else {
         return Ok(Expanded::skipped("the expansion is over (or unknown)"));

@@ -7,6 +7,7 @@ use crate::billets::model::BilletStatus;
 use crate::billings::billets::lifecycle;
 use crate::billings::model::Billing;
 use crate::billings::view::Embedded;
+use crate::jobs::{tasks, BulkExpansion};
 use crate::refusal::{Code, Problem, Refusal};
 use crate::store::Store;
 use crate::values::{AccountId, BillingId, BillingStatus, Timestamp};
@@ -39,7 +40,12 @@ pub async fn cancel(
                 updated_at: Timestamp::now(),
                 ..current
             };
-            Ok(Ruled::Changed { next, billet, also: Vec::new(), announce: true, then: () })
+            // A booklet's open instalments are cancelled by its task (`booklet`), written here.
+            let also = match next.is_booklet() {
+                true => vec![tasks::one(account, BulkExpansion::of_booklet(account, next.id))?],
+                false => Vec::new(),
+            };
+            Ok(Ruled::Changed { next, billet, also, announce: true, then: () })
         }
     })
     .await?;

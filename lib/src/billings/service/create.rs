@@ -68,7 +68,7 @@ pub async fn insert_new(
 
 /// Writes `billing` with the reference counts it moves and `also`; a write whose answer was lost
 /// finds it there ([`insert_new`]).
-async fn insert_once(
+pub(super) async fn insert_once(
     store: &Store,
     account: AccountId,
     billing: Billing,

@@ -79,7 +79,7 @@ fn cycle_billing(schedule: &Billing, cycle: &Cycle, id: BillingId, first_item: i
 
 impl Billing {
     /// This billing's terms with `blank`'s state: no payment, billet, cancellation or version yet.
-    fn with_blank_state(self, blank: Billing) -> Billing {
+    pub(super) fn with_blank_state(self, blank: Billing) -> Billing {
         Billing {
             gw_payment_link: None,
             gw_received_with: None,

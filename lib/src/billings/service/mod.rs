@@ -14,9 +14,10 @@
 //! One file per part of the workflow: `change.rs` (the one way an existing billing changes),
 //! `read.rs` (a billing with what it embeds), `announcement.rs` (its event), `references.rs` (the
 //! records a draft names and the payer they give), then one per use: `create.rs`, `update.rs`,
-//! `cancel_and_pay_off.rs` and `delete.rs`; `cycle.rs`, a schedule's cycle issued.
+//! `cancel_and_pay_off.rs` and `delete.rs`; `cycle.rs`, a schedule's cycle issued; `booklet.rs`, a carnê made and cancelled.
 
 mod announcement;
+mod booklet;
 mod cancel_and_pay_off;
 mod change;
 mod create;
@@ -27,6 +28,10 @@ mod references;
 mod update;
 
 pub use announcement::announcement;
+pub use booklet::{
+    cancel_with_instalments, create_booklet, instalment_ids, instalment_label, run_booklet, BookletRun,
+    MOST_INSTALLMENTS,
+};
 pub use cancel_and_pay_off::{cancel, refused};
 pub use change::{change, change_shown, Ruled};
 pub use create::{create, create_schedule, insert_new, new_id, NewIds};

@@ -6,8 +6,10 @@
 //! escaped. A billet that can no longer be paid shows its state in words and no payable code.
 //!
 //! This file draws the billet's page; where the billet stands is [`Standing`] (`billings`), the pieces every
-//! page shares are in `html`, the card checkout and the reminders page in their own files.
+//! page shares are in `html`, the card checkout, a carnê's instalments and the reminders page in
+//! their own files.
 
+mod booklet;
 mod card;
 mod html;
 mod reminders;
@@ -21,6 +23,7 @@ use crate::billets::printing::text::date;
 use html::{digest, money, STYLE};
 
 pub use crate::billings::standing::{Due, Standing};
+pub use booklet::Instalment;
 pub use card::{card, card_policy};
 pub use html::escape;
 pub use reminders::{reminders, reminders_policy};
@@ -84,6 +87,17 @@ fn qr_svg(payload: &str) -> Option<String> {
 /// The whole page of `billet` standing as `standing`; `pdf` is the link to the printable billet.
 /// `card`: the card checkout's path, when the billing takes cards (shown while it is payable).
 pub fn render(billet: &BankBillet, standing: &Standing, pdf: &str, card: Option<&str>) -> String {
+    render_in_booklet(billet, standing, pdf, card, &[])
+}
+
+/// [`render`] for an instalment of a carnê: the booklet's instalments listed below.
+pub fn render_in_booklet(
+    billet: &BankBillet,
+    standing: &Standing,
+    pdf: &str,
+    card: Option<&str>,
+    booklet: &[Instalment],
+) -> String {
     let recipient = &billet.recipient;
     let payer = &billet.payer;
     let party = |name: &str, document: &str| {
@@ -116,6 +130,7 @@ pub fn render(billet: &BankBillet, standing: &Standing, pdf: &str, card: Option<
             escape(&words)
         )),
     }
+    body.push_str(&booklet::section(booklet));
     format!(
         "<!doctype html><html lang=\"pt-BR\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\

@@ -47,6 +47,10 @@ pub async fn pay_off(
             if !current.status.accepts_cancel_or_pay_off() {
                 return Err(service::refused(&current, "baixada"));
             }
+            if current.is_booklet() {
+                let message = "Um carnê é pago pelas suas parcelas: dê baixa em cada uma";
+                return Err(Refusal::invalid(Problem::general(Code::NotAllowed, message)));
+            }
             let today = today();
             let received =
                 request.gross.unwrap_or_else(|| Money::new(compute::compute(&current.terms(), today).amount_payable));

@@ -23,7 +23,7 @@ use crate::billets::payment_codes::bank_check_digit;
 use crate::values::terms::Terms;
 use crate::values::BilletStatus;
 use layout::{LEFT, RIGHT, THICK, WIDTH};
-use pdf::one_page_pdf;
+use pdf::{one_page_pdf, pages_pdf};
 
 /// Why a billet cannot be printed.
 #[derive(Debug, PartialEq, Eq)]
@@ -81,6 +81,11 @@ impl<'a> Slip<'a> {
     /// The PDF document.
     pub fn pdf(&self) -> Vec<u8> {
         one_page_pdf(self.page(), &format!("Boleto {}", self.billet.id.get()))
+    }
+
+    /// A carnê's booklet: these slips, one to a page, in one PDF.
+    pub fn booklet(slips: &[Slip<'_>], title: &str) -> Vec<u8> {
+        pages_pdf(slips.iter().map(Slip::page).collect(), title)
     }
 
     /// The page's content stream: both parts and the cut line between them.
