@@ -58,7 +58,7 @@ type Routes = fn() -> axum::Router<AppState>;
 
 /// The HTTP functions' fixtures: each function runs its events in order in a fresh account:
 /// create, list, show, update, delete.
-const HTTP_SUITES: [(Routes, &[(&str, u16)]); 7] = [
+const HTTP_SUITES: [(Routes, &[(&str, u16)]); 8] = [
     (
         billing_api::tags::router,
         &[
@@ -108,6 +108,8 @@ const HTTP_SUITES: [(Routes, &[(&str, u16)]); 7] = [
     ),
     // Schedule 1 of a fresh account (the billings function serves `/v1/schedules`).
     (functions::billing_routes, &[("schedules-create.json", 201), ("schedules-update.json", 200)]),
+    // A carnê of 12 of a fresh account: the booklet and its instalments (`/v1/carnes`).
+    (functions::billing_routes, &[("carnes-create.json", 201)]),
     // Billing 1 of a fresh account, its billet registered by the SQS event first.
     (
         billing_api::billings::billets::router,
@@ -149,7 +151,8 @@ async fn every_http_event_runs_through_its_function() {
 
     for (routes, expected) in HTTP_SUITES {
         let (account, _) = active_account(&store).await;
-        let billing = ["billings", "bank-billets", "schedules"].iter().any(|name| expected[0].0.starts_with(name));
+        let billing =
+            ["billings", "bank-billets", "schedules", "carnes"].iter().any(|name| expected[0].0.starts_with(name));
         if billing {
             // The billing events name bank rule 1, contact 1 and category 1 of the account.
             infra::ops::create_bank_rule(&store, account, "Banco simulado", "simulated", None).await.unwrap();
