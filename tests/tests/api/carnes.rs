@@ -1,12 +1,14 @@
 //! Carnês (`POST /v1/carnes`, beyond the spec): a booklet of `carne` records, one per instalment,
 //! each with its billet registered as any; the booklet printed in one PDF whose barcodes and Pix
-//! QR codes read back (the printable billet's readers); the payer page of an instalment lists the
+//! QR codes read back (the printable billet's readers); the instalments go to the bank in its
+//! remittance file as any billet; the payer page of an instalment lists the
 //! booklet; the booklet and its instalments are never edited; cancelling the booklet cancels its
 //! open instalments and leaves the paid ones; bad input is a 422 naming each field, nothing saved.
 //! A booklet and its instalments are listed with `billing_type=carne`, as the spec lists them.
 
 use serde_json::{json, Value};
 
+use super::bank_files::{files, remit, AGREEMENT};
 use super::billings::{setup, Setup};
 use super::printable_billets::{decode, download, Scratch};
 use super::support::Api;
@@ -212,4 +214,25 @@ async fn a_booklet_cut_short_is_finished_by_its_task_once() {
         let shown = api.get(&format!("/v1/billings/{}", instalment["id"])).await.expect(200).body;
         assert_eq!(shown["bank_billets"].as_array().unwrap().len(), 1, "one billet each: {shown}");
     }
+}
+
+#[tokio::test]
+async fn a_carnes_instalments_go_to_the_bank_in_its_remittance() {
+    let api = Api::start().await;
+    let s = setup(&api).await;
+    let store = &api.server.store;
+    let rule =
+        infra::ops::create_bank_rule(store, api.account_id, "Itaú", "itau", Some(AGREEMENT.into())).await.unwrap();
+    let mut body = carne_body(&s, 3, "300.00");
+    body["carne"]["bank_rule_id"] = rule["bank_rule"]["id"].clone();
+    let booklet = api.post("/v1/carnes", &body).await.expect(201).body["id"].as_i64().unwrap();
+    assert_eq!(api.server.register_billets().await, 3, "one billet an instalment, none for the booklet");
+    // One CNAB 240 file carries the three, as it would three billings.
+    let files = files().await;
+    remit(&api, &files).await;
+    let listed = infra::ops::remittance::list_remittances(store, api.account_id, 10).await.unwrap();
+    let titles = listed["remittances"][0]["titles"].as_array().unwrap().clone();
+    let mut remitted: Vec<i64> = titles.iter().map(|t| t["billing_id"].as_i64().unwrap()).collect();
+    remitted.sort();
+    assert_eq!(remitted, [booklet + 1, booklet + 2, booklet + 3], "{listed}");
 }
