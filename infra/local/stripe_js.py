@@ -3,8 +3,10 @@
 
 The payer's card page loads `<this>/v3/` as it loads https://js.stripe.com/v3/ on AWS, and calls
 what Stripe.js offers it: `Stripe(publishableKey)`, `.elements().create('card').mount(selector)`
-and `.confirmCardPayment(clientSecret, {payment_method: {card}})`, which resolves to
-`{paymentIntent}` or, as Stripe.js does, `{error: {type, code, decline_code, message}}`.
+`.confirmCardPayment(clientSecret, {payment_method: {card}})`, which resolves to
+`{paymentIntent}` or, as Stripe.js does, `{error: {type, code, decline_code, message}}`, and
+`.confirmCardSetup(clientSecret, {payment_method: {card}})` (a card saved for later charges), which
+resolves to `{setupIntent}` or the error.
 localstripe's own script fakes 3-D Secure only, so this one confirms as Stripe does for a browser:
 the card goes to the gateway (a token made with the publishable key), the intent is confirmed with
 it, and the intent comes back. The card never reaches the billing service. Test tooling only: nothing here is in the
@@ -61,6 +63,17 @@ SCRIPT = r"""
         }).then(function (r) { return r.json(); }).then(function (body) {
           return body.error ? { error: body.error } : { paymentIntent: body };
         });
+      },
+      confirmCardSetup: function (secret, data) {
+        var setup = (secret.match(/^(seti_[A-Za-z0-9]+)_secret_/) || [])[1];
+        var card = data && data.payment_method && data.payment_method.card;
+        if (!setup || !card) { return Promise.resolve({ error: { message: 'Dados do cartão incompletos.' } }); }
+        return fetch(base + '/v1/setup_intents/' + setup + '/confirm', {
+          method: 'POST', headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ key: key, client_secret: secret, card: card.value() })
+        }).then(function (r) { return r.json(); }).then(function (body) {
+          return body.error ? { error: body.error } : { setupIntent: body };
+        });
       }
     };
   };
@@ -106,6 +119,9 @@ class Handler(BaseHTTPRequestHandler):
             self.answer(404, {"error": {"message": "not found"}})
 
     def do_POST(self):
+        setup = re.fullmatch(r"/v1/setup_intents/(seti_[A-Za-z0-9]+)/confirm", self.path)
+        if setup:
+            return self.confirm_setup(setup.group(1))
         found = re.fullmatch(r"/v1/payment_intents/(pi_[A-Za-z0-9]+)/confirm", self.path)
         if not found:
             return self.answer(404, {"error": {"message": "not found"}})
@@ -140,6 +156,39 @@ class Handler(BaseHTTPRequestHandler):
         if body.get("status") == "requires_payment_method":
             return self.answer(402, {"error": {"type": "card_error", "code": "card_declined",
                                                "message": "Your card was declined."}})
+        self.answer(200, body)
+
+
+    def confirm_setup(self, setup):
+        """confirmCardSetup: the card made a payment method at the gateway, the SetupIntent
+        confirmed with it and, as Stripe does when a SetupIntent with a customer succeeds (and
+        localstripe does not), the payment method attached to that customer."""
+        try:
+            sent = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
+        except ValueError:
+            return self.answer(400, {"error": {"message": "not JSON"}})
+        key, secret, card = sent.get("key", ""), sent.get("client_secret", ""), sent.get("card") or {}
+        if not key.startswith("pk_") or not secret.startswith(setup + "_secret_"):
+            return self.answer(401, {"error": {"message": "Chave ou segredo do cadastro inválido."}})
+        status, current = call(self.api, "GET", "/v1/setup_intents/" + setup, None, STANDIN_KEY)
+        if status != 200 or current.get("client_secret") != secret:
+            return self.answer(401, {"error": {"message": "Cadastro desconhecido."}})
+        form = {"type": "card"}
+        for field in ("number", "exp_month", "exp_year", "cvc"):
+            form["card[%s]" % field] = str(card.get(field, ""))
+        status, method = call(self.api, "POST", "/v1/payment_methods", form, STANDIN_KEY)
+        if status != 200:
+            return self.answer(400, {"error": {"type": "validation_error", "code": "invalid_number",
+                                               "message": "Os dados do cartão estão incompletos ou inválidos."}})
+        status, body = call(self.api, "POST", "/v1/setup_intents/%s/confirm" % setup,
+                            {"payment_method": method["id"]}, STANDIN_KEY)
+        if status != 200:
+            error = body.get("error") or {}
+            kept = {k: error[k] for k in ("type", "code", "decline_code", "message") if k in error}
+            return self.answer(402, {"error": {"type": "card_error", "message": "Your card was declined.", **kept}})
+        if body.get("status") == "succeeded" and current.get("customer"):
+            call(self.api, "POST", "/v1/payment_methods/%s/attach" % method["id"],
+                 {"customer": current["customer"]}, STANDIN_KEY)
         self.answer(200, body)
 
 

@@ -1,4 +1,5 @@
-//! The card releases queue's message (worker `payments::card::releases`).
+//! The card queue's message (worker `payments::card::releases`): a release, or a charge to a card
+//! on file.
 
 use serde::{Deserialize, Serialize};
 
@@ -16,6 +17,10 @@ pub struct CardRelease {
     pub billing_id: BillingId,
     #[serde(default)]
     pub intent_id: Option<String>,
+    /// Instead: the billing (a schedule's cycle, its billet registered) charged to its schedule's
+    /// card on file (`payments::card::on_file::collect`): `{…, "off_session": true}`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub off_session: bool,
 }
 
 impl Message for CardRelease {

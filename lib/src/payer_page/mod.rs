@@ -16,5 +16,7 @@
 mod booklet;
 pub mod page;
 mod routes;
+mod saving;
+mod shared;
 
 pub use routes::app;

@@ -11,14 +11,13 @@ use http::{HeaderMap, StatusCode};
 use sha2::{Digest, Sha256};
 
 use super::page::{self, Standing};
+use super::shared::{found, found_in, gateway_origins, html_headers, message, not_found, unavailable};
 use crate::billets::link;
-use crate::billets::model::{self as billets, BankBillet};
+use crate::billets::model::BankBillet;
 use crate::billets::printing::Slip;
-use crate::billings::Billing;
 use crate::http::rate_limit::{client_ip, unix_now, RateLimiter, RateLimits};
 use crate::state::AppState;
-use crate::store::{records, StoreError};
-use crate::values::{today, AccountId};
+use crate::values::today;
 
 /// The page's routes with their rate limit and headers, on `state`.
 pub fn app(state: AppState) -> Router {
@@ -30,6 +29,8 @@ pub fn app(state: AppState) -> Router {
         .route("/pay/{token}/lembretes", get(reminders).post(stop_reminders))
         .route("/pay/{token}/cartao", get(card).post(card_intent))
         .route("/pay/{token}/cartao/{intent}", post(card_confirmed))
+        .route("/pay/{token}/cartao/salvar", get(super::saving::page).post(super::saving::open))
+        .route("/pay/{token}/cartao/salvar/{setup}", post(super::saving::confirmed))
         .route_layer(axum::middleware::from_fn_with_state(limiter, per_ip))
         .layer(axum::middleware::from_fn(protect))
         .with_state(state)
@@ -75,61 +76,6 @@ async fn protect(request: Request, next: Next) -> Response {
     response
 }
 
-/// A small page with a title and one sentence (404, 429, 503), never cached.
-fn message(status: StatusCode, title: &str, text: &str) -> Response {
-    let html = format!(
-        "<!doctype html><html lang=\"pt-BR\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><link rel=\"icon\" href=\"data:,\">\
-         <title>{title}</title></head><body><main><h1>{title}</h1><p>{}</p></main></body></html>",
-        page::escape(text)
-    );
-    let mut response = (status, html_headers(), html).into_response();
-    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    response
-}
-
-fn html_headers() -> [(header::HeaderName, HeaderValue); 1] {
-    [(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"))]
-}
-
-fn not_found() -> Response {
-    message(
-        StatusCode::NOT_FOUND,
-        "Boleto não encontrado",
-        "Este link de boleto não existe ou não está mais disponível. Confira o link ou fale com quem o enviou.",
-    )
-}
-
-/// Storage weather or a fault: a page that says to try again (503, with `Retry-After`); the cause
-/// is logged.
-fn unavailable(error: StoreError) -> Response {
-    tracing::error!(error = ?error, "payer page: storage failed");
-    let mut response = message(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "Página indisponível",
-        "Não foi possível mostrar o boleto agora. Tente novamente em instantes.",
-    );
-    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
-    response
-}
-
-/// The billet a token leads to and its billing; `None` when either is gone.
-async fn found(state: &AppState, token: &str) -> Result<Option<(BankBillet, Billing)>, StoreError> {
-    Ok(found_in(state, token).await?.map(|(_, billet, billing)| (billet, billing)))
-}
-
-/// [`found`], with the account that owns them.
-async fn found_in(state: &AppState, token: &str) -> Result<Option<(AccountId, BankBillet, Billing)>, StoreError> {
-    let Some(link) = link::find(&state.store, token).await? else { return Ok(None) };
-    let account = link.account_id;
-    let (billet, billing) = tokio::try_join!(
-        billets::find(&state.store, account, link.billing_id, link.billet_id),
-        records::find::<Billing>(&state.store, account, link.billing_id),
-    )?;
-    let found = billet.zip(billing).filter(|(billet, _)| billet.payer_token.as_deref() == Some(token));
-    Ok(found.map(|(billet, billing)| (account, billet, billing)))
-}
-
 async fn show(State(state): State<AppState>, Path(token): Path<String>, headers: HeaderMap) -> Response {
     let (account, billet, billing) = match found_in(&state, &token).await {
         Ok(Some(found)) => found,
@@ -144,7 +90,10 @@ async fn show(State(state): State<AppState>, Path(token): Path<String>, headers:
     let standing = Standing::of(&billet, &billing, today);
     let card = billing.gw_payment_link.as_ref().map(|_| format!("{token}/cartao"));
     let pdf = format!("{token}/boleto.pdf");
-    let html = page::render_in_booklet(&billet, &standing, &pdf, card.as_deref(), &booklet);
+    // A schedule's billing: the payer may save a card for the next ones.
+    let cycle = billing.billing_type == crate::values::BillingType::Billing && billing.parent_id.is_some();
+    let save = (cycle && card.is_some()).then(|| format!("{token}/cartao/salvar"));
+    let html = page::render_in_booklet(&billet, &standing, &pdf, card.as_deref(), &booklet, save.as_deref());
     let etag = format!("\"{}\"", &hex::encode(Sha256::digest(html.as_bytes()))[..32]);
     let fresh = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()).is_some_and(|v| v == etag);
     let (status, body) =
@@ -212,19 +161,7 @@ async fn card(State(state): State<AppState>, Path(token): Path<String>) -> Respo
         return message(StatusCode::SERVICE_UNAVAILABLE, "Página indisponível", "Tente novamente em instantes.");
     };
     let credentials = &gateway.credentials;
-    let origins: Vec<String> = [credentials.js_url(), credentials.api_url()]
-        .into_iter()
-        .filter_map(crate::payments::card::stripe::origin)
-        .chain(
-            (credentials.js_url() == crate::payments::card::stripe::JS_URL)
-                .then(|| crate::payments::card::stripe::HOOKS_ORIGIN.to_owned()),
-        )
-        .fold(Vec::new(), |mut all, origin| {
-            if !all.contains(&origin) {
-                all.push(origin);
-            }
-            all
-        });
+    let origins = gateway_origins(credentials);
     let html = page::card(&billet, &due, credentials.js_url(), &format!("{}{token}", link::PATH));
     let mut response = (StatusCode::OK, html_headers(), html).into_response();
     if let Ok(policy) = HeaderValue::from_str(&page::card_policy(&origins)) {

@@ -236,6 +236,10 @@ async fn transmit(store: &Store, owner: &Account, billet: BankBillet) -> anyhow:
             super::boleto::remittance::Instruction::Register,
         )?);
     }
+    // A schedule's cycle whose schedule has a card on file: charged off-session by the card queue.
+    if done.status != BilletStatus::Rejected {
+        writes.extend(super::card::on_file::charge_task(store, account, &billing).await?);
+    }
     if !written(store.write(writes).await)? {
         return Ok(Outcome::Skipped("the billet changed while the bank answered"));
     }

@@ -89,7 +89,7 @@ pub fn withdrawals(
                 writes.push(tasks::one(account, PixCharge { account_id: account, billing_id: next.id, secret_id })?)
             }
             (Withdrawal::CardIntents(intent_id), _) => {
-                let message = CardRelease { account_id: account, billing_id: next.id, intent_id };
+                let message = CardRelease { account_id: account, billing_id: next.id, intent_id, off_session: false };
                 writes.push(tasks::one(account, message)?);
             }
             (Withdrawal::BoletoWriteOff, None) => {}

@@ -11,6 +11,7 @@ mod bill_categories;
 mod billing_updates;
 mod billings;
 mod bulk_billings;
+mod card_on_file;
 mod carnes;
 mod cnab_remittance;
 mod contacts;

@@ -24,7 +24,7 @@ use html::{digest, money, STYLE};
 
 pub use crate::billings::standing::{Due, Standing};
 pub use booklet::Instalment;
-pub use card::{card, card_policy};
+pub use card::{card, card_policy, save_card, save_card_policy};
 pub use html::escape;
 pub use reminders::{reminders, reminders_policy};
 
@@ -87,16 +87,18 @@ fn qr_svg(payload: &str) -> Option<String> {
 /// The whole page of `billet` standing as `standing`; `pdf` is the link to the printable billet.
 /// `card`: the card checkout's path, when the billing takes cards (shown while it is payable).
 pub fn render(billet: &BankBillet, standing: &Standing, pdf: &str, card: Option<&str>) -> String {
-    render_in_booklet(billet, standing, pdf, card, &[])
+    render_in_booklet(billet, standing, pdf, card, &[], None)
 }
 
-/// [`render`] for an instalment of a carnê: the booklet's instalments listed below.
+/// [`render`] for an instalment of a carnê (the booklet's instalments listed below) or a billing
+/// of a schedule (`save_card`: the page where the payer saves a card for the next ones).
 pub fn render_in_booklet(
     billet: &BankBillet,
     standing: &Standing,
     pdf: &str,
     card: Option<&str>,
     booklet: &[Instalment],
+    save_card: Option<&str>,
 ) -> String {
     let recipient = &billet.recipient;
     let payer = &billet.payer;
@@ -123,7 +125,7 @@ pub fn render_in_booklet(
     ));
     let (class, words) = standing.words();
     match standing {
-        Standing::Payable(due) => body.push_str(&payable(billet, due, pdf, card)),
+        Standing::Payable(due) => body.push_str(&payable(billet, due, pdf, card, save_card)),
         _ => body.push_str(&format!(
             "<section aria-labelledby=\"state\"><h2 id=\"state\">Situação</h2><p class=\"state {class}\">{}</p>\
              </section>",
@@ -146,7 +148,7 @@ pub fn render_in_booklet(
 
 /// What a payable billet shows: what is due today, the digitable line and the Pix code with their
 /// copy buttons, and the PDF.
-fn payable(billet: &BankBillet, due: &Due, pdf: &str, card: Option<&str>) -> String {
+fn payable(billet: &BankBillet, due: &Due, pdf: &str, card: Option<&str>, save_card: Option<&str>) -> String {
     let mut out = String::from("<section aria-labelledby=\"due\"><h2 id=\"due\">Valor a pagar hoje</h2><dl>");
     if due.discount.is_positive() {
         out.push_str(&format!("<dt>Desconto</dt><dd>−\u{a0}{}</dd>", money(due.discount)));
@@ -161,9 +163,12 @@ fn payable(billet: &BankBillet, due: &Due, pdf: &str, card: Option<&str>) -> Str
     }
     out.push_str("</section><div class=\"pay\">");
     if let Some(card) = card {
+        let save = save_card.map_or_else(String::new, |path| {
+            format!("<p><a href=\"{}\">Salvar um cartão para as próximas cobranças</a></p>", escape(path))
+        });
         out.push_str(&format!(
             "<section aria-labelledby=\"card-title\"><h2 id=\"card-title\">Cartão de crédito</h2>\
-             <p><a class=\"button\" href=\"{}\">Pagar com cartão</a></p></section>",
+             <p><a class=\"button\" href=\"{}\">Pagar com cartão</a></p>{save}</section>",
             escape(card)
         ));
     }

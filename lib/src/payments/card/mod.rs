@@ -22,8 +22,10 @@
 pub mod available;
 /// The card payment as a billing keeps it (`billings::card`).
 pub mod checkout;
+pub mod on_file;
 pub mod releases;
 pub mod routes;
+pub mod saving;
 pub mod stripe;
 pub mod sync;
 
@@ -266,7 +268,8 @@ impl super::ChannelRoom for Cards {
         let Withdrawal::CardIntents(intent_id) = withdrawal else { return Ok(()) };
         let Some(link) = link(store, account).await? else { return Ok(()) };
         let gateway = registry().client(&link.secret_id).await?;
-        let message = crate::jobs::CardRelease { account_id: account, billing_id: billing, intent_id };
+        let message =
+            crate::jobs::CardRelease { account_id: account, billing_id: billing, intent_id, off_session: false };
         releases::release(store, gateway.as_ref(), &message).await
     }
 

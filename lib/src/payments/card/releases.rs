@@ -1,4 +1,5 @@
-//! The card releases worker: cancels at the gateway the open intent of a billing that stopped being
+//! The card releases worker (and, for a message with `off_session`, the charge of a cycle to its
+//! schedule's card on file: `on_file`): cancels at the gateway the open intent of a billing that stopped being
 //! payable by card (`payments::withdrawals` asks for it in the settling transaction), then applies
 //! the intent as the gateway answers (the billing's card `canceled`).
 //!
@@ -19,6 +20,11 @@ use crate::store::Store;
 /// Releases each message's intent (see the module's documentation; [`super::Cards`]'s `remove`).
 pub async fn handle_batch(store: &Store, event: SqsEvent) -> SqsBatchResponse {
     crate::jobs::handle_batch(event, "card release", |message: CardRelease| async move {
+        if message.off_session {
+            let collected = super::on_file::collect(store, message.account_id, message.billing_id).await?;
+            tracing::info!(billing = message.billing_id.get(), ?collected, "card on file");
+            return Ok(());
+        }
         let withdrawal = Withdrawal::CardIntents(message.intent_id);
         <Cards as ChannelRoom>::remove(store, message.account_id, message.billing_id, withdrawal).await
     })

@@ -63,12 +63,12 @@ async fn refund(State(state): State<AppState>, tenant: Tenant, Path(id): Path<Bi
     operate(&state, &tenant, id, Act::Refund).await
 }
 
-fn answer(status: StatusCode, message: &str) -> Response {
+pub(super) fn answer(status: StatusCode, message: &str) -> Response {
     json_response(status, &json!({"status": status.as_u16(), "message": message}))
 }
 
 /// Storage or the gateway failed: Stripe sends the event again.
-fn retry_later(error: impl std::fmt::Display) -> Response {
+pub(super) fn retry_later(error: impl std::fmt::Display) -> Response {
     tracing::warn!(error = %error, "gateway webhook: not applied, the gateway sends it again");
     let mut response = answer(StatusCode::SERVICE_UNAVAILABLE, "Tente novamente mais tarde");
     response.headers_mut().insert(http::header::RETRY_AFTER, http::HeaderValue::from_static("5"));
@@ -77,7 +77,7 @@ fn retry_later(error: impl std::fmt::Display) -> Response {
 
 /// The account's gateway link and its client, for a route: a 404 (`unknown`) when the account has
 /// no gateway (or, `enabled_only`, has it off), a 503 when storage or its secret cannot be read.
-async fn gateway_of(
+pub(super) async fn gateway_of(
     state: &AppState,
     account: AccountId,
     enabled_only: bool,

@@ -128,7 +128,7 @@ impl Stripe {
         Ok(Stripe { credentials, http })
     }
 
-    async fn call(
+    pub(super) async fn call(
         &self,
         method: reqwest::Method,
         path: &str,
@@ -161,7 +161,7 @@ impl Stripe {
     }
 
     /// The intent, its charge and the charge's balance transaction and card, read back.
-    async fn read(&self, id: &str) -> Result<Option<Intent>, GatewayError> {
+    pub(super) async fn read(&self, id: &str) -> Result<Option<Intent>, GatewayError> {
         let query = [("expand[]".to_owned(), "latest_charge.balance_transaction".to_owned())];
         let body = match self
             .call(reqwest::Method::GET, &format!("/v1/payment_intents/{}", path_part(id)), &query, None)
@@ -188,7 +188,7 @@ impl Stripe {
 }
 
 /// An id in a path: Stripe's ids are letters, digits and `_`; anything else is not one of them.
-fn path_part(id: &str) -> String {
+pub(super) fn path_part(id: &str) -> String {
     id.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').collect()
 }
 

@@ -78,6 +78,11 @@ pub fn gateway_intents(account: AccountId, billing: crate::values::BillingId) ->
 
 const GATEWAY_INTENT_PREFIX: &str = "GWINTENT#";
 
+/// A schedule's card on file (`payments::card::on_file`), in the schedule's partition.
+pub fn card_on_file(account: AccountId, schedule: crate::values::BillingId) -> (String, String) {
+    (super::billing::billing_partition(account, schedule), "CARDONFILE".to_owned())
+}
+
 /// The account and billing of an [`availability_index`] sort key.
 pub fn read_availability_index(sk: &str) -> Option<(AccountId, crate::values::BillingId)> {
     super::reminder::read_reminder_index(sk)

@@ -1,0 +1,67 @@
+//! The page where the payer of a schedule's billing saves a card for the next ones
+//! (`/pay/<token>/cartao/salvar`), and its script's two calls (`payments::card::saving`).
+
+use axum::extract::{Path, State};
+use axum::response::{IntoResponse, Response};
+use http::header::HeaderValue;
+use http::StatusCode;
+
+use super::page;
+use super::shared::{found_in, gateway_origins, html_headers, message, not_found, unavailable};
+use crate::billets::link;
+use crate::billings::standing::Standing;
+use crate::payments::card::saving;
+use crate::state::AppState;
+use crate::values::today;
+
+/// The saving page, while the billet can be paid and its billing is a schedule's cycle on an
+/// account whose gateway is on (otherwise a 404).
+pub(super) async fn page(State(state): State<AppState>, Path(token): Path<String>) -> Response {
+    let (account, billet, billing) = match found_in(&state, &token).await {
+        Ok(Some(found)) => found,
+        Ok(None) => return not_found(),
+        Err(error) => return unavailable(error),
+    };
+    if !matches!(Standing::of(&billet, &billing, today()), Standing::Payable(_)) || billing.gw_payment_link.is_none() {
+        return not_found();
+    }
+    match saving::schedule_of(&state, account, &billing).await {
+        Ok(Some(_)) => {}
+        Ok(None) => return not_found(),
+        Err(response) => return response,
+    }
+    let gateway = match crate::payments::card::link(&state.store, account).await {
+        Ok(Some(link)) if link.enabled => crate::payments::card::registry().client(&link.secret_id).await,
+        Ok(_) => return not_found(),
+        Err(error) => return unavailable(error),
+    };
+    let Ok(gateway) = gateway else {
+        tracing::error!("payer page: the account's gateway keys cannot be read");
+        return message(StatusCode::SERVICE_UNAVAILABLE, "Página indisponível", "Tente novamente em instantes.");
+    };
+    let credentials = &gateway.credentials;
+    let html = page::save_card(&billet, credentials.js_url(), &format!("{}{token}", link::PATH));
+    let mut response = (StatusCode::OK, html_headers(), html).into_response();
+    if let Ok(policy) = HeaderValue::from_str(&page::save_card_policy(&gateway_origins(credentials))) {
+        response.headers_mut().insert("content-security-policy", policy);
+    }
+    response
+}
+
+/// The SetupIntent for the page's script.
+pub(super) async fn open(State(state): State<AppState>, Path(token): Path<String>) -> Response {
+    match found_in(&state, &token).await {
+        Ok(Some((account, _, billing))) => saving::open_setup_for_payer(&state, account, &billing).await,
+        Ok(None) => not_found(),
+        Err(error) => unavailable(error),
+    }
+}
+
+/// The script confirmed `setup`: read back and kept.
+pub(super) async fn confirmed(State(state): State<AppState>, Path((token, setup)): Path<(String, String)>) -> Response {
+    match found_in(&state, &token).await {
+        Ok(Some((account, _, billing))) => saving::setup_confirmed_by_payer(&state, account, &billing, &setup).await,
+        Ok(None) => not_found(),
+        Err(error) => unavailable(error),
+    }
+}
