@@ -131,6 +131,7 @@ fn assert_every_fixture_is_run() {
     covered.extend(["pix-webhook.json", "pix-charges-sqs.json", "pix-reconcile-schedule.json"]);
     covered.extend(REMINDER_EVENTS);
     covered.extend(["gateway-webhook.json", "gateway-availability-schedule.json", "card-releases-sqs.json"]);
+    covered.push("card-on-file-sqs.json");
     covered.extend(["schedule-planner-schedule.json", "schedule-cycles-sqs.json"]);
     covered.extend(WEBHOOKS_EVENTS.iter().map(|(name, _)| *name));
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../events");
@@ -866,6 +867,10 @@ async fn the_gateway_events_run_through_their_functions() {
     let event: SqsEvent = serde_json::from_value(event).expect("an SQS event");
     let response = billing_api::payments::card::releases::handle_batch(&store, event).await;
     assert!(response.batch_item_failures.is_empty(), "an intent the gateway does not know is left");
+    // A cycle's charge to a card on file, for a billing that does not exist: nothing to charge.
+    let event: SqsEvent = serde_json::from_value(fixture("card-on-file-sqs.json")).expect("an SQS event");
+    let response = billing_api::payments::card::releases::handle_batch(&store, event).await;
+    assert!(response.batch_item_failures.is_empty(), "no such billing, nothing to charge");
 }
 
 /// The schedules' run: a schedule made through the billings function, its day's messages put by
