@@ -11,7 +11,9 @@ use http::{HeaderMap, StatusCode};
 use sha2::{Digest, Sha256};
 
 use super::page::{self, Standing};
-use super::shared::{found, found_in, gateway_origins, html_headers, message, not_found, unavailable};
+use super::shared::{
+    checkout_gateway, found, found_in, gateway_origins, html_headers, message, not_found, unavailable,
+};
 use crate::billets::link;
 use crate::billets::model::BankBillet;
 use crate::billets::printing::Slip;
@@ -151,14 +153,9 @@ async fn card(State(state): State<AppState>, Path(token): Path<String>) -> Respo
     if billing.gw_payment_link.is_none() {
         return not_found();
     }
-    let gateway = match crate::payments::card::link(&state.store, account).await {
-        Ok(Some(link)) if link.enabled => crate::payments::card::registry().client(&link.secret_id).await,
-        Ok(_) => return not_found(),
-        Err(error) => return unavailable(error),
-    };
-    let Ok(gateway) = gateway else {
-        tracing::error!("payer page: the account's gateway keys cannot be read");
-        return message(StatusCode::SERVICE_UNAVAILABLE, "Página indisponível", "Tente novamente em instantes.");
+    let gateway = match checkout_gateway(&state, account).await {
+        Ok(gateway) => gateway,
+        Err(response) => return response,
     };
     let credentials = &gateway.credentials;
     let origins = gateway_origins(credentials);

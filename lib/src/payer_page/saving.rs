@@ -7,7 +7,7 @@ use http::header::HeaderValue;
 use http::StatusCode;
 
 use super::page;
-use super::shared::{found_in, gateway_origins, html_headers, message, not_found, unavailable};
+use super::shared::{checkout_gateway, found_in, gateway_origins, html_headers, not_found, unavailable};
 use crate::billets::link;
 use crate::billings::standing::Standing;
 use crate::payments::card::saving;
@@ -30,14 +30,9 @@ pub(super) async fn page(State(state): State<AppState>, Path(token): Path<String
         Ok(None) => return not_found(),
         Err(response) => return response,
     }
-    let gateway = match crate::payments::card::link(&state.store, account).await {
-        Ok(Some(link)) if link.enabled => crate::payments::card::registry().client(&link.secret_id).await,
-        Ok(_) => return not_found(),
-        Err(error) => return unavailable(error),
-    };
-    let Ok(gateway) = gateway else {
-        tracing::error!("payer page: the account's gateway keys cannot be read");
-        return message(StatusCode::SERVICE_UNAVAILABLE, "Página indisponível", "Tente novamente em instantes.");
+    let gateway = match checkout_gateway(&state, account).await {
+        Ok(gateway) => gateway,
+        Err(response) => return response,
     };
     let credentials = &gateway.credentials;
     let html = page::save_card(&billet, credentials.js_url(), &format!("{}{token}", link::PATH));

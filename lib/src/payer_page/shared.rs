@@ -88,3 +88,20 @@ pub(super) fn gateway_origins(credentials: &crate::payments::card::stripe::Crede
             all
         })
 }
+
+/// The account's checkout gateway for a card page: a 404 page when it has none or has it off, a
+/// 503 page when storage or its keys cannot be read.
+pub(super) async fn checkout_gateway(
+    state: &AppState,
+    account: AccountId,
+) -> Result<std::sync::Arc<crate::payments::card::stripe::Stripe>, Response> {
+    let gateway = match crate::payments::card::link(&state.store, account).await {
+        Ok(Some(link)) if link.enabled => crate::payments::card::registry().client(&link.secret_id).await,
+        Ok(_) => return Err(not_found()),
+        Err(error) => return Err(unavailable(error)),
+    };
+    gateway.map_err(|_| {
+        tracing::error!("payer page: the account's gateway keys cannot be read");
+        message(StatusCode::SERVICE_UNAVAILABLE, "Página indisponível", "Tente novamente em instantes.")
+    })
+}

@@ -138,20 +138,15 @@ impl Stripe {
     /// A decline or a required authentication is `Refused` (Stripe's 402).
     pub async fn charge_saved(&self, opening: &Opening, card: &SavedCard) -> Result<Intent, GatewayError> {
         let cents = (opening.amount.get() * rust_decimal::Decimal::ONE_HUNDRED).round().to_string();
-        let pairs = [
+        let mut pairs = vec![
             ("amount", cents),
             ("currency", "brl".to_owned()),
             ("customer", card.customer.clone()),
             ("payment_method", card.payment_method.clone()),
             ("off_session", "true".to_owned()),
             ("confirm", "true".to_owned()),
-            ("metadata[description]", opening.description.clone()),
-            ("metadata[account_id]", opening.account.to_string()),
-            ("metadata[billing_id]", opening.billing.to_string()),
-            ("metadata[billet_id]", opening.billet.to_string()),
-            ("metadata[day]", opening.day.to_string()),
-            ("metadata[service]", opening.service.clone()),
         ];
+        pairs.extend(super::stripe::metadata(opening));
         let body = self.call(reqwest::Method::POST, "/v1/payment_intents", &form(&pairs), Some(&opening.key)).await?;
         let id = body["id"]
             .as_str()

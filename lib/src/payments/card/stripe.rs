@@ -253,6 +253,19 @@ fn intent(body: &Value) -> Result<Intent, GatewayError> {
     })
 }
 
+/// Whose an intent is, in its metadata (and what the account's Stripe dashboard shows:
+/// localstripe takes no `description`).
+pub(super) fn metadata(opening: &Opening) -> [(&'static str, String); 6] {
+    [
+        ("metadata[description]", opening.description.clone()),
+        ("metadata[account_id]", opening.account.to_string()),
+        ("metadata[billing_id]", opening.billing.to_string()),
+        ("metadata[billet_id]", opening.billet.to_string()),
+        ("metadata[day]", opening.day.to_string()),
+        ("metadata[service]", opening.service.clone()),
+    ]
+}
+
 impl Gateway for Stripe {
     async fn open(&self, opening: &Opening) -> Result<Intent, GatewayError> {
         let cents = (opening.amount.get() * rust_decimal::Decimal::ONE_HUNDRED).round().to_string();
@@ -261,15 +274,9 @@ impl Gateway for Stripe {
             ("currency", "brl".to_owned()),
             ("capture_method", if opening.manual_capture { "manual" } else { "automatic" }.to_owned()),
             ("payment_method_types[0]", "card".to_owned()),
-            // What the account's Stripe dashboard shows (localstripe takes no `description`).
-            ("metadata[description]", opening.description.clone()),
-            ("metadata[account_id]", opening.account.to_string()),
-            ("metadata[billing_id]", opening.billing.to_string()),
-            ("metadata[billet_id]", opening.billet.to_string()),
-            ("metadata[day]", opening.day.to_string()),
-            ("metadata[service]", opening.service.clone()),
         ]
         .into_iter()
+        .chain(metadata(opening))
         .map(|(k, v)| (k.to_owned(), v))
         .collect();
         let body = self.call(reqwest::Method::POST, "/v1/payment_intents", &form, Some(&opening.key)).await?;
