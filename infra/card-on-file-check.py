@@ -35,10 +35,6 @@ checks = importlib.import_module("payer-page-check")
 step = checks.step
 
 
-def origin(url):
-    return "/".join(url.split("/")[:3])
-
-
 def cycles(api, schedule):
     """The billings the schedule's cycles made, oldest first."""
     listed = api.expect(200, "GET", f"/v1/billings?billing_id={schedule}&per_page=100")
@@ -71,27 +67,14 @@ def main():
     billet = api.opened_billet(first[0]["id"])
 
     step("the billet's page at 390x844, its saving link, the saving page and its policy")
-    stand_in = origin(os.environ["LOCAL_STRIPE_JS_URL"])
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
-                                      has_touch=True, locale="pt-BR")
-        page = context.new_page()
         errors = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+        browser, page = checks.phone_page(playwright, errors)
         page.goto(billet["url"])
         with page.expect_navigation():
             page.get_by_role("link", name="Salvar um cartão para as próximas cobranças").click()
         assert page.url == billet["url"] + "/cartao/salvar", page.url
-        policy = page.evaluate("async () => (await fetch(location.href)).headers.get('content-security-policy')")
-        for needed in ("default-src 'none'", "frame-ancestors 'none'", stand_in):
-            assert needed in policy, f"{needed!r} not in {policy}"
-        sources = {word for word in policy.replace(";", " ").split() if word.startswith("http")}
-        assert sources <= {stand_in, origin(os.environ["LOCAL_STRIPE_URL"])}, sources
-        page.wait_for_selector("[data-card=number]", timeout=15000)
-        scroll = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-        assert scroll <= 0, f"{scroll}px of horizontal scroll"
+        checks.check_card_page(page)
 
         step("a good card saved")
         page.fill("[data-card=number]", "4242 4242 4242 4242")

@@ -59,11 +59,6 @@ def at_localstripe(intent):
         return json.load(answer)
 
 
-def origin(url):
-    parts = url.split("/")
-    return "/".join(parts[:3])
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--base-url", required=True)
@@ -88,28 +83,14 @@ def main():
     assert shown["gw_payment_link"] == billet["url"] + "/cartao", shown["gw_payment_link"]
 
     step("the billet's page at 390x844, its card link, the card page and its policy")
-    stand_in = origin(os.environ["LOCAL_STRIPE_JS_URL"])
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-        context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
-                                      has_touch=True, locale="pt-BR")
-        page = context.new_page()
         errors = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+        browser, page = checks.phone_page(playwright, errors)
         page.goto(billet["url"])
         with page.expect_navigation():
             page.get_by_role("link", name="Pagar com cartão").click()
         assert page.url == shown["gw_payment_link"], page.url
-        policy = page.evaluate("async () => (await fetch(location.href)).headers.get('content-security-policy')")
-        for needed in ("default-src 'none'", "frame-ancestors 'none'", stand_in):
-            assert needed in policy, f"{needed!r} not in {policy}"
-        sources = {word for word in policy.replace(";", " ").split() if word.startswith("http")}
-        allowed = {stand_in, origin(os.environ["LOCAL_STRIPE_URL"])}
-        assert sources <= allowed, f"origins beyond the gateway's: {sources - allowed}"
-        page.wait_for_selector("[data-card=number]", timeout=15000)
-        scroll = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
-        assert scroll <= 0, f"{scroll}px of horizontal scroll"
+        checks.check_card_page(page)
 
         step("Stripe's declined test cards, one after another on the same page: each said in Portuguese")
         for number, words in DECLINED:

@@ -82,6 +82,37 @@ def axe(page, axe_script):
     return len(result["violations"])
 
 
+def phone_page(playwright, errors):
+    """Chromium at phone size (390x844, pt-BR), its errors and console errors put in `errors`:
+    the browser and its page."""
+    browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
+                                  has_touch=True, locale="pt-BR")
+    page = context.new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    return browser, page
+
+
+def origin(url):
+    return "/".join(url.split("/")[:3])
+
+
+def check_card_page(page):
+    """A card page as the payer sees it: a policy that admits the gateway's origins only (localstripe
+    and its Stripe.js stand-in), the gateway's card field mounted, no horizontal scroll."""
+    stand_in = origin(os.environ["LOCAL_STRIPE_JS_URL"])
+    policy = page.evaluate("async () => (await fetch(location.href)).headers.get('content-security-policy')")
+    for needed in ("default-src 'none'", "frame-ancestors 'none'", stand_in):
+        assert needed in policy, f"{needed!r} not in {policy}"
+    sources = {word for word in policy.replace(";", " ").split() if word.startswith("http")}
+    allowed = {stand_in, origin(os.environ["LOCAL_STRIPE_URL"])}
+    assert sources <= allowed, f"origins beyond the gateway's: {sources - allowed}"
+    page.wait_for_selector("[data-card=number]", timeout=15000)
+    scroll = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert scroll <= 0, f"{scroll}px of horizontal scroll"
+
+
 def open_page(browser, url, shape, errors):
     context = browser.new_context(**shape, locale="pt-BR", permissions=["clipboard-read", "clipboard-write"])
     page = context.new_page()
