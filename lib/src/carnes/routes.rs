@@ -56,11 +56,7 @@ async fn printable(
     account: AccountId,
     booklet: &Billing,
 ) -> ApiResult<(Vec<(Billing, BankBillet)>, usize)> {
-    let keys: Vec<_> =
-        service::instalment_ids(booklet).into_iter().map(|id| records::key_of::<Billing>(account, id)).collect();
-    let items = state.store.batch_get(&keys).await?;
-    let mut instalments: Vec<Billing> = items.into_iter().map(records::read::<Billing>).collect::<Result<_, _>>()?;
-    instalments.sort_by_key(|b| b.installment);
+    let instalments = service::instalments(&state.store, account, booklet.id, booklet.installments).await?;
     let open: Vec<Billing> = instalments.into_iter().filter(|b| b.status.accepts_cancel_or_pay_off()).collect();
     let reads = open.iter().map(|b| async move {
         match b.billet_id {

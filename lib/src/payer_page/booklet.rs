@@ -5,8 +5,8 @@ use super::page::Instalment;
 use crate::billets::link;
 use crate::billets::model as billets;
 use crate::billings::Billing;
-use crate::store::{records, Store, StoreError};
-use crate::values::{AccountId, BillingId, BillingStatus, BillingType};
+use crate::store::{Store, StoreError};
+use crate::values::{AccountId, BillingStatus, BillingType};
 
 /// What the payer is told of an instalment's state.
 fn state_of(billing: &Billing, today: chrono::NaiveDate) -> &'static str {
@@ -33,13 +33,7 @@ pub(super) async fn instalments_beside(
     if billing.installment < 1 || billing.installments < 2 {
         return Ok(Vec::new());
     }
-    let keys: Vec<_> = (1..=billing.installments)
-        .map(|k| records::key_of::<Billing>(account, BillingId::new(booklet.get() + k)))
-        .collect();
-    let mut siblings: Vec<Billing> =
-        store.batch_get(&keys).await?.into_iter().map(records::read::<Billing>).collect::<Result<_, _>>()?;
-    siblings.retain(|b| b.parent_id == Some(booklet));
-    siblings.sort_by_key(|b| b.installment);
+    let siblings = crate::billings::service::instalments(store, account, booklet, billing.installments).await?;
     let tokens = siblings.iter().map(|b| async move {
         let payable = b.id != billing.id && b.status == BillingStatus::Opened;
         match b.billet_id.filter(|_| payable) {

@@ -27,7 +27,7 @@ use crate::contention::retry_on_conflict;
 use crate::jobs::{tasks, BulkExpansion};
 use crate::refusal::Refusal;
 use crate::store::records;
-use crate::store::{keys, Condition, Store, StoreError, Write};
+use crate::store::{keys, Condition, Store, StoreError, StoreResult, Write};
 use crate::values::calendar::next_business_day;
 use crate::values::{
     AccountId, BillingId, BillingItemId, BillingStatus, BillingType, InstallmentType, Money, Timestamp,
@@ -52,7 +52,7 @@ pub enum BookletRun {
 }
 
 /// The text of instalment `k` of `n`: the booklet's description and its place.
-pub fn instalment_label(description: &str, k: usize, n: usize) -> String {
+fn instalment_label(description: &str, k: usize, n: usize) -> String {
     format!("{description} ({k}/{n})")
 }
 
@@ -104,7 +104,7 @@ pub async fn create_booklet(
     })
     .await?;
     // At once; what fails here the task finishes.
-    if let Err(error) = run_booklet(store, account, booklet.id).await {
+    if let Err(error) = run_on(store, account, &booklet).await {
         tracing::warn!(booklet = booklet.id.get(), ?error, "the booklet's instalments are left to its task");
     }
     let embedded =
@@ -145,25 +145,45 @@ impl Billing {
     }
 }
 
+/// The instalments of booklet `booklet` written so far, of the `count` it has, in order (one batch
+/// read: their ids follow the booklet's).
+pub async fn instalments(
+    store: &Store,
+    account: AccountId,
+    booklet: BillingId,
+    count: i64,
+) -> StoreResult<Vec<Billing>> {
+    let keys: Vec<_> =
+        (1..=count.max(0)).map(|k| records::key_of::<Billing>(account, BillingId::new(booklet.get() + k))).collect();
+    let mut written: Vec<Billing> =
+        store.batch_get(&keys).await?.into_iter().map(records::read::<Billing>).collect::<Result<_, _>>()?;
+    written.retain(|b| b.parent_id == Some(booklet));
+    written.sort_by_key(|b| b.installment);
+    Ok(written)
+}
+
 /// Runs booklet `id`'s task: an open booklet gets the instalments not written yet; a cancelled one
 /// has its open instalments cancelled. Idempotent: a copy, or a run after a crash, finds done what
 /// was done.
 pub async fn run_booklet(store: &Store, account: AccountId, id: BillingId) -> Result<BookletRun, Refusal> {
-    let Some(booklet) = records::find::<Billing>(store, account, id).await?.filter(Billing::is_booklet) else {
-        return Ok(BookletRun::Nothing);
-    };
-    let keys: Vec<_> = instalment_ids(&booklet).into_iter().map(|i| records::key_of::<Billing>(account, i)).collect();
-    let written: Vec<Billing> =
-        store.batch_get(&keys).await?.into_iter().map(records::read::<Billing>).collect::<Result<_, _>>()?;
+    match records::find::<Billing>(store, account, id).await?.filter(Billing::is_booklet) {
+        Some(booklet) => run_on(store, account, &booklet).await,
+        None => Ok(BookletRun::Nothing),
+    }
+}
+
+/// [`run_booklet`] on the booklet as read (or, by the create, as just written).
+async fn run_on(store: &Store, account: AccountId, booklet: &Billing) -> Result<BookletRun, Refusal> {
+    let written = instalments(store, account, booklet.id, booklet.installments).await?;
     match booklet.status {
         BillingStatus::Opened => {
             let mut made = 0;
             for k in 1..=booklet.items.len() {
-                let Some(next) = instalment(&booklet, k) else { continue };
+                let Some(next) = instalment(booklet, k) else { continue };
                 if written.iter().any(|w| w.id == next.id) {
                     continue;
                 }
-                made += usize::from(write_instalment(store, account, &booklet, next).await?);
+                made += usize::from(write_instalment(store, account, booklet, next).await?);
             }
             Ok(BookletRun::Made(made))
         }

@@ -29,8 +29,7 @@ mod update;
 
 pub use announcement::announcement;
 pub use booklet::{
-    cancel_with_instalments, create_booklet, instalment_ids, instalment_label, run_booklet, BookletRun,
-    MOST_INSTALLMENTS,
+    cancel_with_instalments, create_booklet, instalment_ids, instalments, run_booklet, BookletRun, MOST_INSTALLMENTS,
 };
 pub use cancel_and_pay_off::{cancel, refused};
 pub use change::{change, change_shown, Ruled};
