@@ -117,7 +117,7 @@ pub async fn register(
     if !unsent {
         return Ok(Outcome::Answered { billet_id: billet.id, status: billet.status });
     }
-    transmit(store, &owner, billet).await
+    transmit(store, &owner, billet, takes_cards).await
 }
 
 /// The payer as the billet prints it.
@@ -203,7 +203,7 @@ async fn issue(store: &Store, owner: &Account, billing: &Billing) -> Result<Bank
 }
 
 /// Step 3: through `remitting` to the bank's answer.
-async fn transmit(store: &Store, owner: &Account, billet: BankBillet) -> anyhow::Result<Outcome> {
+async fn transmit(store: &Store, owner: &Account, billet: BankBillet, takes_cards: bool) -> anyhow::Result<Outcome> {
     let account = owner.id;
     let remitting = if billet.status == BilletStatus::Remitting {
         billet
@@ -237,7 +237,7 @@ async fn transmit(store: &Store, owner: &Account, billet: BankBillet) -> anyhow:
         )?);
     }
     // A schedule's cycle whose schedule has a card on file: charged off-session by the card queue.
-    if done.status != BilletStatus::Rejected {
+    if takes_cards && done.status != BilletStatus::Rejected {
         writes.extend(super::card::on_file::charge_task(store, account, &billing).await?);
     }
     if !written(store.write(writes).await)? {

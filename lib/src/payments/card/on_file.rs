@@ -158,13 +158,12 @@ impl Stripe {
 }
 
 /// The card queue's task that charges `billing` to its schedule's card on file, when it is a
-/// schedule's cycle, its account's gateway is on and the schedule has a card on file.
+/// schedule's cycle and the schedule has a card on file (the caller knows its account takes cards).
 pub async fn charge_task(store: &Store, account: AccountId, billing: &Billing) -> anyhow::Result<Option<Write>> {
     let Some(schedule) = billing.parent_id.filter(|_| billing.billing_type == BillingType::Billing) else {
         return Ok(None);
     };
-    let (card, link) = tokio::try_join!(saved(store, account, schedule), super::link(store, account))?;
-    if card.is_none() || !link.is_some_and(|link| link.enabled) {
+    if saved(store, account, schedule).await?.is_none() {
         return Ok(None);
     }
     let message =
