@@ -1,5 +1,5 @@
 //! The page where the payer of a schedule's billing saves a card for the next ones
-//! (`/pay/<token>/cartao/salvar`), and its script's two calls (`payments::card::saving`).
+//! (`/pay/<token>/cartao/salvar`), and its script's two calls (`payments::card::routes`, `on_file`).
 
 use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
@@ -10,7 +10,7 @@ use super::page;
 use super::shared::{checkout_gateway, found_in, gateway_origins, html_headers, not_found, unavailable};
 use crate::billets::link;
 use crate::billings::standing::Standing;
-use crate::payments::card::saving;
+use crate::payments::card::{on_file, routes as card};
 use crate::state::AppState;
 use crate::values::today;
 
@@ -25,10 +25,10 @@ pub(super) async fn page(State(state): State<AppState>, Path(token): Path<String
     if !matches!(Standing::of(&billet, &billing, today()), Standing::Payable(_)) || billing.gw_payment_link.is_none() {
         return not_found();
     }
-    match saving::schedule_of(&state, account, &billing).await {
+    match on_file::schedule_of(&state.store, account, &billing).await {
         Ok(Some(_)) => {}
         Ok(None) => return not_found(),
-        Err(response) => return response,
+        Err(error) => return unavailable(error),
     }
     let gateway = match checkout_gateway(&state, account).await {
         Ok(gateway) => gateway,
@@ -46,7 +46,7 @@ pub(super) async fn page(State(state): State<AppState>, Path(token): Path<String
 /// The SetupIntent for the page's script.
 pub(super) async fn open(State(state): State<AppState>, Path(token): Path<String>) -> Response {
     match found_in(&state, &token).await {
-        Ok(Some((account, _, billing))) => saving::open_setup_for_payer(&state, account, &billing).await,
+        Ok(Some((account, _, billing))) => card::open_setup_for_payer(&state, account, &billing).await,
         Ok(None) => not_found(),
         Err(error) => unavailable(error),
     }
@@ -55,7 +55,7 @@ pub(super) async fn open(State(state): State<AppState>, Path(token): Path<String
 /// The script confirmed `setup`: read back and kept.
 pub(super) async fn confirmed(State(state): State<AppState>, Path((token, setup)): Path<(String, String)>) -> Response {
     match found_in(&state, &token).await {
-        Ok(Some((account, _, billing))) => saving::setup_confirmed_by_payer(&state, account, &billing, &setup).await,
+        Ok(Some((account, _, billing))) => card::setup_confirmed_by_payer(&state, account, &billing, &setup).await,
         Ok(None) => not_found(),
         Err(error) => unavailable(error),
     }

@@ -25,7 +25,6 @@ pub mod checkout;
 pub mod on_file;
 pub mod releases;
 pub mod routes;
-pub mod saving;
 pub mod stripe;
 pub mod sync;
 

@@ -3,7 +3,7 @@
 //! card never reaches the service), and each later cycle's billing is charged off-session when its
 //! billet is registered.
 //!
-//! - **Saving**: the page asks for a SetupIntent of the schedule (a gateway customer of its own,
+//! - **Saving** (`schedule_of`, `open_setup`, `keep_confirmed`): the page asks for a SetupIntent of the schedule (a gateway customer of its own,
 //!   the intent's metadata naming account, schedule and deployment); once the browser confirmed
 //!   it, the service reads it back and keeps its customer and payment method beside the schedule
 //!   (`CARDONFILE` in the schedule's partition). A card saved again replaces the last.
@@ -155,6 +155,76 @@ impl Stripe {
         // Read back whole (its charge, fee and card), as every intent is applied.
         self.read(id).await?.ok_or_else(|| GatewayError::Unavailable(format!("{id} is not found after it was made")))
     }
+}
+
+/// The live schedule a billing is a cycle of, if it is one.
+pub async fn schedule_of(store: &Store, account: AccountId, billing: &Billing) -> StoreResult<Option<BillingId>> {
+    let Some(parent) = billing.parent_id.filter(|_| billing.billing_type == BillingType::Billing) else {
+        return Ok(None);
+    };
+    let schedule = records::find::<Billing>(store, account, parent).await?;
+    Ok(schedule.filter(|s| s.billing_type == BillingType::Schedule).map(|s| s.id))
+}
+
+/// A SetupIntent of `schedule` for the payer page of `billing` (one per billing and day).
+pub async fn open_setup(
+    store: &Store,
+    gateway: &Stripe,
+    account: AccountId,
+    billing: &Billing,
+    schedule: BillingId,
+) -> Result<Setup, GatewayError> {
+    let service = super::service(store);
+    let key = format!("{service}-setup-{schedule}-{}-{}", billing.id, today());
+    gateway.save_card(account, schedule, &service, &key).await
+}
+
+/// What a setup the payer's browser confirmed came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kept {
+    /// Now the schedule's card on file.
+    Saved,
+    /// Not one of this schedule's (another account's, schedule's or deployment's, or unknown).
+    Unknown,
+    /// The gateway did not confirm it (no card, or an authentication not done).
+    NotConfirmed,
+}
+
+/// Setup `id`, read back from the gateway: one of `schedule`'s that succeeded becomes its card on
+/// file (replacing the last).
+pub async fn keep_confirmed(
+    store: &Store,
+    gateway: &Stripe,
+    account: AccountId,
+    schedule: BillingId,
+    id: &str,
+) -> anyhow::Result<Kept> {
+    let read = match gateway.setup(id).await? {
+        Some(read)
+            if read.account == Some(account)
+                && read.schedule == Some(schedule)
+                && read.service == super::service(store) =>
+        {
+            read
+        }
+        _ => return Ok(Kept::Unknown),
+    };
+    let (Some(customer), Some(payment_method)) = (read.customer, read.payment_method) else {
+        return Ok(Kept::NotConfirmed);
+    };
+    if read.status != "succeeded" {
+        return Ok(Kept::NotConfirmed);
+    }
+    let card = SavedCard {
+        account_id: account,
+        schedule_id: schedule,
+        customer,
+        payment_method,
+        setup_intent: read.id,
+        saved_at: Timestamp::now(),
+    };
+    store.write(vec![keep(&card)?]).await?;
+    Ok(Kept::Saved)
 }
 
 /// The card queue's task that charges `billing` to its schedule's card on file, when it is a

@@ -8,7 +8,8 @@
 //!   operations on a card payment ([`super::sync::act`]), answering the billing's single
 //!   representation.
 //! - The payer page's card checkout (`payer_page` mounts them): [`open_for_payer`] and
-//!   [`confirmed_by_payer`].
+//!   [`confirmed_by_payer`]; and its card saving for a schedule ([`open_setup_for_payer`],
+//!   [`setup_confirmed_by_payer`]: `on_file`).
 
 use axum::body::Bytes;
 use axum::extract::State;
@@ -18,6 +19,7 @@ use axum::Router;
 use http::{HeaderMap, StatusCode};
 use serde_json::json;
 
+use super::on_file::{self, Kept};
 use super::sync::{self, Act, Beside, Synced};
 use super::{checkout, Gateway as _, Told};
 use crate::billets::model::BankBillet;
@@ -63,12 +65,12 @@ async fn refund(State(state): State<AppState>, tenant: Tenant, Path(id): Path<Bi
     operate(&state, &tenant, id, Act::Refund).await
 }
 
-pub(super) fn answer(status: StatusCode, message: &str) -> Response {
+fn answer(status: StatusCode, message: &str) -> Response {
     json_response(status, &json!({"status": status.as_u16(), "message": message}))
 }
 
 /// Storage or the gateway failed: Stripe sends the event again.
-pub(super) fn retry_later(error: impl std::fmt::Display) -> Response {
+fn retry_later(error: impl std::fmt::Display) -> Response {
     tracing::warn!(error = %error, "gateway webhook: not applied, the gateway sends it again");
     let mut response = answer(StatusCode::SERVICE_UNAVAILABLE, "Tente novamente mais tarde");
     response.headers_mut().insert(http::header::RETRY_AFTER, http::HeaderValue::from_static("5"));
@@ -77,7 +79,7 @@ pub(super) fn retry_later(error: impl std::fmt::Display) -> Response {
 
 /// The account's gateway link and its client, for a route: a 404 (`unknown`) when the account has
 /// no gateway (or, `enabled_only`, has it off), a 503 when storage or its secret cannot be read.
-pub(super) async fn gateway_of(
+async fn gateway_of(
     state: &AppState,
     account: AccountId,
     enabled_only: bool,
@@ -196,4 +198,57 @@ pub async fn confirmed_by_payer(state: &AppState, account: AccountId, billing: &
         Stage::Open => ("open", "O pagamento não foi concluído. Confira os dados do cartão e tente novamente."),
     };
     json_response(StatusCode::OK, &json!({"stage": stage, "message": message}))
+}
+
+const NOT_RECURRING: &str = "Esta cobrança não é de uma assinatura: não há cartão a salvar";
+
+/// What the card-saving page's script gets: the schedule's SetupIntent's client secret and the
+/// publishable key; or why not (404, in the payer's words), or 503.
+pub async fn open_setup_for_payer(state: &AppState, account: AccountId, billing: &Billing) -> Response {
+    let schedule = match on_file::schedule_of(&state.store, account, billing).await {
+        Ok(Some(schedule)) => schedule,
+        Ok(None) => return answer(StatusCode::NOT_FOUND, NOT_RECURRING),
+        Err(error) => return retry_later(error),
+    };
+    let (_, gateway) = match gateway_of(state, account, true, "Cartão indisponível").await {
+        Ok(found) => found,
+        Err(response) => return response,
+    };
+    match on_file::open_setup(&state.store, &gateway, account, billing, schedule).await {
+        Ok(setup) => json_response(
+            StatusCode::OK,
+            &json!({
+                "client_secret": setup.client_secret,
+                "publishable_key": gateway.credentials.publishable_key,
+                "setup": setup.id,
+            }),
+        ),
+        Err(error) => retry_later(error),
+    }
+}
+
+/// The payer's browser says it confirmed `setup`: read back and, when it is the schedule's and
+/// succeeded, kept as its card on file. What the payer sees: saved or not.
+pub async fn setup_confirmed_by_payer(
+    state: &AppState,
+    account: AccountId,
+    billing: &Billing,
+    setup: &str,
+) -> Response {
+    let schedule = match on_file::schedule_of(&state.store, account, billing).await {
+        Ok(Some(schedule)) => schedule,
+        Ok(None) => return answer(StatusCode::NOT_FOUND, NOT_RECURRING),
+        Err(error) => return retry_later(error),
+    };
+    let (_, gateway) = match gateway_of(state, account, false, "Cartão indisponível").await {
+        Ok(found) => found,
+        Err(response) => return response,
+    };
+    let (saved, message) = match on_file::keep_confirmed(&state.store, &gateway, account, schedule, setup).await {
+        Ok(Kept::Saved) => (true, "Cartão salvo: as próximas cobranças serão pagas com ele."),
+        Ok(Kept::NotConfirmed) => (false, "O cartão não foi salvo. Confira os dados ou use outro cartão."),
+        Ok(Kept::Unknown) => return answer(StatusCode::NOT_FOUND, "Cadastro de cartão desconhecido"),
+        Err(error) => return retry_later(format!("{error:#}")),
+    };
+    json_response(StatusCode::OK, &json!({"saved": saved, "message": message}))
 }
