@@ -10,7 +10,10 @@ Where localstripe departs from Stripe's documentation, this launcher makes it be
   `decline_code` and message (localstripe declines `4000 0000 0000 0002`, `…9995`, `…0069`,
   `…0127` only when a card is attached to a customer, and approves them in a payment);
 - a payment intent whose charge failed is back at `requires_payment_method` and takes another
-  card and a new confirmation, as Stripe's does (localstripe answers "Bad request").
+  card and a new confirmation, as Stripe's does (localstripe answers "Bad request");
+- a charge's funds are held before they are available (`available_on` days after the charge: the
+  account's settlement `delay_days`, docs.stripe.com/api/balance-settings), where localstripe makes
+  them available the moment they are charged.
 
     .local/stripe-venv/bin/python localstripe_run.py --port 8420
 """
@@ -86,12 +89,29 @@ def confirmed_again_after_a_failure():
     ]
 
 
+# The days a charge's funds are held: Stripe's settlement delay, never zero.
+DELAY_DAYS = 2
+
+
+def funds_held():
+    """A balance transaction's funds are available DELAY_DAYS after it was made."""
+    init = resources.BalanceTransaction.__init__
+
+    def held(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        self.available_on = self.created + DELAY_DAYS * 86_400
+        self.status = "pending"
+
+    resources.BalanceTransaction.__init__ = held
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, required=True)
     args = parser.parse_args()
     declined_at_the_charge()
     confirmed_again_after_a_failure()
+    funds_held()
     from localstripe import server  # after the changes above: it binds its routes when imported
 
     web.run_app(server.app, host="127.0.0.1", port=args.port, print=None)
