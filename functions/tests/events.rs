@@ -129,6 +129,7 @@ fn assert_every_fixture_is_run() {
     covered.extend(["payer-page-show.json", "payer-page-pdf.json"]);
     covered.extend(["remittance-schedule.json", "return-file-s3.json"]);
     covered.extend(["pix-webhook.json", "pix-charges-sqs.json", "pix-reconcile-schedule.json"]);
+    covered.push("pix-automatico-webhook.json");
     covered.extend(REMINDER_EVENTS);
     covered.extend(["gateway-webhook.json", "gateway-availability-schedule.json", "card-releases-sqs.json"]);
     covered.push("card-on-file-sqs.json");
@@ -729,10 +730,17 @@ async fn the_pix_events_run_through_their_functions() {
     let (config, store) = local_stack().await;
     let app = functions::pix_webhook_app(AppState::new(store.clone()));
     let request = lambda_http::request::from_str(&fixture("pix-webhook.json").to_string()).expect("a REST API event");
-    let response = app.oneshot(request).await.unwrap();
+    let response = app.clone().oneshot(request).await.unwrap();
     assert_eq!(response.status().as_u16(), 200);
     let body: Value = serde_json::from_slice(&response.into_body().collect().await.unwrap().to_bytes()).unwrap();
     assert_eq!(body, serde_json::json!({"pix": [{"result": "not_ours"}]}));
+    // Pix Automático's debit notice, of a debit this table never sent: not ours, answered 200.
+    let request =
+        lambda_http::request::from_str(&fixture("pix-automatico-webhook.json").to_string()).expect("a REST API event");
+    let response = app.clone().oneshot(request).await.unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let body: Value = serde_json::from_slice(&response.into_body().collect().await.unwrap().to_bytes()).unwrap();
+    assert_eq!(body, serde_json::json!({"cobsr": [{"result": "unknown"}]}));
 
     // The secret the message names, holding the local PSP's credentials.
     let event: SqsEvent = serde_json::from_value(fixture("pix-charges-sqs.json")).expect("an SQS event");

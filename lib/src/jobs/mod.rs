@@ -33,7 +33,7 @@ pub use bulk_expansion::BulkExpansion;
 pub use card_release::CardRelease;
 pub use cascade::Cascade;
 pub use lanes::{queue_name_of, Bell, LANE_INFIX};
-pub use pix_charge::PixCharge;
+pub use pix_charge::{Automatic, PixCharge};
 pub use queues::Queues;
 pub use receivable_settlement::ReceivableSettlement;
 pub use reminders::{Reminder, ReminderScan};

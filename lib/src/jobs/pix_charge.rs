@@ -13,6 +13,20 @@ pub struct PixCharge {
     pub billing_id: BillingId,
     /// The secret of the PSP that holds the charge.
     pub secret_id: String,
+    /// Instead, Pix Automático's (`payments::pix::automatic`): the cycle's debit (`cobr`) sent, or
+    /// the deleted schedule's recurrence cancelled: `{…, "automatic": "debit"}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub automatic: Option<Automatic>,
+}
+
+/// What a Pix Automático message asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Automatic {
+    /// Send the cycle's debit (`cobr`) to the PSP.
+    Debit,
+    /// The schedule was deleted: cancel its recurrence at the PSP.
+    Stop,
 }
 
 impl Message for PixCharge {

@@ -33,6 +33,7 @@ pub fn app(state: AppState) -> Router {
         .route("/pay/{token}/cartao/{intent}", post(card_confirmed))
         .route("/pay/{token}/cartao/salvar", get(super::saving::page).post(super::saving::open))
         .route("/pay/{token}/cartao/salvar/{setup}", post(super::saving::confirmed))
+        .route("/pay/{token}/pix-automatico", get(super::automatic::page))
         .route_layer(axum::middleware::from_fn_with_state(limiter, per_ip))
         .layer(axum::middleware::from_fn(protect))
         .with_state(state)
@@ -95,7 +96,10 @@ async fn show(State(state): State<AppState>, Path(token): Path<String>, headers:
     // A schedule's billing: the payer may save a card for the next ones.
     let cycle = billing.billing_type == crate::values::BillingType::Billing && billing.parent_id.is_some();
     let save = (cycle && card.is_some()).then(|| format!("{token}/cartao/salvar"));
-    let html = page::render_in_booklet(&billet, &standing, &pdf, card.as_deref(), &booklet, save.as_deref());
+    // And authorize Pix Automático for them, when the billet's rule has a Pix institution.
+    let automatic = (cycle && billet.pix_psp.is_some()).then(|| format!("{token}/pix-automatico"));
+    let next = page::NextOnes { save_card: save.as_deref(), pix_automatic: automatic.as_deref() };
+    let html = page::render_in_booklet(&billet, &standing, &pdf, card.as_deref(), &booklet, next);
     let etag = format!("\"{}\"", &hex::encode(Sha256::digest(html.as_bytes()))[..32]);
     let fresh = headers.get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok()).is_some_and(|v| v == etag);
     let (status, body) =

@@ -42,13 +42,20 @@ pub(super) fn not_found() -> Response {
 /// is logged.
 pub(super) fn unavailable(error: StoreError) -> Response {
     tracing::error!(error = ?error, "payer page: storage failed");
-    let mut response = message(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "Página indisponível",
-        "Não foi possível mostrar o boleto agora. Tente novamente em instantes.",
-    );
+    try_again("Não foi possível mostrar o boleto agora. Tente novamente em instantes.")
+}
+
+/// The 503 page saying `words`, with `Retry-After`.
+fn try_again(words: &str) -> Response {
+    let mut response = message(StatusCode::SERVICE_UNAVAILABLE, "Página indisponível", words);
     response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
     response
+}
+
+/// A Pix institution that could not be asked: the same page as [`unavailable`] (the cause logged).
+pub(super) fn psp_unavailable(error: &anyhow::Error) -> Response {
+    tracing::warn!(error = ?error, "payer page: the Pix institution could not be asked");
+    try_again("Não foi possível falar com a instituição do Pix agora. Tente novamente em instantes.")
 }
 
 /// The billet a token leads to and its billing; `None` when either is gone.

@@ -240,6 +240,10 @@ async fn transmit(store: &Store, owner: &Account, billet: BankBillet, takes_card
     if takes_cards && done.status != BilletStatus::Rejected {
         writes.extend(super::card::on_file::charge_task(store, account, &billing).await?);
     }
+    // A schedule's cycle whose recurrence is authorized: debited by Pix Automático.
+    if done.status != BilletStatus::Rejected {
+        writes.extend(super::pix::automatic::debit_task(store, account, &billing, &done).await?);
+    }
     if !written(store.write(writes).await)? {
         return Ok(Outcome::Skipped("the billet changed while the bank answered"));
     }

@@ -85,9 +85,10 @@ pub fn withdrawals(
         match (withdrawal, billet) {
             // What the room found written off is the billet as the change leaves it.
             (Withdrawal::BoletoWriteOff, Some(b)) => writes.extend(remittance::queue(account, b.after(), WriteOff)?),
-            (Withdrawal::PixCharge(secret_id), _) => {
-                writes.push(tasks::one(account, PixCharge { account_id: account, billing_id: next.id, secret_id })?)
-            }
+            (Withdrawal::PixCharge(secret_id), _) => writes.push(tasks::one(
+                account,
+                PixCharge { account_id: account, billing_id: next.id, secret_id, automatic: None },
+            )?),
             (Withdrawal::CardIntents(intent_id), _) => {
                 let message = CardRelease { account_id: account, billing_id: next.id, intent_id, off_session: false };
                 writes.push(tasks::one(account, message)?);

@@ -43,3 +43,32 @@ pub async fn opt_out(store: &Store, account: AccountId, contact: ContactId) -> S
         Err(other) => Err(other),
     }
 }
+
+/// The payer told at once that the billing is still to pay, with its link (a card on file declined,
+/// a Pix Automático debit that failed): the account's first reminder step sent today (that step is
+/// then spent; the later ones follow as usual).
+pub async fn remind_now(
+    store: &Store,
+    account: AccountId,
+    billing: &crate::billings::model::Billing,
+    today: chrono::NaiveDate,
+) -> anyhow::Result<()> {
+    let schedule = schedule::of(store, account).await?;
+    let Some(step) = schedule.steps.iter().filter(|step| !step.channels.is_empty()).min_by_key(|step| step.days) else {
+        return Ok(());
+    };
+    if !schedule.enabled {
+        return Ok(());
+    }
+    let channels = step.channels.iter().filter_map(|c| serde_json::to_value(c).ok()?.as_str().map(str::to_owned));
+    let reminder = crate::jobs::Reminder {
+        account_id: account,
+        billing_id: billing.id,
+        day: today,
+        days: step.days,
+        due_date: billing.due_date,
+        channels: channels.collect(),
+    };
+    store.write(vec![crate::jobs::tasks::one(account, reminder)?]).await?;
+    Ok(())
+}

@@ -24,6 +24,7 @@ mod hardening;
 mod idempotency;
 mod payer_page;
 mod pix;
+mod pix_automatico;
 mod point_of_sale;
 mod printable_billets;
 mod rate_limits;

@@ -44,6 +44,19 @@ fn local_psp() -> anyhow::Result<String> {
         .context("LOCAL_PSP_DIRECT_URL is not set: is the local PSP running (infra/run)?")
 }
 
+/// A payer's or the PSP's own act on the local PSP (`/_local/rec/approve`, `/_local/rec/cancel`,
+/// `/_local/cobr/settle`, `/_local/cobr/fail`…) for this table's receiving user: `body` with its
+/// `client`; the PSP's answer.
+pub async fn local_act(path: &str, mut body: Value) -> anyhow::Result<Value> {
+    body["client"] = Value::String(local_client_id());
+    let answer =
+        billing_api::config::http_client().post(format!("{}/_local/{path}", local_psp()?)).json(&body).send().await?;
+    let status = answer.status();
+    let read: Value = answer.json().await?;
+    anyhow::ensure!(status.is_success(), "the local PSP answered {status} to {path}: {read}");
+    Ok(read)
+}
+
 /// Pays the Pix charge of billet `billet` (or of billing `billing`: its current billet) at the
 /// local PSP as a payer would, on `date` (default today),
 /// the amount the charge asks that day unless `amount` says otherwise; `notify: false` leaves the

@@ -13,14 +13,14 @@ use super::confirm::Destructive;
 
 pub mod local_psp;
 
-pub use local_psp::{local_charge, local_client_id, local_credentials, notify_again, pay, psp_side_client};
+pub use local_psp::{local_act, local_charge, local_client_id, local_credentials, notify_again, pay, psp_side_client};
 
 #[derive(Subcommand, Debug)]
 pub enum PixCommand {
     /// Links a bank rule to its Pix institution: the credentials go to the rule's secret in
     /// Secrets Manager (never the table), the rule's billets carry a Pix charge with a due date
-    /// from then on, and, with --webhook-base, the rule's webhook is registered for the key at
-    /// the PSP. With --local, the local PSP's credentials (infra/run) stand for every option
+    /// from then on, and, with --webhook-base, the rule's webhooks are registered at the PSP (the
+    /// key's, and Pix Automático's `webhookrec` and `webhookcobr`). With --local, the local PSP's credentials (infra/run) stand for every option
     /// but the key.
     Psp {
         /// The account the rule belongs to.
@@ -195,7 +195,8 @@ pub async fn run(store: &Store, config: &aws_config::SdkConfig, command: PixComm
 
 /// Links bank rule `rule` to the PSP of `credentials`: checks them, keeps them in the rule's secret
 /// (Secrets Manager), marks the rule, and, given the webhook domain's base URL, registers the
-/// rule's webhook for the key at the PSP (`PUT /webhook/{chave}`). Returns the webhook URL
+/// rule's webhook for the key at the PSP (`PUT /webhook/{chave}`, and Pix Automático's
+/// `PUT /webhookrec` and `PUT /webhookcobr`). Returns the webhook URL
 /// registered, if any.
 pub async fn link_psp(
     store: &Store,
@@ -213,6 +214,8 @@ pub async fn link_psp(
     let url = format!("{}{}", base.trim_end_matches('/'), routes::path(account, rule));
     let client = psp::Psp::new(credentials.clone())?;
     client.register_webhook(&url).await.context("registering the webhook at the PSP")?;
+    // Pix Automático's, at the same URL (the PSP adds `/rec` and `/cobr`).
+    client.register_recurring_webhooks(&url).await.context("registering the Pix Automático webhooks at the PSP")?;
     Ok(Some(url))
 }
 
@@ -244,7 +247,7 @@ pub async fn refund(
     let id = format!("DV{end_to_end_id}");
     let asked = client.refund(end_to_end_id, &id, amount).await.context("the PSP's devolucao")?;
     let received = client.pix(end_to_end_id).await?.context("the PSP no longer knows the Pix")?;
-    Box::pin(pix::take(store, &link, &received)).await.map_err(|e| anyhow::anyhow!("{e}"))?;
+    Box::pin(pix::take(store, link.account_id, &received)).await.map_err(|e| anyhow::anyhow!("{e}"))?;
     let after = payments::entry_of(store, account, Channel::Pix, end_to_end_id).await?;
     Ok(json!({
         "end_to_end_id": end_to_end_id,

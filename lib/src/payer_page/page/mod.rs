@@ -9,6 +9,7 @@
 //! page shares are in `html`, the card checkout, a carnê's instalments and the reminders page in
 //! their own files.
 
+mod automatic;
 mod booklet;
 mod card;
 mod html;
@@ -23,6 +24,7 @@ use crate::billets::printing::text::date;
 use html::{digest, money, STYLE};
 
 pub use crate::billings::standing::{Due, Standing};
+pub use automatic::pix_automatic;
 pub use booklet::Instalment;
 pub use card::{card, card_policy, save_card, save_card_policy};
 pub use html::escape;
@@ -87,18 +89,26 @@ fn qr_svg(payload: &str) -> Option<String> {
 /// The whole page of `billet` standing as `standing`; `pdf` is the link to the printable billet.
 /// `card`: the card checkout's path, when the billing takes cards (shown while it is payable).
 pub fn render(billet: &BankBillet, standing: &Standing, pdf: &str, card: Option<&str>) -> String {
-    render_in_booklet(billet, standing, pdf, card, &[], None)
+    render_in_booklet(billet, standing, pdf, card, &[], NextOnes::default())
+}
+
+/// What a schedule's billing offers for the next ones: the pages where the payer saves a card
+/// and authorizes Pix Automático.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NextOnes<'a> {
+    pub save_card: Option<&'a str>,
+    pub pix_automatic: Option<&'a str>,
 }
 
 /// [`render`] for an instalment of a carnê (the booklet's instalments listed below) or a billing
-/// of a schedule (`save_card`: the page where the payer saves a card for the next ones).
+/// of a schedule (`next`: what it offers for the next ones).
 pub fn render_in_booklet(
     billet: &BankBillet,
     standing: &Standing,
     pdf: &str,
     card: Option<&str>,
     booklet: &[Instalment],
-    save_card: Option<&str>,
+    next: NextOnes<'_>,
 ) -> String {
     let recipient = &billet.recipient;
     let payer = &billet.payer;
@@ -125,7 +135,7 @@ pub fn render_in_booklet(
     ));
     let (class, words) = standing.words();
     match standing {
-        Standing::Payable(due) => body.push_str(&payable(billet, due, pdf, card, save_card)),
+        Standing::Payable(due) => body.push_str(&payable(billet, due, pdf, card, next)),
         _ => body.push_str(&format!(
             "<section aria-labelledby=\"state\"><h2 id=\"state\">Situação</h2><p class=\"state {class}\">{}</p>\
              </section>",
@@ -148,7 +158,7 @@ pub fn render_in_booklet(
 
 /// What a payable billet shows: what is due today, the digitable line and the Pix code with their
 /// copy buttons, and the PDF.
-fn payable(billet: &BankBillet, due: &Due, pdf: &str, card: Option<&str>, save_card: Option<&str>) -> String {
+fn payable(billet: &BankBillet, due: &Due, pdf: &str, card: Option<&str>, next: NextOnes<'_>) -> String {
     let mut out = String::from("<section aria-labelledby=\"due\"><h2 id=\"due\">Valor a pagar hoje</h2><dl>");
     if due.discount.is_positive() {
         out.push_str(&format!("<dt>Desconto</dt><dd>−\u{a0}{}</dd>", money(due.discount)));
@@ -163,7 +173,7 @@ fn payable(billet: &BankBillet, due: &Due, pdf: &str, card: Option<&str>, save_c
     }
     out.push_str("</section><div class=\"pay\">");
     if let Some(card) = card {
-        let save = save_card.map_or_else(String::new, |path| {
+        let save = next.save_card.map_or_else(String::new, |path| {
             format!("<p><a href=\"{}\">Salvar um cartão para as próximas cobranças</a></p>", escape(path))
         });
         out.push_str(&format!(
@@ -193,9 +203,13 @@ fn payable(billet: &BankBillet, due: &Due, pdf: &str, card: Option<&str>, save_c
         out.push_str(&format!(
             "<section aria-labelledby=\"pix-title\"><h2 id=\"pix-title\">Pix</h2>{svg}\
              <p class=\"note\">Pix copia e cola:</p><p id=\"pix\" class=\"code\">{}</p>\
-             <button type=\"button\" data-copy=\"pix\" data-done=\"Código Pix copiado\">Copiar código Pix</button>\
+             <button type=\"button\" data-copy=\"pix\" data-done=\"Código Pix copiado\">Copiar código Pix</button>{}\
              </section>",
-            escape(payload)
+            escape(payload),
+            next.pix_automatic.map_or_else(String::new, |path| format!(
+                "<p><a href=\"{}\">Autorizar o Pix Automático para as próximas cobranças</a></p>",
+                escape(path)
+            )),
         ));
     }
     out.push_str(&format!(

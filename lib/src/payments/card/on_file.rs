@@ -293,42 +293,14 @@ pub async fn collect(store: &Store, account: AccountId, billing_id: BillingId) -
             if let Err(error) = gateway.release(&intent.id).await {
                 tracing::warn!(intent = intent.id, %error, "an off-session intent left waiting was not cancelled");
             }
-            tell_payer(store, account, &billing, today).await?;
+            crate::reminders::remind_now(store, account, &billing, today).await?;
             Ok(Collected::Declined)
         }
         Err(GatewayError::Refused { status, detail }) => {
             tracing::info!(billing = billing.id.get(), status, detail, "the card on file was declined");
-            tell_payer(store, account, &billing, today).await?;
+            crate::reminders::remind_now(store, account, &billing, today).await?;
             Ok(Collected::Declined)
         }
         Err(error) => Err(error.into()),
     }
-}
-
-/// The payer told at once that the billing is still to pay, with its link: the account's first
-/// reminder step sent today (that step is then spent; the later ones follow as usual).
-async fn tell_payer(
-    store: &Store,
-    account: AccountId,
-    billing: &Billing,
-    today: chrono::NaiveDate,
-) -> anyhow::Result<()> {
-    let schedule = crate::reminders::schedule::of(store, account).await?;
-    let Some(step) = schedule.steps.iter().filter(|step| !step.channels.is_empty()).min_by_key(|step| step.days) else {
-        return Ok(());
-    };
-    if !schedule.enabled {
-        return Ok(());
-    }
-    let channels = step.channels.iter().filter_map(|c| serde_json::to_value(c).ok()?.as_str().map(str::to_owned));
-    let reminder = crate::jobs::Reminder {
-        account_id: account,
-        billing_id: billing.id,
-        day: today,
-        days: step.days,
-        due_date: billing.due_date,
-        channels: channels.collect(),
-    };
-    store.write(vec![tasks::one(account, reminder)?]).await?;
-    Ok(())
 }

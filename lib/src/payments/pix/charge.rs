@@ -34,9 +34,10 @@ pub fn txid(account: AccountId, billing: BillingId) -> String {
     format!("CB{:010}B{:016}", account.get(), billing.get())
 }
 
-/// The account and billing a txid of ours names; none for any other txid.
+/// The account and billing a txid of ours names (a billing's charge, or a cycle's Pix Automático
+/// debit, `CR…`); none for any other txid.
 pub fn parse_txid(txid: &str) -> Option<(AccountId, BillingId)> {
-    let rest = txid.strip_prefix("CB")?;
+    let rest = txid.strip_prefix("CB").or_else(|| txid.strip_prefix("CR"))?;
     let (account, billing) = rest.split_once('B')?;
     let digits = |text: &str, len: usize| text.len() == len && text.bytes().all(|b| b.is_ascii_digit());
     if !digits(account, 10) || !digits(billing, 16) {

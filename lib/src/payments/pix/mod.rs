@@ -13,7 +13,10 @@
 //!   id is the `endToEndId`, applied once (its ledger entry read first, then
 //!   [`super::apply_new`]); what the PSP reports given back of it (`devolucoes`) is recorded by
 //!   [`super::record_refund`].
+//! - **Pix Automático** ([`automatic`]): a schedule's recurrence the payer authorizes once, and a
+//!   `cobr` per cycle whose Pix is applied as any.
 
+pub mod automatic;
 pub mod charge;
 pub mod cobv;
 pub mod psp;
@@ -31,7 +34,7 @@ use crate::accounts::Account;
 use crate::billets::model::{BankBillet, BilletStatus};
 use crate::billings::billets::lifecycle::BilletWrite;
 use crate::billings::model::Billing;
-use crate::jobs::PixCharge;
+use crate::jobs::{Automatic, PixCharge};
 use crate::refusal::Refusal;
 use crate::store::stored;
 use crate::store::{keys, Item, KeyRange, Sort, Store, StoreResult};
@@ -67,11 +70,17 @@ impl super::ChannelRoom for Pix {
 
     /// The billing's charge removed at the PSP that holds it (`REMOVIDA_PELO_USUARIO_RECEBEDOR`);
     /// one the PSP holds paid or removed is left as it is.
-    async fn remove(_: &Store, account: AccountId, billing: BillingId, withdrawal: Withdrawal) -> anyhow::Result<()> {
+    async fn remove(
+        store: &Store,
+        account: AccountId,
+        billing: BillingId,
+        withdrawal: Withdrawal,
+    ) -> anyhow::Result<()> {
         let Withdrawal::PixCharge(secret_id) = withdrawal else { return Ok(()) };
         let psp = psp::registry().client(&secret_id).await?;
         charge::remove(&psp, &charge::txid(account, billing)).await.context("removing the Pix charge")?;
-        Ok(())
+        // A cycle's Pix Automático debit not made yet goes with it.
+        automatic::withdraw(store, account, billing).await
     }
 
     /// The billing's charge, when its billet closes and the billing does not go on with the same
@@ -118,11 +127,19 @@ pub async fn charge_billet(
     }
 }
 
-/// The Pix charges worker: removes each message's charge at its PSP ([`Pix`]'s `remove`).
+/// The Pix charges worker: removes each message's charge at its PSP ([`Pix`]'s `remove`), or
+/// sends a cycle's Pix Automático debit, or cancels a deleted schedule's recurrence.
 pub async fn handle_batch(store: &Store, event: SqsEvent) -> SqsBatchResponse {
     crate::jobs::handle_batch(event, "pix charge", |message: PixCharge| async move {
-        let withdrawal = Withdrawal::PixCharge(message.secret_id);
-        <Pix as super::ChannelRoom>::remove(store, message.account_id, message.billing_id, withdrawal).await
+        let (account, billing) = (message.account_id, message.billing_id);
+        match message.automatic {
+            Some(Automatic::Debit) => automatic::debit(store, account, billing).await.map(|_| ()),
+            Some(Automatic::Stop) => automatic::stop(store, account, billing).await,
+            None => {
+                let withdrawal = Withdrawal::PixCharge(message.secret_id);
+                <Pix as super::ChannelRoom>::remove(store, account, billing, withdrawal).await
+            }
+        }
     })
     .await
 }
@@ -171,12 +188,12 @@ pub enum Taken {
     Unconfirmed,
 }
 
-/// Applies one Pix the PSP of `link` confirmed.
-pub async fn take(store: &Store, link: &Link, received: &Received) -> Result<Taken, Refusal> {
+/// Applies one Pix a PSP of account `owner` confirmed.
+pub async fn take(store: &Store, owner: AccountId, received: &Received) -> Result<Taken, Refusal> {
     let Some((account, billing_id)) = received.txid.as_deref().and_then(charge::parse_txid) else {
         return Ok(Taken::NotOurs);
     };
-    if account != link.account_id {
+    if account != owner {
         return Ok(Taken::NotOurs);
     }
     // Applied before (the webhook and then the reconciliation, a webhook twice): one read, and
@@ -255,7 +272,7 @@ pub async fn receive(
             |r: &Received| r.txid == notice.txid && r.valor.parse::<Money>().ok() == notice.valor.parse::<Money>().ok();
         let outcome = match confirmed {
             Some(received) if told(&received) => {
-                Box::pin(take(store, &link, &received)).await.map_err(|e| anyhow::anyhow!("{e}"))?
+                Box::pin(take(store, link.account_id, &received)).await.map_err(|e| anyhow::anyhow!("{e}"))?
             }
             _ => {
                 tracing::warn!(e2e = notice.end_to_end_id, "a Pix the PSP does not confirm: ignored");
@@ -295,7 +312,7 @@ pub async fn reconcile(
         done.pages += 1;
         for received in &answer.pix {
             done.received += 1;
-            match Box::pin(take(store, link, received)).await.map_err(|e| anyhow::anyhow!("{e}"))? {
+            match Box::pin(take(store, link.account_id, received)).await.map_err(|e| anyhow::anyhow!("{e}"))? {
                 Taken::Settled => done.settled += 1,
                 Taken::ToRefund { .. } => done.to_refund += 1,
                 Taken::Already => done.already += 1,

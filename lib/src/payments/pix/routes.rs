@@ -8,6 +8,10 @@
 //! Answers: `200` once every Pix told is applied or set aside (a PSP calls again on anything
 //! else); `400` for a body that is not the API Pix's; `503` while the PSP cannot be asked (it
 //! calls again).
+//!
+//! Pix Automático's two webhooks (`PUT /webhookrec`, `PUT /webhookcobr` with the same URL) arrive at
+//! `…/rec` (`{"recs": [{"idRec": …}]}`) and `…/cobr` (`{"cobsr": [{"txid": …}]}`), answered alike:
+//! each recurrence or debit told is read back from the PSP ([`super::automatic`]).
 
 use axum::extract::{Path, State};
 use axum::response::Response;
@@ -16,7 +20,7 @@ use axum::Router;
 use http::StatusCode;
 use serde_json::json;
 
-use super::{receive, Notices, MAX_NOTICES};
+use super::{automatic, receive, Notices, MAX_NOTICES};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::response::json_response;
 use crate::state::AppState;
@@ -24,7 +28,55 @@ use crate::values::{AccountId, BankRuleId};
 
 /// The webhook's route.
 pub fn routes() -> Router<AppState> {
-    Router::new().route("/pix/{account}/{rule}/pix", post(take))
+    Router::new()
+        .route("/pix/{account}/{rule}/pix", post(take))
+        .route("/pix/{account}/{rule}/rec", post(recurrences))
+        .route("/pix/{account}/{rule}/cobr", post(debits))
+}
+
+/// The ids a Pix Automático notice names under `list` (`recs` or `cobsr`), each item's `field`.
+fn named(body: &[u8], list: &str, field: &str) -> ApiResult<Vec<String>> {
+    let notice: serde_json::Value = serde_json::from_slice(body).map_err(|_| ApiError::MalformedBody)?;
+    let items = notice.get(list).and_then(serde_json::Value::as_array).ok_or(ApiError::MalformedBody)?;
+    if items.len() > MAX_NOTICES {
+        return Err(ApiError::BadRequest("more notices in one call than a PSP sends"));
+    }
+    let ids = items.iter().map(|item| item.get(field).and_then(serde_json::Value::as_str).map(str::to_owned));
+    ids.collect::<Option<Vec<_>>>().ok_or(ApiError::MalformedBody)
+}
+
+fn ids_of(account: &str, rule: &str) -> ApiResult<(AccountId, BankRuleId)> {
+    match (account.parse::<i64>(), rule.parse::<i64>()) {
+        (Ok(account), Ok(rule)) => Ok((AccountId::new(account), BankRuleId::new(rule))),
+        _ => Err(ApiError::RouteNotFound),
+    }
+}
+
+fn retry_later(error: anyhow::Error) -> ApiError {
+    tracing::warn!(error = ?error, "a Pix Automático notice not taken now: the PSP calls again");
+    ApiError::Unavailable(error)
+}
+
+async fn recurrences(
+    State(state): State<AppState>,
+    Path((account, rule)): Path<(String, String)>,
+    body: axum::body::Bytes,
+) -> ApiResult<Response> {
+    let (account, rule) = ids_of(&account, &rule)?;
+    let ids = named(&body, "recs", "idRec")?;
+    let told = automatic::follow(&state.store, account, rule, &ids).await.map_err(retry_later)?;
+    Ok(json_response(StatusCode::OK, &json!({ "recs": told })))
+}
+
+async fn debits(
+    State(state): State<AppState>,
+    Path((account, rule)): Path<(String, String)>,
+    body: axum::body::Bytes,
+) -> ApiResult<Response> {
+    ids_of(&account, &rule)?;
+    let txids = named(&body, "cobsr", "txid")?;
+    let told = automatic::settle(&state.store, &txids).await.map_err(retry_later)?;
+    Ok(json_response(StatusCode::OK, &json!({ "cobsr": told })))
 }
 
 /// The path a bank rule's webhook URL ends with (after the domain's base URL).

@@ -83,6 +83,16 @@ pub fn card_on_file(account: AccountId, schedule: crate::values::BillingId) -> (
     (super::billing::billing_partition(account, schedule), "CARDONFILE".to_owned())
 }
 
+/// A schedule's Pix Automático recurrence (`payments::pix::automatic`), in the schedule's partition.
+pub fn pix_recurrence(account: AccountId, schedule: crate::values::BillingId) -> (String, String) {
+    (super::billing::billing_partition(account, schedule), "PIXREC".to_owned())
+}
+
+/// The mark of a cycle's Pix Automático debit (`cobr`) sent to the PSP, in the cycle's partition.
+pub fn pix_debit(account: AccountId, billing: crate::values::BillingId) -> (String, String) {
+    (super::billing::billing_partition(account, billing), "PIXDEBIT".to_owned())
+}
+
 /// The account and billing of an [`availability_index`] sort key.
 pub fn read_availability_index(sk: &str) -> Option<(AccountId, crate::values::BillingId)> {
     super::reminder::read_reminder_index(sk)

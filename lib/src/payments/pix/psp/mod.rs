@@ -1,6 +1,7 @@
 //! A client of an account's Pix institution (PSP) through the API Pix: OAuth 2.0 client
 //! credentials over mutual TLS with the certificate the PSP issued, the token kept until shortly
-//! before it expires, and the calls the service makes (`cobv`, `pix`, `webhook`).
+//! before it expires, and the calls the service makes (`cobv`, `pix`, `webhook`; Pix Automático's
+//! in `recurring`).
 //!
 //! What reaches a PSP is kept in Secrets Manager, one secret per bank rule ([`Credentials`]; its
 //! name in the rule, [`secret_id`]), never in the table or the logs. A process keeps one client per
@@ -13,6 +14,7 @@
 
 mod answers;
 mod credentials;
+mod recurring;
 mod registry;
 
 use std::time::{Duration, Instant};
@@ -25,6 +27,7 @@ use tokio::sync::Mutex;
 pub use answers::{Cobv, Paging, Parameters, PspError, Received, ReceivedPage, Refund, PAGE_SIZE};
 use credentials::tls;
 pub use credentials::{secret_id, Credentials, DEFAULT_SECRET_PREFIX};
+pub use recurring::{Attempt, CobR, LocRec, Rec};
 pub use registry::{registry, Registry};
 
 /// A token is renewed this long before the PSP says it expires.
