@@ -31,7 +31,8 @@ the service, so what it computes (what a charge asks on a day) checks the servic
   PERMITE_3R_7D allows up to 3 retries (RIFL), each on a future day at most 7 days after the due date.
 - The payer and its PSP (not API Pix), each calling the client's webhookrec URL + "/rec" ({"recs": [...]})
   or webhookcobr URL + "/cobr" ({"cobsr": [...]}) as /_local/pay calls the key's webhook:
-  POST /_local/rec/approve {"client", "idRec", "cpf"?, "cnpj"?} (CRIADA -> APROVADA, journey 2; the payer
+  POST /_local/rec/approve {"client", "idRec" or "pixCopiaECola" (the QR code scanned), "cpf"?, "cnpj"?}
+  (CRIADA -> APROVADA, journey 2; the payer
   is the devedor unless cpf or cnpj says otherwise), POST /_local/rec/reject {"client", "idRec"} (CRIADA ->
   REJEITADA, AP13), POST /_local/rec/cancel {"client", "idRec"} (APROVADA -> CANCELADA by the payer, ACCL);
   POST /_local/cobr/settle {"client", "txid", "notify"?} pays the AGENDADA attempt (a Pix received, seen
@@ -762,6 +763,10 @@ class Handler(BaseHTTPRequestHandler):
         with LOCK:
             mine = user(body.get("client", ""))
             rec = mine["rec"].get(body.get("idRec", ""))
+            code = body.get("pixCopiaECola")
+            if not rec and code:  # the QR code the payer scanned: the recurrence of its location
+                rec = next((r for r in mine["rec"].values()
+                            if mine["locrec"].get(r["_loc"], {}).get("location", "\0") in code), None)
             if not rec:
                 return self.answer(404, {"detail": "recorrência não encontrada"})
             wanted = "APROVADA" if action == "cancel" else "CRIADA"

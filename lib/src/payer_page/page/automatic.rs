@@ -13,7 +13,7 @@ pub fn pix_automatic(billet: &BankBillet, amount: Money, period: &str, qr: Optio
     let body = match qr.and_then(|payload| qr_svg(payload).map(|svg| (payload, svg))) {
         Some((payload, svg)) => format!(
             "<p>Escaneie o QR Code ou cole o código no aplicativo do seu banco e confirme a autorização. \
-             As próximas cobranças de até {} ({}) serão debitadas na data de vencimento; se um débito \
+             As próximas cobranças ({}, {}) serão debitadas na data de vencimento; se um débito \
              não acontecer, você recebe o aviso com o link para pagar de outro jeito. Você pode cancelar \
              a autorização a qualquer momento no seu banco.</p>{svg}\
              <p class=\"note\">Pix Automático copia e cola:</p><p id=\"pix\" class=\"code\">{}</p>\
