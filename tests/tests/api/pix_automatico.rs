@@ -162,6 +162,12 @@ async fn an_authorized_recurrence_pays_three_cycles_and_a_failed_debit_leaves_th
     // Authorized again (a new recurrence), the next cycle paid off by hand: its pending debit is
     // cancelled at the PSP with the billing's Pix charge.
     let (_, sixth_token) = issued_token(&api, sixth).await;
+    // Two visits at once: one recurrence kept, both pages show it.
+    let path = format!("/pay/{sixth_token}/pix-automatico");
+    let (one, other) = tokio::join!(page(&api, &path), page(&api, &path));
+    let kept = recurrence(&api, schedule).await;
+    let payload = billing_api::payer_page::page::escape(kept.copy_paste.as_deref().unwrap());
+    assert!(one.1.contains(&payload) && other.1.contains(&payload), "both pages show the one kept");
     let again = authorize(&api, schedule, &sixth_token).await;
     assert_ne!(again.id_rec, recurrence_id, "a new recurrence");
     let (seventh, _) = issued(&api, schedule, 7, "2033-07-05").await;

@@ -39,7 +39,7 @@ use crate::billets::model::BankBillet;
 use crate::billings::model::Billing;
 use crate::store::records;
 use crate::store::stored::{self, Key, Stored};
-use crate::store::{keys, Store, StoreResult, Write};
+use crate::store::{keys, Condition, Store, StoreError, StoreResult};
 use crate::values::schedule_calendar::{End, Period};
 use crate::values::{today, AccountId, BankRuleId, BillingId, BillingType, Timestamp};
 
@@ -123,11 +123,11 @@ pub async fn open(store: &Store, account: AccountId, billing: &Billing, billet: 
     let (Some(period), Some(devedor)) = (periodicity(&schedule), devedor(billet)) else {
         return Ok(Offer::NotOffered);
     };
-    match recurrence(store, account, schedule.id).await? {
+    let previous = match recurrence(store, account, schedule.id).await? {
         Some(r) if r.status == "APROVADA" => return Ok(Offer::Authorized),
         Some(r) if r.status == "CRIADA" && r.secret_id == secret_id => return Ok(Offer::Authorize(r)),
-        _ => {}
-    }
+        other => other.map(|r| r.id_rec),
+    };
     let psp = psp::registry().client(secret_id).await?;
     let loc = psp.locrec().await.context("POST /locrec")?;
     let start = (billing.due_date + Days::new(1)).max(today());
@@ -155,8 +155,32 @@ pub async fn open(store: &Store, account: AccountId, billing: &Billing, billet: 
         status: read.status,
         updated_at: Timestamp::now(),
     };
-    store.write(vec![Write::put(stored::item_of(&kept, ())?)]).await?;
-    Ok(Offer::Authorize(kept))
+    if replaced(store, &kept, previous.as_deref()).await? {
+        return Ok(Offer::Authorize(kept));
+    }
+    // Another visit opened one meanwhile: this one is withdrawn, and that one shown.
+    if let Err(error) = psp.cancel_rec(&kept.id_rec).await {
+        tracing::warn!(id_rec = kept.id_rec, %error, "a recurrence opened twice was not cancelled at the PSP");
+    }
+    match recurrence(store, account, schedule.id).await? {
+        Some(r) if r.status == "APROVADA" => Ok(Offer::Authorized),
+        Some(r) => Ok(Offer::Authorize(r)),
+        None => Ok(Offer::NotOffered),
+    }
+}
+
+/// Keeps `next` in place of the schedule's recurrence `previous` (its id; none: there was none)
+/// while that is still the one kept; whether it was.
+async fn replaced(store: &Store, next: &Recurrence, previous: Option<&str>) -> StoreResult<bool> {
+    let condition = match previous {
+        Some(id) => Condition::equals("id_rec", id),
+        None => Condition::absent(),
+    };
+    match store.write(vec![stored::put_if(next, (), condition)?]).await {
+        Ok(()) => Ok(true),
+        Err(StoreError::ConditionFailed(_)) => Ok(false),
+        Err(error) => Err(error),
+    }
 }
 
 /// The recurrence's contract: the account and schedule it debits (`A<account>S<schedule>`).
@@ -191,8 +215,9 @@ pub async fn stop(store: &Store, account: AccountId, schedule: BillingId) -> any
         Ok(()) | Err(PspError::Refused { status: 400 | 404, .. }) => {}
         Err(error) => return Err(anyhow::Error::new(error).context("PATCH /rec")),
     }
+    let id = rec.id_rec.clone();
     let ended = Recurrence { status: "CANCELADA".into(), updated_at: Timestamp::now(), ..rec };
-    store.write(vec![Write::put(stored::item_of(&ended, ())?)]).await?;
+    replaced(store, &ended, Some(&id)).await?;
     Ok(())
 }
 
@@ -246,8 +271,9 @@ pub async fn follow(store: &Store, account: AccountId, rule: BankRuleId, ids: &[
             false => psp::registry().client(&ours.secret_id).await?.rec(id).await.context("GET /rec")?,
         };
         if ours.status != read.status {
+            // Unless the payer page replaced it meanwhile (then this one is no longer the schedule's).
             let next = Recurrence { status: read.status.clone(), updated_at: Timestamp::now(), ..ours };
-            store.write(vec![Write::put(stored::item_of(&next, ())?)]).await?;
+            replaced(store, &next, Some(&read.id)).await?;
         }
         told.push(Told::Recurrence { status: read.status });
     }
