@@ -17,12 +17,8 @@ Env: OPS_BIN (the ops binary), LOCAL_STRIPE_URL and LOCAL_STRIPE_JS_URL, and the
 settings (AWS_ENDPOINT_URL, TABLE_NAME).
 """
 
-import argparse
 import datetime
 import importlib
-import json
-import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -35,27 +31,14 @@ checks = importlib.import_module("payer-page-check")
 step = checks.step
 
 
-def cycles(api, schedule):
-    """The billings the schedule's cycles made, oldest first."""
-    listed = api.expect(200, "GET", f"/v1/billings?billing_id={schedule}&per_page=100")
-    return sorted(listed["billings"], key=lambda b: b["id"])
+cycles = checks.cycles
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--base-url", required=True)
-    parser.add_argument("--demo", required=True)
-    parser.add_argument("--screenshots", required=True)
-    parser.add_argument("--axe", required=True)
-    args = parser.parse_args()
-    demo = json.loads(Path(args.demo).read_text())
-    api = checks.Api(args.base_url, demo["token"])
+    args, _, api = checks.demo_api()
 
     step("a schedule of the demo account (its gateway on), its first cycle billed at once")
-    contact = {"contact": {"full_name": "Sara Assinante", "cpf": "284.719.365-00", "email": "sara@example.com",
-                           "address_postal_code": "01310-100", "address_street": "Avenida Paulista",
-                           "address_number": "1000", "address_district": "Bela Vista",
-                           "address_city": "São Paulo", "address_state": "SP"}}
+    contact = checks.contact_body("Sara Assinante", "284.719.365-00", "sara@example.com")
     made = api.expect(201, "POST", "/v1/contacts", contact)
     due_day = min((datetime.date.today() + datetime.timedelta(days=5)).day, 28)
     schedule = {"schedule": {"bank_rule_id": 1, "bill_category_id": 1, "contact_id": made["id"],
@@ -91,10 +74,7 @@ def main():
         browser.close()
 
     step("the next cycle issued, registered and charged to the card off-session")
-    # LOCAL_API_URL: the command tells the dev server to hand on what it wrote (its outbox) at once.
-    ran = subprocess.run([os.environ["OPS_BIN"], "schedules", "run", "--date", datetime.date.today().isoformat()],
-                         capture_output=True, text=True, env={**os.environ, "LOCAL_API_URL": args.base_url})
-    assert ran.returncode == 0, ran.stderr
+    checks.run_schedules(args.base_url, datetime.date.today().isoformat())
     deadline = time.time() + 60
     while True:
         billed = cycles(api, schedule_id)
@@ -112,8 +92,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except AssertionError as failure:
-        print(f"card on file: FAILED: {failure}")
-        sys.exit(1)
+    checks.run(main, "card on file")

@@ -124,22 +124,55 @@ def open_page(browser, url, shape, errors):
     return context, page, answer, outside
 
 
-def main():
+def demo_api():
+    """A check's arguments (--base-url, --demo, --screenshots, --axe), the demo account, and the API
+    with its token."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("--base-url", required=True)
-    parser.add_argument("--demo", required=True)
-    parser.add_argument("--screenshots", required=True)
-    parser.add_argument("--axe", required=True)
+    for name in ("--base-url", "--demo", "--screenshots", "--axe"):
+        parser.add_argument(name, required=True)
     args = parser.parse_args()
     demo = json.loads(Path(args.demo).read_text())
-    api = Api(args.base_url, demo["token"])
+    return args, demo, Api(args.base_url, demo["token"])
+
+
+def contact_body(full_name, cpf, email=None):
+    """A contact's create body, living on Avenida Paulista as the checks' payers do."""
+    body = {"full_name": full_name, "cpf": cpf, "address_postal_code": "01310-100",
+            "address_street": "Avenida Paulista", "address_number": "1000", "address_district": "Bela Vista",
+            "address_city": "São Paulo", "address_state": "SP"}
+    return {"contact": body | ({"email": email} if email else {})}
+
+
+def cycles(api, schedule):
+    """The billings a schedule's cycles made, oldest first."""
+    listed = api.expect(200, "GET", f"/v1/billings?billing_id={schedule}&per_page=100")
+    return sorted(listed["billings"], key=lambda b: b["id"])
+
+
+def run_schedules(base_url, day):
+    """`ops schedules run --date <day>` against the dev server at `base_url` (LOCAL_API_URL: the
+    command tells it to hand on what it wrote, its outbox, at once)."""
+    ran = subprocess.run([os.environ["OPS_BIN"], "schedules", "run", "--date", day],
+                         capture_output=True, text=True, env={**os.environ, "LOCAL_API_URL": base_url})
+    assert ran.returncode == 0, ran.stderr
+
+
+def run(main, name):
+    """Runs a check's `main`: a failed assertion prints `<name>: FAILED: …` and exits 1."""
+    try:
+        main()
+    except AssertionError as failure:
+        print(f"{name}: FAILED: {failure}")
+        sys.exit(1)
+
+
+def main():
+    args, demo, api = demo_api()
     shots = Path(args.screenshots)
 
     step("POST /v1/contacts, three billings; wait for their billets")
-    contact = api.expect(201, "POST", "/v1/contacts", {"contact": {
-        "full_name": "Maria da Silva", "cpf": "529.982.247-25", "email": "maria@example.com",
-        "address_postal_code": "01310-100", "address_street": "Avenida Paulista", "address_number": "1000",
-        "address_district": "Bela Vista", "address_city": "São Paulo", "address_state": "SP"}})
+    maria = contact_body("Maria da Silva", "529.982.247-25", "maria@example.com")
+    contact = api.expect(201, "POST", "/v1/contacts", maria)
 
     def billing(description, amount):
         return api.expect(201, "POST", "/v1/billings", {"billing": {

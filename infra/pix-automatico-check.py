@@ -18,12 +18,10 @@ Env: OPS_BIN (the ops binary), LOCAL_PSP_DIRECT_URL, TABLE_NAME (the local PSP's
 local-client-<table>), and the local AWS settings (AWS_ENDPOINT_URL).
 """
 
-import argparse
 import datetime
 import importlib
 import json
 import os
-import subprocess
 import sys
 import time
 import urllib.error
@@ -38,10 +36,7 @@ checks = importlib.import_module("payer-page-check")
 step = checks.step
 
 
-def cycles(api, schedule):
-    """The billings the schedule's cycles made, oldest first."""
-    listed = api.expect(200, "GET", f"/v1/billings?billing_id={schedule}&per_page=100")
-    return sorted(listed["billings"], key=lambda b: b["id"])
+cycles = checks.cycles
 
 
 def psp(path, body):
@@ -65,20 +60,10 @@ def billet_with_pix(api, billing_id):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--base-url", required=True)
-    parser.add_argument("--demo", required=True)
-    parser.add_argument("--screenshots", required=True)
-    parser.add_argument("--axe", required=True)
-    args = parser.parse_args()
-    demo = json.loads(Path(args.demo).read_text())
-    api = checks.Api(args.base_url, demo["token"])
+    args, demo, api = checks.demo_api()
 
     step("a schedule on the demo's Itaú rule with Pix, billed five days ahead, its first cycle at once")
-    contact = {"contact": {"full_name": "Rui Recorrente", "cpf": "418.627.935-73", "email": "rui@example.com",
-                           "address_postal_code": "01310-100", "address_street": "Avenida Paulista",
-                           "address_number": "1000", "address_district": "Bela Vista",
-                           "address_city": "São Paulo", "address_state": "SP"}}
+    contact = checks.contact_body("Rui Recorrente", "418.627.935-73", "rui@example.com")
     made = api.expect(201, "POST", "/v1/contacts", contact)
     today = datetime.date.today()
     due_day = min((today + datetime.timedelta(days=3)).day, 28)
@@ -105,7 +90,8 @@ def main():
         page.screenshot(path=str(shot), full_page=True)
         assert checks.decode_qr(shot) == [code], checks.decode_qr(shot)
         violations = checks.axe(page, args.axe)
-        print(f"   QR decoded to the recurrence's code; axe: no serious or critical violation ({violations} minor or moderate)")
+        print(f"   QR decoded to the recurrence's code; axe: no serious or critical violation ({violations} minor"
+              " or moderate)")
         print(f"   screenshot: {shot}")
 
         step("the payer's bank approves the code scanned; the page says it is authorized")
@@ -118,10 +104,7 @@ def main():
 
     step("the next cycle billed on its issue day, its debit sent and settled by the payer's bank")
     issue_day = api.expect(200, "GET", f"/v1/billings/{schedule_id}")["recurrence"]["next_issue_date"]
-    # LOCAL_API_URL: the command tells the dev server to hand on what it wrote (its outbox) at once.
-    ran = subprocess.run([os.environ["OPS_BIN"], "schedules", "run", "--date", issue_day],
-                         capture_output=True, text=True, env={**os.environ, "LOCAL_API_URL": args.base_url})
-    assert ran.returncode == 0, ran.stderr
+    checks.run_schedules(args.base_url, issue_day)
     deadline = time.time() + 60
     while True:
         billed = cycles(api, schedule_id)
@@ -145,8 +128,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except AssertionError as failure:
-        print(f"pix automatico: FAILED: {failure}")
-        sys.exit(1)
+    checks.run(main, "pix automatico")

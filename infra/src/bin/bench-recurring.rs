@@ -76,15 +76,8 @@ async fn main() -> anyhow::Result<()> {
     anyhow::ensure!(queued == total, "queued {queued} of {total}");
     let started = Timestamp::now();
     server.issue_queued_schedules().await;
-    // Read back sixteen accounts at a time, as patiently as moto answers (a thousand at once
-    // overruns its one-call-at-a-time server).
     let reader = patient(&server);
-    let small_last = small.iter().map(|a| a.last_issued(&reader, started));
-    let small_last: Vec<_> = futures::stream::iter(small_last).buffer_unordered(16).collect().await;
-    let mut small_latest = Duration::ZERO;
-    for last in small_last {
-        small_latest = small_latest.max(last?);
-    }
+    let small_latest = latest(&reader, &small, started).await?;
     let big_latest = big.last_issued(&reader, started).await?;
 
     println!(
@@ -162,6 +155,18 @@ fn patient(server: &DevServer) -> Store {
         .operation_attempt_timeout(Duration::from_secs(600))
         .build();
     Store::with_timeouts(aws_sdk_dynamodb::Client::new(&server.config), server.store.table().to_owned(), timeouts)
+}
+
+/// How long after `started` the last of `accounts` issued its latest cycle, read back sixteen
+/// accounts at a time (a thousand at once overrun moto's one-call-at-a-time server).
+async fn latest(store: &Store, accounts: &[Accounted], started: Timestamp) -> anyhow::Result<Duration> {
+    let each = accounts.iter().map(|a| a.last_issued(store, started));
+    let each: Vec<_> = futures::stream::iter(each).buffer_unordered(16).collect().await;
+    let mut latest = Duration::ZERO;
+    for last in each {
+        latest = latest.max(last?);
+    }
+    Ok(latest)
 }
 
 /// An account and its schedules.
