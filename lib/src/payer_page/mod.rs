@@ -13,11 +13,8 @@
 //! indexed and send no referrer; a page is cached by the payer's browser for a minute and
 //! revalidated by its `ETag`, so a paid billet shows paid within a minute.
 
-mod automatic;
 mod booklet;
 pub mod page;
 mod routes;
-mod saving;
-mod shared;
 
 pub use routes::app;

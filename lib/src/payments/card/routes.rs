@@ -202,15 +202,27 @@ pub async fn confirmed_by_payer(state: &AppState, account: AccountId, billing: &
 
 const NOT_RECURRING: &str = "Esta cobrança não é de uma assinatura: não há cartão a salvar";
 
+/// The schedule `billing` is a cycle of and the account's gateway (`enabled_only`: while it is on),
+/// for the card-saving routes; or the answer why not (404 in the payer's words, 503).
+async fn schedule_and_gateway(
+    state: &AppState,
+    account: AccountId,
+    billing: &Billing,
+    enabled_only: bool,
+) -> Result<(BillingId, std::sync::Arc<super::stripe::Stripe>), Response> {
+    let schedule = match on_file::schedule_of(&state.store, account, billing).await {
+        Ok(Some(schedule)) => schedule,
+        Ok(None) => return Err(answer(StatusCode::NOT_FOUND, NOT_RECURRING)),
+        Err(error) => return Err(retry_later(error)),
+    };
+    let (_, gateway) = gateway_of(state, account, enabled_only, "Cartão indisponível").await?;
+    Ok((schedule, gateway))
+}
+
 /// What the card-saving page's script gets: the schedule's SetupIntent's client secret and the
 /// publishable key; or why not (404, in the payer's words), or 503.
 pub async fn open_setup_for_payer(state: &AppState, account: AccountId, billing: &Billing) -> Response {
-    let schedule = match on_file::schedule_of(&state.store, account, billing).await {
-        Ok(Some(schedule)) => schedule,
-        Ok(None) => return answer(StatusCode::NOT_FOUND, NOT_RECURRING),
-        Err(error) => return retry_later(error),
-    };
-    let (_, gateway) = match gateway_of(state, account, true, "Cartão indisponível").await {
+    let (schedule, gateway) = match schedule_and_gateway(state, account, billing, true).await {
         Ok(found) => found,
         Err(response) => return response,
     };
@@ -235,12 +247,7 @@ pub async fn setup_confirmed_by_payer(
     billing: &Billing,
     setup: &str,
 ) -> Response {
-    let schedule = match on_file::schedule_of(&state.store, account, billing).await {
-        Ok(Some(schedule)) => schedule,
-        Ok(None) => return answer(StatusCode::NOT_FOUND, NOT_RECURRING),
-        Err(error) => return retry_later(error),
-    };
-    let (_, gateway) = match gateway_of(state, account, false, "Cartão indisponível").await {
+    let (schedule, gateway) = match schedule_and_gateway(state, account, billing, false).await {
         Ok(found) => found,
         Err(response) => return response,
     };

@@ -37,7 +37,6 @@ use super::psp::{self, PspError};
 use super::{Link, Taken};
 use crate::billets::model::BankBillet;
 use crate::billings::model::Billing;
-use crate::store::records;
 use crate::store::stored::{self, Key, Stored};
 use crate::store::{keys, Condition, Store, StoreError, StoreResult};
 use crate::values::schedule_calendar::{End, Period};
@@ -110,17 +109,21 @@ pub enum Offer {
     NotOffered,
 }
 
-/// The schedule of `billing` (a cycle) and its recurrence to authorize, opened at the PSP of the
-/// cycle's billet when there is none waiting (see the module's documentation).
-pub async fn open(store: &Store, account: AccountId, billing: &Billing, billet: &BankBillet) -> anyhow::Result<Offer> {
-    let (Some(secret_id), Some(parent)) = (billet.pix_psp.as_deref(), billing.parent_id) else {
-        return Ok(Offer::NotOffered);
-    };
-    if billing.billing_type != BillingType::Billing {
+/// The recurrence of `schedule` to authorize from the page of `billing` (one of its cycles), opened
+/// at the PSP of the cycle's billet when there is none waiting (see the module's documentation).
+pub async fn open(
+    store: &Store,
+    account: AccountId,
+    schedule: &Billing,
+    billing: &Billing,
+    billet: &BankBillet,
+) -> anyhow::Result<Offer> {
+    let Some(secret_id) = billet.pix_psp.as_deref() else { return Ok(Offer::NotOffered) };
+    let cycle = billing.billing_type == BillingType::Billing && billing.parent_id == Some(schedule.id);
+    if !cycle || schedule.billing_type != BillingType::Schedule {
         return Ok(Offer::NotOffered);
     }
-    let Some(schedule) = records::find::<Billing>(store, account, parent).await? else { return Ok(Offer::NotOffered) };
-    let (Some(period), Some(devedor)) = (periodicity(&schedule), devedor(billet)) else {
+    let (Some(period), Some(devedor)) = (periodicity(schedule), devedor(billet)) else {
         return Ok(Offer::NotOffered);
     };
     let previous = match recurrence(store, account, schedule.id).await? {

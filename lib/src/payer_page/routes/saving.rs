@@ -6,10 +6,10 @@ use axum::response::{IntoResponse, Response};
 use http::header::HeaderValue;
 use http::StatusCode;
 
-use super::page;
 use super::shared::{checkout_gateway, found_in, gateway_origins, html_headers, not_found, unavailable};
 use crate::billets::link;
 use crate::billings::standing::Standing;
+use crate::payer_page::page;
 use crate::payments::card::{on_file, routes as card};
 use crate::state::AppState;
 use crate::values::today;

@@ -1,4 +1,5 @@
-//! The payer page's routes: reads, rate limit, headers and answers (the HTML is `page`).
+//! The payer page's routes: reads, rate limit, headers and answers (the HTML is `page`); the
+//! card-saving and Pix Automático pages in `saving` and `automatic`, their shared answers in `shared`.
 
 use axum::body::Body;
 use axum::extract::{Path, Request, State};
@@ -10,16 +11,18 @@ use http::header::{self, HeaderValue};
 use http::{HeaderMap, StatusCode};
 use sha2::{Digest, Sha256};
 
+mod automatic;
+mod saving;
+mod shared;
+
 use super::page::{self, Standing};
-use super::shared::{
-    checkout_gateway, found, found_in, gateway_origins, html_headers, message, not_found, unavailable,
-};
 use crate::billets::link;
 use crate::billets::model::BankBillet;
 use crate::billets::printing::Slip;
 use crate::http::rate_limit::{client_ip, unix_now, RateLimiter, RateLimits};
 use crate::state::AppState;
 use crate::values::today;
+use shared::{checkout_gateway, found, found_in, gateway_origins, html_headers, message, not_found, unavailable};
 
 /// The page's routes with their rate limit and headers, on `state`.
 pub fn app(state: AppState) -> Router {
@@ -31,9 +34,9 @@ pub fn app(state: AppState) -> Router {
         .route("/pay/{token}/lembretes", get(reminders).post(stop_reminders))
         .route("/pay/{token}/cartao", get(card).post(card_intent))
         .route("/pay/{token}/cartao/{intent}", post(card_confirmed))
-        .route("/pay/{token}/cartao/salvar", get(super::saving::page).post(super::saving::open))
-        .route("/pay/{token}/cartao/salvar/{setup}", post(super::saving::confirmed))
-        .route("/pay/{token}/pix-automatico", get(super::automatic::page))
+        .route("/pay/{token}/cartao/salvar", get(saving::page).post(saving::open))
+        .route("/pay/{token}/cartao/salvar/{setup}", post(saving::confirmed))
+        .route("/pay/{token}/pix-automatico", get(automatic::page))
         .route_layer(axum::middleware::from_fn_with_state(limiter, per_ip))
         .layer(axum::middleware::from_fn(protect))
         .with_state(state)

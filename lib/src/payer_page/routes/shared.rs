@@ -5,10 +5,10 @@ use axum::response::{IntoResponse, Response};
 use http::header::{self, HeaderValue};
 use http::StatusCode;
 
-use super::page;
 use crate::billets::link;
 use crate::billets::model::{self as billets, BankBillet};
 use crate::billings::Billing;
+use crate::payer_page::page;
 use crate::state::AppState;
 use crate::store::{records, StoreError};
 use crate::values::AccountId;

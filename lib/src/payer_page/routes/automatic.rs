@@ -6,12 +6,14 @@ use axum::extract::{Path, State};
 use axum::response::{IntoResponse, Response};
 use http::StatusCode;
 
-use super::page;
 use super::shared::{found_in, html_headers, not_found, psp_unavailable, unavailable};
 use crate::billets::link;
+use crate::billings::model::Billing;
 use crate::billings::standing::Standing;
+use crate::payer_page::page;
 use crate::payments::pix::automatic::{self, Offer};
 use crate::state::AppState;
+use crate::store::records;
 use crate::values::today;
 
 /// In words, for the page.
@@ -36,20 +38,14 @@ pub(super) async fn page(State(state): State<AppState>, Path(token): Path<String
     if !matches!(Standing::of(&billet, &billing, today()), Standing::Payable(_)) {
         return not_found();
     }
-    let schedule = match billing.parent_id {
-        Some(parent) => {
-            crate::store::records::find::<crate::billings::model::Billing>(&state.store, account, parent).await
-        }
-        None => return not_found(),
-    };
-    let Some(schedule) = (match schedule {
-        Ok(found) => found,
+    let Some(parent) = billing.parent_id else { return not_found() };
+    let schedule = match records::find::<Billing>(&state.store, account, parent).await {
+        Ok(Some(schedule)) => schedule,
+        Ok(None) => return not_found(),
         Err(error) => return unavailable(error),
-    }) else {
-        return not_found();
     };
     let Some(period) = automatic::periodicity(&schedule) else { return not_found() };
-    let qr = match automatic::open(&state.store, account, &billing, &billet).await {
+    let qr = match automatic::open(&state.store, account, &schedule, &billing, &billet).await {
         Ok(Offer::Authorize(recurrence)) => recurrence.copy_paste,
         Ok(Offer::Authorized) => None,
         Ok(Offer::NotOffered) => return not_found(),
