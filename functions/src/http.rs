@@ -37,14 +37,16 @@ pub async fn run_http(routes: fn() -> Router<AppState>) -> Result<(), lambda_htt
 }
 
 /// The routes of the billings function: `/v1/billings`, `/v1/schedules` (beyond the spec), the
-/// pay-off (the manual channel's) and the account's operations on a card payment (beyond the spec:
-/// capture, release, refund).
+/// pay-off (the manual channel's), the account's operations on a card payment (beyond the spec:
+/// capture, release, refund) and its payments ledger (beyond the spec: `/v1/payments`, refunds,
+/// `/v1/statements`).
 pub fn billing_routes() -> Router<AppState> {
     billing_api::billings::router()
         .merge(billing_api::schedules::routes::router())
         .merge(billing_api::carnes::routes::router())
         .merge(billing_api::payments::manual::routes())
         .merge(billing_api::payments::card::routes::api())
+        .merge(billing_api::payments::routes::router())
 }
 
 /// The payer's pages as their Lambda serves them: public (no authorizer context, no idempotency),

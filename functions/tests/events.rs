@@ -103,6 +103,10 @@ const HTTP_SUITES: [(Routes, &[(&str, u16)]); 8] = [
             ("billings-update.json", 200),
             ("billings-cancel.json", 200),
             ("billings-pay-off.json", 200),
+            // The pay-off's payment (cash entry 1) in the ledger, part of it refunded.
+            ("payments-list.json", 200),
+            ("payments-refund.json", 201),
+            ("statements-show.json", 200),
             ("billings-delete.json", 422),
         ],
     ),

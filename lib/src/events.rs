@@ -28,6 +28,10 @@ pub const STORE_CREDIT_CREATED: &str = "store_credit.created";
 /// A payment kept to refund: a billing paid twice (through two channels, or after it was settled
 /// otherwise), the second payment's amount to give back to the payer (`payments`).
 pub const PAYMENT_TO_REFUND: &str = "payment.to_refund";
+/// A payment applied: it settled its billing (`payments`). Sent only to receivers that ask for it.
+pub const PAYMENT_APPLIED: &str = "payment.applied";
+/// A refund of a payment recorded (`payments::refunds`). Sent only to receivers that ask for it.
+pub const PAYMENT_REFUNDED: &str = "payment.refunded";
 /// A test delivery an account asks for (`POST /v1/webhooks/{id}/test`): sent to that receiver only.
 pub const PING: &str = "ping";
 
@@ -36,7 +40,27 @@ pub const KEPT_SECONDS: i64 = 30 * 24 * 3600;
 
 /// Every event type the service sends about changes: what a receiver may choose among
 /// (`event_types`), for the documentation and the tests. A `ping` goes only where it is asked to.
-pub const TYPES: [&str; 4] = [BILLING_UPDATED, SALE_UPDATED, STORE_CREDIT_CREATED, PAYMENT_TO_REFUND];
+pub const TYPES: [&str; 6] =
+    [BILLING_UPDATED, SALE_UPDATED, STORE_CREDIT_CREATED, PAYMENT_TO_REFUND, PAYMENT_APPLIED, PAYMENT_REFUNDED];
+
+/// The types a receiver gets only when it names them in its `event_types` (one that names none
+/// gets every other type): the ledger's events, one per payment, that a receiver of billings'
+/// changes already hears of through `billing.updated`.
+pub const ASKED_ONLY: [&str; 2] = [PAYMENT_APPLIED, PAYMENT_REFUNDED];
+
+/// Whether an event of type `kind` goes to a receiver that chose `types` (`None`: it chose none,
+/// and gets every type but those of [`ASKED_ONLY`]).
+pub fn goes_to(types: Option<&[String]>, kind: &str) -> bool {
+    match types {
+        Some(types) => types.iter().any(|t| t == kind),
+        None => !ASKED_ONLY.contains(&kind),
+    }
+}
+
+/// The types a receiver that chose none gets.
+pub fn unasked_types() -> Vec<String> {
+    TYPES.iter().filter(|kind| !ASKED_ONLY.contains(kind)).map(|kind| (*kind).to_owned()).collect()
+}
 
 /// Whether `kind` is a type of event the service records (the types of [`TYPES`] and `ping`).
 pub fn is_type(kind: &str) -> bool {

@@ -131,7 +131,8 @@ pub enum Command {
     /// shown.
     #[command(subcommand, after_long_help = remittance::bank_layouts())]
     Return(ReturnCommand),
-    /// Payments as every channel applies them: those kept to refund.
+    /// The payments ledger as every channel writes it: payments, one payment, refunds, a day's
+    /// statement, those kept to refund.
     #[command(subcommand)]
     Payment(PaymentCommand),
     /// Pix: a bank rule's Pix institution (PSP), a Pix given back to its payer, the reconciliation
@@ -176,6 +177,7 @@ impl Command {
             Command::Sale(command) => command.destructive(),
             Command::Return(command) => command.destructive(),
             Command::Pix(command) => command.destructive(),
+            Command::Payment(command) => command.destructive(),
             Command::Gateway(command) => command.destructive(),
             _ => None,
         }

@@ -9,11 +9,11 @@ use crate::billings::billets::lifecycle::{self, BilletWrite};
 use crate::billings::model::Billing;
 use crate::billings::service::{change, Ruled};
 use crate::refusal::{Code, Problem, Refusal};
-use crate::store::stored;
 use crate::store::{Store, Write};
 use crate::values::{AccountId, BillingId, BillingStatus, Money, Timestamp};
 
-use super::ledger::{entry, kept_to_refund, recorded, Channel, Entry, Outcome, Payment};
+use super::ledger::{entry, recorded, Channel, Entry, Outcome, Payment};
+use super::recording::{kept_to_refund, recorded_new};
 
 /// What [`apply`] did.
 #[derive(Clone, Debug, PartialEq)]
@@ -137,9 +137,16 @@ pub fn decide(
     if let Some(why) = refused(&billing, billet, payment) {
         return Ok(Decided::ToRefund(why));
     }
-    let ledger = stored::insert(&entry(account, billing.id, payment, Outcome::Settled, ""), ())?;
+    let mut entry = entry(account, billing.id, payment, Outcome::Settled, "");
+    if let (Some(billet), None) = (billet, payment.paid_off) {
+        let difference = payment.amount - billet.amount;
+        entry.original_amount = billet.amount;
+        entry.interest = difference.max(Money::ZERO);
+        entry.discount = (-difference).max(Money::ZERO);
+    }
+    let ledger = recorded_new(&entry)?;
     let (next, billet) = settled(billing, billet, payment);
-    Ok(Decided::Settles { next: Box::new(next), billet, also: vec![ledger] })
+    Ok(Decided::Settles { next: Box::new(next), billet, also: ledger })
 }
 
 /// [`decide`], the ledger read first (in the billing's transaction, so that a report of the same

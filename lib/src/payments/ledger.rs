@@ -1,14 +1,14 @@
 //! The payment ledger: what a payment is ([`Payment`], by [`Channel`]) and what became of it
-//! ([`Entry`]: once per channel and provider id; [`ToRefund`]: the account's list of payments kept to
-//! refund). Types and writes only: the workflow that applies a payment is `apply`.
+//! ([`Entry`]: once per channel and provider id, with what it paid, its fee, its credit and its
+//! refunds; [`ToRefund`]: the account's list of payments kept to refund). Types and reads only:
+//! the writes of a new entry are `recording`'s, the workflow that applies a payment is `apply`.
 
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
-use crate::refusal::Refusal;
 use crate::store::item::number;
 use crate::store::stored::{self, Key, Stored};
-use crate::store::{keys, KeyRange, Sort, Store, StoreError, Write};
+use crate::store::{keys, KeyRange, Sort, Store, StoreError};
 use crate::values::{AccountId, BilletId, BillingId, DischargeReason, Money, Timestamp};
 
 /// How a payment came (a value billets and billings keep too).
@@ -77,10 +77,128 @@ pub struct Entry {
     /// Why it is to refund.
     #[serde(default)]
     pub note: String,
-    /// How much of it the provider reports given back to the payer (a Pix's `devolucoes`).
+    /// How much of it was given back to the payer: the refunds made through the service, or what
+    /// the provider reports (a Pix's `devolucoes`, a card's refunds), whichever is more.
     #[serde(default, with = "number")]
     pub refunded: Money,
     pub recorded_at: Timestamp,
+    /// What the billet asked, and how what was paid differs from it: interest (with the fine: the
+    /// banks' return files report them as one) or a discount. A payment kept to refund, or one
+    /// without a billet, asked what it paid.
+    #[serde(default, with = "number")]
+    pub original_amount: Money,
+    #[serde(default, with = "number")]
+    pub interest: Money,
+    #[serde(default, with = "number")]
+    pub discount: Money,
+    /// The provider's fee, and what reaches the account's bank account, on `credit_on`.
+    #[serde(default, with = "number")]
+    pub fee: Money,
+    #[serde(default, with = "number")]
+    pub net_amount: Money,
+    #[serde(default)]
+    pub credit_on: Option<NaiveDate>,
+    /// The refunds made through the service (`refunds`), oldest first.
+    #[serde(default)]
+    pub refunds: Vec<Refund>,
+    /// The refund under way: asked of the provider, not recorded yet (one at a time).
+    #[serde(default)]
+    pub claim: Option<Refund>,
+    /// Moves on at each change of the entry (a refund's claim, a refund): a change is written only
+    /// over the entry it read. 0: an entry written before it had one.
+    #[serde(default)]
+    pub version: i64,
+}
+
+/// A refund of a payment made through the service.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Refund {
+    /// Ours (`rf_…`): the provider's idempotency key, so asking again is the same refund.
+    pub id: String,
+    #[serde(with = "number")]
+    pub amount: Money,
+    #[serde(default)]
+    pub reason: String,
+    /// Who asked: `api` (an integrator) or `ops` (an operator).
+    pub by: String,
+    pub requested_at: Timestamp,
+    /// When it was recorded as made.
+    #[serde(default)]
+    pub made_at: Option<Timestamp>,
+    /// The provider's id of it (a Pix devolução's `rtrId`, a Stripe refund's id); none for a
+    /// boleto or a pay-off, whose refund is made outside the service.
+    #[serde(default)]
+    pub provider_id: Option<String>,
+}
+
+/// Where a payment stands: `applied` (it settled its billing), `to_refund` (kept to give back),
+/// `refunded` (given back whole).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Applied,
+    ToRefund,
+    Refunded,
+}
+
+impl Status {
+    pub const ALL: [Status; 3] = [Status::Applied, Status::ToRefund, Status::Refunded];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Applied => "applied",
+            Status::ToRefund => "to_refund",
+            Status::Refunded => "refunded",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Status> {
+        Status::ALL.into_iter().find(|status| status.as_str() == text)
+    }
+}
+
+/// A channel by its name (`Channel::as_str`).
+pub fn channel_named(text: &str) -> Option<Channel> {
+    [Channel::BankBillet, Channel::Pix, Channel::CreditCard, Channel::Manual].into_iter().find(|c| c.as_str() == text)
+}
+
+impl Entry {
+    pub fn status(&self) -> Status {
+        match self.outcome {
+            _ if self.amount.is_positive() && self.refunded >= self.amount => Status::Refunded,
+            Outcome::Settled => Status::Applied,
+            Outcome::ToRefund => Status::ToRefund,
+        }
+    }
+
+    /// What is left to give back, less a refund under way.
+    pub fn refundable(&self) -> Money {
+        let claimed = self.claim.as_ref().map_or(Money::ZERO, |claim| claim.amount);
+        (self.amount - self.refunded - claimed).max(Money::ZERO)
+    }
+
+    /// Its id in the API (`pay_…`): its channel and provider id, so a read goes to its key.
+    pub fn id(&self) -> String {
+        payment_id(self.channel, &self.provider_id)
+    }
+}
+
+/// The API's id of the payment `provider_id` of `channel`.
+pub fn payment_id(channel: Channel, provider_id: &str) -> String {
+    use base64::Engine as _;
+    let text = format!("{}:{provider_id}", channel.as_str());
+    format!("pay_{}", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(text))
+}
+
+/// The channel and provider id an API id names; `None` for anything not made by [`payment_id`].
+pub fn read_payment_id(id: &str) -> Option<(Channel, String)> {
+    use base64::Engine as _;
+    let encoded = id.strip_prefix("pay_").filter(|rest| rest.len() <= 400)?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(encoded).ok()?;
+    let text = String::from_utf8(bytes).ok()?;
+    let (channel, provider_id) = text.split_once(':')?;
+    let channel = channel_named(channel)?;
+    (!provider_id.is_empty()).then(|| (channel, provider_id.to_owned()))
 }
 
 impl Stored for Entry {
@@ -122,6 +240,15 @@ pub fn entry(account: AccountId, billing: BillingId, payment: &Payment, outcome:
         note: note.to_owned(),
         refunded: Money::ZERO,
         recorded_at: Timestamp::now(),
+        original_amount: payment.amount,
+        interest: Money::ZERO,
+        discount: Money::ZERO,
+        fee: payment.fee,
+        net_amount: payment.net_amount,
+        credit_on: Some(payment.credit_on),
+        refunds: Vec::new(),
+        claim: None,
+        version: 1,
     }
 }
 
@@ -138,34 +265,6 @@ pub async fn entry_of(
     provider_id: &str,
 ) -> Result<Option<Entry>, StoreError> {
     stored::find::<Entry>(store, keys::payment::payment(account, channel.as_str(), provider_id)).await
-}
-
-/// The writes that keep `payment` of billing `billing` to refund: its ledger entry (only if
-/// absent), its place in the account's list, and the `payment.to_refund` event that tells the
-/// account's receivers (the account gives the amount back to the payer).
-pub fn kept_to_refund(
-    account: AccountId,
-    billing: BillingId,
-    payment: &Payment,
-    why: &str,
-) -> Result<Vec<Write>, Refusal> {
-    let entry = entry(account, billing, payment, Outcome::ToRefund, why);
-    let event = crate::events::record(account, crate::events::PAYMENT_TO_REFUND, to_refund_event(&entry))?;
-    Ok(vec![stored::insert(&entry, ())?, stored::put(&ToRefund(entry), ())?, event])
-}
-
-/// What `payment.to_refund` says of a payment kept to refund.
-pub fn to_refund_event(entry: &Entry) -> serde_json::Value {
-    serde_json::json!({ "payment": {
-        "billing_id": entry.billing_id,
-        "bank_billet_id": entry.billet_id,
-        "channel": entry.channel.as_str(),
-        "provider_id": entry.provider_id,
-        "amount": format!("{:.2}", entry.amount.get()),
-        "paid_on": entry.paid_on,
-        "reason": entry.note,
-        "recorded_at": entry.recorded_at,
-    }})
 }
 
 /// The account's payments to refund, oldest first, at most `limit`.

@@ -31,26 +31,33 @@ pub mod manual;
 #[cfg(test)]
 mod pairs;
 pub mod pix;
+pub mod recording;
+pub mod refunds;
 pub mod registrar;
+pub mod routes;
+pub mod rows;
 pub mod secrets;
+pub mod statement;
+pub mod view;
 pub mod withdrawals;
 
 pub use apply::{apply, apply_new, decide, decision, keep, refused, settled, Applied, Decided};
 pub use channel::ChannelRoom;
 pub use ledger::*;
+pub use recording::{kept_to_refund, payment_event, recorded_new};
 
-use crate::billings::billets::lifecycle::BilletWrite;
 use crate::billings::service::{change, Ruled};
 use crate::refusal::Refusal;
-use crate::store::stored::{self, Stored};
-use crate::store::{Store, Write};
+use crate::store::Store;
 use crate::values::{AccountId, Money};
 
 /// Records what the provider reports given back of an applied payment (`refunded`, the sum of its
-/// refunds so far): on its ledger entry; a payment kept to refund leaves the account's list once
-/// wholly given back; a payment that settled its billet marks the billet's `provider_status`
-/// (`DEVOLVIDO`, or `DEVOLVIDO_PARCIAL`), announced by `billing.updated`. Returns whether anything
-/// changed (a refund reported again changes nothing).
+/// refunds so far) when it is more than the entry says (a refund made at the provider's side, a
+/// card's dispute): the entry, its rows, the day's counts and `payment.refunded` (`refunds`); a
+/// payment kept to refund leaves the account's list once wholly given back; a payment that settled
+/// its billet marks the billet's `provider_status` (`DEVOLVIDO`, or `DEVOLVIDO_PARCIAL`), announced
+/// by `billing.updated`. A refund under way through the service (its claim) is left to record
+/// itself. Returns whether anything changed (a refund reported again changes nothing).
 pub async fn record_refund(
     store: &Store,
     account: AccountId,
@@ -58,36 +65,26 @@ pub async fn record_refund(
     refunded: Money,
 ) -> Result<bool, Refusal> {
     let Some(entry) = recorded(store, account, payment).await? else { return Ok(false) };
-    if entry.refunded == refunded || !refunded.is_positive() {
+    if refunded <= entry.refunded || entry.claim.is_some() {
         return Ok(false);
     }
     let whole = refunded >= entry.amount;
-    let next = Entry { refunded, ..entry.clone() };
-    let mut writes = vec![stored::put(&next, ())?];
-    match entry.outcome {
-        Outcome::ToRefund if whole => {
-            let (pk, sk) = ToRefund(entry.clone()).key(());
-            writes.push(Write::delete(pk, sk));
-        }
-        Outcome::ToRefund => writes.push(stored::put(&ToRefund(next.clone()), ())?),
-        Outcome::Settled => {
-            let status = if whole { "DEVOLVIDO" } else { "DEVOLVIDO_PARCIAL" };
-            let (_, done) = Box::pin(change(store, account, entry.billing_id, |billing, billet| {
-                let writes = writes.clone();
-                async move {
-                    let Some(billet) = billet.filter(|b| Some(b.id) == entry.billet_id) else {
-                        return Ok(Ruled::Unchanged(false));
-                    };
-                    let mut to = billet.moved_to(billet.status);
-                    to.registered.provider_status = Some(status.to_owned());
-                    let billet = Some(BilletWrite::Moved { from: billet, to });
-                    Ok(Ruled::Changed { next: billing, billet, also: writes, announce: true, then: true })
-                }
-            }))
-            .await?;
-            if done {
-                return Ok(true);
+    let next = Entry { refunded, version: entry.version + 1, ..entry.clone() };
+    let writes = refunds::refund_writes(&entry, &next, refunded - entry.refunded)?;
+    if entry.outcome == Outcome::Settled {
+        let entry = &entry;
+        let (_, done) = Box::pin(change(store, account, entry.billing_id, |billing, billet| {
+            let writes = writes.clone();
+            async move {
+                let Some(billet) = refunds::marked(billet, entry, whole) else {
+                    return Ok(Ruled::Unchanged(false));
+                };
+                Ok(Ruled::Changed { next: billing, billet: Some(billet), also: writes, announce: true, then: true })
             }
+        }))
+        .await?;
+        if done {
+            return Ok(true);
         }
     }
     store.write(writes).await?;

@@ -50,6 +50,17 @@ impl Money {
     pub fn min(self, other: Money) -> Money {
         Money(self.0.min(other.0))
     }
+
+    /// The amount in whole cents (a counter's unit), half away from zero; 0 beyond `i64`.
+    pub fn in_cents(self) -> i64 {
+        use rust_decimal::prelude::ToPrimitive as _;
+        (cents(self.0) * Decimal::ONE_HUNDRED).to_i64().unwrap_or_default()
+    }
+
+    /// An amount of whole cents.
+    pub fn from_cents(cents: i64) -> Money {
+        Money(Decimal::new(cents, 2))
+    }
 }
 
 impl From<Decimal> for Money {

@@ -125,15 +125,12 @@ impl Receiver {
         }
         self.enabled
             && self.created_at.0 <= event.created_at.0
-            && self.event_types.as_ref().is_none_or(|types| types.contains(&event.event_type))
+            && events::goes_to(self.event_types.as_deref(), &event.event_type)
     }
 
-    /// The types it receives: those chosen, or every one.
+    /// The types it receives: those chosen, or every one but those it must ask for.
     pub fn event_types(&self) -> Vec<String> {
-        match &self.event_types {
-            Some(types) => types.clone(),
-            None => events::TYPES.iter().map(|kind| (*kind).to_owned()).collect(),
-        }
+        self.event_types.clone().unwrap_or_else(events::unasked_types)
     }
 
     fn keys(account: AccountId, id: WebhookId) -> (String, String) {
@@ -435,7 +432,11 @@ mod tests {
         assert!(!Receiver { enabled: false, ..receiver(None) }.takes(&billing));
         let later = Receiver { created_at: Timestamp(billing.created_at.0 + Duration::seconds(1)), ..receiver(None) };
         assert!(!later.takes(&billing));
-        assert_eq!(all.event_types(), events::TYPES.to_vec());
+        assert_eq!(all.event_types(), events::TYPES[..4].to_vec());
+        // The ledger's own events go only where they are asked for.
+        let applied = Event::new(account, events::PAYMENT_APPLIED, json!({}));
+        assert!(!all.takes(&applied));
+        assert!(receiver(Some(&[events::PAYMENT_APPLIED])).takes(&applied));
     }
 
     #[test]

@@ -340,9 +340,9 @@ async fn a_payment_reported_again_applies_once_and_one_after_a_cancel_is_kept_to
     let refunds = infra::ops::payments_to_refund(&api.server.store, api.account_id, 10).await.unwrap();
     let kept = refunds["to_refund"].as_array().unwrap();
     assert_eq!(kept.len(), 1, "{refunds}");
-    assert_eq!((kept[0]["billing_id"].as_i64(), kept[0]["outcome"].as_str()), (Some(other), Some("to_refund")));
+    assert_eq!((kept[0]["billing_id"].as_i64(), kept[0]["status"].as_str()), (Some(other), Some("to_refund")));
     assert_eq!((kept[0]["channel"].as_str(), kept[0]["paid_on"].as_str()), (Some("bank_billet"), Some("2030-03-05")));
-    assert!(kept[0]["note"].as_str().unwrap().contains("devolver ao pagador"), "{}", kept[0]);
+    assert!(kept[0]["reason"].as_str().unwrap().contains("devolver ao pagador"), "{}", kept[0]);
     // Reported again in another file: still one to refund.
     let twice = [paid(other, &other_billet), returned(other, &other_billet, "09", json!({}))];
     upload(&api, &files, &return_file("late-again.ret", &twice)).await.unwrap();

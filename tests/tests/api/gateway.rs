@@ -426,3 +426,38 @@ async fn a_card_paid_after_the_billing_was_paid_off_is_kept_to_refund() {
     assert_eq!(kept[0].channel, billing_api::payments::Channel::CreditCard);
     assert_eq!(kept[0].provider_id, intent);
 }
+
+#[tokio::test]
+async fn a_card_payment_is_listed_with_its_fee_and_refunded_in_part_then_whole_at_the_gateway() {
+    let (api, s) = start(false).await;
+    let (id, token) = billing(&api, &s).await;
+    assert_eq!(pay_by_card(&api, &token, "4242424242424242").await["stage"], "succeeded");
+    let paid = shown(&api, id).await;
+    let listed = api.get("/v1/payments?channel=credit_card").await.expect(200).body;
+    let payment = listed["payments"][0].clone();
+    assert_eq!(listed["payments"].as_array().unwrap().len(), 1, "{listed}");
+    assert_eq!((&payment["billing_id"], &payment["fee_amount"]), (&json!(id), &paid["gw_fee_amount"]), "{payment}");
+    assert_eq!(payment["amount"], paid["display_amount_payable"]);
+    assert_eq!(Some(payment["credit_on"].as_str().unwrap()), paid["gw_escrow_end_date"].as_str().map(|d| &d[..10]));
+    assert_eq!(payment["provider_id"], at_localstripe(&api, id).await["id"]);
+
+    // Part of it, then the rest: two refunds at the gateway, the billing returned.
+    let path = format!("/v1/payments/{}/refund", payment["id"].as_str().unwrap());
+    let part = api.post(&path, &json!({"refund": {"amount": "10.00", "reason": "item devolvido"}})).await;
+    let part = part.expect(201).body;
+    assert_eq!((part["status"].as_str(), part["refunded_amount"].as_str()), (Some("applied"), Some("10.00")));
+    assert!(part["refunds"][0]["provider_id"].as_str().is_some_and(|r| r.starts_with("re_")), "{part}");
+    assert_eq!(at_localstripe(&api, id).await["latest_charge"]["amount_refunded"], 1000);
+    assert_eq!(shown(&api, id).await["status"], "paid", "a partial refund leaves it paid");
+    let rest = api.post(&path, &json!({})).await.expect(201).body;
+    assert_eq!(rest["status"], "refunded", "{rest}");
+    assert_eq!(at_localstripe(&api, id).await["latest_charge"]["refunded"], true);
+    assert_eq!(shown(&api, id).await["status"], "returned");
+    let statement = api.get(&format!("/v1/statements/{}", billing_api::values::today())).await.expect(200).body;
+    assert_eq!(statement["channels"]["credit_card"]["refunds_count"], 2, "{statement}");
+    assert_eq!(statement["channels"]["credit_card"]["refunded_amount"], payment["amount"]);
+    // The operator's view of the card prints its amounts as the API does.
+    let of = infra::ops::gateway::CardOf { account: api.account_id, billing: BillingId::new(id) };
+    let synced = infra::ops::gateway::run(&api.server.store, infra::ops::gateway::GatewayCommand::Sync(of)).await;
+    super::support::assert_amounts_are_text(&synced.unwrap());
+}

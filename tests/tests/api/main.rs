@@ -22,6 +22,7 @@ mod gateway;
 mod groups;
 mod hardening;
 mod idempotency;
+mod money;
 mod payer_page;
 mod pix;
 mod pix_automatico;

@@ -20,7 +20,7 @@ use super::support::Api;
 
 /// An Itaú rule linked to the local PSP (through Prism), its webhook registered at this test
 /// server's Pix listener; the rule's id.
-async fn itau_with_pix(api: &Api) -> Value {
+pub(super) async fn itau_with_pix(api: &Api) -> Value {
     let store = &api.server.store;
     let rule = infra::ops::create_bank_rule(store, api.account_id, "Itaú com Pix", "itau", Some(AGREEMENT.into()));
     let rule = rule.await.unwrap()["bank_rule"]["id"].clone();
@@ -41,7 +41,7 @@ fn pix_key(account: AccountId) -> String {
 }
 
 /// A billing on `rule` (the setup's: 25.00, 2 % fine, 1 % interest a month), its billet issued.
-async fn billing_on(api: &Api, s: &Setup, rule: &Value) -> i64 {
+pub(super) async fn billing_on(api: &Api, s: &Setup, rule: &Value) -> i64 {
     let mut sent = body(s);
     sent["billing"]["bank_rule_id"] = rule.clone();
     let id = api.post("/v1/billings", &sent).await.expect(201).body["id"].as_i64().unwrap();
@@ -68,7 +68,7 @@ async fn reconcile(api: &Api, rule: &Value) -> billing_api::payments::pix::Recon
 }
 
 /// Billing `billing`'s Pix paid today at the local PSP (`notify: false`: its webhook is lost).
-async fn pay_today(api: &Api, billing: i64, notify: bool) -> Value {
+pub(super) async fn pay_today(api: &Api, billing: i64, notify: bool) -> Value {
     let pay = infra::ops::pix::pay(
         &api.server.store,
         api.account_id,
@@ -227,7 +227,7 @@ async fn both_channels_paid_keep_one_to_refund_and_what_the_psp_does_not_confirm
     // The account gives it back through the PSP: the devolucao is recorded and the list empties.
     let e2e = by_pix["endToEndId"].as_str().unwrap();
     let given = Box::pin(infra::ops::pix::refund(&api.server.store, api.account_id, e2e, None)).await.unwrap();
-    assert_eq!(given["refunded"], by_pix["valor"], "{given}");
+    assert_eq!(given["payment"]["refunded_amount"], by_pix["valor"], "{given}");
     let refunds = infra::ops::payments_to_refund(&api.server.store, api.account_id, 10).await.unwrap();
     assert_eq!(refunds["to_refund"], json!([]));
     assert!(

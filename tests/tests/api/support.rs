@@ -184,3 +184,31 @@ pub async fn fewest_reads(api: &Api, meter: &ReadMeter, path: &str) -> Reading {
     }
     fewest.expect("three tries")
 }
+
+/// Fails when `value` holds an amount as a JSON number: money leaves the service as decimal
+/// strings (`"51.10"`), the ops CLI's output included. An amount is a number under a key that names
+/// money (`amount`, `fee`, `net`, `refunded`, `balance`, `limit`, `total`, …, or one ending so).
+pub fn assert_amounts_are_text(value: &Value) {
+    const MONEY: [&str; 12] = [
+        "amount", "fee", "net", "refunded", "balance", "limit", "total", "gross", "discount", "interest", "price",
+        "valor",
+    ];
+    fn walk(value: &Value, path: &str, found: &mut Vec<String>) {
+        match value {
+            Value::Object(map) => {
+                for (key, inner) in map {
+                    let here = format!("{path}.{key}");
+                    if inner.is_number() && MONEY.iter().any(|m| key == m || key.ends_with(&format!("_{m}"))) {
+                        found.push(format!("{here} = {inner}"));
+                    }
+                    walk(inner, &here, found);
+                }
+            }
+            Value::Array(items) => items.iter().enumerate().for_each(|(i, v)| walk(v, &format!("{path}[{i}]"), found)),
+            _ => {}
+        }
+    }
+    let mut found = Vec::new();
+    walk(value, "", &mut found);
+    assert!(found.is_empty(), "amounts as numbers: {found:?}");
+}

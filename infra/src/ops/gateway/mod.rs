@@ -139,6 +139,17 @@ pub async fn run(store: &Store, command: GatewayCommand) -> anyhow::Result<Value
     }
 }
 
+/// A billing's card payment as the operator sees it: its amounts as decimal strings, as the API
+/// shows money (the stored card keeps them as numbers).
+fn card_shown(card: &billing_api::billings::card::Card) -> anyhow::Result<Value> {
+    let mut shown = serde_json::to_value(card)?;
+    for (field, amount) in [("amount", card.amount), ("fee", card.fee), ("net", card.net), ("refunded", card.refunded)]
+    {
+        shown[field] = json!(amount);
+    }
+    Ok(shown)
+}
+
 /// A gateway link as the operator sees it (never its keys).
 fn shown(link: &card::Link) -> Value {
     json!({
@@ -179,6 +190,6 @@ async fn operate(store: &Store, account: AccountId, id: BillingId, act: Option<A
     Ok(json!({
         "billing_id": billing.id,
         "status": billing.status,
-        "gw_card": billing.gw_card,
+        "gw_card": billing.gw_card.as_ref().map(card_shown).transpose()?,
     }))
 }

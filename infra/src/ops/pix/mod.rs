@@ -7,7 +7,7 @@ use billing_api::payments::pix::{psp, routes};
 use billing_api::store::Store;
 use billing_api::values::{AccountId, BankRuleId, BillingId, Money};
 use clap::Subcommand;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::confirm::Destructive;
 
@@ -219,39 +219,15 @@ pub async fn link_psp(
     Ok(Some(url))
 }
 
-/// Gives a Pix back to its payer through the PSP that received it (`PUT /pix/{e2eid}/devolucao/{id}`,
-/// the id derived from the Pix, so a repeated command is the same refund): `amount`, or what is not
-/// given back yet. Then the Pix is read back from the PSP and what it reports given back is recorded
-/// (the ledger entry; a payment kept to refund leaves the list once wholly given back).
+/// Gives a Pix back to its payer through the PSP that received it: `payment refund` of the Pix's
+/// payment (`PUT /pix/{e2eid}/devolucao/{id}`), `amount` or what is not given back yet.
 pub async fn refund(
     store: &Store,
     account: AccountId,
     end_to_end_id: &str,
     amount: Option<billing_api::values::Money>,
 ) -> anyhow::Result<Value> {
-    use billing_api::payments::{self, pix, Channel};
-    let found = payments::entry_of(store, account, Channel::Pix, end_to_end_id).await?;
-    let entry = found.with_context(|| format!("no Pix {end_to_end_id} in account {account}'s ledger"))?;
-    let (billing, _) = billing_api::billings::service::whole_or_404(store, account, entry.billing_id)
-        .await
-        .map_err(|e| anyhow::anyhow!("billing {}: {e}", entry.billing_id))?;
-    let rule = billing.bank_rule_id.context("the billing has no bank rule")?;
-    let link = pix::Link { account_id: account, bank_rule_id: rule, secret_id: psp::secret_id(account, rule) };
-    let client = psp::registry().client(&link.secret_id).await?;
-    let left = entry.amount - entry.refunded;
-    let amount = amount.unwrap_or(left);
-    anyhow::ensure!(
-        amount.is_positive() && amount <= left,
-        "{amount} is not within what is left to give back ({left})"
-    );
-    let id = format!("DV{end_to_end_id}");
-    let asked = client.refund(end_to_end_id, &id, amount).await.context("the PSP's devolucao")?;
-    let received = client.pix(end_to_end_id).await?.context("the PSP no longer knows the Pix")?;
-    Box::pin(pix::take(store, link.account_id, &received)).await.map_err(|e| anyhow::anyhow!("{e}"))?;
-    let after = payments::entry_of(store, account, Channel::Pix, end_to_end_id).await?;
-    Ok(json!({
-        "end_to_end_id": end_to_end_id,
-        "refund": {"id": asked.id, "rtr_id": asked.rtr_id, "valor": asked.valor, "status": asked.status},
-        "refunded": after.map(|e| format!("{:.2}", e.refunded.get())),
-    }))
+    use billing_api::payments::{payment_id, Channel};
+    let id = payment_id(Channel::Pix, end_to_end_id);
+    super::payment::refund(store, account, &id, amount, String::new()).await
 }

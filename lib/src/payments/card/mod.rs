@@ -143,8 +143,9 @@ pub trait Gateway {
     async fn capture(&self, id: &str) -> Result<(), GatewayError>;
     /// Releases an authorized (or unconfirmed) intent.
     async fn release(&self, id: &str) -> Result<(), GatewayError>;
-    /// Refunds a succeeded intent whole.
-    async fn refund(&self, id: &str) -> Result<(), GatewayError>;
+    /// Refunds `amount` of a succeeded intent (all that is left when `None`), once per `key`:
+    /// the gateway's id of the refund.
+    async fn refund(&self, id: &str, amount: Option<crate::values::Money>, key: &str) -> Result<String, GatewayError>;
     /// A webhook call's event, once its signature (`signature`, over `body`, at `now` in Unix
     /// seconds) proves it the gateway's.
     fn told(&self, signature: Option<&str>, body: &[u8], now: i64) -> Result<Told, Rejected>;

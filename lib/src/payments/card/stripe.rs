@@ -297,9 +297,11 @@ impl Gateway for Stripe {
         self.call(reqwest::Method::POST, &path, &[], Some(&format!("cancel-{id}"))).await.map(|_| ())
     }
 
-    async fn refund(&self, id: &str) -> Result<(), GatewayError> {
-        let form = [("payment_intent".to_owned(), id.to_owned())];
-        self.call(reqwest::Method::POST, "/v1/refunds", &form, Some(&format!("refund-{id}"))).await.map(|_| ())
+    async fn refund(&self, id: &str, amount: Option<crate::values::Money>, key: &str) -> Result<String, GatewayError> {
+        let mut form = vec![("payment_intent".to_owned(), id.to_owned())];
+        form.extend(amount.map(|amount| ("amount".to_owned(), amount.in_cents().to_string())));
+        let refund = self.call(reqwest::Method::POST, "/v1/refunds", &form, Some(key)).await?;
+        Ok(refund.get("id").and_then(Value::as_str).unwrap_or_default().to_owned())
     }
 
     fn told(&self, signature: Option<&str>, body: &[u8], now: i64) -> Result<Told, Rejected> {

@@ -284,7 +284,7 @@ pub async fn act(store: &Store, account: AccountId, id: BillingId, act: Act) -> 
     let done = match act {
         Act::Capture => gateway.capture(&card.intent_id).await,
         Act::Release => gateway.release(&card.intent_id).await,
-        Act::Refund => gateway.refund(&card.intent_id).await,
+        Act::Refund => gateway.refund(&card.intent_id, None, &format!("refund-{}", card.intent_id)).await.map(|_| ()),
     };
     done.map_err(unavailable)?;
     match Box::pin(read_and_apply(store, gateway.as_ref(), account, &card.intent_id, &Beside::default())).await? {

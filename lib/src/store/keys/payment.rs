@@ -101,3 +101,70 @@ pub fn read_availability_index(sk: &str) -> Option<(AccountId, crate::values::Bi
 /// The name of the availability index's sort key on a billing's key entry (the reminders'
 /// index's: one `gsi1` entry, either).
 pub const AVAILABILITY_INDEX_SK: &str = super::reminder::REMINDER_INDEX_SK;
+
+/// A partition of the account's payments as `GET /v1/payments` lists them (`payments::rows`): a
+/// copy of each ledger entry, in the order of the day it was paid (`order` `P`) or the day it is
+/// credited (`C`), every payment or those of one channel, one status, or both: a filtered page
+/// reads its page and nothing else.
+pub fn payment_rows(account: AccountId, order: char, channel: Option<&str>, status: Option<&str>) -> String {
+    let mut partition = format!("A#{account}#PAYROWS#{order}");
+    if let Some(channel) = channel {
+        partition.push_str("#C:");
+        partition.push_str(channel);
+    }
+    if let Some(status) = status {
+        partition.push_str("#S:");
+        partition.push_str(status);
+    }
+    partition
+}
+
+/// A payment's sort key in its rows' partitions of order `P`: the day paid, when it was recorded,
+/// then a short form of its ledger key (unique); in those of order `C`, the credit day before it.
+pub fn payment_row(paid_on: chrono::NaiveDate, at_ms: i64, channel: &str, provider_id: &str) -> String {
+    format!("{paid_on}#{at_ms:013}#{}", super::hashed(&format!("{channel}#{provider_id}")))
+}
+
+/// A payment's sort key in its rows' partitions of order `C`: the day credited, then its key in
+/// those of order `P`.
+pub fn payment_row_credited(credit_on: chrono::NaiveDate, paid: &str) -> String {
+    format!("{credit_on}#{paid}")
+}
+
+/// Whether `sk` is a sort key of a rows partition (of order `C` when `credited`, else `P`).
+pub fn is_payment_row(sk: &str, credited: bool) -> bool {
+    let parts: Vec<&str> = sk.split('#').collect();
+    let dated = |part: &str| part.parse::<chrono::NaiveDate>().is_ok();
+    let paid = |p: &[&str]| p.len() == 3 && dated(p[0]) && p[1].len() == 13 && p[2].len() == 16;
+    match credited {
+        true => parts.len() == 4 && dated(parts[0]) && paid(&parts[1..]),
+        false => paid(&parts),
+    }
+}
+
+/// The name of a statement count (`n`, `gross`, `fee`, `net`, `kept`, `refunds`, `refunded`) of a
+/// channel in its day's item.
+pub fn statement_count(name: &str, channel: &str) -> String {
+    format!("{name}#{channel}")
+}
+
+/// The name of the count of what a day's payments of a channel credit on `day`.
+pub fn statement_credit(day: chrono::NaiveDate, channel: &str) -> String {
+    format!("credit#{day}#{channel}")
+}
+
+/// A statement count's name read back: its kind and channel, and for a credit its day.
+pub fn read_statement_count(name: &str) -> Option<(&str, &str, Option<chrono::NaiveDate>)> {
+    let mut parts = name.split('#');
+    match (parts.next()?, parts.next()?, parts.next()) {
+        ("credit", day, Some(channel)) => Some(("credit", channel, Some(day.parse().ok()?))),
+        (kind, channel, None) => Some((kind, channel, None)),
+        _ => None,
+    }
+}
+
+/// The counter of the account's payments per day (`payments::statement`: `store::shards`' day
+/// counts, by the day paid, credited or refunded).
+pub fn statement_counter(account: AccountId) -> String {
+    super::counter::count_shards(account, "PAYMENTS")
+}
