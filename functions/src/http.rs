@@ -47,6 +47,7 @@ pub fn billing_routes() -> Router<AppState> {
         .merge(billing_api::payments::manual::routes())
         .merge(billing_api::payments::card::routes::api())
         .merge(billing_api::payments::routes::router())
+        .merge(billing_api::exports::routes::router())
 }
 
 /// The payer's pages as their Lambda serves them: public (no authorizer context, no idempotency),

@@ -27,6 +27,7 @@ pub use schedules::{
     run_reminder_planner, run_remittance_job, run_schedule_planner, REMITTANCE_BUDGET,
 };
 pub use workers::{
-    run_billet_registrar, run_bulk_expander, run_card_releases_worker, run_cascade_worker, run_pix_charges_worker,
-    run_reminder_worker, run_schedule_issuer, run_settlement_worker, run_webhook_sender, AsyncBatch,
+    run_billet_registrar, run_bulk_expander, run_card_releases_worker, run_cascade_worker, run_export_worker,
+    run_pix_charges_worker, run_reminder_worker, run_schedule_issuer, run_settlement_worker, run_webhook_sender,
+    AsyncBatch,
 };

@@ -53,6 +53,20 @@ pub async fn run_schedule_issuer() -> Result<(), lambda_runtime::Error> {
     run_worker(billing_api::schedules::run::handle_batch).await
 }
 
+/// The exports worker (SQS event source on the exports queue): each message writes one part of an
+/// export's file to the bucket and records the next; the last completes the file.
+pub async fn run_export_worker() -> Result<(), lambda_runtime::Error> {
+    crate::init();
+    let config = billing_api::config::aws().await;
+    let (store, files) = (Store::from_config(&config), billing_api::files::Files::from_config(&config));
+    let (store, files) = (&store, &files);
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<SqsEvent>| async move {
+        let batch = Box::pin(billing_api::exports::step::handle_batch(store, files, event.payload));
+        Ok::<_, std::convert::Infallible>(batch.await)
+    }))
+    .await
+}
+
 /// Runs an SQS worker that needs only the table (what it implies next, it records as tasks).
 async fn run_worker<F>(handle: F) -> Result<(), lambda_runtime::Error>
 where

@@ -137,6 +137,7 @@ fn assert_every_fixture_is_run() {
     covered.extend(REMINDER_EVENTS);
     covered.extend(["gateway-webhook.json", "gateway-availability-schedule.json", "card-releases-sqs.json"]);
     covered.push("card-on-file-sqs.json");
+    covered.extend(["exports-create.json", "export-step-sqs.json"]);
     covered.extend(["schedule-planner-schedule.json", "schedule-cycles-sqs.json"]);
     covered.extend(WEBHOOKS_EVENTS.iter().map(|(name, _)| *name));
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../events");
@@ -672,6 +673,30 @@ async fn the_point_of_sale_events_run_through_their_functions() {
     let done = billing_api::pos::settlements::find(store, account, "acerto-2026-11").await.unwrap().unwrap();
     assert_eq!(done.state, billing_api::values::SettlementState::Completed);
     assert!(done.billing_id.is_some());
+}
+
+#[tokio::test]
+async fn the_export_events_make_a_file_once() {
+    let (_, store) = local_stack().await;
+    let (account, _) = active_account(&store).await;
+    let files = infra::testing::local_files(&billing_api::config::aws().await).await;
+    let app = functions::http_app(functions::billing_routes(), AppState::new(store.clone()));
+    let (status, made) = run(&app, "exports-create.json", account).await;
+    assert_eq!((status, made["status"].as_str()), (202, Some("queued")), "{made}");
+    // The step's message, pointed at that export, through the worker, twice: made once.
+    let mut message = fixture("export-step-sqs.json");
+    let mut job: Value = serde_json::from_str(message["Records"][0]["body"].as_str().unwrap()).unwrap();
+    job["account_id"] = account.get().into();
+    job["export_id"] = made["id"].clone();
+    message["Records"][0]["body"] = Value::String(job.to_string());
+    for _ in 0..2 {
+        let event: SqsEvent = serde_json::from_value(message.clone()).expect("an SQS event");
+        let response = billing_api::exports::step::handle_batch(&store, &files, event).await;
+        assert_eq!(serde_json::to_value(&response).unwrap(), serde_json::json!({"batchItemFailures": []}));
+    }
+    let id = made["id"].as_str().unwrap();
+    let done = billing_api::exports::find(&store, account, id).await.unwrap().unwrap();
+    assert_eq!((done.status, done.rows_done, done.parts.len()), (billing_api::exports::Status::Done, 0, 1));
 }
 
 #[tokio::test]

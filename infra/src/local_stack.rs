@@ -23,10 +23,11 @@ pub const CARD_RELEASES_QUEUE: &str = "billing-card-releases";
 pub const REMINDERS_QUEUE: &str = "billing-reminders";
 pub const REMINDER_SCANS_QUEUE: &str = "billing-reminder-scans";
 pub const SCHEDULE_CYCLES_QUEUE: &str = "billing-schedule-cycles";
+pub const EXPORTS_QUEUE: &str = "billing-exports";
 
 /// Work queues; each gets a `-dlq` after five failed receives (the webhook deliveries' after
 /// thirty, see [`queue_settings`]).
-pub const QUEUES: [&str; 10] = [
+pub const QUEUES: [&str; 11] = [
     BILLET_REGISTRATION_QUEUE,
     BULK_EXPANSION_QUEUE,
     SETTLEMENTS_QUEUE,
@@ -37,6 +38,7 @@ pub const QUEUES: [&str; 10] = [
     REMINDERS_QUEUE,
     REMINDER_SCANS_QUEUE,
     SCHEDULE_CYCLES_QUEUE,
+    EXPORTS_QUEUE,
 ];
 pub const WEBHOOK_KEY_SECRET: &str = billing_api::config::DEFAULT_WEBHOOK_KEY_SECRET;
 
@@ -50,6 +52,7 @@ pub fn queue_settings(name: &str) -> (&'static str, &'static str, &'static str) 
         SETTLEMENTS_QUEUE => ("5", "360", "345600"),
         CASCADES_QUEUE | PIX_CHARGES_QUEUE | CARD_RELEASES_QUEUE | SCHEDULE_CYCLES_QUEUE => ("5", "180", "345600"),
         REMINDERS_QUEUE | REMINDER_SCANS_QUEUE => ("5", "360", "345600"),
+        EXPORTS_QUEUE => ("5", "720", "345600"),
         _ => ("5", "60", "345600"),
     }
 }

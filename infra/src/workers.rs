@@ -62,6 +62,8 @@ pub enum Worker {
     ScheduleIssuer { store: Store },
     /// `reminders::run`, on the reminders queue: scans the due-day index and sends reminders.
     Reminders(Box<Reminders>),
+    /// `exports::step`, on the exports queue: writes an export's next part to the bucket.
+    Exporter { store: Store, files: billing_api::files::Files },
 }
 
 /// What the reminders' worker works with.
@@ -84,6 +86,7 @@ impl Worker {
             Worker::CardReleases { .. } => "card-releases",
             Worker::ScheduleIssuer { .. } => "schedule-cycles",
             Worker::Reminders(_) => "reminders",
+            Worker::Exporter { .. } => "exports",
         }
     }
 
@@ -104,6 +107,9 @@ impl Worker {
             Worker::ScheduleIssuer { store } => Box::pin(billing_api::schedules::run::handle_batch(store, event)).await,
             Worker::Reminders(r) => {
                 Box::pin(billing_api::reminders::run::handle_batch(&r.store, &r.queues, &r.providers, event)).await
+            }
+            Worker::Exporter { store, files } => {
+                Box::pin(billing_api::exports::step::handle_batch(store, files, event)).await
             }
         }
     }

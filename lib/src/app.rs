@@ -17,6 +17,7 @@ pub fn all_routes() -> Router<AppState> {
         .merge(crate::payments::card::routes::api())
         .merge(crate::payments::manual::routes())
         .merge(crate::payments::routes::router())
+        .merge(crate::exports::routes::router())
         .merge(crate::billings::billets::router())
         .merge(crate::pos::router())
         .merge(crate::webhooks::router())

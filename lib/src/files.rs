@@ -16,6 +16,9 @@ const DEFAULT_BUCKET: &str = "billing-files";
 pub const REMITTANCES: &str = "remittances/";
 /// Where the bank's return files are put (the template's S3 trigger watches this prefix).
 pub const RETURNS: &str = "returns/";
+/// Where exports are written (`exports/<account>/<id>.csv`; the template's lifecycle rule removes
+/// them after 7 days, and abandoned uploads after 1).
+pub const EXPORTS: &str = "exports/";
 
 /// The largest return file read (a CNAB 240 line is 242 bytes: about 40,000 lines).
 pub const MAX_RETURN_BYTES: i64 = 10 * 1024 * 1024;
@@ -27,6 +30,13 @@ type S3 = Arc<LazyLock<aws_sdk_s3::Client, Box<dyn FnOnce() -> aws_sdk_s3::Clien
 pub struct Files {
     client: S3,
     bucket: String,
+}
+
+/// The process's bucket client (`FILES_BUCKET` through the environment's AWS settings), made at
+/// its first use: what the API's routes that sign a link to a file use.
+pub async fn shared() -> Files {
+    static SHARED: tokio::sync::OnceCell<Files> = tokio::sync::OnceCell::const_new();
+    SHARED.get_or_init(|| async { Files::from_config(&crate::config::aws().await) }).await.clone()
 }
 
 impl Files {

@@ -25,6 +25,7 @@ pub mod contacts;
 pub mod contention;
 pub mod editing;
 pub mod events;
+pub mod exports;
 pub mod files;
 pub mod groups;
 pub mod http;

@@ -114,7 +114,7 @@ fn print_stack(
     println!("  Table:         {}", resources.table);
     println!("  Queues:        {}", resources.queues.keys().cloned().collect::<Vec<_>>().join(", "));
     println!(
-        "  Workers:       billet registration, bulk expansion, webhook deliveries, settlements, cascades, Pix charges, reminders (in-process, each polling the lanes its bell rings)"
+        "  Workers:       billet registration, bulk expansion, webhook deliveries, settlements, cascades, Pix charges, reminders, exports (in-process, each polling the lanes its bell rings)"
     );
     println!(
         "  Webhooks:      events and tasks handed on as written (the outbox swept at start, after each ops command and every minute); {} (WEBHOOKS_ALLOW_INSECURE_LOCAL)",
@@ -210,6 +210,7 @@ fn local_queues(
         .with_reminders(url(REMINDERS_QUEUE))
         .with_reminder_scans(url(REMINDER_SCANS_QUEUE))
         .with_schedule_cycles(url(SCHEDULE_CYCLES_QUEUE))
+        .with_exports(url(EXPORTS_QUEUE))
         .with_tenant_lanes()
 }
 
@@ -251,6 +252,10 @@ fn spawn_workers(
         (WEBHOOK_DELIVERIES_QUEUE, Worker::WebhookSender(Box::new(sender))),
         (BILLET_REGISTRATION_QUEUE, Worker::BilletRegistrar { store: store.clone() }),
         (BULK_EXPANSION_QUEUE, Worker::BulkExpander { store: store.clone() }),
+        (
+            EXPORTS_QUEUE,
+            Worker::Exporter { store: store.clone(), files: billing_api::files::Files::from_config(config) },
+        ),
     ];
     let sqs = aws_sdk_sqs::Client::new(config);
     for (queue, worker) in workers {

@@ -21,6 +21,7 @@ use billing::BillingCommand;
 use category::CategoryCommand;
 use confirm::Destructive;
 use contact::ContactCommand;
+use export::ExportCommand;
 use gateway::GatewayCommand;
 use payment::PaymentCommand;
 use pix::PixCommand;
@@ -39,6 +40,7 @@ pub mod billing;
 pub mod category;
 pub mod confirm;
 pub mod contact;
+pub mod export;
 pub mod gateway;
 pub mod listings;
 pub mod names;
@@ -135,6 +137,9 @@ pub enum Command {
     /// statement, those kept to refund.
     #[command(subcommand)]
     Payment(PaymentCommand),
+    /// An account's billings or payments written to a CSV file (UTF-8 with BOM, `;`, decimal
+    /// commas) by the stack's exports worker, followed with a progress bar; prints a link to it.
+    Export(ExportCommand),
     /// Pix: a bank rule's Pix institution (PSP), a Pix given back to its payer, the reconciliation
     /// of what no webhook brought, and (local stack) a payer's Pix at the local PSP.
     #[command(subcommand)]
@@ -232,6 +237,7 @@ async fn dispatch(
         Command::Remittance(command) => remittance::run(&store, &names.files(config), command).await,
         Command::Return(command) => returns::run(&store, &names.files(config), command).await,
         Command::Payment(command) => payment::run(&store, command).await,
+        Command::Export(command) => export::run(&store, &names.files(config), command).await,
         Command::Pix(command) => pix::run(&store, config, command).await,
         Command::Reminders(command) => reminders::run(&store, config, command).await,
         Command::Schedules(command) => Box::pin(schedules::run(&store, command)).await,

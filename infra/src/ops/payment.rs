@@ -58,7 +58,7 @@ pub enum PaymentCommand {
         #[arg(long)]
         cursor: Option<String>,
     },
-    /// One payment, by its id (`pay_…`).
+    /// One payment, by its id (`pay_…`), and the refund under way, if any.
     Show {
         /// The account the payment belongs to.
         #[arg(long)]
@@ -149,7 +149,9 @@ pub async fn run(store: &Store, command: PaymentCommand) -> anyhow::Result<Value
                 read_payment_id(&id).ok_or_else(|| anyhow::anyhow!("not a payment id: {id}"))?;
             let entry = entry_of(store, account, channel, &provider_id).await?;
             let entry = entry.ok_or_else(|| anyhow::anyhow!("no payment {id} in account {account}"))?;
-            Ok(json!({ "payment": PaymentView::new(&entry) }))
+            // The refund under way, if any (what a `409 refund_in_progress` waits for).
+            let claim = entry.claim.as_ref().map(billing_api::payments::view::RefundView::new);
+            Ok(json!({ "payment": PaymentView::new(&entry), "refund_under_way": claim }))
         }
         PaymentCommand::Refund { account, id, amount, reason } => refund(store, account, &id, amount, reason).await,
         PaymentCommand::Statement { account, date } => {

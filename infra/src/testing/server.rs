@@ -33,6 +33,7 @@ pub struct DevServer {
     pub pix_charges_queue_url: String,
     pub card_releases_queue_url: String,
     pub schedule_cycles_queue_url: String,
+    pub exports_queue_url: String,
     pub reminders_queue_url: String,
     pub reminder_scans_queue_url: String,
     /// The base URL of its Pix webhook listener (mutual TLS), when the local PSP's certificates are
@@ -56,6 +57,17 @@ pub struct DevServer {
     /// later drain: a message seen before is that copy, never a new one.
     pub(super) seen:
         Arc<std::sync::Mutex<std::collections::HashMap<String, std::collections::HashMap<String, String>>>>,
+}
+
+/// The server's Pix webhook listener over mutual TLS, when the local PSP's certificates are there:
+/// its base URL.
+async fn pix_listener(state: &AppState) -> Option<String> {
+    let tls = crate::pix_listener::PixTls::from_env()?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a free port");
+    let url = format!("https://{}", listener.local_addr().expect("local address"));
+    let config = tls.server_config().expect("the Pix webhook listener's certificates");
+    tokio::spawn(crate::pix_listener::serve(listener, crate::pix_listener::router(state.clone()), config));
+    Some(url)
 }
 
 /// An SQS client; with a `meter`, its calls are reported to it.
@@ -168,6 +180,7 @@ impl DevServer {
         let reminders_queue_url = test_queue(&sqs, "reminders").await;
         let reminder_scans_queue_url = test_queue(&sqs, "reminder-scans").await;
         let schedule_cycles_queue_url = test_queue(&sqs, "schedule-cycles").await;
+        let exports_queue_url = test_queue(&sqs, "exports").await;
         let queues = billing_api::jobs::Queues::new(sqs, billet_queue_url.clone())
             .with_bulk_expansion(bulk_queue_url.clone())
             .with_webhook_deliveries(webhook_queue_url.clone())
@@ -177,7 +190,8 @@ impl DevServer {
             .with_card_releases(card_releases_queue_url.clone())
             .with_reminders(reminders_queue_url.clone())
             .with_reminder_scans(reminder_scans_queue_url.clone())
-            .with_schedule_cycles(schedule_cycles_queue_url.clone());
+            .with_schedule_cycles(schedule_cycles_queue_url.clone())
+            .with_exports(exports_queue_url.clone());
         let queues = if lanes { queues.with_tenant_lanes() } else { queues };
         let vault = Arc::new(webhook_vault(&config).await);
         // Receivers on http://127.0.0.1 (the local switch), as the tests' senders deliver to them.
@@ -190,16 +204,7 @@ impl DevServer {
         let pages = limits.per_ip.map(|_| RateLimits::PAYER_PAGES_PER_IP);
         let state =
             AppState::new(store.clone()).with_rate_limits(limits).with_webhooks(webhooks).with_payer_page_limit(pages);
-        let pix_webhook_url = match crate::pix_listener::PixTls::from_env() {
-            Some(tls) => {
-                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a free port");
-                let url = format!("https://{}", listener.local_addr().expect("local address"));
-                let config = tls.server_config().expect("the Pix webhook listener's certificates");
-                tokio::spawn(crate::pix_listener::serve(listener, crate::pix_listener::router(state.clone()), config));
-                Some(url)
-            }
-            None => None,
-        };
+        let pix_webhook_url = pix_listener(&state).await;
         let router = crate::dev_server::router(state, cache.clone());
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind a free port");
         let base_url = format!("http://{}", listener.local_addr().expect("local address"));
@@ -221,6 +226,7 @@ impl DevServer {
             reminders_queue_url,
             reminder_scans_queue_url,
             schedule_cycles_queue_url,
+            exports_queue_url,
             pix_webhook_url,
             queues,
             vault,

@@ -99,6 +99,14 @@ impl DevServer {
         self.drain(&self.pix_charges_queue_url, &Worker::PixCharges { store: self.store.clone() }).await
     }
 
+    /// Runs the exports worker over this server's queue until it is empty (each part sends the
+    /// next) with the bucket `files`: every export queued is written. Returns how many messages it
+    /// handled.
+    pub async fn export(&self, files: &billing_api::files::Files) -> usize {
+        let worker = Worker::Exporter { store: self.store.clone(), files: files.clone() };
+        self.drain(&self.exports_queue_url, &worker).await
+    }
+
     /// Runs the card releases worker over this server's queue until it is empty: the open card
     /// intents of billings settled otherwise are cancelled at the gateway. Returns how many
     /// messages it handled.

@@ -6,7 +6,7 @@ use anyhow::Context as _;
 
 use super::lanes::Lanes;
 use super::{body, BilletRegistration, BulkExpansion, CardRelease, Cascade, Message, PixCharge, ReceivableSettlement};
-use super::{Reminder, ReminderScan, ScheduleCycle, WebhookDelivery};
+use super::{ExportStep, Reminder, ReminderScan, ScheduleCycle, WebhookDelivery};
 use crate::values::AccountId;
 
 /// The SQS client, made at the first message: most requests of a function that may enqueue never
@@ -35,6 +35,7 @@ pub struct Queues {
     reminders: Option<String>,
     reminder_scans: Option<String>,
     schedule_cycles: Option<String>,
+    exports: Option<String>,
     /// The local stack's lanes per tenant, made at their first message; `None` on AWS.
     lanes: Option<Arc<Lanes>>,
 }
@@ -53,6 +54,7 @@ impl Queues {
             reminders: None,
             reminder_scans: None,
             schedule_cycles: None,
+            exports: None,
             lanes: None,
         }
     }
@@ -91,6 +93,10 @@ impl Queues {
 
     pub fn with_schedule_cycles(self, url: String) -> Self {
         Queues { schedule_cycles: Some(url), ..self }
+    }
+
+    pub fn with_exports(self, url: String) -> Self {
+        Queues { exports: Some(url), ..self }
     }
 
     /// The local stack's stand-in for fair queues: each tenant's messages go to a lane of their
@@ -132,6 +138,7 @@ impl Queues {
             reminders: var("REMINDERS_QUEUE_URL"),
             reminder_scans: var("REMINDER_SCANS_QUEUE_URL"),
             schedule_cycles: var("SCHEDULE_CYCLES_QUEUE_URL"),
+            exports: var("EXPORTS_QUEUE_URL"),
             lanes: None,
         })
     }
@@ -224,6 +231,7 @@ impl Queues {
             Reminder::KIND => self.reminders.as_deref(),
             ReminderScan::KIND => self.reminder_scans.as_deref(),
             ScheduleCycle::KIND => self.schedule_cycles.as_deref(),
+            ExportStep::KIND => self.exports.as_deref(),
             _ => None,
         };
         url.filter(|url| !url.is_empty())

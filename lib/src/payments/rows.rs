@@ -134,6 +134,9 @@ pub async fn list(store: &Store, account: crate::values::AccountId, query: &Quer
         partition.status.map(Status::as_str),
     );
     let (low, high) = keys::counter::day_shards_between(query.from, query.to);
+    if low > high {
+        return Ok(Listed { payments: Vec::new(), next: None });
+    }
     // A cursor outside the days asked for names no payment of theirs: the page is empty.
     let high = match &query.after {
         Some(after) if after.as_str() < low.as_str() => return Ok(Listed { payments: Vec::new(), next: None }),

@@ -17,6 +17,7 @@ mod cnab_remittance;
 mod contacts;
 mod engine;
 mod errors;
+mod exports;
 mod fairness;
 mod gateway;
 mod groups;

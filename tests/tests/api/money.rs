@@ -211,6 +211,8 @@ async fn refusals(api: &Api, day: &Day) {
     api.get("/v1/payments?channel=boleto").await.expect(422);
     api.get("/v1/payments?cursor=nao-e-um-cursor").await.expect(422);
     api.get("/v1/payments?page=2").await.expect(422);
+    let backwards = api.get("/v1/payments?paid_from=2030-01-02&paid_to=2030-01-01").await.expect(200).body;
+    assert_eq!(backwards["payments"], json!([]), "days the wrong way round hold nothing");
     api.get("/v1/payments/pay_bm9wZTo").await.expect(404);
     api.get("/v1/payments/42").await.expect(404);
     api.get("/v1/statements/2026-13-01").await.expect(422);

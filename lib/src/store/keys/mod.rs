@@ -45,6 +45,7 @@ pub mod billing;
 pub mod contact;
 pub mod counter;
 pub mod event;
+pub mod export;
 pub mod payment;
 pub mod pos;
 pub mod reminder;
