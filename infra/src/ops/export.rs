@@ -58,7 +58,7 @@ pub fn progress_bar(done: i64, total: Option<i64>) -> String {
             let filled = (share * WIDTH as f64).round() as usize;
             format!(
                 "[{}{}] {:>3.0}% {done} / {total} rows",
-                "#".repeat(filled),
+                "=".repeat(filled),
                 ".".repeat(WIDTH - filled),
                 share * 100.0
             )
@@ -116,7 +116,7 @@ mod tests {
     #[test]
     fn the_bar_fills_with_the_rows_done() {
         assert_eq!(progress_bar(0, Some(10)), format!("[{}]   0% 0 / 10 rows", ".".repeat(30)));
-        assert_eq!(progress_bar(5, Some(10)), format!("[{}{}]  50% 5 / 10 rows", "#".repeat(15), ".".repeat(15)));
+        assert_eq!(progress_bar(5, Some(10)), format!("[{}{}]  50% 5 / 10 rows", "=".repeat(15), ".".repeat(15)));
         assert_eq!(progress_bar(7, None), format!("[{}] 7 rows", "?".repeat(30)));
         assert_eq!(parse_filter("channel=pix"), Ok(("channel".into(), "pix".into())));
     }

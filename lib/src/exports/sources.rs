@@ -141,9 +141,19 @@ impl Source {
                 }
             }
         };
-        id("bank_rule_id", |id| format!("R{id}"), |id| Some(format!("r{id}")));
-        id("bill_category_id", |id| format!("K{id}"), |id| Some(format!("k{id}")));
-        id("contact_id", |id| format!("C{id}"), |_| None);
+        use crate::values::{BankRuleId, BillCategoryId, ContactId};
+        use keys::billing::{billing_facet, BillingTally};
+        id(
+            "bank_rule_id",
+            |id| billing_facet::bank_rule(BankRuleId::new(id)),
+            |id| Some(BillingTally::Rule(BankRuleId::new(id)).name()),
+        );
+        id(
+            "bill_category_id",
+            |id| billing_facet::category(BillCategoryId::new(id)),
+            |id| Some(BillingTally::Category(BillCategoryId::new(id)).name()),
+        );
+        id("contact_id", |id| billing_facet::contact(ContactId::new(id)), |_| None);
         if facets.len() > 1 {
             errors.push(Problem::invalid(
                 "filters",
@@ -168,9 +178,9 @@ impl Source {
                 }
                 let counter = keys::payment::statement_counter(account);
                 let days = shards::days(store, &counter, *from, *to).await?;
-                let wanted = |name: &str| match channel {
-                    Some(channel) => name == format!("n#{}", channel.as_str()),
-                    None => name.starts_with("n#"),
+                let wanted = |name: &str| match keys::payment::read_statement_count(name) {
+                    Some(("n", counted, None)) => channel.is_none_or(|c| c.as_str() == counted),
+                    _ => false,
                 };
                 Ok(Some(
                     days.values()

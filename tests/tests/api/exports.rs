@@ -36,6 +36,20 @@ fn read_csv(text: &str) -> Vec<Vec<String>> {
     rows
 }
 
+/// The file at a signed link, as a client gets it: asked again while the store answers 5xx (the
+/// fault proxy's S3 errors).
+async fn download(url: &str) -> String {
+    for _ in 0..10 {
+        let answer = reqwest::get(url).await.unwrap();
+        if answer.status().is_server_error() {
+            continue;
+        }
+        assert_eq!(answer.status(), 200);
+        return answer.text().await.unwrap();
+    }
+    panic!("the file's link kept failing")
+}
+
 /// A decimal-comma amount.
 fn amount(text: &str) -> Money {
     Money::parse(&text.replace(',', ".")).unwrap_or_else(|| panic!("an amount: {text:?}"))
@@ -50,11 +64,8 @@ async fn exported(api: &Api, asked: Value) -> (Value, Vec<Vec<String>>) {
     api.server.export(&files().await).await;
     let done = api.get(&format!("/v1/exports/{id}")).await.expect(200).body;
     assert_eq!(done["status"], "done", "{done}");
-    let url = done["url"].as_str().expect("a link once done");
-    let answer = reqwest::get(url).await.unwrap();
-    assert_eq!(answer.status(), 200);
-    let bytes = answer.bytes().await.unwrap();
-    (done, read_csv(std::str::from_utf8(&bytes).expect("UTF-8")))
+    let text = download(done["url"].as_str().expect("a link once done")).await;
+    (done, read_csv(&text))
 }
 
 #[tokio::test]
@@ -155,7 +166,7 @@ async fn a_step_run_again_after_its_process_was_killed_writes_no_row_twice() {
     let again = step::run(store, &files, &message).await.unwrap();
     let shown = api.get(&format!("/v1/exports/{export_id}")).await.expect(200).body;
     assert_eq!((shown["status"].as_str(), shown["rows_done"].as_i64()), (Some("done"), Some(1)), "{again:?} {shown}");
-    let text = reqwest::get(shown["url"].as_str().unwrap()).await.unwrap().text().await.unwrap();
+    let text = download(shown["url"].as_str().unwrap()).await;
     assert_eq!(read_csv(&text).len(), 2, "a header and the one payment: {text}");
     // A copy of a message already handled does nothing.
     assert_eq!(step::run(store, &files, &message).await.unwrap(), step::Stepped::Stale);
