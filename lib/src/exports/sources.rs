@@ -11,7 +11,7 @@ use super::csv;
 use super::Kind;
 use crate::billings::model::Billing;
 use crate::payments::rows::{self, Order, Partition, Query};
-use crate::payments::{channel_named, Entry, Status as PaymentStatus};
+use crate::payments::Entry;
 use crate::refusal::{Problem, Refusal};
 use crate::store::{keys, postings, records, shards, KeyRange, Sort, Store};
 use crate::values::{AccountId, BillingId, BillingStatus, BillingType};
@@ -35,15 +35,6 @@ pub enum Source {
 
 const PAYMENT_FILTERS: [&str; 6] = ["paid_from", "paid_to", "credited_from", "credited_to", "channel", "status"];
 const BILLING_FILTERS: [&str; 5] = ["billing_type", "status", "bank_rule_id", "bill_category_id", "contact_id"];
-
-fn date(filters: &BTreeMap<String, String>, name: &str, errors: &mut Vec<Problem>) -> Option<NaiveDate> {
-    let text = filters.get(name)?;
-    let day = text.trim().parse().ok();
-    if day.is_none() {
-        errors.push(Problem::invalid(format!("filters.{name}"), format!("{name} inválido (use AAAA-MM-DD)")));
-    }
-    day
-}
 
 impl Source {
     /// The source `filters` ask for, or every problem with them.
@@ -74,39 +65,17 @@ impl Source {
     }
 
     fn payments(filters: &BTreeMap<String, String>, errors: &mut Vec<Problem>) -> Source {
-        let (paid_from, paid_to) = (date(filters, "paid_from", errors), date(filters, "paid_to", errors));
-        let (credited_from, credited_to) =
-            (date(filters, "credited_from", errors), date(filters, "credited_to", errors));
-        let credited = credited_from.is_some() || credited_to.is_some();
-        if credited && (paid_from.is_some() || paid_to.is_some()) {
-            errors.push(Problem::invalid(
-                "filters.credited_from",
-                "Filtre por data de pagamento ou por data de crédito, não ambas",
-            ));
+        match rows::asked(|name| filters.get(name).map(String::as_str), |name| format!("filters.{name}")) {
+            Ok(rows::Asked { partition, from, to }) => Source::Payments { partition, from, to },
+            Err(problems) => {
+                errors.extend(problems);
+                Source::Payments {
+                    partition: Partition { order: Order::Paid, channel: None, status: None },
+                    from: None,
+                    to: None,
+                }
+            }
         }
-        let channel = filters.get("channel").and_then(|text| {
-            let found = channel_named(text.trim());
-            if found.is_none() {
-                errors.push(Problem::invalid(
-                    "filters.channel",
-                    "channel inválido (aceitos: bank_billet, pix, credit_card, manual)",
-                ));
-            }
-            found
-        });
-        let status = filters.get("status").and_then(|text| {
-            let found = PaymentStatus::parse(text.trim());
-            if found.is_none() {
-                errors.push(Problem::invalid(
-                    "filters.status",
-                    "status inválido (aceitos: applied, to_refund, refunded)",
-                ));
-            }
-            found
-        });
-        let order = if credited { Order::Credited } else { Order::Paid };
-        let (from, to) = if credited { (credited_from, credited_to) } else { (paid_from, paid_to) };
-        Source::Payments { partition: Partition { order, channel, status }, from, to }
     }
 
     fn billings(filters: &BTreeMap<String, String>, errors: &mut Vec<Problem>) -> Source {
@@ -391,6 +360,9 @@ mod tests {
         assert_eq!(fields, ["filters.page", "filters.contact_id"]);
         let errors = Source::of(Kind::Billings, &filters(&[("status", "paid"), ("contact_id", "3")])).unwrap_err();
         assert_eq!(errors[0].field.as_deref(), Some("filters"));
+        let errors = Source::of(Kind::Payments, &filters(&[("channel", "boleto"), ("paid_to", "ontem")])).unwrap_err();
+        let fields: Vec<_> = errors.iter().map(|p| p.field.clone().unwrap_or_default()).collect();
+        assert_eq!(fields, ["filters.paid_to", "filters.channel"]);
     }
 
     #[test]

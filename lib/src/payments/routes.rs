@@ -10,9 +10,9 @@ use axum::Router;
 use base64::Engine as _;
 use chrono::NaiveDate;
 
-use super::ledger::{channel_named, entry_of, read_payment_id, Channel, Status};
+use super::ledger::{entry_of, read_payment_id};
 use super::refunds::{self, Asked};
-use super::rows::{self, Order, Partition, Query};
+use super::rows::{self, Order, Query};
 use super::view::PaymentView;
 use crate::http::fields::Sent;
 use crate::http::{response, ApiError, ApiResult, Params, Path, RequestBody, Tenant};
@@ -43,42 +43,15 @@ fn read_cursor(cursor: &str, order: Order) -> Option<String> {
 
 /// What the list's query string asks, or every problem with it.
 fn query_of(params: &Params) -> Result<Query, Vec<Problem>> {
-    let mut errors = Vec::new();
-    let mut date = |name: &str| {
-        let text = params.get(name)?;
-        let day = text.trim().parse::<NaiveDate>().ok();
-        if day.is_none() {
-            errors.push(Problem::invalid(name, format!("{name} inválido (use AAAA-MM-DD)")));
-        }
-        day
-    };
-    let (paid_from, paid_to) = (date("paid_from"), date("paid_to"));
-    let (credited_from, credited_to) = (date("credited_from"), date("credited_to"));
-    let credited = credited_from.is_some() || credited_to.is_some();
-    if credited && (paid_from.is_some() || paid_to.is_some()) {
-        errors
-            .push(Problem::invalid("credited_from", "Filtre por data de pagamento ou por data de crédito, não ambas"));
-    }
-    let channels = || [Channel::BankBillet, Channel::Pix, Channel::CreditCard, Channel::Manual].map(Channel::as_str);
-    let channel = params.get("channel").and_then(|text| {
-        let found = channel_named(text.trim());
-        if found.is_none() {
-            errors.push(Problem::invalid("channel", format!("channel inválido (aceitos: {})", channels().join(", "))));
-        }
-        found
-    });
-    let status = params.get("status").and_then(|text| {
-        let found = Status::parse(text.trim());
-        if found.is_none() {
-            let accepted = Status::ALL.map(Status::as_str).join(", ");
-            errors.push(Problem::invalid("status", format!("status inválido (aceitos: {accepted})")));
-        }
-        found
-    });
+    let asked = rows::asked(|name| params.get(name), str::to_owned);
+    let mut errors = asked.as_ref().err().cloned().unwrap_or_default();
     let pagination = params.pagination();
     if pagination.page > 1 {
         errors.push(Problem::invalid("page", "Esta lista é paginada por cursor: use cursor (X-Next-Cursor)"));
     }
+    let credited = asked.as_ref().is_ok_and(|a| a.partition.order == Order::Credited)
+        || params.get("credited_from").is_some()
+        || params.get("credited_to").is_some();
     let order = if credited { Order::Credited } else { Order::Paid };
     let after = params.get("cursor").and_then(|cursor| {
         let sk = read_cursor(cursor, order);
@@ -87,12 +60,12 @@ fn query_of(params: &Params) -> Result<Query, Vec<Problem>> {
         }
         sk
     });
-    if !errors.is_empty() {
-        return Err(errors);
+    match asked {
+        Ok(rows::Asked { partition, from, to }) if errors.is_empty() => {
+            Ok(Query { partition, from, to, after, limit: pagination.per_page })
+        }
+        _ => Err(errors),
     }
-    let (from, to) = if credited { (credited_from, credited_to) } else { (paid_from, paid_to) };
-    let partition = Partition { order, channel, status };
-    Ok(Query { partition, from, to, after, limit: pagination.per_page })
 }
 
 async fn list(State(state): State<AppState>, tenant: Tenant, params: Params) -> ApiResult<Response> {
@@ -147,6 +120,7 @@ async fn statement(State(state): State<AppState>, tenant: Tenant, Path(date): Pa
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::payments::{Channel, Status};
 
     fn params(query: &str) -> Params {
         Params::parse(Some(query)).unwrap()

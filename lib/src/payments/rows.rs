@@ -116,6 +116,61 @@ pub struct Query {
     pub limit: usize,
 }
 
+/// The days and partition a list of payments asks for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Asked {
+    pub partition: Partition,
+    pub from: Option<NaiveDate>,
+    pub to: Option<NaiveDate>,
+}
+
+/// What the filters of a list of payments ask (`paid_from`, `paid_to` or `credited_from`,
+/// `credited_to`, `channel`, `status`), read by name with `get`, or every problem with them, each
+/// named by `field` (the route's parameters, an export's `filters.…`).
+pub fn asked<'a>(
+    get: impl Fn(&str) -> Option<&'a str>,
+    field: impl Fn(&str) -> String,
+) -> Result<Asked, Vec<crate::refusal::Problem>> {
+    use crate::refusal::Problem;
+    let mut errors = Vec::new();
+    let mut date = |name: &str| {
+        let day = get(name)?.trim().parse::<NaiveDate>().ok();
+        if day.is_none() {
+            errors.push(Problem::invalid(field(name), format!("{name} inválido (use AAAA-MM-DD)")));
+        }
+        day
+    };
+    let (paid_from, paid_to) = (date("paid_from"), date("paid_to"));
+    let (credited_from, credited_to) = (date("credited_from"), date("credited_to"));
+    let credited = credited_from.is_some() || credited_to.is_some();
+    if credited && (paid_from.is_some() || paid_to.is_some()) {
+        let message = "Filtre por data de pagamento ou por data de crédito, não ambas";
+        errors.push(Problem::invalid(field("credited_from"), message));
+    }
+    let channel = get("channel").and_then(|text| {
+        let found = super::ledger::channel_named(text.trim());
+        if found.is_none() {
+            let message = "channel inválido (aceitos: bank_billet, pix, credit_card, manual)";
+            errors.push(Problem::invalid(field("channel"), message));
+        }
+        found
+    });
+    let status = get("status").and_then(|text| {
+        let found = Status::parse(text.trim());
+        if found.is_none() {
+            let accepted = Status::ALL.map(Status::as_str).join(", ");
+            errors.push(Problem::invalid(field("status"), format!("status inválido (aceitos: {accepted})")));
+        }
+        found
+    });
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let order = if credited { Order::Credited } else { Order::Paid };
+    let (from, to) = if credited { (credited_from, credited_to) } else { (paid_from, paid_to) };
+    Ok(Asked { partition: Partition { order, channel, status }, from, to })
+}
+
 /// A page of payments, newest first, and the sort key the next page starts after (when there is
 /// one).
 #[derive(Clone, Debug, PartialEq)]
