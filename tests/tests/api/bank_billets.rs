@@ -344,6 +344,7 @@ async fn a_bank_payment_settles_billet_and_billing_and_records_an_event() {
         fee: "1.50".parse().unwrap(),
     };
     let paid = infra::ops::pay_billing(store, api.account_id, BillingId::new(id), &late).await.unwrap();
+    super::support::assert_amounts_are_text(&paid);
     assert_eq!((paid["status"].as_str(), paid["paid"].as_bool()), (Some("paid"), Some(true)));
     assert_eq!(paid["gw_received_with"], "bank_billet");
     assert_eq!(paid["gw_payment_date"], "2030-03-08");

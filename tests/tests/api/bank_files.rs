@@ -56,7 +56,10 @@ pub(super) async fn billet(api: &Api, billing: i64) -> Value {
 }
 
 pub(super) async fn remit(api: &Api, files: &Files) -> Value {
-    infra::ops::remittance::create_remittances(&api.server.store, files, api.account_id, None).await.unwrap()
+    let made =
+        infra::ops::remittance::create_remittances(&api.server.store, files, api.account_id, None).await.unwrap();
+    super::support::assert_amounts_are_text(&made);
+    made
 }
 
 /// A return file for these titles, written by the manual's writer; its path.
@@ -99,9 +102,10 @@ pub(super) fn returned(billing: i64, billet: &Value, movement: &str, extra: Valu
 
 /// `return upload`: its output, or its error in words.
 pub(super) async fn upload(api: &Api, files: &Files, path: &Path) -> Result<Value, String> {
-    infra::ops::returns::upload_return(&api.server.store, files, api.account_id, path)
-        .await
-        .map_err(|e| format!("{e:#}"))
+    let uploaded = infra::ops::returns::upload_return(&api.server.store, files, api.account_id, path).await;
+    let uploaded = uploaded.map_err(|e| format!("{e:#}"))?;
+    super::support::assert_amounts_are_text(&uploaded);
+    Ok(uploaded)
 }
 
 #[tokio::test]
@@ -127,6 +131,7 @@ async fn an_itau_billing_goes_from_issued_to_paid_through_the_banks_files() {
     // The remittance: one file with this billet, in the bucket, read back by febraban.
     let made = remit(&api, &files).await;
     let listed = infra::ops::remittance::list_remittances(&api.server.store, api.account_id, 10).await.unwrap();
+    super::support::assert_amounts_are_text(&listed);
     let record = &listed["remittances"][0];
     assert_eq!(listed["remittances"].as_array().unwrap().len(), 1, "{made} {listed}");
     assert_eq!(record["state"], "closed");
@@ -217,6 +222,8 @@ async fn lines_that_cannot_be_applied_are_kept_and_listed_and_a_malformed_file_i
     let listed = infra::ops::returns::show_returns(&api.server.store, api.account_id, None, false).await.unwrap();
     assert!(listed["return_files"].as_array().unwrap().iter().any(|f| f["sha256"] == sha.as_str()), "{listed}");
     let lines = infra::ops::returns::show_returns(&api.server.store, api.account_id, Some(&sha), false).await.unwrap();
+    super::support::assert_amounts_are_text(&listed);
+    super::support::assert_amounts_are_text(&lines);
     let lines = lines["lines"].as_array().unwrap();
     assert_eq!(lines.len(), 2, "{lines:?}");
     assert!(lines[0]["note"].as_str().unwrap().contains("nenhum boleto"), "{}", lines[0]);

@@ -42,7 +42,10 @@ async fn sell(api: &Api, contact: ContactId, total: &str, on_account: Option<&st
         vec![],
     )
     .await
-    .map(|v| v["sale"].clone())
+    .map(|v| {
+        super::support::assert_amounts_are_text(&v);
+        v["sale"].clone()
+    })
     .map_err(|e| format!("{e:#}"))
 }
 
@@ -162,7 +165,8 @@ async fn the_on_account_rule_and_the_limit_decide_what_stays_open() {
     assert_eq!(paid["code"], "000002", "a refused sale takes no number");
     sell(&api, holder, "20.00", Some("20.00")).await.unwrap();
     // Rule 3: the limit still caps a holder.
-    infra::ops::set_on_account_limit(store, api.account_id, holder, Some(money("100.00"))).await.unwrap();
+    let limited = infra::ops::set_on_account_limit(store, api.account_id, holder, Some(money("100.00"))).await.unwrap();
+    super::support::assert_amounts_are_text(&limited);
     sell(&api, holder, "80.00", Some("80.00")).await.unwrap();
     let refused = sell(&api, holder, "5.00", Some("5.00")).await.unwrap_err();
     assert!(refused.contains("Limite de venda a prazo excedido: limite 100.00, em aberto 100.00"), "{refused}");
