@@ -71,15 +71,8 @@ pub fn progress_bar(done: i64, total: Option<i64>) -> String {
 pub async fn run(store: &Store, files: &Files, command: ExportCommand) -> anyhow::Result<Value> {
     require_account(store, command.account).await?;
     let filters: BTreeMap<String, String> = command.filters.into_iter().collect();
-    let made =
-        billing_api::exports::create(store, command.account, command.kind, filters).await.map_err(|refused| {
-            match refused {
-                billing_api::refusal::Refusal::Invalid(problems) => {
-                    anyhow::anyhow!(problems.iter().map(|p| p.message.as_str()).collect::<Vec<_>>().join("; "))
-                }
-                other => anyhow::anyhow!("{other}"),
-            }
-        })?;
+    let made = billing_api::exports::create(store, command.account, command.kind, filters).await;
+    let made = made.map_err(super::refusal)?;
     if command.no_wait {
         return Ok(json!({ "export": ExportView::new(&made, None) }));
     }

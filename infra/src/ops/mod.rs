@@ -246,6 +246,16 @@ async fn dispatch(
     }
 }
 
+/// A refusal as the operator reads it: its messages.
+pub fn refusal(refusal: billing_api::refusal::Refusal) -> anyhow::Error {
+    use billing_api::refusal::Refusal;
+    match refusal {
+        Refusal::Invalid(problems) => anyhow::anyhow!("{}", billing_api::refusal::messages(&problems).join("; ")),
+        Refusal::Rule { message, .. } | Refusal::Clash { message, .. } => anyhow::anyhow!("{message}"),
+        other => anyhow::anyhow!("{other}"),
+    }
+}
+
 /// The account, or an error naming it when there is none.
 pub async fn require_account(store: &Store, account: AccountId) -> anyhow::Result<()> {
     billing_api::accounts::find(store, account).await?.with_context(|| format!("no account {account}"))?;

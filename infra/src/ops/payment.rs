@@ -5,7 +5,7 @@
 use billing_api::payments::refunds::{self, Asked};
 use billing_api::payments::rows::{self, Order, Partition, Query};
 use billing_api::payments::view::PaymentView;
-use billing_api::payments::{channel_named, entry_of, read_payment_id, Channel, Status};
+use billing_api::payments::{entry_of, read_payment_id, Channel, Status};
 use billing_api::store::Store;
 use billing_api::values::{AccountId, Money};
 use chrono::NaiveDate;
@@ -95,7 +95,7 @@ pub enum PaymentCommand {
 }
 
 fn parse_channel(text: &str) -> Result<Channel, String> {
-    channel_named(text).ok_or_else(|| "one of bank_billet, pix, credit_card, manual".to_owned())
+    Channel::parse(text).ok_or_else(|| format!("one of {}", Channel::list()))
 }
 
 fn parse_status(text: &str) -> Result<Status, String> {
@@ -170,15 +170,10 @@ pub async fn refund(
     reason: String,
 ) -> anyhow::Result<Value> {
     require_account(store, account).await?;
-    use billing_api::refusal::Refusal;
     let asked = Asked { amount, reason, by: "ops" };
     let entry = refunds::refund(store, account, id, asked).await.map_err(|refused| match refused {
-        Refusal::Rule { message, .. } | Refusal::Clash { message, .. } => anyhow::anyhow!(message),
-        Refusal::Invalid(problems) => {
-            anyhow::anyhow!(problems.iter().map(|p| p.message.as_str()).collect::<Vec<_>>().join("; "))
-        }
-        Refusal::NotFound => anyhow::anyhow!("no payment {id} in account {account}"),
-        other => anyhow::anyhow!("{other}"),
+        billing_api::refusal::Refusal::NotFound => anyhow::anyhow!("no payment {id} in account {account}"),
+        other => super::refusal(other),
     })?;
     Ok(json!({ "payment": PaymentView::new(&entry) }))
 }

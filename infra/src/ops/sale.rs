@@ -3,7 +3,6 @@
 //! limit, amounts that do not add up) are errors: the CLI prints them and exits with status 1.
 
 use billing_api::pos::sales::{self, SaleDraft, SaleView};
-use billing_api::refusal::Refusal;
 use billing_api::store::Store;
 use billing_api::values::{AccountId, ContactId, Money, PaymentKind, RefundTo};
 use clap::Subcommand;
@@ -136,7 +135,7 @@ pub async fn create_sale(
         payments.push(sales::Payment { kind: PaymentKind::Cash, amount: total - paid });
     }
     let draft = SaleDraft { contact_id: Some(contact), total: Some(total), items, payments };
-    let sale = sales::create(store, account, &draft).await.map_err(refusal)?;
+    let sale = sales::create(store, account, &draft).await.map_err(super::refusal)?;
     Ok(json!({ "sale": SaleView::of(&sale) }))
 }
 
@@ -148,7 +147,7 @@ pub async fn receive(
     kind: PaymentKind,
 ) -> anyhow::Result<Value> {
     require_account(store, account).await?;
-    let sale = sales::receive(store, account, code, amount, kind).await.map_err(refusal)?;
+    let sale = sales::receive(store, account, code, amount, kind).await.map_err(super::refusal)?;
     Ok(json!({ "sale": SaleView::of(&sale) }))
 }
 
@@ -160,20 +159,11 @@ pub async fn give_back(
     to: RefundTo,
 ) -> anyhow::Result<Value> {
     require_account(store, account).await?;
-    let sale = sales::give_back(store, account, code, amount, to).await.map_err(refusal)?;
+    let sale = sales::give_back(store, account, code, amount, to).await.map_err(super::refusal)?;
     Ok(json!({ "sale": SaleView::of(&sale) }))
 }
 
 pub async fn show(store: &Store, account: AccountId, code: &str) -> anyhow::Result<Value> {
     let sale = sales::find(store, account, code).await?.ok_or_else(|| anyhow::anyhow!("no sale {code}"))?;
     Ok(json!({ "sale": SaleView::of(&sale) }))
-}
-
-/// A refusal as the operator reads it: its messages.
-fn refusal(refusal: Refusal) -> anyhow::Error {
-    match refusal {
-        Refusal::Invalid(problems) => anyhow::anyhow!("{}", billing_api::refusal::messages(&problems).join("; ")),
-        Refusal::Rule { message, .. } | Refusal::Clash { message, .. } => anyhow::anyhow!("{message}"),
-        other => anyhow::anyhow!("{other}"),
-    }
 }

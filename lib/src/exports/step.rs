@@ -7,7 +7,6 @@ use aws_sdk_s3::types::{CompletedMultipartUpload, CompletedPart};
 use super::{Export, Part, Source, Status, PART_BYTES};
 use crate::files::Files;
 use crate::jobs::ExportStep;
-use crate::refusal::Refusal;
 use crate::store::Store;
 use crate::values::Timestamp;
 
@@ -176,12 +175,8 @@ async fn fail(store: &Store, export: &Export, why: &str) -> anyhow::Result<Stepp
         version: export.version + 1,
         ..export.clone()
     };
-    store.write(vec![export.replaced_by(&next).map_err(refusal)?]).await?;
+    store.write(vec![export.replaced_by(&next)?]).await?;
     Ok(Stepped::Stale)
-}
-
-fn refusal(error: Refusal) -> anyhow::Error {
-    anyhow::anyhow!("{error}")
 }
 
 /// The exports queue's worker: each message one step.

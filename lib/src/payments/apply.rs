@@ -72,6 +72,17 @@ pub fn refused(billing: &Billing, billet: Option<&BankBillet>, payment: &Payment
     }
 }
 
+/// How what was paid differs from what the billet asked: (discount, interest and fine), one of
+/// them zero.
+fn difference(paid: Money, asked: Money) -> (Money, Money) {
+    let difference = paid - asked;
+    if difference < Money::ZERO {
+        (-difference, Money::ZERO)
+    } else {
+        (Money::ZERO, difference)
+    }
+}
+
 /// A billing and the billet a payment settles, as it leaves them. Paid through a channel: the
 /// billet `paid` with what was paid (the difference to its amount as discount or interest, the
 /// fee, the credit), the billing `paid` with `gw_received_with` the channel, `gw_payment_date`,
@@ -93,9 +104,7 @@ pub fn settled(billing: Billing, billet: Option<&BankBillet>, payment: &Payment)
         return (next, lifecycle::close(billet, BilletStatus::Discharged));
     }
     let Some(billet) = billet else { return (billing, None) };
-    let difference = payment.amount - billet.amount;
-    let (discount, extra) =
-        if difference < Money::ZERO { (-difference, Money::ZERO) } else { (Money::ZERO, difference) };
+    let (discount, extra) = difference(payment.amount, billet.amount);
     let mut paid = billet.moved_to(BilletStatus::Paid);
     paid.settlement.paid_amount = payment.amount;
     paid.settlement.paid_at = Some(payment.paid_on);
@@ -139,10 +148,8 @@ pub fn decide(
     }
     let mut entry = entry(account, billing.id, payment, Outcome::Settled, "");
     if let (Some(billet), None) = (billet, payment.paid_off) {
-        let difference = payment.amount - billet.amount;
+        (entry.discount, entry.interest) = difference(payment.amount, billet.amount);
         entry.original_amount = billet.amount;
-        entry.interest = difference.max(Money::ZERO);
-        entry.discount = (-difference).max(Money::ZERO);
     }
     let ledger = recorded_new(&entry)?;
     let (next, billet) = settled(billing, billet, payment);

@@ -157,11 +157,6 @@ impl Status {
     }
 }
 
-/// A channel by its name (`Channel::as_str`).
-pub fn channel_named(text: &str) -> Option<Channel> {
-    [Channel::BankBillet, Channel::Pix, Channel::CreditCard, Channel::Manual].into_iter().find(|c| c.as_str() == text)
-}
-
 impl Entry {
     pub fn status(&self) -> Status {
         match self.outcome {
@@ -197,7 +192,7 @@ pub fn read_payment_id(id: &str) -> Option<(Channel, String)> {
     let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(encoded).ok()?;
     let text = String::from_utf8(bytes).ok()?;
     let (channel, provider_id) = text.split_once(':')?;
-    let channel = channel_named(channel)?;
+    let channel = Channel::parse(channel)?;
     (!provider_id.is_empty()).then(|| (channel, provider_id.to_owned()))
 }
 

@@ -14,8 +14,6 @@ use crate::billings::card::{Card, Stage};
 use crate::billings::model::Billing;
 use crate::values::{AccountId, BankRuleId, BilletId, BillingId, BillingStatus, DischargeReason, Money};
 
-const CHANNELS: [Channel; 4] = [Channel::BankBillet, Channel::Pix, Channel::CreditCard, Channel::Manual];
-
 fn account() -> AccountId {
     AccountId::new(7)
 }
@@ -102,12 +100,12 @@ fn others(channel: Channel) -> Vec<Withdrawal> {
 #[test]
 fn every_pair_of_channels_settles_once_withdraws_the_others_and_keeps_the_second_to_refund() {
     let mut rows = Vec::new();
-    for one in CHANNELS {
+    for one in Channel::ALL {
         let (settled, billet, ledger, withdrew) = first(one);
         let status = if one == Channel::Manual { BillingStatus::Discharged } else { BillingStatus::Paid };
         assert_eq!(settled.status, status, "{one:?} first");
         assert_eq!(withdrew, others(one), "{one:?} first withdraws every other channel's charge");
-        for two in CHANNELS {
+        for two in Channel::ALL {
             let (billing_id, billet_id) = (settled.id, billet.as_ref().map_or(BilletId::new(3), |b| b.id));
             let paid = payment(two, 2, billing_id, billet_id);
             let found = ledger.iter().find(|e| e.channel == paid.channel && e.provider_id == paid.provider_id);
@@ -120,10 +118,10 @@ fn every_pair_of_channels_settles_once_withdraws_the_others_and_keeps_the_second
             rows.push(format!("{one:?} then {two:?}: {outcome}"));
         }
     }
-    let expected: Vec<String> = CHANNELS
+    let expected: Vec<String> = Channel::ALL
         .iter()
         .flat_map(|one| {
-            CHANNELS.iter().map(move |two| {
+            Channel::ALL.iter().map(move |two| {
                 let outcome =
                     if (*one, *two) == (Channel::BankBillet, Channel::BankBillet) { "already" } else { "to_refund" };
                 format!("{one:?} then {two:?}: {outcome}")
@@ -135,7 +133,7 @@ fn every_pair_of_channels_settles_once_withdraws_the_others_and_keeps_the_second
 
 #[test]
 fn a_payment_reported_again_is_applied_once_whatever_its_channel() {
-    for channel in CHANNELS {
+    for channel in Channel::ALL {
         let (billing, billet) = open_billing();
         let paid = payment(channel, 1, billing.id, billet.id);
         let recorded = entry(account(), billing.id, &paid, Outcome::Settled, "");

@@ -13,6 +13,9 @@
 //! the payment once [`LEASE_SECONDS`] have passed finishes it first (asking the provider again with
 //! its id, which makes nothing twice).
 
+use std::sync::Arc;
+
+use super::card::stripe::Stripe;
 use crate::billets::model::BankBillet;
 use crate::billings::billets::lifecycle::BilletWrite;
 use crate::billings::model::Billing;
@@ -113,9 +116,13 @@ pub async fn refund(store: &Store, account: AccountId, id: &str, asked: Asked) -
 /// Asks the provider for the claimed refund `claim` of `entry`, then records it: the entry as it
 /// then is. A refusal lets the claim go (`422`); a provider out of reach keeps it (`503`).
 async fn finish(store: &Store, entry: Entry, claim: Refund) -> Result<Entry, Refusal> {
+    let mut gateway = None;
     let asked = match entry.channel {
         Channel::Pix => pix_refund(store, &entry, &claim).await,
-        Channel::CreditCard => card_refund(store, &entry, &claim).await,
+        Channel::CreditCard => match card_gateway(store, &entry).await {
+            Ok(client) => card_refund(gateway.insert(client), &entry, &claim).await,
+            Err(refused) => Err(refused),
+        },
         // Given back outside the service: the bank pays nothing back of a boleto.
         Channel::BankBillet | Channel::Manual => Ok(None),
     };
@@ -130,10 +137,8 @@ async fn finish(store: &Store, entry: Entry, claim: Refund) -> Result<Entry, Ref
     };
     let made = Refund { made_at: Some(Timestamp::now()), provider_id, ..claim };
     let recorded = record(store, &entry, made).await?;
-    if entry.channel == Channel::CreditCard && entry.outcome == Outcome::Settled {
+    if let (Some(gateway), Outcome::Settled) = (gateway, entry.outcome) {
         // The billing's card follows the gateway (refunded, `returned` once whole).
-        let link = super::card::link(store, entry.account_id).await?.ok_or(Refusal::NotFound)?;
-        let gateway = super::card::registry().client(&link.secret_id).await.map_err(Refusal::Unavailable)?;
         let beside = super::card::sync::Beside::default();
         let read =
             super::card::sync::read_and_apply(store, gateway.as_ref(), entry.account_id, &entry.provider_id, &beside);
@@ -158,11 +163,14 @@ async fn pix_refund(store: &Store, entry: &Entry, claim: &Refund) -> Result<Opti
     }
 }
 
-async fn card_refund(store: &Store, entry: &Entry, claim: &Refund) -> Result<Option<String>, Refusal> {
+/// The client of the gateway that took the card payment `entry` (the account's).
+async fn card_gateway(store: &Store, entry: &Entry) -> Result<Arc<Stripe>, Refusal> {
+    let client = super::card::client(store, entry.account_id).await?;
+    client.ok_or_else(|| refused("gateway_unavailable", "A conta não tem gateway de cartão"))
+}
+
+async fn card_refund(gateway: &Arc<Stripe>, entry: &Entry, claim: &Refund) -> Result<Option<String>, Refusal> {
     use super::card::Gateway as _;
-    let link = super::card::link(store, entry.account_id).await?;
-    let link = link.ok_or_else(|| refused("gateway_unavailable", "A conta não tem gateway de cartão"))?;
-    let gateway = super::card::registry().client(&link.secret_id).await.map_err(Refusal::Unavailable)?;
     match gateway.refund(&entry.provider_id, Some(claim.amount), &claim.id).await {
         Ok(id) => Ok(Some(id).filter(|id| !id.is_empty())),
         Err(error) => Err(super::card::sync::unavailable(error)),

@@ -48,14 +48,20 @@ impl Stored for Row {
     type Scope<'a> = Partition;
 
     fn key(&self, partition: Partition) -> Key {
-        let entry = &self.0;
-        let pk = keys::payment::payment_rows(
-            entry.account_id,
-            partition.order.letter(),
-            partition.channel.map(Channel::as_str),
-            partition.status.map(Status::as_str),
-        );
-        (pk, sort_key(entry, partition.order))
+        row_key(&self.0, partition)
+    }
+}
+
+/// The key of the entry's row in `partition`.
+fn row_key(entry: &Entry, partition: Partition) -> Key {
+    (partition.key(entry.account_id), sort_key(entry, partition.order))
+}
+
+impl Partition {
+    /// Its partition key in the account's rows.
+    fn key(self, account: crate::values::AccountId) -> String {
+        let (channel, status) = (self.channel.map(Channel::as_str), self.status.map(Status::as_str));
+        keys::payment::payment_rows(account, self.order.letter(), channel, status)
     }
 }
 
@@ -93,11 +99,10 @@ pub fn put(entry: &Entry) -> StoreResult<Vec<Write>> {
 /// The writes that move an entry's rows from `before` to `after`: those of its old status
 /// deleted, every row written again as it now is.
 pub fn moved(before: &Entry, after: &Entry) -> StoreResult<Vec<Write>> {
-    let row = Row(before.clone());
-    let now: Vec<Key> = partitions(after).into_iter().map(|p| Row(after.clone()).key(p)).collect();
+    let now: Vec<Key> = partitions(after).into_iter().map(|p| row_key(after, p)).collect();
     let mut writes: Vec<Write> = partitions(before)
         .into_iter()
-        .map(|partition| row.key(partition))
+        .map(|partition| row_key(before, partition))
         .filter(|key| !now.contains(key))
         .map(|(pk, sk)| Write::delete(pk, sk))
         .collect();
@@ -148,9 +153,9 @@ pub fn asked<'a>(
         errors.push(Problem::invalid(field("credited_from"), message));
     }
     let channel = get("channel").and_then(|text| {
-        let found = super::ledger::channel_named(text.trim());
+        let found = Channel::parse(text.trim());
         if found.is_none() {
-            let message = "channel inválido (aceitos: bank_billet, pix, credit_card, manual)";
+            let message = format!("channel inválido (aceitos: {})", Channel::list());
             errors.push(Problem::invalid(field("channel"), message));
         }
         found
@@ -181,13 +186,7 @@ pub struct Listed {
 
 /// The page `query` asks for: one query of its partition, `limit + 1` items at most.
 pub async fn list(store: &Store, account: crate::values::AccountId, query: &Query) -> StoreResult<Listed> {
-    let partition = query.partition;
-    let pk = keys::payment::payment_rows(
-        account,
-        partition.order.letter(),
-        partition.channel.map(Channel::as_str),
-        partition.status.map(Status::as_str),
-    );
+    let pk = query.partition.key(account);
     let (low, high) = keys::counter::day_shards_between(query.from, query.to);
     if low > high {
         return Ok(Listed { payments: Vec::new(), next: None });

@@ -97,8 +97,6 @@ pub struct Statement {
     pub totals: Line,
 }
 
-const CHANNELS: [Channel; 4] = [Channel::BankBillet, Channel::Pix, Channel::CreditCard, Channel::Manual];
-
 /// The statement of `day` from its counts.
 pub async fn of_day(store: &Store, account: AccountId, day: NaiveDate) -> StoreResult<Statement> {
     let counter = keys::payment::statement_counter(account);
@@ -113,7 +111,7 @@ pub fn from_counts(day: NaiveDate, counts: BTreeMap<String, i64>) -> Statement {
     let mut credits = Vec::new();
     for (name, n) in counts {
         let Some((kind, channel, day)) = keys::payment::read_statement_count(&name) else { continue };
-        let Some(channel) = CHANNELS.into_iter().find(|c| c.as_str() == channel) else { continue };
+        let Some(channel) = Channel::parse(channel) else { continue };
         if let Some(date) = day {
             credits.push(Credit { date, channel: channel.as_str(), net_amount: Money::from_cents(n) });
             continue;

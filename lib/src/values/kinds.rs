@@ -328,6 +328,19 @@ pub enum PaymentChannel {
 }
 
 impl PaymentChannel {
+    pub const ALL: [PaymentChannel; 4] =
+        [PaymentChannel::BankBillet, PaymentChannel::Pix, PaymentChannel::CreditCard, PaymentChannel::Manual];
+
+    /// The channel named `text` ([`PaymentChannel::as_str`]).
+    pub fn parse(text: &str) -> Option<PaymentChannel> {
+        PaymentChannel::ALL.into_iter().find(|channel| channel.as_str() == text)
+    }
+
+    /// Every channel's name, for a message (`bank_billet, pix, credit_card, manual`).
+    pub fn list() -> String {
+        PaymentChannel::ALL.map(PaymentChannel::as_str).join(", ")
+    }
+
     /// Its name: in the ledger's keys and as the billing's `gw_received_with`.
     pub fn as_str(self) -> &'static str {
         match self {

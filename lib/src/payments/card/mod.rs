@@ -179,6 +179,16 @@ pub async fn link(store: &Store, account: AccountId) -> Result<Option<Link>, Sto
     stored::find::<Link>(store, keys::payment::gateway(account)).await
 }
 
+/// The client of the account's gateway (on or off); `None` when it has none. `Unavailable` when its
+/// secret cannot be read.
+pub async fn client(
+    store: &Store,
+    account: AccountId,
+) -> Result<Option<std::sync::Arc<stripe::Stripe>>, crate::refusal::Refusal> {
+    let Some(link) = link(store, account).await? else { return Ok(None) };
+    registry().client(&link.secret_id).await.map(Some).map_err(crate::refusal::Refusal::Unavailable)
+}
+
 /// Where the gateway secrets of the service live (`GATEWAY_SECRET_PREFIX`, else this).
 pub const DEFAULT_SECRET_PREFIX: &str = "billing-service/gateway";
 

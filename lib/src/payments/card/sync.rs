@@ -279,8 +279,7 @@ pub async fn act(store: &Store, account: AccountId, id: BillingId, act: Act) -> 
         let problem = crate::refusal::Problem::general(crate::refusal::Code::NotAllowed, act.refused());
         return Err(Refusal::invalid(problem));
     };
-    let link = super::link(store, account).await?.ok_or(Refusal::NotFound)?;
-    let gateway = super::registry().client(&link.secret_id).await.map_err(Refusal::Unavailable)?;
+    let gateway = super::client(store, account).await?.ok_or(Refusal::NotFound)?;
     let done = match act {
         Act::Capture => gateway.capture(&card.intent_id).await,
         Act::Release => gateway.release(&card.intent_id).await,
